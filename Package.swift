@@ -1,0 +1,63 @@
+// swift-tools-version: 6.0
+import Foundation
+import PackageDescription
+
+// MARK: - Fast-kernel code generation
+//
+// The SIMD kernels need AVX2 + FMA code generation to be fast: without it,
+// `SIMD8<Float>.addingProduct` lowers to a software `fmaf` call per lane.
+// SwiftPM refuses `unsafeFlags` in packages consumed as versioned dependencies,
+// so the flags are added only when this package is built on its own (the
+// repository checkout) on an x86-64 host, and never when it sits in another
+// package's `checkouts/` folder. Set `LANDMARKER_PORTABLE=1` to force the
+// portable build (any x86-64 or arm64 CPU; kernels use separate mul + add).
+// The kernels check `LANDMARKER_FMA` at compile time to pick fused or
+// separate multiply-add; both paths are tested.
+let environment = ProcessInfo.processInfo.environment
+let builtAsDependency = Context.packageDirectory.contains("/checkouts/")
+    || Context.packageDirectory.contains("/SourcePackages/")
+#if arch(x86_64)
+let hostIsX86 = true
+#else
+let hostIsX86 = false
+#endif
+let nativeCodegen = hostIsX86 && !builtAsDependency && environment["LANDMARKER_PORTABLE"] != "1"
+
+let librarySettings: [SwiftSetting] = nativeCodegen
+    ? [.unsafeFlags(["-target-cpu", "haswell"]), .define("LANDMARKER_FMA")]
+    : []
+
+let package = Package(
+    name: "landmarker",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "FlatBufferReader", targets: ["FlatBufferReader"]),
+        .library(name: "Tensor", targets: ["Tensor"]),
+        .library(name: "Kernels", targets: ["Kernels"]),
+        .library(name: "Runtime", targets: ["Runtime"]),
+        .executable(name: "landmarker", targets: ["landmarker"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .target(name: "FlatBufferReader", swiftSettings: librarySettings),
+        .target(name: "Tensor", swiftSettings: librarySettings),
+        .target(name: "Kernels", dependencies: ["Tensor"], swiftSettings: librarySettings),
+        .target(
+            name: "Runtime",
+            dependencies: ["FlatBufferReader", "Tensor", "Kernels"],
+            swiftSettings: librarySettings),
+        .executableTarget(
+            name: "landmarker",
+            dependencies: [
+                "Runtime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: librarySettings),
+        .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader"]),
+        .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
+        .testTarget(name: "KernelsTests", dependencies: ["Kernels", "Tensor"], swiftSettings: librarySettings),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "FlatBufferReader", "Kernels", "Tensor"]),
+    ]
+)

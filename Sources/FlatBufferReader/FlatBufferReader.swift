@@ -1,0 +1,1 @@
+// Placeholder: the verified .tflite reader lands here.

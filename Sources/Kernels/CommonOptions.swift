@@ -1,0 +1,67 @@
+/// A fused activation applied to an op's output (TFLite `ActivationFunctionType`).
+public enum FusedActivation: Sendable, Hashable, CustomStringConvertible {
+    case none
+    case relu
+    case reluN1To1
+    case relu6
+
+    /// The output clamp range the activation implies.
+    public var clampRange: (lower: Float, upper: Float) {
+        switch self {
+        case .none: return (-.infinity, .infinity)
+        case .relu: return (0, .infinity)
+        case .reluN1To1: return (-1, 1)
+        case .relu6: return (0, 6)
+        }
+    }
+
+    /// Applies the activation to one value.
+    @inlinable
+    public func apply(_ x: Float) -> Float {
+        switch self {
+        case .none: return x
+        case .relu: return max(x, 0)
+        case .reluN1To1: return min(max(x, -1), 1)
+        case .relu6: return min(max(x, 0), 6)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .none: return "NONE"
+        case .relu: return "RELU"
+        case .reluN1To1: return "RELU_N1_TO_1"
+        case .relu6: return "RELU6"
+        }
+    }
+}
+
+/// TFLite spatial padding. `same` pads so that `out = ceil(in / stride)`,
+/// with the extra row/column (if the total is odd) at the bottom/right, as
+/// TensorFlow does.
+public enum Padding: Sendable, Hashable, CustomStringConvertible {
+    case same
+    case valid
+
+    /// Output size and leading (top/left) padding along one spatial axis.
+    /// Returns nil if the sizes are not positive or the result is empty.
+    public func outputSize(
+        input: Int, filter: Int, stride: Int, dilation: Int
+    ) -> (size: Int, padBefore: Int)? {
+        guard input > 0, filter > 0, stride > 0, dilation > 0 else { return nil }
+        let (span, overflow) = (filter - 1).multipliedReportingOverflow(by: dilation)
+        guard !overflow, span < Int(Int32.max) else { return nil }
+        let effectiveFilter = span + 1
+        switch self {
+        case .same:
+            let out = (input + stride - 1) / stride
+            let needed = max(0, (out - 1) * stride + effectiveFilter - input)
+            return (out, needed / 2)
+        case .valid:
+            guard input >= effectiveFilter else { return nil }
+            return ((input - effectiveFilter) / stride + 1, 0)
+        }
+    }
+
+    public var description: String { self == .same ? "SAME" : "VALID" }
+}

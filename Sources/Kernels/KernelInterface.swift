@@ -1,0 +1,88 @@
+import Tensor
+
+/// The constant contents of an operand, known at prepare (load) time.
+public enum ConstantData: Sendable {
+    case float32([Float])
+    case int32([Int32])
+
+    /// The values as integers (for shape, axis and padding operands), or nil
+    /// if the constant is not int32.
+    public var int32Values: [Int32]? {
+        if case .int32(let values) = self { return values }
+        return nil
+    }
+
+    /// The values as floats (weights, biases), or nil if not float32.
+    public var floatValues: [Float]? {
+        if case .float32(let values) = self { return values }
+        return nil
+    }
+}
+
+/// What a kernel knows about one input at prepare time: its shape and, for a
+/// constant (weights, bias, shape operands), its values.
+public struct Operand: Sendable {
+    public var shape: TensorShape
+    public var constant: ConstantData?
+
+    public init(shape: TensorShape, constant: ConstantData? = nil) {
+        self.shape = shape
+        self.constant = constant
+    }
+}
+
+/// A shape, option or operand that a kernel cannot run with. Raised at
+/// prepare time, never from inside a kernel.
+public struct KernelError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The builtin op name, e.g. "CONV_2D".
+    public var op: String
+    /// What is wrong, in words.
+    public var message: String
+
+    public init(op: String, _ message: String) {
+        self.op = op
+        self.message = message
+    }
+
+    public var description: String { "\(op): \(message)" }
+}
+
+/// Pointers to an operator's tensors for one invocation, in the operator's
+/// input and output order. All tensors are float32, dense, row-major (NHWC
+/// for 4-D). Constant inputs point at their folded float32 values; a kernel
+/// may ignore them in favour of the copies it packed at prepare time.
+/// Every pointer may be read one `SIMD16<Float>` past its last element.
+public struct KernelIO: @unchecked Sendable {
+    public var inputs: [UnsafePointer<Float>]
+    public var outputs: [UnsafeMutablePointer<Float>]
+
+    public init(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
+        self.inputs = inputs
+        self.outputs = outputs
+    }
+}
+
+/// An operator whose options and operand shapes have been validated and whose
+/// constant operands have been packed. Created by each op's `prepare`.
+///
+/// Running it performs no allocation and cannot fail: everything that could
+/// go wrong was checked when it was prepared.
+public protocol PreparedKernel: Sendable {
+    /// The op name, e.g. "CONV_2D".
+    var opName: String { get }
+    /// Shapes of the outputs, in output order.
+    var outputShapes: [TensorShape] { get }
+    /// Multiply-accumulates per invocation (0 for ops that do none).
+    var multiplyAccumulates: Int { get }
+    /// Runs the plain reference kernel on the calling thread.
+    func runReference(_ io: KernelIO)
+    /// Runs the fastest kernel available, splitting work over `runner`.
+    /// Results are bit-identical for every thread count.
+    func run(_ io: KernelIO, runner: ParallelRunner)
+}
+
+extension PreparedKernel {
+    public var multiplyAccumulates: Int { 0 }
+    /// Default: ops without a fast kernel run their reference kernel.
+    public func run(_ io: KernelIO, runner: ParallelRunner) { runReference(io) }
+}

@@ -1,0 +1,52 @@
+/// A heap buffer of `Float` aligned to `AlignedBuffer.alignment` bytes and
+/// padded at the tail to a whole number of `AlignedBuffer.paddingFloats`
+/// elements, so SIMD loads of a full vector past the last element stay inside
+/// the allocation. The padding is zero-initialised.
+///
+/// The buffer owns its memory; pointers from `baseAddress` are valid for its
+/// lifetime. It is not synchronised: concurrent writers must write disjoint ranges.
+public final class AlignedBuffer: @unchecked Sendable {
+    /// Byte alignment of the storage (a cache line, enough for AVX-512 loads).
+    public static let alignment = 64
+    /// The tail is padded to a multiple of this many floats (one `SIMD16<Float>`).
+    public static let paddingFloats = 16
+
+    /// Number of usable elements.
+    public let count: Int
+    /// Number of allocated elements (`count` rounded up, at least one vector).
+    public let capacity: Int
+    public let baseAddress: UnsafeMutablePointer<Float>
+
+    /// Allocates `count` zeroed floats. `count` must already be validated
+    /// (e.g. via `TensorShape`); it is capped at `TensorShape.maxElements`.
+    public init(count: Int) {
+        precondition(count >= 0 && count <= TensorShape.maxElements, "unvalidated buffer size \(count)")
+        self.count = count
+        let rounded = (count + Self.paddingFloats - 1) / Self.paddingFloats * Self.paddingFloats
+        self.capacity = max(rounded, Self.paddingFloats)
+        let raw = UnsafeMutableRawPointer.allocate(
+            byteCount: capacity * MemoryLayout<Float>.stride, alignment: Self.alignment)
+        raw.initializeMemory(as: Float.self, repeating: 0, count: capacity)
+        self.baseAddress = raw.assumingMemoryBound(to: Float.self)
+    }
+
+    /// Copies `values` into a new buffer.
+    public convenience init(_ values: [Float]) {
+        self.init(count: values.count)
+        values.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { baseAddress.update(from: base, count: values.count) }
+        }
+    }
+
+    deinit {
+        UnsafeMutableRawPointer(baseAddress).deallocate()
+    }
+
+    /// The usable elements as a buffer pointer.
+    public var buffer: UnsafeMutableBufferPointer<Float> {
+        UnsafeMutableBufferPointer(start: baseAddress, count: count)
+    }
+
+    /// A copy of the usable elements.
+    public func toArray() -> [Float] { Array(buffer) }
+}

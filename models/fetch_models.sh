@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Fetches the six MediaPipe models this project runs from the PyPI wheel
+# mediapipe==0.10.21, checks each file's sha256, and assembles the .task
+# bundles. Idempotent: files already present with the right checksum are kept.
+#
+# Usage: models/fetch_models.sh [DEST_DIR]   (default: the folder of this script)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+dest="${1:-$here}"
+mkdir -p "$dest"
+
+wheel_spec="mediapipe==0.10.21"
+wheel_name="mediapipe-0.10.21-cp311-cp311-manylinux_2_28_x86_64.whl"
+
+# name | path inside the wheel | sha256
+models=(
+  "pose_detection|mediapipe/modules/pose_detection/pose_detection.tflite|9ba9dd3d42efaaba86b4ff0122b06f29c4122e756b329d89dca1e297fd8f866c"
+  "pose_landmark_full|mediapipe/modules/pose_landmark/pose_landmark_full.tflite|e9a5c5cb17f736fafd4c2ec1da3b3d331d6edbe8a0d32395855aeb2cdfd64b9f"
+  "palm_detection_full|mediapipe/modules/palm_detection/palm_detection_full.tflite|1b14e9422c6ad006cde6581a46c8b90dd573c07ab7f3934b5589e7cea3f89a54"
+  "palm_detection_lite|mediapipe/modules/palm_detection/palm_detection_lite.tflite|e9a4aaddf90dda56a87235303cf00e4c2d3fb28725f68fd88772997dac905c18"
+  "hand_landmark_full|mediapipe/modules/hand_landmark/hand_landmark_full.tflite|11c272b891e1a99ab034208e23937a8008388cf11ed2a9d776ed3d01d0ba00e3"
+  "hand_landmark_lite|mediapipe/modules/hand_landmark/hand_landmark_lite.tflite|048edd3645c9bf7397d19a9f6e3a42957d6e414c9bea6598030a2e9b624156e6"
+)
+
+say() { echo "fetch_models: $*" >&2; }
+
+sha_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+missing=()
+for entry in "${models[@]}"; do
+  IFS='|' read -r name _ sum <<<"$entry"
+  file="$dest/$name.tflite"
+  if [[ -f "$file" && "$(sha_of "$file")" == "$sum" ]]; then
+    say "$name.tflite present, checksum ok"
+  else
+    missing+=("$entry")
+  fi
+done
+
+if ((${#missing[@]} > 0)); then
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  wheel="$work/$wheel_name"
+  if [[ -n "${MEDIAPIPE_WHEEL:-}" && -f "$MEDIAPIPE_WHEEL" ]]; then
+    say "using wheel $MEDIAPIPE_WHEEL"
+    wheel="$MEDIAPIPE_WHEEL"
+  else
+    say "downloading $wheel_spec (about 36 MB) with pip"
+    python3 -m pip download --quiet --no-deps --only-binary=:all: \
+      --python-version 3.11 --implementation cp --platform manylinux_2_28_x86_64 \
+      -d "$work" "$wheel_spec" >&2
+  fi
+  for entry in "${missing[@]}"; do
+    IFS='|' read -r name path sum <<<"$entry"
+    say "extracting $name.tflite"
+    python3 - "$wheel" "$path" "$dest/$name.tflite.part" <<'PY'
+import sys, zipfile
+wheel, member, out = sys.argv[1:]
+with zipfile.ZipFile(wheel) as z, open(out, "wb") as f:
+    f.write(z.read(member))
+PY
+    got="$(sha_of "$dest/$name.tflite.part")"
+    if [[ "$got" != "$sum" ]]; then
+      rm -f "$dest/$name.tflite.part"
+      say "checksum mismatch for $name.tflite: expected $sum, got $got"
+      exit 1
+    fi
+    mv "$dest/$name.tflite.part" "$dest/$name.tflite"
+    say "$name.tflite ok"
+  done
+fi
+say "all models in $dest"
