@@ -35,6 +35,8 @@ let package = Package(
         .library(name: "Tensor", targets: ["Tensor"]),
         .library(name: "Kernels", targets: ["Kernels"]),
         .library(name: "Runtime", targets: ["Runtime"]),
+        .library(name: "ImageIO", targets: ["ImageIO"]),
+        .library(name: "Pipeline", targets: ["Pipeline"]),
         .executable(name: "landmarker", targets: ["landmarker"]),
     ],
     dependencies: [
@@ -48,10 +50,21 @@ let package = Package(
             name: "Runtime",
             dependencies: ["FlatBufferReader", "Tensor", "Kernels"],
             swiftSettings: librarySettings),
+        .systemLibrary(
+            name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .target(name: "ImageIO", dependencies: ["CLibPNG", "CTurboJPEG"], swiftSettings: librarySettings),
+        .target(
+            name: "Pipeline",
+            dependencies: ["Runtime", "ImageIO", "Tensor"],
+            swiftSettings: librarySettings),
         .executableTarget(
             name: "landmarker",
             dependencies: [
                 "Runtime",
+                "Pipeline",
+                "ImageIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: librarySettings),
@@ -59,5 +72,7 @@ let package = Package(
         .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
         .testTarget(name: "KernelsTests", dependencies: ["Kernels", "Tensor"], swiftSettings: librarySettings),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "FlatBufferReader", "Kernels", "Tensor"]),
+        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "ImageIO", "Runtime"]),
     ]
 )

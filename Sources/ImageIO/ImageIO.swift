@@ -1,0 +1,1 @@
+// Placeholder: PNG/JPEG decoding lands here.

@@ -1,0 +1,1 @@
+// Placeholder: the landmark pipelines land here.
