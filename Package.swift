@@ -68,11 +68,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: librarySettings),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader"]),
-        .testTarget(name: "TensorTests", dependencies: ["Tensor"]),
+        .testTarget(name: "TensorTests", dependencies: ["Tensor", "TestSupport"]),
         .testTarget(name: "KernelsTests", dependencies: ["Kernels", "Tensor"], swiftSettings: librarySettings),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "FlatBufferReader", "Kernels", "Tensor"]),
+        .testTarget(
+            name: "RuntimeTests", dependencies: ["Runtime", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "ImageIO", "Runtime"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "ImageIO", "Runtime", "TestSupport"]),
     ]
 )

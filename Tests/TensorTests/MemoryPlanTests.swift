@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import Tensor
 
@@ -30,7 +31,7 @@ import Testing
     }
 
     @Test func randomLifetimesNeverOverlap() {
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SeededGenerator.announced("randomLifetimesNeverOverlap")
         for _ in 0..<50 {
             let requests = (0..<30).map { _ -> Request in
                 let first = Int(generator.next() % 40)
@@ -40,18 +41,5 @@ import Testing
             }
             assertNoLiveOverlap(requests, MemoryPlan(requests: requests))
         }
-    }
-}
-
-/// A tiny deterministic generator for reproducible test data.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
