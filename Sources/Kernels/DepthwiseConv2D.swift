@@ -1,0 +1,164 @@
+import Tensor
+
+/// DEPTHWISE_CONV_2D: each input channel is convolved with its own
+/// `depthMultiplier` filters, plus an optional constant bias and a fused
+/// activation, computed as TFLite's builtin reference kernel computes it (float32).
+///
+/// Operands, in order:
+/// - `input [N, H, W, Cin]`
+/// - `filter [1, KH, KW, Cout]`, constant, with `Cout = Cin · M`
+/// - `bias [Cout]`, constant, optional (absent when only two operands are given;
+///   any shape with `Cout` elements is accepted, as TFLite does)
+///
+/// Output `[N, OH, OW, Cout]`, with OH and OW chosen by `Options.padding`.
+/// Output channel `oc = ic · M + m` reads input channel `ic`:
+///
+///     output[n, oy, ox, oc] = act(Σ_{ky, kx} input[n, iy, ix, ic] · filter[0, ky, kx, oc] + bias[oc])
+///     iy = oy·strideH − padTop + ky·dilationH,  ix = ox·strideW − padLeft + kx·dilationW
+///
+/// where taps outside the input (in the padding) contribute nothing.
+///
+/// The depth multiplier M is taken from the shapes, `Cout / Cin`, exactly as
+/// TFLite's kernel does; `Options.depthMultiplier` is not consulted, so a
+/// model whose option disagrees with its filter runs as it runs under TFLite.
+public struct DepthwiseConv2D: PreparedKernel {
+    /// DEPTHWISE_CONV_2D's builtin options (TFLite `DepthwiseConv2DOptions`).
+    public struct Options: Sendable, Hashable {
+        /// How the output size and the implicit zero padding are chosen.
+        public var padding: Padding
+        /// Step between output rows, in input pixels (≥ 1).
+        public var strideH: Int
+        /// Step between output columns, in input pixels (≥ 1).
+        public var strideW: Int
+        /// Spacing between filter rows, in input pixels (≥ 1; 1 is a dense filter).
+        public var dilationH: Int
+        /// Spacing between filter columns, in input pixels (≥ 1; 1 is a dense filter).
+        public var dilationW: Int
+        /// The multiplier as written in the model. Informational only: the
+        /// kernel uses `Cout / Cin` from the filter shape, as TFLite does.
+        public var depthMultiplier: Int
+        /// Clamp applied to every output value.
+        public var activation: FusedActivation
+
+        public init(
+            padding: Padding, strideH: Int = 1, strideW: Int = 1,
+            dilationH: Int = 1, dilationW: Int = 1, depthMultiplier: Int = 1,
+            activation: FusedActivation = .none
+        ) {
+            self.padding = padding
+            self.strideH = strideH
+            self.strideW = strideW
+            self.dilationH = dilationH
+            self.dilationW = dilationW
+            self.depthMultiplier = depthMultiplier
+            self.activation = activation
+        }
+    }
+
+    public let opName = "DEPTHWISE_CONV_2D"
+    /// `[[N, OH, OW, Cout]]`.
+    public let outputShapes: [TensorShape]
+    /// `N · OH · OW · Cout · KH · KW`: every filter tap is counted, including
+    /// taps that fall in the padding.
+    public let multiplyAccumulates: Int
+    /// M = Cout / Cin, the filters per input channel (≥ 1), from the filter shape.
+    public let depthMultiplier: Int
+
+    /// Batch and spatial geometry of the sliding window.
+    let window: WindowGeometry
+    /// Cin.
+    let inputChannels: Int
+    /// Cout = Cin · M.
+    let outputChannels: Int
+    let activation: FusedActivation
+    /// `[1, KH, KW, Cout]`, copied from the constant filter operand.
+    let filter: [Float]
+    /// `[Cout]`; zeros when the op has no bias (TFLite adds 0 in that case too).
+    let bias: [Float]
+
+    /// Validates the operands and options and copies the constant filter and bias.
+    ///
+    /// Throws `KernelError` for: an operand count other than 2 or 3; an input or
+    /// filter that is not 4-D; a filter whose first dimension is not 1; an empty
+    /// filter; filter channels that are not a whole multiple (≥ 1) of the input
+    /// channels; a filter or bias that is not a float32 constant; a bias without
+    /// `Cout` elements; strides or dilations outside `1...Int32.max`; an empty
+    /// input or output.
+    public static func prepare(inputs: [Operand], options: Options) throws -> DepthwiseConv2D {
+        let op = "DEPTHWISE_CONV_2D"
+        guard inputs.count == 2 || inputs.count == 3 else {
+            throw KernelError(
+                op: op, "expects 2 or 3 inputs (input, filter, optional bias), got \(inputs.count)")
+        }
+        let inputShape = inputs[0].shape, filterShape = inputs[1].shape
+        guard inputShape.rank == 4 else {
+            throw KernelError(op: op, "input must be 4-D [N, H, W, Cin], got shape \(inputShape)")
+        }
+        guard filterShape.rank == 4, filterShape[0] == 1 else {
+            throw KernelError(op: op, "filter must be 4-D [1, KH, KW, Cout], got shape \(filterShape)")
+        }
+        guard filterShape.elementCount > 0 else {
+            throw KernelError(op: op, "filter shape \(filterShape) has a zero dimension")
+        }
+        let inputChannels = inputShape[3], outputChannels = filterShape[3]
+        guard inputChannels > 0, outputChannels % inputChannels == 0 else {
+            throw KernelError(
+                op: op,
+                "filter channels \(outputChannels) are not a whole multiple of the input channels "
+                    + "\(inputChannels) (depth multiplier option \(options.depthMultiplier))")
+        }
+        let filter = try inputs[1].requireConstantFloats(op: op, role: "filter")
+        let bias = try optionalConstantBias(op: op, inputs: inputs, channels: outputChannels)
+        let window = try WindowGeometry(
+            op: op, input: inputShape,
+            filterHeight: filterShape[1], filterWidth: filterShape[2],
+            filterNames: ("filter height", "filter width"),
+            padding: options.padding,
+            strideH: options.strideH, strideW: options.strideW,
+            dilationH: options.dilationH, dilationW: options.dilationW)
+        let outputShape = try makeOutputShape(
+            op: op, [window.batch, window.outputHeight, window.outputWidth, outputChannels])
+        // Cannot overflow: N·OH·OW ≤ N·H·W (stride ≥ 1) is at most the input's
+        // element count and KH·KW·Cout is the filter's, both ≤ 2^31, so the
+        // product is ≤ 2^62.
+        let macs = window.batch * window.outputHeight * window.outputWidth * filterShape.elementCount
+        return DepthwiseConv2D(
+            outputShapes: [outputShape], multiplyAccumulates: macs,
+            depthMultiplier: outputChannels / inputChannels, window: window,
+            inputChannels: inputChannels, outputChannels: outputChannels,
+            activation: options.activation, filter: filter, bias: bias)
+    }
+
+    /// Direct depthwise convolution, one output value at a time, summing taps
+    /// in (ky, kx) order in Float as TFLite's reference kernel does.
+    public func runReference(_ io: KernelIO) {
+        let input = io.inputs[0]    // [N, H, W, Cin]
+        let output = io.outputs[0]  // [N, OH, OW, Cout], Cout = Cin · M
+        let g = window
+        for n in 0..<g.batch {
+            for oy in 0..<g.outputHeight {
+                for ox in 0..<g.outputWidth {
+                    for ic in 0..<inputChannels {
+                        for m in 0..<depthMultiplier {
+                            let oc = ic * depthMultiplier + m
+                            var total: Float = 0
+                            for ky in 0..<g.filterHeight {
+                                let iy = oy * g.strideH - g.padTop + ky * g.dilationH
+                                guard iy >= 0, iy < g.inputHeight else { continue }
+                                for kx in 0..<g.filterWidth {
+                                    let ix = ox * g.strideW - g.padLeft + kx * g.dilationW
+                                    guard ix >= 0, ix < g.inputWidth else { continue }
+                                    let inputIndex = ((n * g.inputHeight + iy) * g.inputWidth + ix) * inputChannels + ic
+                                    let filterIndex = (ky * g.filterWidth + kx) * outputChannels + oc
+                                    total += input[inputIndex] * filter[filterIndex]
+                                }
+                            }
+                            let outputIndex = ((n * g.outputHeight + oy) * g.outputWidth + ox) * outputChannels + oc
+                            output[outputIndex] = activation.apply(total + bias[oc])
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

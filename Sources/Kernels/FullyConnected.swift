@@ -1,0 +1,126 @@
+import Tensor
+
+/// FULLY_CONNECTED: a matrix product of the flattened activation with constant
+/// weights, plus an optional constant bias and a fused activation, computed as
+/// TFLite's builtin reference kernel computes it (float32).
+///
+/// Operands, in order:
+/// - `input [..., K]`, any rank ≥ 1, read as `[B, K]` rows with
+///   `B = elementCount / K` (K must divide the element count; the last
+///   dimension need not be K unless `keepNumDims` is set)
+/// - `weights [Nout, K]`, constant
+/// - `bias [Nout]`, constant, optional (absent when only two operands are given;
+///   any shape with `Nout` elements is accepted, as TFLite does)
+///
+/// Output `[B, Nout]`, or the input's shape with its last dimension replaced by
+/// `Nout` when `keepNumDims` is set:
+///
+///     output[b, o] = act(Σ_k input[b, k] · weights[o, k] + bias[o])
+public struct FullyConnected: PreparedKernel {
+    /// FULLY_CONNECTED's builtin options (TFLite `FullyConnectedOptions`, default
+    /// float weights format).
+    public struct Options: Sendable, Hashable {
+        /// Clamp applied to every output value.
+        public var activation: FusedActivation
+        /// Keep the input's leading dimensions in the output (`[..., Nout]`)
+        /// instead of flattening them to `[B, Nout]`.
+        public var keepNumDims: Bool
+
+        public init(activation: FusedActivation = .none, keepNumDims: Bool = false) {
+            self.activation = activation
+            self.keepNumDims = keepNumDims
+        }
+    }
+
+    public let opName = "FULLY_CONNECTED"
+    /// `[[B, Nout]]`, or `[[..., Nout]]` with `keepNumDims`.
+    public let outputShapes: [TensorShape]
+    /// `B · Nout · K`.
+    public let multiplyAccumulates: Int
+
+    /// B, the number of input rows.
+    let batch: Int
+    /// K, the length of each input row.
+    let inputDepth: Int
+    /// Nout, the number of output values per row.
+    let outputDepth: Int
+    let activation: FusedActivation
+    /// `[Nout, K]`, copied from the constant weights operand.
+    let weights: [Float]
+    /// `[Nout]`; zeros when the op has no bias (TFLite adds 0 in that case too).
+    let bias: [Float]
+
+    /// Validates the operands and options and copies the constant weights and bias.
+    ///
+    /// Throws `KernelError` for: an operand count other than 2 or 3; a scalar
+    /// input; weights that are not 2-D or are empty; K not dividing the input's
+    /// element count; with `keepNumDims`, an input whose last dimension is not K;
+    /// weights or bias that are not float32 constants; a bias without `Nout`
+    /// elements; an empty input or an output too large to represent.
+    public static func prepare(inputs: [Operand], options: Options) throws -> FullyConnected {
+        let op = "FULLY_CONNECTED"
+        guard inputs.count == 2 || inputs.count == 3 else {
+            throw KernelError(
+                op: op, "expects 2 or 3 inputs (input, weights, optional bias), got \(inputs.count)")
+        }
+        let inputShape = inputs[0].shape, weightsShape = inputs[1].shape
+        guard inputShape.rank >= 1 else {
+            throw KernelError(op: op, "input must have rank ≥ 1 [..., K], got a scalar")
+        }
+        guard weightsShape.rank == 2 else {
+            throw KernelError(op: op, "weights must be 2-D [Nout, K], got shape \(weightsShape)")
+        }
+        guard weightsShape.elementCount > 0 else {
+            throw KernelError(op: op, "weights shape \(weightsShape) has a zero dimension")
+        }
+        let outputDepth = weightsShape[0], inputDepth = weightsShape[1]
+        guard inputShape.elementCount > 0 else {
+            throw KernelError(op: op, "input shape \(inputShape) is empty")
+        }
+        guard inputShape.elementCount % inputDepth == 0 else {
+            throw KernelError(
+                op: op,
+                "input shape \(inputShape) has \(inputShape.elementCount) elements, "
+                    + "not a whole number of rows of the weights' K = \(inputDepth)")
+        }
+        let batch = inputShape.elementCount / inputDepth
+        let outputDimensions: [Int]
+        if options.keepNumDims {
+            guard inputShape[inputShape.rank - 1] == inputDepth else {
+                throw KernelError(
+                    op: op,
+                    "keepNumDims needs the input's last dimension to equal the weights' K = "
+                        + "\(inputDepth), got input shape \(inputShape)")
+            }
+            outputDimensions = inputShape.dimensions.dropLast() + [outputDepth]
+        } else {
+            outputDimensions = [batch, outputDepth]
+        }
+        let weights = try inputs[1].requireConstantFloats(op: op, role: "weights")
+        let bias = try optionalConstantBias(op: op, inputs: inputs, channels: outputDepth)
+        let outputShape = try makeOutputShape(op: op, outputDimensions)
+        // Cannot overflow: B·Nout is the output's element count and K ≤ the
+        // weights' element count, both ≤ 2^31, so the product is ≤ 2^62.
+        let macs = outputShape.elementCount * inputDepth
+        return FullyConnected(
+            outputShapes: [outputShape], multiplyAccumulates: macs,
+            batch: batch, inputDepth: inputDepth, outputDepth: outputDepth,
+            activation: options.activation, weights: weights, bias: bias)
+    }
+
+    /// One dot product per output value, summed over k in order in Float as
+    /// TFLite's reference kernel does.
+    public func runReference(_ io: KernelIO) {
+        let input = io.inputs[0]    // [B, K]
+        let output = io.outputs[0]  // [B, Nout]
+        for b in 0..<batch {
+            for o in 0..<outputDepth {
+                var total: Float = 0
+                for k in 0..<inputDepth {
+                    total += input[b * inputDepth + k] * weights[o * inputDepth + k]
+                }
+                output[b * outputDepth + o] = activation.apply(total + bias[o])
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Tensor
+
+/// MAX_POOL_2D: the maximum over each spatial window of an NHWC activation,
+/// per channel, followed by a fused activation, computed as TFLite's builtin
+/// reference kernel computes it (float32).
+///
+/// Operand: `input [N, H, W, C]`. Output `[N, OH, OW, C]`, with OH and OW
+/// chosen by `Options.padding`:
+///
+///     output[n, oy, ox, c] = act(max_{ky, kx} input[n, oy·strideH − padTop + ky, ox·strideW − padLeft + kx, c])
+///
+/// The maximum runs over the taps inside the input only: padding taps are
+/// ignored, never read as zero. Every window holds at least one input pixel
+/// (the leading padding is always smaller than the filter).
+public struct MaxPool2D: PreparedKernel {
+    /// MAX_POOL_2D's builtin options (TFLite `Pool2DOptions`).
+    public struct Options: Sendable, Hashable {
+        /// How the output size and the implicit padding are chosen.
+        public var padding: Padding
+        /// Step between output rows, in input pixels (≥ 1).
+        public var strideH: Int
+        /// Step between output columns, in input pixels (≥ 1).
+        public var strideW: Int
+        /// Window height, in input pixels (≥ 1).
+        public var filterH: Int
+        /// Window width, in input pixels (≥ 1).
+        public var filterW: Int
+        /// Clamp applied to every output value.
+        public var activation: FusedActivation
+
+        public init(
+            padding: Padding, strideH: Int, strideW: Int, filterH: Int, filterW: Int,
+            activation: FusedActivation = .none
+        ) {
+            self.padding = padding
+            self.strideH = strideH
+            self.strideW = strideW
+            self.filterH = filterH
+            self.filterW = filterW
+            self.activation = activation
+        }
+    }
+
+    public let opName = "MAX_POOL_2D"
+    /// `[[N, OH, OW, C]]`.
+    public let outputShapes: [TensorShape]
+
+    /// Batch and spatial geometry of the window (dilation 1).
+    let window: WindowGeometry
+    /// C.
+    let channels: Int
+    let activation: FusedActivation
+
+    /// Validates the operand and options.
+    ///
+    /// Throws `KernelError` for: an operand count other than 1; an input that is
+    /// not 4-D or is empty; strides or filter sizes outside `1...Int32.max`;
+    /// an empty output (a VALID window larger than the input).
+    public static func prepare(inputs: [Operand], options: Options) throws -> MaxPool2D {
+        let op = "MAX_POOL_2D"
+        guard inputs.count == 1 else {
+            throw KernelError(op: op, "expects 1 input, got \(inputs.count)")
+        }
+        let inputShape = inputs[0].shape
+        guard inputShape.rank == 4 else {
+            throw KernelError(op: op, "input must be 4-D [N, H, W, C], got shape \(inputShape)")
+        }
+        let window = try WindowGeometry(
+            op: op, input: inputShape,
+            filterHeight: options.filterH, filterWidth: options.filterW,
+            filterNames: ("filterH", "filterW"),
+            padding: options.padding,
+            strideH: options.strideH, strideW: options.strideW, dilationH: 1, dilationW: 1)
+        let channels = inputShape[3]
+        let outputShape = try makeOutputShape(
+            op: op, [window.batch, window.outputHeight, window.outputWidth, channels])
+        return MaxPool2D(
+            outputShapes: [outputShape], window: window, channels: channels,
+            activation: options.activation)
+    }
+
+    /// The maximum of each window's in-bounds taps, visited in (ky, kx) order
+    /// and starting from the lowest finite Float, as TFLite's reference kernel does.
+    public func runReference(_ io: KernelIO) {
+        let input = io.inputs[0]    // [N, H, W, C]
+        let output = io.outputs[0]  // [N, OH, OW, C]
+        let g = window
+        for n in 0..<g.batch {
+            for oy in 0..<g.outputHeight {
+                for ox in 0..<g.outputWidth {
+                    // The window's taps clipped to the input, so a window far
+                    // larger than the input costs only its in-bounds taps. The
+                    // ranges are never reversed: (OH − 1)·strideH < H and
+                    // padTop < filterH, so every window overlaps the input.
+                    let originY = oy * g.strideH - g.padTop
+                    let originX = ox * g.strideW - g.padLeft
+                    let rows = max(0, -originY)..<min(g.filterHeight, g.inputHeight - originY)
+                    let columns = max(0, -originX)..<min(g.filterWidth, g.inputWidth - originX)
+                    for c in 0..<channels {
+                        var largest = -Float.greatestFiniteMagnitude
+                        for ky in rows {
+                            for kx in columns {
+                                let iy = originY + ky, ix = originX + kx
+                                let value = input[((n * g.inputHeight + iy) * g.inputWidth + ix) * channels + c]
+                                // Replaces only on a strictly larger value, like `std::max(largest, value)`.
+                                if largest < value { largest = value }
+                            }
+                        }
+                        output[((n * g.outputHeight + oy) * g.outputWidth + ox) * channels + c] =
+                            activation.apply(largest)
+                    }
+                }
+            }
+        }
+    }
+}

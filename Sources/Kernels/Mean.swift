@@ -1,0 +1,147 @@
+import Tensor
+
+/// MEAN: the arithmetic mean of a tensor over a constant set of axes, computed
+/// as TFLite's builtin reference kernel computes it (float32).
+///
+/// Operands, in order:
+/// - `input`, any rank up to `TensorShape.maxRank`, row-major
+/// - `axis`, a constant int32 scalar or 1-D list of axes to reduce; an axis `a`
+///   may be negative (meaning `a + rank`); repeats are ignored; an empty list
+///   reduces nothing (the output is a copy of the input)
+///
+/// Output: the input's shape with each reduced dimension set to 1
+/// (`keepDims`) or removed (otherwise; reducing every axis gives a scalar `[]`).
+/// A scalar input gives a scalar output equal to it, whatever the axes (TFLite
+/// ignores the axes of a scalar input).
+///
+/// Summation is in Float, into each output in increasing input index order,
+/// then divided by the number of reduced elements, as TFLite's reference
+/// kernel does. An empty reduction (a zero-sized reduced dimension with a
+/// non-empty output) gives NaN, as in TFLite.
+public struct Mean: PreparedKernel {
+    /// MEAN's builtin options (TFLite `ReducerOptions`).
+    public struct Options: Sendable, Hashable {
+        /// Keep each reduced dimension as size 1 instead of removing it.
+        public var keepDims: Bool
+
+        public init(keepDims: Bool) {
+            self.keepDims = keepDims
+        }
+    }
+
+    public let opName = "MEAN"
+    /// The reduced shape (see the type's documentation).
+    public let outputShapes: [TensorShape]
+
+    /// The input's dimensions, outermost first.
+    let inputDimensions: [Int]
+    /// For each input axis, the step of that axis in the output buffer: 0 for a
+    /// reduced axis, the row-major stride of the kept-dims output otherwise.
+    let outputStrides: [Int]
+    /// The input's element count.
+    let inputCount: Int
+    /// The output's element count.
+    let outputCount: Int
+    /// How many input elements each output averages (the product of the
+    /// reduced dimensions).
+    let reducedCount: Int
+
+    /// Validates the operands and resolves the axes.
+    ///
+    /// Throws `KernelError` for: an operand count other than 2; an axis operand
+    /// that is not a constant, not int32 or not 0-D/1-D; an axis outside
+    /// `-rank..<rank`; an empty output.
+    public static func prepare(inputs: [Operand], options: Options) throws -> Mean {
+        let op = "MEAN"
+        guard inputs.count == 2 else {
+            throw KernelError(op: op, "expects 2 inputs (input, axis), got \(inputs.count)")
+        }
+        let inputShape = inputs[0].shape, axisOperand = inputs[1]
+        guard axisOperand.shape.rank <= 1 else {
+            throw KernelError(op: op, "axis must be 0-D or 1-D, got shape \(axisOperand.shape)")
+        }
+        guard let constant = axisOperand.constant else {
+            throw KernelError(op: op, "axis must be a constant tensor, got a runtime tensor")
+        }
+        guard let axes = constant.int32Values else {
+            throw KernelError(op: op, "axis must be an int32 constant, got a float32 constant")
+        }
+        guard axes.count == axisOperand.shape.elementCount else {
+            throw KernelError(
+                op: op,
+                "axis constant holds \(axes.count) values but its shape \(axisOperand.shape) needs "
+                    + "\(axisOperand.shape.elementCount)")
+        }
+
+        let rank = inputShape.rank
+        var isReduced = [Bool](repeating: false, count: rank)
+        if rank > 0 {
+            for axis in axes {
+                let resolved = axis < 0 ? Int(axis) + rank : Int(axis)
+                guard resolved >= 0, resolved < rank else {
+                    throw KernelError(
+                        op: op, "axis \(axis) is out of range for a rank \(rank) input (valid: \(-rank)..<\(rank))")
+                }
+                isReduced[resolved] = true
+            }
+        }
+
+        var keptDimensions: [Int] = []  // the output shape without keepDims
+        var unitDimensions: [Int] = []  // the output shape with keepDims
+        for (axis, size) in inputShape.dimensions.enumerated() {
+            unitDimensions.append(isReduced[axis] ? 1 : size)
+            if !isReduced[axis] { keptDimensions.append(size) }
+        }
+        let outputShape = try makeOutputShape(op: op, options.keepDims ? unitDimensions : keptDimensions)
+        guard outputShape.elementCount > 0 else {
+            throw KernelError(op: op, "output shape \(outputShape) of input \(inputShape) is empty")
+        }
+
+        // Row-major strides of the kept-dims output; dropping its size-1 axes
+        // (no keepDims) leaves the same flat layout.
+        var outputStrides = [Int](repeating: 0, count: rank)
+        var step = 1
+        var reducedCount = 1
+        for axis in stride(from: rank - 1, through: 0, by: -1) {
+            if isReduced[axis] {
+                // Cannot overflow: a product of input dimensions is at most the
+                // input's element count (≤ 2^31), or 0.
+                reducedCount *= inputShape[axis]
+            } else {
+                outputStrides[axis] = step
+                // Cannot overflow: a product of output dimensions (≤ 2^31).
+                step *= inputShape[axis]
+            }
+        }
+        return Mean(
+            outputShapes: [outputShape], inputDimensions: inputShape.dimensions,
+            outputStrides: outputStrides, inputCount: inputShape.elementCount,
+            outputCount: outputShape.elementCount, reducedCount: reducedCount)
+    }
+
+    /// Adds every input element to its output in input order, then divides
+    /// each output by the number of elements it received.
+    public func runReference(_ io: KernelIO) {
+        let input = io.inputs[0]    // the input shape, row-major
+        let output = io.outputs[0]  // the output shape, row-major
+        for o in 0..<outputCount {
+            output[o] = 0
+        }
+        for i in 0..<inputCount {
+            // Split the flat input index into per-axis coordinates, innermost
+            // first, and map them to the output offset.
+            var rest = i
+            var outputIndex = 0
+            for axis in stride(from: inputDimensions.count - 1, through: 0, by: -1) {
+                let size = inputDimensions[axis]
+                outputIndex += (rest % size) * outputStrides[axis]
+                rest /= size
+            }
+            output[outputIndex] += input[i]
+        }
+        let divisor = Float(reducedCount)
+        for o in 0..<outputCount {
+            output[o] = output[o] / divisor
+        }
+    }
+}
