@@ -5,25 +5,25 @@ public enum FusedActivation: Sendable, Hashable, CustomStringConvertible {
     case reluN1To1
     case relu6
 
-    /// The output clamp range the activation implies.
+    /// The output clamp range the activation implies. As in TFLite, NONE and
+    /// RELU clamp to the finite float range, so an infinite result becomes
+    /// `±Float.greatestFiniteMagnitude`.
     public var clampRange: (lower: Float, upper: Float) {
         switch self {
-        case .none: return (-.infinity, .infinity)
-        case .relu: return (0, .infinity)
+        case .none: return (-.greatestFiniteMagnitude, .greatestFiniteMagnitude)
+        case .relu: return (0, .greatestFiniteMagnitude)
         case .reluN1To1: return (-1, 1)
         case .relu6: return (0, 6)
         }
     }
 
-    /// Applies the activation to one value.
+    /// Applies the activation to one value: `min(max(x, lower), upper)` with
+    /// C++ `std::max`/`std::min` semantics (NaN passes through, `relu(-0) = -0`).
     @inlinable
     public func apply(_ x: Float) -> Float {
-        switch self {
-        case .none: return x
-        case .relu: return max(x, 0)
-        case .reluN1To1: return min(max(x, -1), 1)
-        case .relu6: return min(max(x, 0), 6)
-        }
+        let (lower, upper) = clampRange
+        let low = x < lower ? lower : x
+        return upper < low ? upper : low
     }
 
     public var description: String {

@@ -1,0 +1,127 @@
+import Tensor
+
+// Validation shared by the windowed (conv, depthwise, pool) and weighted ops.
+
+/// The validated batch and spatial geometry of a 2-D sliding window over an
+/// `[N, H, W, C]` input: filter size, strides, dilations, output size and
+/// leading padding, all in pixels. Used by CONV_2D, DEPTHWISE_CONV_2D and
+/// MAX_POOL_2D.
+///
+/// Every size is at least 1 (paddings at least 0); options are at most
+/// `Int32.max` and sizes at most `TensorShape.maxElements` (2^31), so index
+/// arithmetic such as `oy·strideH − padTop + ky·dilationH` stays far below
+/// `Int.max`.
+struct WindowGeometry: Sendable, Hashable {
+    let batch: Int
+    let inputHeight: Int
+    let inputWidth: Int
+    let filterHeight: Int
+    let filterWidth: Int
+    let strideH: Int
+    let strideW: Int
+    let dilationH: Int
+    let dilationW: Int
+    let outputHeight: Int
+    let outputWidth: Int
+    /// Implicit padding rows above the input (TensorFlow puts an odd extra row below).
+    let padTop: Int
+    /// Implicit padding columns left of the input (an odd extra column goes right).
+    let padLeft: Int
+
+    /// Validates the window options and computes the output size.
+    ///
+    /// - Parameters:
+    ///   - input: a 4-D `[N, H, W, C]` shape (the caller checks the rank).
+    ///   - filterNames: how errors name the filter height and width (an
+    ///     operand's dimensions or an option's name).
+    init(
+        op: String, input: TensorShape,
+        filterHeight: Int, filterWidth: Int, filterNames: (height: String, width: String),
+        padding: Padding, strideH: Int, strideW: Int, dilationH: Int, dilationW: Int
+    ) throws {
+        precondition(input.rank == 4, "WindowGeometry needs a 4-D input shape")
+        let allowed = 1...Int(Int32.max)
+        for (name, value) in [
+            ("strideH", strideH), ("strideW", strideW),
+            ("dilationH", dilationH), ("dilationW", dilationW),
+            (filterNames.height, filterHeight), (filterNames.width, filterWidth),
+        ] where !allowed.contains(value) {
+            throw KernelError(op: op, "\(name) must be in \(allowed), got \(value)")
+        }
+        guard input.elementCount > 0 else {
+            throw KernelError(op: op, "input shape \(input) is empty")
+        }
+        guard let rows = padding.outputSize(
+            input: input[1], filter: filterHeight, stride: strideH, dilation: dilationH)
+        else {
+            throw KernelError(
+                op: op,
+                "\(padding) padding gives an empty output: input height \(input[1]), "
+                    + "\(filterNames.height) \(filterHeight), dilationH \(dilationH), strideH \(strideH)")
+        }
+        guard let columns = padding.outputSize(
+            input: input[2], filter: filterWidth, stride: strideW, dilation: dilationW)
+        else {
+            throw KernelError(
+                op: op,
+                "\(padding) padding gives an empty output: input width \(input[2]), "
+                    + "\(filterNames.width) \(filterWidth), dilationW \(dilationW), strideW \(strideW)")
+        }
+        self.batch = input[0]
+        self.inputHeight = input[1]
+        self.inputWidth = input[2]
+        self.filterHeight = filterHeight
+        self.filterWidth = filterWidth
+        self.strideH = strideH
+        self.strideW = strideW
+        self.dilationH = dilationH
+        self.dilationW = dilationW
+        self.outputHeight = rows.size
+        self.outputWidth = columns.size
+        self.padTop = rows.padBefore
+        self.padLeft = columns.padBefore
+    }
+}
+
+extension Operand {
+    /// The values of a float32 constant operand (weights, bias), checked to
+    /// hold exactly one value per element of its shape.
+    func requireConstantFloats(op: String, role: String) throws -> [Float] {
+        guard let constant else {
+            throw KernelError(
+                op: op, "\(role) must be a constant tensor, got a runtime tensor of shape \(shape)")
+        }
+        guard let values = constant.floatValues else {
+            throw KernelError(op: op, "\(role) must be a float32 constant, got an int32 constant")
+        }
+        guard values.count == shape.elementCount else {
+            throw KernelError(
+                op: op,
+                "\(role) constant holds \(values.count) values but its shape \(shape) needs \(shape.elementCount)")
+        }
+        return values
+    }
+}
+
+/// The bias of an op whose optional third operand is a constant with one value
+/// per output channel, or `channels` zeros when there is no third operand.
+func optionalConstantBias(op: String, inputs: [Operand], channels: Int) throws -> [Float] {
+    guard inputs.count > 2 else { return [Float](repeating: 0, count: channels) }
+    let values = try inputs[2].requireConstantFloats(op: op, role: "bias")
+    guard values.count == channels else {
+        throw KernelError(
+            op: op,
+            "bias has \(values.count) elements (shape \(inputs[2].shape)), expected \(channels), "
+                + "one per output channel")
+    }
+    return values
+}
+
+/// A validated output shape, or a `KernelError` if it is too large.
+func makeOutputShape(op: String, _ dimensions: [Int]) throws -> TensorShape {
+    do {
+        return try TensorShape(dimensions)
+    } catch {
+        throw KernelError(op: op, "output shape is invalid: \(error)")
+    }
+}
