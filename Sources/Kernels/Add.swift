@@ -1,0 +1,61 @@
+import Tensor
+
+/// ADD: `output = activation(lhs + rhs)`, element-wise with broadcasting.
+///
+/// Inputs, in order: `lhs` and `rhs`, float32 of any shapes that broadcast
+/// (see `BinaryBroadcast`: aligned at the last dimension, each pair of sizes
+/// equal or one of them 1), at most rank 6 when the shapes differ, e.g.
+/// `[1, H, W, C] + [1, 1, 1, C]` or `[1, H, W, C] + [C]`. Output: the
+/// broadcast shape (`[1, H, W, C]` in both examples).
+///
+/// As TFLite's float kernel does, the sum is clamped to the activation's
+/// range with finite bounds: without an activation an infinite sum becomes
+/// ±`Float.greatestFiniteMagnitude`, and RELU caps at the largest finite
+/// float. NaN passes through unchanged.
+public struct Add: PreparedKernel {
+    /// ADD's options (TFLite `AddOptions`).
+    public struct Options: Sendable, Hashable {
+        /// Activation applied to each sum.
+        public var activation: FusedActivation
+
+        public init(activation: FusedActivation = .none) {
+            self.activation = activation
+        }
+    }
+
+    public let opName = "ADD"
+    public let outputShapes: [TensorShape]
+    let broadcast: BinaryBroadcast
+    /// Finite clamp bounds of the activation.
+    let lower: Float
+    let upper: Float
+
+    /// Validates two inputs whose shapes broadcast (rank ≤ 6 when they differ).
+    public static func prepare(inputs: [Operand], options: Options) throws -> Add {
+        guard inputs.count == 2 else {
+            throw KernelError(op: "ADD", "expects 2 inputs, got \(inputs.count)")
+        }
+        let broadcast = try BinaryBroadcast(
+            op: "ADD", lhs: inputs[0].shape, rhs: inputs[1].shape,
+            maxBroadcastRank: BinaryBroadcast.maxRank)
+        let range = options.activation.clampRange
+        return Add(
+            outputShapes: [broadcast.outputShape],
+            broadcast: broadcast,
+            lower: max(range.lower, -Float.greatestFiniteMagnitude),
+            upper: min(range.upper, Float.greatestFiniteMagnitude))
+    }
+
+    public func runReference(_ io: KernelIO) {
+        // lhs, rhs: their own shapes; y: the broadcast shape, row-major.
+        let lhs = io.inputs[0], rhs = io.inputs[1], y = io.outputs[0]
+        broadcast.forEachElement { output, left, right in
+            let sum = lhs[left] + rhs[right]
+            // Clamp as `min(max(sum, lower), upper)` in C++ (`std::max` and
+            // `std::min` keep their first argument when comparisons fail, so
+            // NaN stays NaN and -0 stays -0).
+            let raised = sum < lower ? lower : sum
+            y[output] = upper < raised ? upper : raised
+        }
+    }
+}

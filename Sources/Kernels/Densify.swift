@@ -1,0 +1,225 @@
+import Tensor
+
+/// How a TFLite sparse constant stores its non-zero values (TFLite's
+/// `SparsityParameters`), in terms of the dense tensor it stands for.
+///
+/// The dense tensor has rank n (`denseShape`). A block-sparse tensor with a
+/// k-dimensional block (0 ≤ k ≤ n) is viewed as n + k dimensions: dimension
+/// `d < n` counts blocks along original dimension `d`, and dimension `n + j`
+/// is the position inside block dimension j, which subdivides original
+/// dimension `blockMap[j]`. Without blocks (k = 0) these are just the n
+/// original dimensions.
+///
+/// The values are stored by walking those n + k dimensions in
+/// `traversalOrder` (outermost first); `dimensions[level]` describes the
+/// level-th dimension of that walk, either fully (`dense`) or by listing only
+/// the indices present under each position of the enclosing levels
+/// (`sparseCSR`).
+public struct SparseTensorDescription: Sendable, Hashable {
+    /// How one level of the traversal is stored.
+    public enum Dimension: Sendable, Hashable {
+        /// Every index `0..<size` is present.
+        case dense(size: Int)
+        /// Compressed: for the p-th position of the enclosing levels (counted
+        /// in traversal order), the present indices are
+        /// `indices[segments[p]..<segments[p + 1]]`.
+        case sparseCSR(segments: [Int], indices: [Int])
+    }
+
+    /// Shape of the dense tensor, outermost first (n dimensions).
+    public var denseShape: [Int]
+    /// The n + k dimensions in storage order: the first n a permutation of
+    /// `0..<n`, the last k a permutation of `n..<n + k`.
+    public var traversalOrder: [Int]
+    /// For each block dimension j, the original dimension it subdivides
+    /// (strictly increasing; empty when not block-sparse).
+    public var blockMap: [Int]
+    /// Storage of each traversal level (n + k entries). A block dimension's
+    /// level must be dense; its size is the block size.
+    public var dimensions: [Dimension]
+
+    public init(denseShape: [Int], traversalOrder: [Int], blockMap: [Int] = [], dimensions: [Dimension]) {
+        self.denseShape = denseShape
+        self.traversalOrder = traversalOrder
+        self.blockMap = blockMap
+        self.dimensions = dimensions
+    }
+}
+
+/// DENSIFY: rebuilds the dense float32 tensor a TFLite sparse constant stands
+/// for. Only load-time folding is supported (the op's input is always a
+/// constant), so this is a function rather than a kernel.
+public enum Densify {
+    /// The most elements a densified tensor may have (256 MiB of float32).
+    public static let maxDenseElements = 1 << 26
+
+    /// Expands `values` (the stored non-zeros, in traversal order) into a
+    /// row-major tensor of shape `description.denseShape`, zeros elsewhere,
+    /// placing them as TFLite's sparsity `FormatConverter` does.
+    ///
+    /// Throws a `KernelError` if the description is inconsistent: a traversal
+    /// order that is not a permutation of the required form, block map
+    /// entries out of range or not increasing, a block size that is not a
+    /// positive divisor of its dimension, a dense level whose size disagrees
+    /// with the shape, CSR segments that do not start at 0, decrease or do
+    /// not end at the index count, indices out of range, a value count that
+    /// differs from the stored positions, or a dense size above `maxDenseElements`.
+    public static func densify(values: [Float], description: SparseTensorDescription) throws -> [Float] {
+        let layout = try SparseLayout(description)
+        guard layout.storedCount == values.count else {
+            throw KernelError(
+                op: "DENSIFY", "the description stores \(layout.storedCount) values but \(values.count) were given")
+        }
+        var dense = [Float](repeating: 0, count: layout.denseCount)
+        var next = 0
+        // Walks level `level` under storage position `position` of the
+        // enclosing levels; `offset` is the dense offset accumulated so far.
+        func visit(level: Int, position: Int, offset: Int) {
+            guard level < description.dimensions.count else {
+                dense[offset] = values[next]
+                next += 1
+                return
+            }
+            let step = layout.denseStrides[level]
+            switch description.dimensions[level] {
+            case .dense(let size):
+                for i in 0..<size {
+                    visit(level: level + 1, position: position * size + i, offset: offset + i * step)
+                }
+            case .sparseCSR(let segments, let indices):
+                for p in segments[position]..<segments[position + 1] {
+                    visit(level: level + 1, position: p, offset: offset + indices[p] * step)
+                }
+            }
+        }
+        visit(level: 0, position: 0, offset: 0)
+        return dense
+    }
+}
+
+/// A validated `SparseTensorDescription`: the sizes and dense strides of
+/// each traversal level. Building one checks everything `densify` relies on.
+private struct SparseLayout {
+    /// Element count of the dense tensor.
+    let denseCount: Int
+    /// Number of stored values the description implies.
+    let storedCount: Int
+    /// Per traversal level, how far one step along it moves in the dense
+    /// row-major tensor.
+    let denseStrides: [Int]
+
+    init(_ description: SparseTensorDescription) throws {
+        func fail(_ message: String) -> KernelError { KernelError(op: "DENSIFY", message) }
+        let shape = description.denseShape
+        let n = shape.count, k = description.blockMap.count
+        let levels = description.traversalOrder.count
+
+        guard (1...TensorShape.maxRank).contains(n) else {
+            throw fail("dense shape \(shape) must have rank 1...\(TensorShape.maxRank)")
+        }
+        var count = 1
+        for size in shape {
+            guard size >= 0 else { throw fail("dense shape \(shape) has a negative dimension") }
+            let (product, overflow) = count.multipliedReportingOverflow(by: size)
+            guard !overflow, product <= Densify.maxDenseElements else {
+                throw fail("dense shape \(shape) has more than \(Densify.maxDenseElements) elements")
+            }
+            count = product
+        }
+        denseCount = count
+
+        guard k <= n else {
+            throw fail("block map \(description.blockMap) has \(k) entries for a rank-\(n) tensor")
+        }
+        guard levels == n + k else {
+            throw fail("traversal order \(description.traversalOrder) must have \(n + k) entries (rank \(n) + \(k) block dimensions)")
+        }
+        guard description.dimensions.count == levels else {
+            throw fail("\(description.dimensions.count) dimension descriptions given for \(levels) traversal levels")
+        }
+        let order = description.traversalOrder
+        guard order[..<n].sorted() == Array(0..<n), order[n...].sorted() == Array(n..<(n + k)) else {
+            throw fail(
+                "traversal order \(order) must list 0..<\(n) then \(n)..<\(n + k), each in some order")
+        }
+        for (j, dimension) in description.blockMap.enumerated() {
+            guard (0..<n).contains(dimension) else {
+                throw fail("block map \(description.blockMap) entry \(dimension) is not a dimension of rank \(n)")
+            }
+            guard j == 0 || description.blockMap[j - 1] < dimension else {
+                throw fail("block map \(description.blockMap) must be strictly increasing")
+            }
+        }
+
+        // Size of each of the n + k dimensions, and its dense stride. A shape
+        // with a zero dimension has no element-count bound on its other
+        // sizes, so the stride products are checked.
+        let overflowError = fail("strides of dense shape \(shape) overflow")
+        var rowMajorStrides = [Int](repeating: 1, count: n)
+        for d in stride(from: n - 2, through: 0, by: -1) {
+            let (product, overflow) = rowMajorStrides[d + 1].multipliedReportingOverflow(by: shape[d + 1])
+            guard !overflow else { throw overflowError }
+            rowMajorStrides[d] = product
+        }
+        var sizes = shape
+        var strides = rowMajorStrides
+        for (j, dimension) in description.blockMap.enumerated() {
+            guard let level = order.firstIndex(of: n + j),
+                case .dense(let blockSize) = description.dimensions[level]
+            else {
+                throw fail("the level of block dimension \(j) must be dense")
+            }
+            guard blockSize > 0, shape[dimension] % blockSize == 0 else {
+                throw fail("block size \(blockSize) does not divide dimension \(dimension) of dense shape \(shape)")
+            }
+            sizes[dimension] = shape[dimension] / blockSize
+            let (blockStride, overflow) = rowMajorStrides[dimension].multipliedReportingOverflow(by: blockSize)
+            guard !overflow else { throw overflowError }
+            strides[dimension] = blockStride
+            sizes.append(blockSize)
+            strides.append(rowMajorStrides[dimension])
+        }
+
+        // Walk the levels, counting storage positions and checking each level.
+        // The positions of every level are capped like the dense size: the
+        // walk visits each of them, and a zero-sized dimension late in the
+        // order would otherwise leave a huge earlier level unbounded.
+        var positions = 1
+        var levelStrides: [Int] = []
+        for level in 0..<levels {
+            let dimension = order[level], size = sizes[dimension]
+            levelStrides.append(strides[dimension])
+            switch description.dimensions[level] {
+            case .dense(let denseSize):
+                guard denseSize == size else {
+                    throw fail("level \(level) is dense with size \(denseSize) but dimension \(dimension) has size \(size)")
+                }
+                let (product, overflow) = positions.multipliedReportingOverflow(by: size)
+                guard !overflow, product <= Densify.maxDenseElements else {
+                    throw fail("level \(level) has more than \(Densify.maxDenseElements) positions")
+                }
+                positions = product
+            case .sparseCSR(let segments, let indices):
+                guard segments.count == positions + 1 else {
+                    throw fail(
+                        "level \(level) has \(segments.count) segment bounds but \(positions) enclosing positions need \(positions + 1)")
+                }
+                guard segments.first == 0 else {
+                    throw fail("level \(level) segments must start at 0, got \(segments[0])")
+                }
+                for p in 1..<segments.count where segments[p] < segments[p - 1] {
+                    throw fail("level \(level) segments decrease at \(p): \(segments[p - 1]) then \(segments[p])")
+                }
+                guard segments[positions] == indices.count else {
+                    throw fail("level \(level) segments end at \(segments[positions]) but there are \(indices.count) indices")
+                }
+                if let bad = indices.first(where: { !(0..<size).contains($0) }) {
+                    throw fail("level \(level) index \(bad) is outside 0..<\(size) of dimension \(dimension)")
+                }
+                positions = indices.count
+            }
+        }
+        storedCount = positions
+        denseStrides = levelStrides
+    }
+}

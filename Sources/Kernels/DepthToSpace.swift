@@ -1,0 +1,79 @@
+import Tensor
+
+/// DEPTH_TO_SPACE: moves channel blocks into spatial blocks.
+///
+/// Input: `[N, H, W, C]` with C divisible by `blockSize²`. Output:
+/// `[N, H * b, W * b, C / b²]` for `b = blockSize`. TFLite uses the "DCR"
+/// order (depth, column, row): output pixel `(oy, ox)` channel `c` reads
+/// input pixel `(oy / b, ox / b)` channel `((oy % b) * b + ox % b) * (C / b²) + c`.
+public struct DepthToSpace: PreparedKernel {
+    /// DEPTH_TO_SPACE's options (TFLite `DepthToSpaceOptions`).
+    public struct Options: Sendable, Hashable {
+        /// Side of the square spatial block each input pixel becomes (≥ 1).
+        public var blockSize: Int
+
+        public init(blockSize: Int) {
+            self.blockSize = blockSize
+        }
+    }
+
+    public let opName = "DEPTH_TO_SPACE"
+    public let outputShapes: [TensorShape]
+    let blockSize: Int
+    let inputShape: TensorShape
+
+    /// Validates a rank-4 input whose channels divide into `blockSize²` parts.
+    public static func prepare(inputs: [Operand], options: Options) throws -> DepthToSpace {
+        guard inputs.count == 1 else {
+            throw KernelError(op: "DEPTH_TO_SPACE", "expects 1 input, got \(inputs.count)")
+        }
+        let input = inputs[0].shape, b = options.blockSize
+        guard input.rank == 4 else {
+            throw KernelError(op: "DEPTH_TO_SPACE", "input must be [N, H, W, C], got \(input)")
+        }
+        guard b >= 1 else {
+            throw KernelError(op: "DEPTH_TO_SPACE", "block size \(b) must be ≥ 1")
+        }
+        let (blockArea, areaOverflow) = b.multipliedReportingOverflow(by: b)
+        guard !areaOverflow, input[3] % blockArea == 0 else {
+            throw KernelError(
+                op: "DEPTH_TO_SPACE", "input channels \(input[3]) are not divisible by block size² = \(b)²")
+        }
+        let (height, heightOverflow) = input[1].multipliedReportingOverflow(by: b)
+        let (width, widthOverflow) = input[2].multipliedReportingOverflow(by: b)
+        guard !heightOverflow, !widthOverflow else {
+            throw KernelError(op: "DEPTH_TO_SPACE", "output size of \(input) with block size \(b) overflows")
+        }
+        let output: TensorShape
+        do {
+            output = try TensorShape([input[0], height, width, input[3] / blockArea])
+        } catch {
+            throw KernelError(op: "DEPTH_TO_SPACE", "output shape for \(input) with block size \(b) is invalid: \(error)")
+        }
+        return DepthToSpace(outputShapes: [output], blockSize: b, inputShape: input)
+    }
+
+    public func runReference(_ io: KernelIO) {
+        // x: [N, H, W, C]; y: [N, H * b, W * b, C / b²].
+        // Nothing to write; also keeps a zero-sized dimension from leaving
+        // the loops over the other (unbounded) sizes spinning.
+        guard outputShapes[0].elementCount > 0 else { return }
+        let x = io.inputs[0], y = io.outputs[0]
+        let b = blockSize, out = outputShapes[0]
+        let inputHeight = inputShape[1], inputWidth = inputShape[2], inputChannels = inputShape[3]
+        let outputChannels = out[3]
+        var output = 0
+        for n in 0..<out[0] {
+            for oy in 0..<out[1] {
+                for ox in 0..<out[2] {
+                    let inputPixel = ((n * inputHeight + oy / b) * inputWidth + ox / b) * inputChannels
+                    let channelOffset = ((oy % b) * b + ox % b) * outputChannels
+                    for c in 0..<outputChannels {
+                        y[output] = x[inputPixel + channelOffset + c]
+                        output += 1
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Tensor
+
+/// DEQUANTIZE: converts a constant tensor to float32. In these models it only
+/// turns float16 weights into float32, and it is folded at load time: the
+/// loader decodes the float16 bytes with `float16ToFloat32(_:)` and hands the
+/// result to `prepare` as a float32 constant, which the op then passes through.
+///
+/// Input: one constant float32 tensor of any shape. Output: the same shape
+/// and values.
+public struct Dequantize: PreparedKernel {
+    public let opName = "DEQUANTIZE"
+    public let outputShapes: [TensorShape]
+    /// The folded values, which are also the output (row-major, input shape).
+    public let values: [Float]
+
+    /// Validates a single constant float32 input; a non-constant input is
+    /// rejected because only load-time folding is supported.
+    public static func prepare(inputs: [Operand]) throws -> Dequantize {
+        guard inputs.count == 1 else {
+            throw KernelError(op: "DEQUANTIZE", "expects 1 input, got \(inputs.count)")
+        }
+        let input = inputs[0]
+        guard let constant = input.constant else {
+            throw KernelError(op: "DEQUANTIZE", "DEQUANTIZE of a non-constant tensor is not supported")
+        }
+        guard let values = constant.floatValues else {
+            throw KernelError(op: "DEQUANTIZE", "the constant input must be folded to float32 first")
+        }
+        guard values.count == input.shape.elementCount else {
+            throw KernelError(
+                op: "DEQUANTIZE",
+                "the constant input holds \(values.count) values but its shape \(input.shape) needs \(input.shape.elementCount)")
+        }
+        return Dequantize(outputShapes: [input.shape], values: values)
+    }
+
+    public func runReference(_ io: KernelIO) {
+        // y: the input's shape, filled with the folded values.
+        let y = io.outputs[0]
+        for i in values.indices { y[i] = values[i] }
+    }
+
+    /// Decodes little-endian IEEE 754 half-precision values (2 bytes each) to
+    /// float32. The conversion is exact for every pattern: zeros and
+    /// subnormals, normals and infinities keep their value and sign; a NaN
+    /// stays NaN with its sign and payload, made quiet as x86's `vcvtph2ps`
+    /// does. Throws if the byte count is odd.
+    public static func float16ToFloat32(_ bits: UnsafeRawBufferPointer) throws -> [Float] {
+        guard bits.count % 2 == 0 else {
+            throw KernelError(op: "DEQUANTIZE", "float16 data has an odd byte count \(bits.count)")
+        }
+        let count = bits.count / 2
+        return [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for i in 0..<count {
+                let pattern = UInt16(bits[2 * i]) | UInt16(bits[2 * i + 1]) << 8
+                buffer[i] = float32(fromHalfBits: pattern)
+            }
+            initialized = count
+        }
+    }
+
+    /// The float32 equal to one half-precision bit pattern.
+    ///
+    /// Half: sign (1 bit), exponent (5 bits, bias 15), fraction (10 bits).
+    /// Float: sign (1), exponent (8, bias 127), fraction (23).
+    static func float32(fromHalfBits half: UInt16) -> Float {
+        let sign = UInt32(half & 0x8000) << 16
+        let exponent = UInt32(half >> 10) & 0x1F
+        let fraction = UInt32(half & 0x3FF)
+        switch exponent {
+        case 0x1F:
+            // Infinity (fraction 0) or NaN: all-ones exponent; a NaN keeps its
+            // payload and gets the quiet bit.
+            let quiet: UInt32 = fraction == 0 ? 0 : 0x40_0000
+            return Float(bitPattern: sign | 0x7F80_0000 | quiet | fraction << 13)
+        case 0:
+            guard fraction != 0 else { return Float(bitPattern: sign) }
+            // Subnormal: fraction × 2^-24. Its top set bit, at position p
+            // (0...9), becomes the implicit leading 1 of a normal float with
+            // exponent p - 24, i.e. biased p - 24 + 127.
+            let p = UInt32(31 - fraction.leadingZeroBitCount)
+            let normalizedFraction = (fraction << (23 - p)) & 0x7F_FFFF
+            return Float(bitPattern: sign | (p + 103) << 23 | normalizedFraction)
+        default:
+            // Normal: rebias the exponent from 15 to 127.
+            return Float(bitPattern: sign | (exponent + 112) << 23 | fraction << 13)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Tensor
+
+/// PAD: surrounds the input with zeros.
+///
+/// Inputs, in order: `input` (float32, rank ≤ 5) and `paddings`, a constant
+/// int32 tensor of shape `[rank, 2]` whose row `d` is (before, after): the
+/// number of zeros added in front of and behind dimension `d`, both ≥ 0.
+/// Output: `[d0 + before0 + after0, d1 + before1 + after1, ...]`; e.g. an
+/// `[N, H, W, C]` input with rows `(0,0), (1,1), (2,2), (0,0)` becomes
+/// `[N, H + 2, W + 4, C]`.
+public struct Pad: PreparedKernel {
+    /// The most dimensions TFLite's PAD accepts.
+    public static let maxRank = 5
+
+    public let opName = "PAD"
+    public let outputShapes: [TensorShape]
+    /// Input sizes, left-padded with 1 to `maxRank` entries.
+    let inputSizes: [Int]
+    /// Leading padding per dimension, left-padded with 0 to `maxRank` entries.
+    let padBefore: [Int]
+    /// Row-major element strides of the output, left-padded to `maxRank` entries.
+    let outputStrides: [Int]
+
+    /// Validates the input rank and the constant, non-negative paddings.
+    public static func prepare(inputs: [Operand]) throws -> Pad {
+        guard inputs.count == 2 else {
+            throw KernelError(op: "PAD", "expects 2 inputs (input, paddings), got \(inputs.count)")
+        }
+        let input = inputs[0].shape, paddings = inputs[1]
+        guard input.rank <= maxRank else {
+            throw KernelError(op: "PAD", "input \(input) has rank \(input.rank); at most \(maxRank) is supported")
+        }
+        guard paddings.shape.dimensions == [input.rank, 2] else {
+            throw KernelError(
+                op: "PAD",
+                "paddings must have shape [\(input.rank), 2] for input \(input), got \(paddings.shape)")
+        }
+        guard let constant = paddings.constant else {
+            throw KernelError(op: "PAD", "paddings must be a constant tensor; a computed paddings tensor is not supported")
+        }
+        guard let values = constant.int32Values else {
+            throw KernelError(op: "PAD", "paddings must be int32")
+        }
+        guard values.count == paddings.shape.elementCount else {
+            throw KernelError(
+                op: "PAD", "paddings hold \(values.count) values but their shape \(paddings.shape) needs \(paddings.shape.elementCount)")
+        }
+
+        var outputDims: [Int] = []
+        var before: [Int] = []
+        for axis in 0..<input.rank {
+            let lead = Int(values[2 * axis]), trail = Int(values[2 * axis + 1])
+            guard lead >= 0, trail >= 0 else {
+                throw KernelError(
+                    op: "PAD", "padding (\(lead), \(trail)) of dimension \(axis) is negative; paddings must be ≥ 0")
+            }
+            // Checked: next to a zero-sized dimension an input size is unbounded.
+            let (padded, overflow) = input[axis].addingReportingOverflow(lead + trail)
+            guard !overflow else {
+                throw KernelError(op: "PAD", "padded size of dimension \(axis) of \(input) overflows")
+            }
+            outputDims.append(padded)
+            before.append(lead)
+        }
+        let output: TensorShape
+        do {
+            output = try TensorShape(outputDims)
+        } catch {
+            throw KernelError(op: "PAD", "padded shape of \(input) is invalid: \(error)")
+        }
+
+        let unused = maxRank - input.rank
+        var strides = [Int](repeating: 0, count: maxRank)
+        var stride = 1
+        for axis in (0..<maxRank).reversed() {
+            strides[axis] = stride
+            // Checked: a shape with a zero dimension passes TensorShape
+            // whatever its other sizes.
+            let (next, overflow) = stride.multipliedReportingOverflow(
+                by: axis < unused ? 1 : outputDims[axis - unused])
+            guard !overflow else {
+                throw KernelError(op: "PAD", "sizes of the padded shape \(output) overflow")
+            }
+            stride = next
+        }
+        return Pad(
+            outputShapes: [output],
+            inputSizes: [Int](repeating: 1, count: unused) + input.dimensions,
+            padBefore: [Int](repeating: 0, count: unused) + before,
+            outputStrides: strides)
+    }
+
+    public func runReference(_ io: KernelIO) {
+        // x: input [d0, d1, d2, d3, d4] (left-padded with 1s); y: padded output.
+        let x = io.inputs[0], y = io.outputs[0]
+        for i in 0..<outputShapes[0].elementCount { y[i] = 0 }
+        // Nothing to copy; also keeps a zero-sized dimension from leaving the
+        // loops over the other (unbounded) sizes spinning.
+        guard !inputSizes.contains(0) else { return }
+        let n = inputSizes, before = padBefore, s = outputStrides
+        var source = 0
+        for i0 in 0..<n[0] {
+            for i1 in 0..<n[1] {
+                for i2 in 0..<n[2] {
+                    for i3 in 0..<n[3] {
+                        let rowStart = (i0 + before[0]) * s[0] + (i1 + before[1]) * s[1]
+                            + (i2 + before[2]) * s[2] + (i3 + before[3]) * s[3] + before[4]
+                        for i4 in 0..<n[4] {
+                            y[rowStart + i4] = x[source]
+                            source += 1
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Tensor
+
+/// PRELU: `output = input >= 0 ? input : alpha * input`, element-wise, with
+/// `alpha` broadcast against `input`.
+///
+/// Inputs, in order: `input` and `alpha` (usually a constant), float32 of
+/// shapes that broadcast (see `BinaryBroadcast`), e.g. `input [1, H, W, C]`
+/// with `alpha [1, 1, C]` or `[C]`. As in TFLite, shapes that differ may
+/// have at most 4 dimensions. Output: the broadcast shape (`[1, H, W, C]`).
+public struct Prelu: PreparedKernel {
+    /// The most dimensions TFLite's PRELU broadcasts over.
+    public static let maxBroadcastRank = 4
+
+    public let opName = "PRELU"
+    public let outputShapes: [TensorShape]
+    let broadcast: BinaryBroadcast
+
+    /// Validates `input` and `alpha`: two inputs whose shapes broadcast.
+    public static func prepare(inputs: [Operand]) throws -> Prelu {
+        guard inputs.count == 2 else {
+            throw KernelError(op: "PRELU", "expects 2 inputs (input, alpha), got \(inputs.count)")
+        }
+        let broadcast = try BinaryBroadcast(
+            op: "PRELU", lhs: inputs[0].shape, rhs: inputs[1].shape,
+            maxBroadcastRank: maxBroadcastRank)
+        return Prelu(outputShapes: [broadcast.outputShape], broadcast: broadcast)
+    }
+
+    public func runReference(_ io: KernelIO) {
+        // x: input shape; alpha: alpha shape; y: the broadcast shape, row-major.
+        let x = io.inputs[0], alpha = io.inputs[1], y = io.outputs[0]
+        broadcast.forEachElement { output, xIndex, alphaIndex in
+            let value = x[xIndex]
+            y[output] = value >= 0 ? value : value * alpha[alphaIndex]
+        }
+    }
+}
