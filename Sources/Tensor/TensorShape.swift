@@ -19,9 +19,9 @@ public enum TensorError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A validated tensor shape: every dimension is non-negative and the element
-/// count is at most `TensorShape.maxElements`, so `elementCount * 8` cannot
-/// overflow. Layout convention for images is NHWC (`[batch, height, width, channels]`).
+/// A validated tensor shape: every dimension is in `0...maxElements` and the
+/// element count is at most `TensorShape.maxElements`, so `elementCount * 8`
+/// and products of a few dimensions cannot overflow. Layout convention for images is NHWC (`[batch, height, width, channels]`).
 public struct TensorShape: Hashable, Sendable, CustomStringConvertible {
     /// The most dimensions a shape may have.
     public static let maxRank = 8
@@ -42,6 +42,11 @@ public struct TensorShape: Hashable, Sendable, CustomStringConvertible {
         var count = 1
         for d in dimensions {
             guard d >= 0 else { throw TensorError.negativeDimension(dimensions: dimensions) }
+            // Each dimension is capped too, so a zero elsewhere cannot hide a
+            // huge extent that index arithmetic would later multiply.
+            guard d <= Self.maxElements else {
+                throw TensorError.tooManyElements(dimensions: dimensions, limit: Self.maxElements)
+            }
             let (product, overflow) = count.multipliedReportingOverflow(by: d)
             guard !overflow, product <= Self.maxElements else {
                 throw TensorError.tooManyElements(dimensions: dimensions, limit: Self.maxElements)

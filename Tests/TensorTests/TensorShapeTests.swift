@@ -19,6 +19,7 @@ import Testing
     @Test func rejectsElementCountOverflow() {
         #expect(throws: TensorError.self) { try TensorShape([Int.max, 2]) }
         #expect(throws: TensorError.self) { try TensorShape([1 << 20, 1 << 20]) }
+        #expect(throws: TensorError.self) { try TensorShape([0, Int.max]) }
         #expect(throws: TensorError.rankTooHigh(rank: 9)) { try TensorShape(Array(repeating: 1, count: 9)) }
     }
 }
