@@ -1,1 +1,0 @@
-// Placeholder: the verified .tflite reader lands here.

@@ -1,0 +1,63 @@
+// A small description language for flatbuffer tables, read by `Verifier`.
+
+/// How one field of a table is stored.
+@usableFromInline
+enum FieldKind: Sendable {
+    /// An inline scalar of `size` bytes (bool, integers, floats).
+    case scalar(size: Int)
+    /// An inline signed integer enum of `size` bytes whose value must lie in `valid`.
+    case enumeration(size: Int, name: String, valid: ClosedRange<Int64>)
+    /// An offset to a zero-terminated string (decoded, so its bytes count toward the budget).
+    case string
+    /// An offset to a vector of scalars. `decoded` vectors are copied into Swift arrays and
+    /// count toward the decoded-element budget; others (weights, custom options) stay views
+    /// and are exempt from the vector length limit.
+    case scalarVector(elementSize: Int, decoded: Bool)
+    /// An offset to a table.
+    case table(TableSchema)
+    /// An offset to a vector of offsets to tables.
+    case tableVector(TableSchema)
+    /// The value half of a union: an offset to a table whose schema is chosen by the
+    /// `UInt8` type code stored in field `typeField`. Type codes missing from `members` but
+    /// within `knownTypeCount` are verified as opaque tables (header only); codes above it
+    /// are invalid.
+    case unionValue(typeField: Int, members: [UInt8: TableSchema], knownTypeCount: UInt8)
+
+    /// Bytes the field occupies inside the table.
+    var inlineSize: Int {
+        switch self {
+        case let .scalar(size), let .enumeration(size, _, _): return size
+        case .string, .scalarVector, .table, .tableVector, .unionValue: return 4
+        }
+    }
+}
+
+/// One field of a table: its id (vtable slot), its schema name and its layout.
+@usableFromInline
+struct FieldSchema: Sendable {
+    let id: Int
+    let name: String
+    let kind: FieldKind
+
+    init(_ id: Int, _ name: String, _ kind: FieldKind) {
+        self.id = id
+        self.name = name
+        self.kind = kind
+    }
+}
+
+/// The fields of one table type that the verifier checks. Fields not listed are ignored
+/// (a newer schema may add them).
+@usableFromInline
+final class TableSchema: Sendable {
+    let name: String
+    let fields: [FieldSchema]
+
+    init(_ name: String, _ fields: [FieldSchema]) {
+        self.name = name
+        self.fields = fields
+    }
+
+    /// A table whose fields are not inspected: only its header and vtable are checked.
+    static let opaque = TableSchema("(unverified union member)", [])
+}

@@ -1,0 +1,283 @@
+// The subset of TensorFlow Lite's `schema.fbs` (schema version 3) that this module verifies
+// and decodes: field ids (vtable slots; a union takes two, its type then its value) and
+// layouts. The decoder reads fields by the same ids.
+
+/// Field ids of `table Model`.
+enum ModelField {
+    static let version = 0, operatorCodes = 1, subgraphs = 2, description = 3, buffers = 4
+    static let metadataBuffer = 5, metadata = 6
+}
+
+/// Field ids of `table OperatorCode`.
+enum OperatorCodeField {
+    static let deprecatedBuiltinCode = 0, customCode = 1, version = 2, builtinCode = 3
+}
+
+/// Field ids of `table SubGraph`.
+enum SubGraphField {
+    static let tensors = 0, inputs = 1, outputs = 2, operators = 3, name = 4
+}
+
+/// Field ids of `table Tensor`.
+enum TensorField {
+    static let shape = 0, type = 1, buffer = 2, name = 3, quantization = 4, isVariable = 5
+    static let sparsity = 6, shapeSignature = 7
+}
+
+/// Field ids of `table QuantizationParameters`.
+enum QuantizationField {
+    static let min = 0, max = 1, scale = 2, zeroPoint = 3, detailsType = 4, details = 5
+    static let quantizedDimension = 6
+}
+
+/// Field ids of `table SparsityParameters`.
+enum SparsityField {
+    static let traversalOrder = 0, blockMap = 1, dimensionMetadata = 2
+}
+
+/// Field ids of `table DimensionMetadata`.
+enum DimensionMetadataField {
+    static let format = 0, denseSize = 1, arraySegmentsType = 2, arraySegments = 3
+    static let arrayIndicesType = 4, arrayIndices = 5
+}
+
+/// Type codes of `union SparseIndexVector`; each member table has one field, `values` (id 0).
+enum SparseIndexVectorType {
+    static let int32Vector: UInt8 = 1, uint16Vector: UInt8 = 2, uint8Vector: UInt8 = 3
+    static let valuesField = 0
+}
+
+/// Field ids of `table Operator`.
+enum OperatorField {
+    static let opcodeIndex = 0, inputs = 1, outputs = 2, builtinOptionsType = 3, builtinOptions = 4
+    static let customOptions = 5, customOptionsFormat = 6, mutatingVariableInputs = 7, intermediates = 8
+}
+
+/// Field ids of `table Buffer`.
+enum BufferField {
+    static let data = 0, offset = 1, size = 2
+}
+
+/// Field ids of `table Metadata`.
+enum MetadataField {
+    static let name = 0, buffer = 1
+}
+
+/// Type codes of `union BuiltinOptions` for the decoded members, and the number of members
+/// the schema defines (codes above it are invalid).
+enum BuiltinOptionsType {
+    static let conv2D: UInt8 = 1, depthwiseConv2D: UInt8 = 2, pool2D: UInt8 = 5, fullyConnected: UInt8 = 8
+    static let concatenation: UInt8 = 10, add: UInt8 = 11, resizeBilinear: UInt8 = 15, reshape: UInt8 = 17
+    static let pad: UInt8 = 22, reducer: UInt8 = 27, dequantize: UInt8 = 38, depthToSpace: UInt8 = 94
+    static let densify: UInt8 = 99
+    /// RightShiftOptions, the last member of `union BuiltinOptions`.
+    static let lastKnown: UInt8 = 126
+}
+
+/// Field ids of the decoded option tables.
+enum OptionsField {
+    enum Conv2D { static let padding = 0, strideW = 1, strideH = 2, activation = 3, dilationW = 4, dilationH = 5, quantizedBiasType = 6 }
+    enum DepthwiseConv2D {
+        static let padding = 0, strideW = 1, strideH = 2, depthMultiplier = 3, activation = 4
+        static let dilationW = 5, dilationH = 6
+    }
+    enum Pool2D { static let padding = 0, strideW = 1, strideH = 2, filterWidth = 3, filterHeight = 4, activation = 5 }
+    enum FullyConnected { static let activation = 0, weightsFormat = 1, keepNumDims = 2, asymmetricQuantizeInputs = 3, quantizedBiasType = 4 }
+    enum Concatenation { static let axis = 0, activation = 1 }
+    enum Add { static let activation = 0, potScaleInt16 = 1 }
+    enum ResizeBilinear { static let alignCorners = 2, halfPixelCenters = 3 }
+    enum Reshape { static let newShape = 0 }
+    enum Reducer { static let keepDims = 0 }
+    enum DepthToSpace { static let blockSize = 0 }
+}
+
+/// The verifier's view of the TFLite schema subset.
+enum TFLiteSchema {
+    private static let int8 = FieldKind.scalar(size: 1)
+    private static let int32 = FieldKind.scalar(size: 4)
+    private static let int64 = FieldKind.scalar(size: 8)
+    private static let bool = FieldKind.scalar(size: 1)
+    private static let int32Vector = FieldKind.scalarVector(elementSize: 4, decoded: true)
+    private static let byteVector = FieldKind.scalarVector(elementSize: 1, decoded: false)
+    private static let float32Vector = FieldKind.scalarVector(elementSize: 4, decoded: false)
+    private static let tensorType = FieldKind.enumeration(size: 1, name: "TensorType", valid: 0...17)
+    private static let padding = FieldKind.enumeration(size: 1, name: "Padding", valid: 0...1)
+    private static let activation = FieldKind.enumeration(size: 1, name: "ActivationFunctionType", valid: 0...5)
+
+    static let model = TableSchema("Model", [
+        FieldSchema(ModelField.version, "version", int32),
+        FieldSchema(ModelField.operatorCodes, "operator_codes", .tableVector(operatorCode)),
+        FieldSchema(ModelField.subgraphs, "subgraphs", .tableVector(subGraph)),
+        FieldSchema(ModelField.description, "description", .string),
+        FieldSchema(ModelField.buffers, "buffers", .tableVector(buffer)),
+        FieldSchema(ModelField.metadataBuffer, "metadata_buffer", int32Vector),
+        FieldSchema(ModelField.metadata, "metadata", .tableVector(metadata)),
+    ])
+
+    static let operatorCode = TableSchema("OperatorCode", [
+        FieldSchema(OperatorCodeField.deprecatedBuiltinCode, "deprecated_builtin_code", int8),
+        FieldSchema(OperatorCodeField.customCode, "custom_code", .string),
+        FieldSchema(OperatorCodeField.version, "version", int32),
+        FieldSchema(OperatorCodeField.builtinCode, "builtin_code", int32),
+    ])
+
+    static let subGraph = TableSchema("SubGraph", [
+        FieldSchema(SubGraphField.tensors, "tensors", .tableVector(tensor)),
+        FieldSchema(SubGraphField.inputs, "inputs", int32Vector),
+        FieldSchema(SubGraphField.outputs, "outputs", int32Vector),
+        FieldSchema(SubGraphField.operators, "operators", .tableVector(operatorTable)),
+        FieldSchema(SubGraphField.name, "name", .string),
+    ])
+
+    static let tensor = TableSchema("Tensor", [
+        FieldSchema(TensorField.shape, "shape", int32Vector),
+        FieldSchema(TensorField.type, "type", tensorType),
+        FieldSchema(TensorField.buffer, "buffer", int32),
+        FieldSchema(TensorField.name, "name", .string),
+        FieldSchema(TensorField.quantization, "quantization", .table(quantization)),
+        FieldSchema(TensorField.isVariable, "is_variable", bool),
+        FieldSchema(TensorField.sparsity, "sparsity", .table(sparsity)),
+        FieldSchema(TensorField.shapeSignature, "shape_signature", int32Vector),
+    ])
+
+    static let quantization = TableSchema("QuantizationParameters", [
+        FieldSchema(QuantizationField.min, "min", float32Vector),
+        FieldSchema(QuantizationField.max, "max", float32Vector),
+        FieldSchema(QuantizationField.scale, "scale", float32Vector),
+        FieldSchema(QuantizationField.zeroPoint, "zero_point", .scalarVector(elementSize: 8, decoded: false)),
+        FieldSchema(QuantizationField.detailsType, "details_type", int8),
+        FieldSchema(
+            QuantizationField.details, "details",
+            .unionValue(typeField: QuantizationField.detailsType, members: [1: customQuantization], knownTypeCount: 1)),
+        FieldSchema(QuantizationField.quantizedDimension, "quantized_dimension", int32),
+    ])
+
+    static let customQuantization = TableSchema("CustomQuantization", [
+        FieldSchema(0, "custom", byteVector),
+    ])
+
+    static let sparsity = TableSchema("SparsityParameters", [
+        FieldSchema(SparsityField.traversalOrder, "traversal_order", int32Vector),
+        FieldSchema(SparsityField.blockMap, "block_map", int32Vector),
+        FieldSchema(SparsityField.dimensionMetadata, "dim_metadata", .tableVector(dimensionMetadata)),
+    ])
+
+    static let dimensionMetadata = TableSchema("DimensionMetadata", [
+        FieldSchema(DimensionMetadataField.format, "format", .enumeration(size: 1, name: "DimensionType", valid: 0...1)),
+        FieldSchema(DimensionMetadataField.denseSize, "dense_size", int32),
+        FieldSchema(DimensionMetadataField.arraySegmentsType, "array_segments_type", int8),
+        FieldSchema(DimensionMetadataField.arraySegments, "array_segments", sparseIndexVector(DimensionMetadataField.arraySegmentsType)),
+        FieldSchema(DimensionMetadataField.arrayIndicesType, "array_indices_type", int8),
+        FieldSchema(DimensionMetadataField.arrayIndices, "array_indices", sparseIndexVector(DimensionMetadataField.arrayIndicesType)),
+    ])
+
+    private static func sparseIndexVector(_ typeField: Int) -> FieldKind {
+        .unionValue(
+            typeField: typeField,
+            members: [
+                SparseIndexVectorType.int32Vector: indexVector("Int32Vector", elementSize: 4),
+                SparseIndexVectorType.uint16Vector: indexVector("Uint16Vector", elementSize: 2),
+                SparseIndexVectorType.uint8Vector: indexVector("Uint8Vector", elementSize: 1),
+            ],
+            knownTypeCount: 3)
+    }
+
+    private static func indexVector(_ name: String, elementSize: Int) -> TableSchema {
+        TableSchema(name, [
+            FieldSchema(SparseIndexVectorType.valuesField, "values", .scalarVector(elementSize: elementSize, decoded: true)),
+        ])
+    }
+
+    static let operatorTable = TableSchema("Operator", [
+        FieldSchema(OperatorField.opcodeIndex, "opcode_index", int32),
+        FieldSchema(OperatorField.inputs, "inputs", int32Vector),
+        FieldSchema(OperatorField.outputs, "outputs", int32Vector),
+        FieldSchema(OperatorField.builtinOptionsType, "builtin_options_type", FieldKind.scalar(size: 1)),
+        FieldSchema(
+            OperatorField.builtinOptions, "builtin_options",
+            .unionValue(
+                typeField: OperatorField.builtinOptionsType, members: builtinOptionsMembers,
+                knownTypeCount: BuiltinOptionsType.lastKnown)),
+        FieldSchema(OperatorField.customOptions, "custom_options", byteVector),
+        FieldSchema(
+            OperatorField.customOptionsFormat, "custom_options_format",
+            .enumeration(size: 1, name: "CustomOptionsFormat", valid: 0...0)),
+        FieldSchema(OperatorField.mutatingVariableInputs, "mutating_variable_inputs", byteVector),
+        FieldSchema(OperatorField.intermediates, "intermediates", int32Vector),
+    ])
+
+    static let buffer = TableSchema("Buffer", [
+        FieldSchema(BufferField.data, "data", byteVector),
+        FieldSchema(BufferField.offset, "offset", int64),
+        FieldSchema(BufferField.size, "size", int64),
+    ])
+
+    static let metadata = TableSchema("Metadata", [
+        FieldSchema(MetadataField.name, "name", .string),
+        FieldSchema(MetadataField.buffer, "buffer", int32),
+    ])
+
+    private static let builtinOptionsMembers: [UInt8: TableSchema] = [
+        BuiltinOptionsType.conv2D: TableSchema("Conv2DOptions", [
+            FieldSchema(OptionsField.Conv2D.padding, "padding", padding),
+            FieldSchema(OptionsField.Conv2D.strideW, "stride_w", int32),
+            FieldSchema(OptionsField.Conv2D.strideH, "stride_h", int32),
+            FieldSchema(OptionsField.Conv2D.activation, "fused_activation_function", activation),
+            FieldSchema(OptionsField.Conv2D.dilationW, "dilation_w_factor", int32),
+            FieldSchema(OptionsField.Conv2D.dilationH, "dilation_h_factor", int32),
+            FieldSchema(OptionsField.Conv2D.quantizedBiasType, "quantized_bias_type", tensorType),
+        ]),
+        BuiltinOptionsType.depthwiseConv2D: TableSchema("DepthwiseConv2DOptions", [
+            FieldSchema(OptionsField.DepthwiseConv2D.padding, "padding", padding),
+            FieldSchema(OptionsField.DepthwiseConv2D.strideW, "stride_w", int32),
+            FieldSchema(OptionsField.DepthwiseConv2D.strideH, "stride_h", int32),
+            FieldSchema(OptionsField.DepthwiseConv2D.depthMultiplier, "depth_multiplier", int32),
+            FieldSchema(OptionsField.DepthwiseConv2D.activation, "fused_activation_function", activation),
+            FieldSchema(OptionsField.DepthwiseConv2D.dilationW, "dilation_w_factor", int32),
+            FieldSchema(OptionsField.DepthwiseConv2D.dilationH, "dilation_h_factor", int32),
+        ]),
+        BuiltinOptionsType.pool2D: TableSchema("Pool2DOptions", [
+            FieldSchema(OptionsField.Pool2D.padding, "padding", padding),
+            FieldSchema(OptionsField.Pool2D.strideW, "stride_w", int32),
+            FieldSchema(OptionsField.Pool2D.strideH, "stride_h", int32),
+            FieldSchema(OptionsField.Pool2D.filterWidth, "filter_width", int32),
+            FieldSchema(OptionsField.Pool2D.filterHeight, "filter_height", int32),
+            FieldSchema(OptionsField.Pool2D.activation, "fused_activation_function", activation),
+        ]),
+        BuiltinOptionsType.fullyConnected: TableSchema("FullyConnectedOptions", [
+            FieldSchema(OptionsField.FullyConnected.activation, "fused_activation_function", activation),
+            FieldSchema(
+                OptionsField.FullyConnected.weightsFormat, "weights_format",
+                .enumeration(size: 1, name: "FullyConnectedOptionsWeightsFormat", valid: 0...1)),
+            FieldSchema(OptionsField.FullyConnected.keepNumDims, "keep_num_dims", bool),
+            FieldSchema(OptionsField.FullyConnected.asymmetricQuantizeInputs, "asymmetric_quantize_inputs", bool),
+            FieldSchema(OptionsField.FullyConnected.quantizedBiasType, "quantized_bias_type", tensorType),
+        ]),
+        BuiltinOptionsType.concatenation: TableSchema("ConcatenationOptions", [
+            FieldSchema(OptionsField.Concatenation.axis, "axis", int32),
+            FieldSchema(OptionsField.Concatenation.activation, "fused_activation_function", activation),
+        ]),
+        BuiltinOptionsType.add: TableSchema("AddOptions", [
+            FieldSchema(OptionsField.Add.activation, "fused_activation_function", activation),
+            FieldSchema(OptionsField.Add.potScaleInt16, "pot_scale_int16", bool),
+        ]),
+        BuiltinOptionsType.resizeBilinear: TableSchema("ResizeBilinearOptions", [
+            FieldSchema(0, "new_height", int32),
+            FieldSchema(1, "new_width", int32),
+            FieldSchema(OptionsField.ResizeBilinear.alignCorners, "align_corners", bool),
+            FieldSchema(OptionsField.ResizeBilinear.halfPixelCenters, "half_pixel_centers", bool),
+        ]),
+        BuiltinOptionsType.reshape: TableSchema("ReshapeOptions", [
+            FieldSchema(OptionsField.Reshape.newShape, "new_shape", int32Vector),
+        ]),
+        BuiltinOptionsType.pad: TableSchema("PadOptions", []),
+        BuiltinOptionsType.reducer: TableSchema("ReducerOptions", [
+            FieldSchema(OptionsField.Reducer.keepDims, "keep_dims", bool),
+        ]),
+        BuiltinOptionsType.dequantize: TableSchema("DequantizeOptions", []),
+        BuiltinOptionsType.depthToSpace: TableSchema("DepthToSpaceOptions", [
+            FieldSchema(OptionsField.DepthToSpace.blockSize, "block_size", int32),
+        ]),
+        BuiltinOptionsType.densify: TableSchema("DensifyOptions", []),
+    ]
+}
