@@ -3,5 +3,7 @@ import ArgumentParser
 @main
 struct Landmarker: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run MediaPipe pose and hand landmark models with a pure-Swift runtime.")
+        commandName: "landmarker",
+        abstract: "Pose and hand landmark detection with a pure-Swift TensorFlow Lite runtime.",
+        subcommands: [InspectCommand.self, RunCommand.self, BenchCommand.self])
 }

@@ -1,0 +1,53 @@
+import FlatBufferReader
+import Kernels
+import Tensor
+
+/// Everything that can stop a model from loading or an input from being set.
+/// Messages say what is wrong and where (operator index, op name, tensor).
+public enum InterpreterError: Error, CustomStringConvertible, Sendable {
+    /// The file failed verification or semantic validation.
+    case invalidModel(ModelError)
+    /// The model has no subgraph to run.
+    case noSubgraph
+    /// An operator this runtime does not implement.
+    case unsupportedOperator(index: Int, name: String)
+    /// An option value (e.g. a fused TANH activation) this runtime does not implement.
+    case unsupportedOption(index: Int, op: String, detail: String)
+    /// A tensor element type this runtime cannot compute with.
+    case unsupportedTensorType(tensor: String, type: String)
+    /// A tensor whose shape cannot be represented.
+    case invalidShape(tensor: String, detail: String)
+    /// An operator whose operands or options its kernel rejected.
+    case invalidOperator(index: Int, error: KernelError)
+    /// A kernel's computed output shape disagrees with the shape the file declares.
+    case outputShapeMismatch(index: Int, op: String, tensor: String, declared: [Int], computed: [Int])
+    /// An input or output index or name that does not exist.
+    case noSuchTensor(String)
+    /// Input data of the wrong length.
+    case inputSizeMismatch(input: String, expected: Int, got: Int)
+
+    public var description: String {
+        switch self {
+        case .invalidModel(let error):
+            return "invalid model: \(error)"
+        case .noSubgraph:
+            return "the model has no subgraph"
+        case .unsupportedOperator(let index, let name):
+            return "operator \(index): \(name) is not supported"
+        case .unsupportedOption(let index, let op, let detail):
+            return "operator \(index) (\(op)): unsupported option: \(detail)"
+        case .unsupportedTensorType(let tensor, let type):
+            return "tensor '\(tensor)': element type \(type) is not supported"
+        case .invalidShape(let tensor, let detail):
+            return "tensor '\(tensor)': \(detail)"
+        case .invalidOperator(let index, let error):
+            return "operator \(index) (\(error.op)): \(error.message)"
+        case .outputShapeMismatch(let index, let op, let tensor, let declared, let computed):
+            return "operator \(index) (\(op)): output '\(tensor)' is declared \(declared) but computes to \(computed)"
+        case .noSuchTensor(let what):
+            return "no such tensor: \(what)"
+        case .inputSizeMismatch(let input, let expected, let got):
+            return "input '\(input)' takes \(expected) floats, got \(got)"
+        }
+    }
+}

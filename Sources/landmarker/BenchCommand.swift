@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import Runtime
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Time a model's invoke: median, p10 and p90 latency and GFLOP/s.")
+
+    @Argument(help: "A .tflite file, or a model name in models/.")
+    var model: String
+
+    @Option(help: "Threads for the fast kernels.")
+    var threads = 1
+
+    @Option(help: "Timed runs.")
+    var runs = 50
+
+    @Option(help: "Untimed warm-up runs.")
+    var warmup = 5
+
+    @Flag(help: "Time the reference kernels instead of the fast ones.")
+    var reference = false
+
+    @Flag(help: "Also print the time per operator type (one profiled pass per run).")
+    var perOp = false
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    func validate() throws {
+        guard threads >= 1 && threads <= 256 else { throw ValidationError("--threads must be between 1 and 256") }
+        guard runs >= 1 && runs <= 1_000_000 else { throw ValidationError("--runs must be between 1 and 1000000") }
+        guard warmup >= 0 && warmup <= 1_000_000 else { throw ValidationError("--warmup must be between 0 and 1000000") }
+    }
+
+    func run() throws {
+        let path = ModelLocation.resolve(model)
+        let interpreter: Interpreter
+        do {
+            interpreter = try Interpreter(
+                contentsOfFile: path,
+                options: .init(threadCount: threads, mode: reference ? .reference : .fast))
+        } catch {
+            printError("landmarker: \(path): \(error)")
+            throw ExitCode.failure
+        }
+        // A deterministic input in [0, 1).
+        for k in interpreter.inputs.indices {
+            try interpreter.withInputBuffer(at: k) { buffer in
+                for i in buffer.indices { buffer[i] = Float((i * 7919) % 1000) / 1000 }
+            }
+        }
+        for _ in 0..<warmup { interpreter.invoke() }
+        let clock = ContinuousClock()
+        var milliseconds: [Double] = []
+        var perOpSeconds: [String: Double] = [:]
+        for _ in 0..<runs {
+            let elapsed = clock.measure { interpreter.invoke() }
+            milliseconds.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) * 1e-15)
+            if perOp {
+                interpreter.invokeProfiled { op, seconds in perOpSeconds[op, default: 0] += seconds }
+            }
+        }
+        milliseconds.sort()
+        func percentile(_ p: Double) -> Double {
+            milliseconds[min(milliseconds.count - 1, Int((Double(milliseconds.count - 1) * p).rounded()))]
+        }
+        let median = percentile(0.5)
+        let gflops = Double(interpreter.summary.flops) / (median * 1e-3) / 1e9
+        let opMilliseconds = perOpSeconds.mapValues { $0 * 1e3 / Double(runs) }
+        if json {
+            let report = BenchReport(
+                model: path, threads: threads, mode: reference ? "reference" : "fast", runs: runs,
+                medianMs: median, p10Ms: percentile(0.1), p90Ms: percentile(0.9), gflops: gflops,
+                perOpMs: perOp ? opMilliseconds : nil)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print("\(path): \(reference ? "reference" : "fast") kernels, \(threads) thread(s), \(runs) runs")
+            print(String(format: "median %.3f ms  p10 %.3f ms  p90 %.3f ms  %.1f GFLOP/s",
+                         median, percentile(0.1), percentile(0.9), gflops))
+            if perOp {
+                let total = opMilliseconds.values.reduce(0, +)
+                for (op, ms) in opMilliseconds.sorted(by: { $0.value > $1.value }) {
+                    let name = op.padding(toLength: 20, withPad: " ", startingAt: 0)
+                    print("  " + name + String(format: " %8.3f ms  %5.1f %%", ms, 100 * ms / max(total, 1e-12)))
+                }
+            }
+        }
+    }
+}
+
+/// The JSON form of `landmarker bench --json`.
+struct BenchReport: Encodable {
+    let model: String
+    let threads: Int
+    let mode: String
+    let runs: Int
+    let medianMs: Double
+    let p10Ms: Double
+    let p90Ms: Double
+    let gflops: Double
+    let perOpMs: [String: Double]?
+}

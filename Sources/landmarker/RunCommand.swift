@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import Runtime
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a model on raw float32 input and write each output as raw float32.",
+        discussion: """
+            The input file holds little-endian float32 values in the input's shape (NHWC).
+            Output k is written to DIR/<k>_<name>.bin; a JSON summary goes to stdout.
+            """)
+
+    @Argument(help: "A .tflite file, or a model name in models/.")
+    var model: String
+
+    @Option(help: "Raw little-endian float32 input file.")
+    var input: String
+
+    @Option(help: "Folder for the outputs (created if missing).")
+    var outputDir: String
+
+    @Option(help: "Threads for the fast kernels.")
+    var threads = 1
+
+    @Flag(help: "Run the plain reference kernels only.")
+    var reference = false
+
+    func validate() throws {
+        guard threads >= 1 && threads <= 256 else {
+            throw ValidationError("--threads must be between 1 and 256")
+        }
+    }
+
+    func run() throws {
+        let path = ModelLocation.resolve(model)
+        do {
+            let interpreter = try Interpreter(
+                contentsOfFile: path,
+                options: .init(threadCount: threads, mode: reference ? .reference : .fast))
+            guard let inputDescription = interpreter.inputs.first else {
+                throw CommandFailure("\(path): the model has no input")
+            }
+            let bytes = try readFile(input)
+            let expectedBytes = inputDescription.shape.elementCount * 4
+            guard bytes.count == expectedBytes else {
+                throw CommandFailure(
+                    "\(input): expected \(expectedBytes) bytes (\(inputDescription.shape) float32), got \(bytes.count)")
+            }
+            try interpreter.withInputBuffer(at: 0) { buffer in
+                for i in buffer.indices {
+                    let bits = UInt32(bytes[4 * i]) | UInt32(bytes[4 * i + 1]) << 8
+                        | UInt32(bytes[4 * i + 2]) << 16 | UInt32(bytes[4 * i + 3]) << 24
+                    buffer[i] = Float(bitPattern: bits)
+                }
+            }
+            let clock = ContinuousClock()
+            let elapsed = clock.measure { interpreter.invoke() }
+
+            try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
+            var written: [RunReport.Output] = []
+            for (k, output) in interpreter.outputs.enumerated() {
+                let file = "\(outputDir)/\(k)_\(output.name.replacingOccurrences(of: "/", with: "_")).bin"
+                let data = try interpreter.withOutputBuffer(at: k) { values in
+                    var data = Data(capacity: values.count * 4)
+                    for value in values { withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+                    return (data, values.min() ?? 0, values.max() ?? 0)
+                }
+                do {
+                    try data.0.write(to: URL(fileURLWithPath: file))
+                } catch {
+                    throw CommandFailure("\(file): cannot write: \(error.localizedDescription)")
+                }
+                written.append(.init(index: k, name: output.name, shape: output.shape.dimensions,
+                                     file: file, min: data.1, max: data.2))
+            }
+            let report = RunReport(
+                model: path, mode: reference ? "reference" : "fast", threads: threads,
+                milliseconds: Double(elapsed.components.attoseconds) * 1e-15 + Double(elapsed.components.seconds) * 1e3,
+                outputs: written)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } catch let failure as CommandFailure {
+            printError("landmarker: \(failure.message)")
+            throw ExitCode.failure
+        } catch let error as InterpreterError {
+            printError("landmarker: \(path): \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    private func readFile(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("\(path): cannot read the file")
+        }
+        return [UInt8](data)
+    }
+}
+
+/// The JSON summary of `landmarker run`.
+struct RunReport: Encodable {
+    struct Output: Encodable {
+        let index: Int
+        let name: String
+        let shape: [Int]
+        let file: String
+        let min: Float
+        let max: Float
+    }
+    let model: String
+    let mode: String
+    let threads: Int
+    let milliseconds: Double
+    let outputs: [Output]
+}
+
+/// A user-facing failure with a message for stderr.
+struct CommandFailure: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}

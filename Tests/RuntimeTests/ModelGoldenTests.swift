@@ -1,0 +1,75 @@
+import Foundation
+import Runtime
+import TestSupport
+import Testing
+
+/// Whole-model tests: each model's real input from the fixtures through the
+/// interpreter, every output compared with LiteRT's reference-kernel output.
+///
+/// Tolerance per output: the larger of twice the XNNPACK-vs-reference
+/// difference the manifest records for it (how far two correct
+/// implementations differ) and 1e-5 × max |reference|.
+@Suite struct ModelGoldenTests {
+    static let models = [
+        "pose_detection", "pose_landmark_full", "palm_detection_full",
+        "palm_detection_lite", "hand_landmark_full", "hand_landmark_lite",
+    ]
+
+    struct Golden {
+        let name: String
+        let file: String
+        let xnnpackVsReference: Float
+    }
+
+    /// The reference outputs and recorded differences of `model`'s real-image pair.
+    static func goldens(for model: String) throws -> [Golden] {
+        let manifest = try Fixtures.json("tensors/manifest.json") as! [String: Any]
+        let entry = (manifest["models"] as! [String: Any])[model] as! [String: Any]
+        let pairs = entry["pairs"] as! [[String: Any]]
+        let real = pairs.first { ($0["pair"] as? String) == "real" }!
+        let outputs = (real["outputs"] as! [String: Any])["ref"] as! [[String: Any]]
+        let differences = (real["max_abs_diff"] as! [String: Any])["xnnpack_vs_ref"] as! [String: [String: Any]]
+        return outputs.map { output in
+            let name = output["name"] as! String
+            return Golden(
+                name: name, file: output["file"] as! String,
+                xnnpackVsReference: Float((differences[name]!["max_abs"] as! NSNumber).doubleValue))
+        }
+    }
+
+    @Test(arguments: models, Interpreter.ExecutionMode.allCases)
+    func matchesLiteRTReference(model: String, mode: Interpreter.ExecutionMode) throws {
+        let interpreter = try Interpreter(
+            contentsOfFile: try Fixtures.model(model), options: .init(threadCount: 2, mode: mode))
+        try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
+        interpreter.invoke()
+
+        let goldens = try Self.goldens(for: model)
+        #expect(goldens.map(\.name) == interpreter.outputs.map(\.name))
+        for (k, golden) in goldens.enumerated() {
+            let expected = try Fixtures.floats(golden.file)
+            let actual = try interpreter.output(at: k)
+            try #require(actual.count == expected.count, "output \(golden.name): element count")
+            let maxReference = expected.map(abs).max() ?? 0
+            let tolerance = max(2 * golden.xnnpackVsReference, 1e-5 * maxReference)
+            var worst: Float = 0
+            var worstIndex = 0
+            for i in expected.indices where abs(actual[i] - expected[i]) > worst || actual[i].isNaN {
+                worst = actual[i].isNaN ? .infinity : abs(actual[i] - expected[i])
+                worstIndex = i
+            }
+            #expect(
+                worst <= tolerance,
+                "\(model) \(mode) output \(golden.name): max |diff| \(worst) at \(worstIndex) > tolerance \(tolerance)")
+        }
+    }
+
+    @Test func repeatedInvokeGivesIdenticalOutputs() throws {
+        let interpreter = try Interpreter(contentsOfFile: try Fixtures.model("hand_landmark_lite"))
+        try interpreter.setInput(try Fixtures.floats("tensors/hand_landmark_lite/real_input.bin"))
+        interpreter.invoke()
+        let first = try interpreter.output(at: 0)
+        interpreter.invoke()
+        #expect(try interpreter.output(at: 0) == first)
+    }
+}
