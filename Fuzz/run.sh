@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Builds the model fuzzer and runs it from the six real models as seeds.
-# Usage: Fuzz/run.sh [extra libFuzzer flags, e.g. -runs=1000000 -jobs=2]
-# Crashes are written to Fuzz/crashes/, which the test suite replays.
+# Builds the model fuzzer (every module instrumented for coverage and
+# address-sanitized) and runs it with the six real models as seeds.
+# Usage: Fuzz/run.sh [libFuzzer flags, e.g. -runs=1000000 -jobs=2 -workers=2]
+# Crashing inputs are written to Fuzz/crashes/, which the test suite replays.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
-swift build -c release --product ModelFuzzer 2>&1 | tail -3 \
-  || swift build -c release 2>&1 | tail -3
-binary="$(swift build -c release --show-bin-path)/ModelFuzzer"
+flags=(-c release --product ModelFuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
+swift build "${flags[@]}" >&2
+binary="$(swift build "${flags[@]}" --show-bin-path)/ModelFuzzer"
 corpus="$here/.corpus"
 mkdir -p "$corpus"
-cp -n "$here"/../models/*.tflite "$corpus"/ 2>/dev/null || true
-exec "$binary" -max_len=8000000 -rss_limit_mb=4096 -timeout=20 \
+for model in "$here"/../models/*.tflite; do
+  [[ -e "$corpus/$(basename "$model")" ]] || cp "$model" "$corpus/"
+done
+exec "$binary" -max_len=8000000 -rss_limit_mb=6000 -timeout=30 \
   -artifact_prefix="$here/crashes/" "$@" "$corpus"
