@@ -1,0 +1,98 @@
+import Foundation
+
+/// Turns a detection into a rotated rect, before any ``RectTransformation``
+/// (PIPELINE.md §2.6).
+///
+/// The rotation always comes from two keypoints (`startKeypoint` → `endKeypoint`, see
+/// ``RectRotation/rotation(from:to:targetAngle:imageWidth:imageHeight:)``). The centre and size
+/// come from ``Extent``.
+public struct DetectionToRect: Sendable, Hashable {
+    /// Where the rect's centre and size come from.
+    public enum Extent: Sendable, Hashable {
+        /// `AlignmentPointsRectsCalculator`: centre = the start keypoint, side (pixels) =
+        /// 2·‖end − start‖, square in pixels. The detection box is not used.
+        case alignmentPoints
+        /// `DetectionsToRectsCalculator`: the detection box's centre and size.
+        case boundingBox
+    }
+
+    public var startKeypoint: Int
+    public var endKeypoint: Int
+    /// Radians; see ``RectRotation/ninetyDegrees``.
+    public var targetAngle: Float
+    public var extent: Extent
+
+    public init(startKeypoint: Int, endKeypoint: Int, targetAngle: Float, extent: Extent) {
+        self.startKeypoint = startKeypoint
+        self.endKeypoint = endKeypoint
+        self.targetAngle = targetAngle
+        self.extent = extent
+    }
+
+    /// Pose detector (§3.2): keypoint 0 (mid-hip) → 1 (full-body scale point), 90°, alignment
+    /// points. Follow with ``RectTransformation/pose``.
+    public static let poseDetector = DetectionToRect(
+        startKeypoint: 0, endKeypoint: 1, targetAngle: RectRotation.ninetyDegrees, extent: .alignmentPoints)
+
+    /// Palm detector (§4.2): the palm box, rotation from keypoint 0 (wrist) → 2 (middle-finger
+    /// MCP) with target 90°, as the legacy graph does. (The Tasks hand detector uses 90 *rad*,
+    /// a MediaPipe quirk this package does not reproduce.) Follow with
+    /// ``RectTransformation/handFromPalm``.
+    public static let palmDetector = DetectionToRect(
+        startKeypoint: 0, endKeypoint: 2, targetAngle: RectRotation.ninetyDegrees, extent: .boundingBox)
+
+    /// The rect for `detection`, whose coordinates are normalized to the image.
+    ///
+    /// - Parameters:
+    ///   - imageWidth: pixels; the rotation and the alignment-point size are computed in pixels.
+    ///   - imageHeight: pixels.
+    /// - Throws: ``PipelineInputError/tooFewKeypoints(needed:available:)`` if the detection
+    ///   lacks the start or end keypoint, ``PipelineInputError/invalidOption(name:reason:)`` for
+    ///   a negative keypoint index.
+    public func rect(for detection: Detection, imageWidth: Int, imageHeight: Int) throws -> NormalizedRect {
+        guard startKeypoint >= 0, endKeypoint >= 0 else {
+            throw PipelineInputError.invalidOption(name: "keypoint index", reason: "negative")
+        }
+        let needed = max(startKeypoint, endKeypoint) + 1
+        guard detection.keypoints.count >= needed else {
+            throw PipelineInputError.tooFewKeypoints(needed: needed, available: detection.keypoints.count)
+        }
+        let start = detection.keypoints[startKeypoint]
+        let end = detection.keypoints[endKeypoint]
+        switch extent {
+        case .alignmentPoints:
+            return Self.alignmentPointsRect(
+                start: start, end: end, targetAngle: targetAngle,
+                imageWidth: imageWidth, imageHeight: imageHeight)
+        case .boundingBox:
+            let box = detection.box
+            return NormalizedRect(
+                xCenter: box.xmin + box.width / 2, yCenter: box.ymin + box.height / 2,
+                width: box.width, height: box.height,
+                rotation: RectRotation.rotation(
+                    from: start, to: end, targetAngle: targetAngle,
+                    imageWidth: imageWidth, imageHeight: imageHeight))
+        }
+    }
+
+    /// The alignment-points rect from two points (used for pose detections and, in tracking,
+    /// for the two auxiliary pose landmarks): centre = `start`, square in pixels with side
+    /// `2·‖end − start‖` (pixels), rotation from `start` → `end`.
+    public static func alignmentPointsRect(
+        start: RelativePoint, end: RelativePoint, targetAngle: Float, imageWidth: Int, imageHeight: Int
+    ) -> NormalizedRect {
+        let width = Float(imageWidth)
+        let height = Float(imageHeight)
+        let xCenter = start.x * width
+        let yCenter = start.y * height
+        let xScale = end.x * width
+        let yScale = end.y * height
+        let side = ((xScale - xCenter) * (xScale - xCenter) + (yScale - yCenter) * (yScale - yCenter)).squareRoot() * 2
+        return NormalizedRect(
+            xCenter: xCenter / width, yCenter: yCenter / height,
+            width: side / width, height: side / height,
+            rotation: RectRotation.rotation(
+                from: start, to: end, targetAngle: targetAngle,
+                imageWidth: imageWidth, imageHeight: imageHeight))
+    }
+}

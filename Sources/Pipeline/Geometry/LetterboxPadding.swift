@@ -1,0 +1,58 @@
+/// The letterbox padding a detector input got: fractions of the tensor's width (left, right)
+/// and height (top, bottom) filled with border instead of image
+/// (`LETTERBOX_PADDING` of MediaPipe's `ImageToTensorCalculator`, PIPELINE.md §2.1).
+///
+/// The removal functions map coordinates normalized to the letterboxed tensor back to
+/// coordinates normalized to the image (§2.5):
+/// `x' = (x − l)/(1 − l − r)`, `y' = (y − t)/(1 − t − b)`, sizes divided by the same factors.
+/// Padding whose two sides add up to 1 leaves no image and gives non-finite results.
+///
+/// Legacy pose, legacy palm and Tasks pose detections use this removal. Tasks palm detections
+/// are instead projected through the detector ROI's matrix (§2.5), which gives the same result
+/// when the ROI is the unrotated full image.
+public struct LetterboxPadding: Sendable, Hashable, Codable {
+    public var left: Float
+    public var top: Float
+    public var right: Float
+    public var bottom: Float
+
+    public init(left: Float, top: Float, right: Float, bottom: Float) {
+        self.left = left
+        self.top = top
+        self.right = right
+        self.bottom = bottom
+    }
+
+    /// No padding: removal is the identity.
+    public static let zero = LetterboxPadding(left: 0, top: 0, right: 0, bottom: 0)
+
+    /// `DetectionLetterboxRemovalCalculator`: the box and every keypoint.
+    public func removing(from detection: Detection) -> Detection {
+        let horizontal = 1 - (left + right)
+        let vertical = 1 - (top + bottom)
+        var result = detection
+        result.box = RelativeBox(
+            xmin: (detection.box.xmin - left) / horizontal,
+            ymin: (detection.box.ymin - top) / vertical,
+            width: detection.box.width / horizontal,
+            height: detection.box.height / vertical)
+        result.keypoints = detection.keypoints.map {
+            RelativePoint(x: ($0.x - left) / horizontal, y: ($0.y - top) / vertical)
+        }
+        return result
+    }
+
+    /// `LandmarkLetterboxRemovalCalculator`: x and y as above, `z' = z/(1 − l − r)`;
+    /// visibility and presence unchanged.
+    public func removing(from landmarks: [RawLandmark]) -> [RawLandmark] {
+        let horizontal = 1 - (left + right)
+        let vertical = 1 - (top + bottom)
+        return landmarks.map {
+            var landmark = $0
+            landmark.x = ($0.x - left) / horizontal
+            landmark.y = ($0.y - top) / vertical
+            landmark.z = $0.z / horizontal
+            return landmark
+        }
+    }
+}

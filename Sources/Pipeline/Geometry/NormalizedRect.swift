@@ -1,0 +1,31 @@
+/// A rotated rectangle in normalized image coordinates (MediaPipe `NormalizedRect`): the
+/// centre and size are fractions of the image width (x, width) and height (y, height);
+/// `rotation` is in radians, positive = clockwise on screen (y points down).
+///
+/// A rect's local coordinates (u, v) in pixels from the centre map to image pixels as
+/// `p = c + R(θ)·(u, v)` with `R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]`.
+public struct NormalizedRect: Sendable, Hashable, Codable {
+    public var xCenter: Float
+    public var yCenter: Float
+    public var width: Float
+    public var height: Float
+    public var rotation: Float
+
+    public init(xCenter: Float, yCenter: Float, width: Float, height: Float, rotation: Float = 0) {
+        self.xCenter = xCenter
+        self.yCenter = yCenter
+        self.width = width
+        self.height = height
+        self.rotation = rotation
+    }
+
+    /// `true` for the all-zero-size rect that the Tasks hand detector emits when it finds no
+    /// palm; such a rect means "no ROI" and produces nothing (§2.1, §2.6).
+    public var isEmptySentinel: Bool { width == 0 && height == 0 }
+
+    /// The axis-aligned box `(x_c ± w/2, y_c ± h/2)`, rotation ignored, as MediaPipe's rect
+    /// IoU uses it (§2.9).
+    public var axisAlignedBox: RelativeBox {
+        RelativeBox(xmin: xCenter - width / 2, ymin: yCenter - height / 2, width: width, height: height)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Scale, shift and square a ``NormalizedRect`` (MediaPipe `RectTransformationCalculator`,
+/// PIPELINE.md §2.7). Only the options the pose and hand graphs use are modelled:
+/// a common scale for x and y, a shift along the rect's own y axis, and `square_long`.
+public struct RectTransformation: Sendable, Hashable {
+    /// Multiplies the width and the height (after squaring).
+    public var scale: Float
+    /// Shift of the centre along the rect's rotated y axis, as a fraction of its height before
+    /// squaring. Negative moves towards the rect's top (towards the fingers for hand ROIs).
+    public var shiftY: Float
+    /// Make the rect square in pixels with side = the longer side.
+    public var squareLong: Bool
+
+    public init(scale: Float, shiftY: Float = 0, squareLong: Bool = true) {
+        self.scale = scale
+        self.shiftY = shiftY
+        self.squareLong = squareLong
+    }
+
+    /// Pose ROI, from a detection (§3.2) and from landmarks for the next frame (§3.5):
+    /// scale 1.25, no shift, square_long.
+    public static let pose = RectTransformation(scale: 1.25)
+    /// Hand ROI from a palm detection (§4.2): scale 2.6, shift_y −0.5, square_long.
+    public static let handFromPalm = RectTransformation(scale: 2.6, shiftY: -0.5)
+    /// Hand ROI for the next frame from landmarks (§4.4): scale 2.0, shift_y −0.1, square_long.
+    public static let handFromLandmarks = RectTransformation(scale: 2.0, shiftY: -0.1)
+
+    /// Applies the transformation; the rotation is kept as is (not re-normalized).
+    ///
+    /// 1. Shift, using the pre-square size: with θ = 0, `y_c += h·shift_y`; otherwise in pixels
+    ///    `Δx = −h·H·shift_y·sin θ`, `Δy = h·H·shift_y·cos θ`.
+    /// 2. square_long: `side = max(w·W, h·H)`, `w = side/W`, `h = side/H`.
+    /// 3. `w ·= scale`, `h ·= scale`.
+    public func apply(to rect: NormalizedRect, imageWidth: Int, imageHeight: Int) -> NormalizedRect {
+        let imageW = Float(imageWidth)
+        let imageH = Float(imageHeight)
+        var result = rect
+        var width = rect.width
+        var height = rect.height
+        if rect.rotation == 0 {
+            result.yCenter += height * shiftY
+        } else {
+            let xShift = -(imageH * height * shiftY * sin(rect.rotation)) / imageW
+            let yShift = (imageH * height * shiftY * cos(rect.rotation)) / imageH
+            result.xCenter += xShift
+            result.yCenter += yShift
+        }
+        if squareLong {
+            let longSide = max(width * imageW, height * imageH)
+            width = longSide / imageW
+            height = longSide / imageH
+        }
+        result.width = width * scale
+        result.height = height * scale
+        return result
+    }
+}

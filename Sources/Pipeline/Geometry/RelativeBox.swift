@@ -1,0 +1,35 @@
+/// An axis-aligned box in normalized image coordinates (fractions of the image width and
+/// height; top-left origin, y down), stored as MediaPipe's `RelativeBoundingBox`.
+public struct RelativeBox: Sendable, Hashable, Codable {
+    public var xmin: Float
+    public var ymin: Float
+    public var width: Float
+    public var height: Float
+
+    public init(xmin: Float, ymin: Float, width: Float, height: Float) {
+        self.xmin = xmin
+        self.ymin = ymin
+        self.width = width
+        self.height = height
+    }
+
+    public var xmax: Float { xmin + width }
+    public var ymax: Float { ymin + height }
+    public var area: Float { width * height }
+
+    /// Intersection over union, `inter / (A₁ + A₂ − inter)`.
+    ///
+    /// Boxes that do not touch give 0; boxes that only touch along an edge intersect with zero
+    /// area and also give 0. A zero denominator gives 0. Used by NMS (§2.4), rect association
+    /// (§2.9) and hand deduplication (§4.5).
+    public func intersectionOverUnion(with other: RelativeBox) -> Float {
+        let left = max(xmin, other.xmin)
+        let right = min(xmax, other.xmax)
+        let top = max(ymin, other.ymin)
+        let bottom = min(ymax, other.ymax)
+        guard left <= right, top <= bottom else { return 0 }
+        let intersection = (right - left) * (bottom - top)
+        let union = area + other.area - intersection
+        return union > 0 ? intersection / union : 0
+    }
+}

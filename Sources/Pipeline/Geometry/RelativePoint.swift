@@ -1,0 +1,12 @@
+/// A 2-D point in normalized image coordinates: `x` as a fraction of the image width, `y` as a
+/// fraction of the image height, origin at the top-left corner, y pointing down.
+/// Values outside `[0, 1]` lie outside the image.
+public struct RelativePoint: Sendable, Hashable, Codable {
+    public var x: Float
+    public var y: Float
+
+    public init(x: Float, y: Float) {
+        self.x = x
+        self.y = y
+    }
+}

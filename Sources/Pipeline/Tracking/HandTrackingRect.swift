@@ -1,0 +1,81 @@
+import Foundation
+
+/// The hand ROI built from a frame's 21 landmarks, for the next frame
+/// (MediaPipe `HandLandmarksToRectCalculator` + `RectTransformationCalculator`,
+/// PIPELINE.md §4.4). Both flavours use it.
+public enum HandTrackingRect {
+    /// Landmarks that shape the rect: the wrist, thumb joints 1–3, and the MCP and PIP joints
+    /// of the four fingers.
+    public static let subset = [0, 1, 2, 3, 5, 6, 9, 10, 13, 14, 17, 18]
+
+    /// The rotated bounding rect of the subset, before scaling:
+    /// 1. rotation (pixels, target 90°) from the wrist L0 to `((L5 + L13)/2 + L9)/2`;
+    /// 2. axis-aligned centre `c_a` = midpoint of the subset's min/max (normalized);
+    /// 3. subset points relative to `c_a`, in pixels, rotated by −rotation; their bounding box
+    ///    gives width and height (pixels / image size);
+    /// 4. the box centre rotated back by +rotation, plus `c_a`, is the rect centre.
+    ///
+    /// Running maxima start at the smallest positive `Float` (not −∞), as MediaPipe's do.
+    ///
+    /// - Parameter landmarks: the 21 hand landmarks, normalized to the image.
+    /// - Throws: ``PipelineInputError/tooFewLandmarks(needed:available:)`` for fewer than 21.
+    public static func boundingRect(landmarks: [RawLandmark], imageWidth: Int, imageHeight: Int) throws -> NormalizedRect {
+        guard landmarks.count >= 21 else {
+            throw PipelineInputError.tooFewLandmarks(needed: 21, available: landmarks.count)
+        }
+        let width = Float(imageWidth)
+        let height = Float(imageHeight)
+        let points = subset.map { landmarks[$0].point }
+
+        let wrist = landmarks[0].point
+        let fingerBase = RelativePoint(
+            x: ((landmarks[5].x + landmarks[13].x) / 2 + landmarks[9].x) / 2,
+            y: ((landmarks[5].y + landmarks[13].y) / 2 + landmarks[9].y) / 2)
+        let rotation = RectRotation.rotation(
+            from: wrist, to: fingerBase, targetAngle: RectRotation.ninetyDegrees,
+            imageWidth: imageWidth, imageHeight: imageHeight)
+        let reverseAngle = normalizeRadians(-rotation)
+
+        var (minX, maxX, minY, maxY) = (Float.greatestFiniteMagnitude, Float.leastNormalMagnitude,
+                                        Float.greatestFiniteMagnitude, Float.leastNormalMagnitude)
+        for point in points {
+            minX = min(minX, point.x)
+            maxX = max(maxX, point.x)
+            minY = min(minY, point.y)
+            maxY = max(maxY, point.y)
+        }
+        let axisAlignedCenterX = (maxX + minX) / 2
+        let axisAlignedCenterY = (maxY + minY) / 2
+
+        (minX, maxX, minY, maxY) = (Float.greatestFiniteMagnitude, Float.leastNormalMagnitude,
+                                    Float.greatestFiniteMagnitude, Float.leastNormalMagnitude)
+        let reverseCos = cos(reverseAngle)
+        let reverseSin = sin(reverseAngle)
+        for point in points {
+            let x = (point.x - axisAlignedCenterX) * width
+            let y = (point.y - axisAlignedCenterY) * height
+            let projectedX = x * reverseCos - y * reverseSin
+            let projectedY = x * reverseSin + y * reverseCos
+            minX = min(minX, projectedX)
+            maxX = max(maxX, projectedX)
+            minY = min(minY, projectedY)
+            maxY = max(maxY, projectedY)
+        }
+        let projectedCenterX = (maxX + minX) / 2
+        let projectedCenterY = (maxY + minY) / 2
+        let centerX = projectedCenterX * cos(rotation) - projectedCenterY * sin(rotation) + width * axisAlignedCenterX
+        let centerY = projectedCenterX * sin(rotation) + projectedCenterY * cos(rotation) + height * axisAlignedCenterY
+        return NormalizedRect(
+            xCenter: centerX / width, yCenter: centerY / height,
+            width: (maxX - minX) / width, height: (maxY - minY) / height,
+            rotation: rotation)
+    }
+
+    /// The next frame's ROI: ``boundingRect(landmarks:imageWidth:imageHeight:)`` then
+    /// ``RectTransformation/handFromLandmarks`` (×2.0, shift_y −0.1, square).
+    public static func nextFrameROI(landmarks: [RawLandmark], imageWidth: Int, imageHeight: Int) throws -> NormalizedRect {
+        RectTransformation.handFromLandmarks.apply(
+            to: try boundingRect(landmarks: landmarks, imageWidth: imageWidth, imageHeight: imageHeight),
+            imageWidth: imageWidth, imageHeight: imageHeight)
+    }
+}

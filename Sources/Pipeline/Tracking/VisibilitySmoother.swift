@@ -1,0 +1,44 @@
+/// Low-pass smoothing of landmark `visibility` over time (MediaPipe
+/// `VisibilitySmoothingCalculator`, PIPELINE.md §2.10, §3.6). One filter per landmark;
+/// coordinates and presence pass through. Pose graphs apply it before the coordinate
+/// smoother (``LandmarksSmoother``).
+///
+/// MediaPipe never resets these filters, not even when the object is lost: the state carries
+/// over to the next time it appears. If the landmark count changes, the filters start afresh.
+public struct VisibilitySmoother: Sendable {
+    /// The low-pass α (pose landmarks and pose world landmarks: 0.1).
+    public let alpha: Float
+    private var filters: [LowPassFilter] = []
+
+    public init(alpha: Float = 0.1) {
+        self.alpha = alpha
+    }
+
+    /// Smooths the visibility of normalized landmarks.
+    public mutating func smooth(_ landmarks: [RawLandmark]) -> [RawLandmark] {
+        let visibilities = smoothVisibilities(landmarks.map(\.visibility))
+        return zip(landmarks, visibilities).map { landmark, visibility in
+            var result = landmark
+            result.visibility = visibility
+            return result
+        }
+    }
+
+    /// Smooths the visibility of world landmarks.
+    public mutating func smooth(_ landmarks: [RawWorldLandmark]) -> [RawWorldLandmark] {
+        let visibilities = smoothVisibilities(landmarks.map(\.visibility))
+        return zip(landmarks, visibilities).map { landmark, visibility in
+            var result = landmark
+            result.visibility = visibility
+            return result
+        }
+    }
+
+    private mutating func smoothVisibilities(_ values: [Float]) -> [Float] {
+        guard !values.isEmpty else { return [] }
+        if filters.count != values.count {
+            filters = Array(repeating: LowPassFilter(alpha: alpha), count: values.count)
+        }
+        return values.indices.map { filters[$0].apply(values[$0]) }
+    }
+}
