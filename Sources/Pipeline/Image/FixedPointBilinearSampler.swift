@@ -29,22 +29,24 @@ struct FixedPointBilinearSampler {
                    coordinates: UnsafeMutablePointer<Int>, into row: UnsafeMutablePointer<UInt8>) {
         computeCoordinates(row: y, outputWidth: outputWidth, into: coordinates)
         let width = image.width, height = image.height, rowBytes = width * 3
+        // Wrapping operators below cannot wrap: sample positions are clamped to the Int32 range,
+        // weights are at most 1024, pixel offsets of the fast path lie inside the image, and a
+        // weighted sum is at most 255 × 1024 + 512.
         for x in 0..<outputWidth {
-            let sampleX = coordinates[2 * x], sampleY = coordinates[2 * x + 1]
+            let sampleX = coordinates[2 &* x], sampleY = coordinates[2 &* x &+ 1]
             let tapX = sampleX >> 5, tapY = sampleY >> 5
             let fractionX = sampleX & 31, fractionY = sampleY & 31
-            let w00 = (32 - fractionX) * (32 - fractionY), w01 = fractionX * (32 - fractionY)
-            let w10 = (32 - fractionX) * fractionY, w11 = fractionX * fractionY
-            let out = row + 3 * x
-            if tapX >= 0, tapX < width - 1, tapY >= 0, tapY < height - 1 {
+            let w00 = (32 &- fractionX) &* (32 &- fractionY), w01 = fractionX &* (32 &- fractionY)
+            let w10 = (32 &- fractionX) &* fractionY, w11 = fractionX &* fractionY
+            let out = row + 3 &* x
+            if tapX >= 0, tapX < width &- 1, tapY >= 0, tapY < height &- 1 {
                 // All four taps inside: (tapY, tapX) and (tapY + 1, tapX + 1) index valid pixels.
-                let top = source + tapY * rowBytes + tapX * 3
+                let top = source + (tapY &* rowBytes &+ tapX &* 3)
                 let bottom = top + rowBytes
                 for channel in 0..<3 {
-                    // At most 255 × 1024 + 512, far below Int.max.
-                    let sum = Int(top[channel]) * w00 + Int(top[channel + 3]) * w01
-                        + Int(bottom[channel]) * w10 + Int(bottom[channel + 3]) * w11
-                    out[channel] = UInt8(truncatingIfNeeded: (sum + 512) >> 10)
+                    let sum = Int(top[channel]) &* w00 &+ Int(top[channel &+ 3]) &* w01
+                        &+ Int(bottom[channel]) &* w10 &+ Int(bottom[channel &+ 3]) &* w11
+                    out[channel] = UInt8(truncatingIfNeeded: (sum &+ 512) >> 10)
                 }
                 continue
             }
@@ -93,9 +95,9 @@ struct FixedPointBilinearSampler {
                 let k = Double(offset)
                 let w = w0 + m.6 * k
                 let scale = w != 0 ? 32 / w : 0
-                let index = 2 * (blockStart + offset)
+                let index = 2 &* (blockStart &+ offset)
                 coordinates[index] = Self.roundToInt32Range((x0 + m.0 * k) * scale)
-                coordinates[index + 1] = Self.roundToInt32Range((y0 + m.3 * k) * scale)
+                coordinates[index &+ 1] = Self.roundToInt32Range((y0 + m.3 * k) * scale)
             }
             blockStart = blockEnd
         }

@@ -29,14 +29,14 @@ struct Float32BilinearSampler {
             let sampleY = rowY0.addingProduct(map.m3, column)
             let tapX = Self.floorToInt(sampleX), tapY = Self.floorToInt(sampleY)
             let alpha = sampleX - Float(tapX), beta = sampleY - Float(tapY)
-            let out = row + 3 * x
-            if tapX >= 0, tapX < width - 1, tapY >= 0, tapY < height - 1 {
-                // All four taps inside the image.
-                let top = source + tapY * rowBytes + tapX * 3
+            let out = row + 3 &* x
+            if tapX >= 0, tapX < width &- 1, tapY >= 0, tapY < height &- 1 {
+                // All four taps inside the image, so the offset lies inside the pixel buffer.
+                let top = source + (tapY &* rowBytes &+ tapX &* 3)
                 let bottom = top + rowBytes
                 for channel in 0..<3 {
                     out[channel] = Self.interpolate(
-                        Float(top[channel]), Float(top[channel + 3]), Float(bottom[channel]), Float(bottom[channel + 3]),
+                        Float(top[channel]), Float(top[channel &+ 3]), Float(bottom[channel]), Float(bottom[channel &+ 3]),
                         alpha: alpha, beta: beta)
                 }
                 continue
