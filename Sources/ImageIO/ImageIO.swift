@@ -1,1 +1,0 @@
-// Placeholder: PNG/JPEG decoding lands here.

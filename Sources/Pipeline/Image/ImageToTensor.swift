@@ -1,0 +1,151 @@
+import ImageIO
+
+/// The ROI → tensor step of MediaPipe's `ImageToTensorCalculator` on CPU (PIPELINE.md §2.1, §8.1):
+/// a rotated rectangle of the image, optionally letterboxed to the tensor's aspect ratio, is
+/// warped with bilinear interpolation onto a `[1, outputHeight, outputWidth, 3]` float32 tensor
+/// whose values are `v_uint8 × (max − min) / 255 + min`.
+///
+/// The warp runs on the 8-bit pixels and rounds to uint8 before the value mapping, reproducing
+/// OpenCV's arithmetic (see ``Arithmetic``). Tensor pixel (i, j) samples the image at
+/// `c + R(θ)·((i/W_t − ½)·roiW, (j/H_t − ½)·roiH)` (pixel centres at integer coordinates).
+public enum ImageToTensor {
+    /// What pixels outside the image read as.
+    public enum BorderMode: Sendable, Hashable {
+        /// Constant 0 (MediaPipe `BORDER_ZERO`; used by the detectors' letterbox).
+        case zero
+        /// The nearest edge pixel (MediaPipe's default; used by the landmark models).
+        case replicate
+    }
+
+    /// Which OpenCV bilinear arithmetic to reproduce bit for bit.
+    public enum Arithmetic: Sendable, Hashable {
+        /// MediaPipe's `cv::warpPerspective(INTER_LINEAR)` on uint8 as in OpenCV up to 4.10 (the
+        /// OpenCV MediaPipe is built with): the ROI corners come from `cv::boxPoints` in float32,
+        /// sample coordinates are rounded to 1/32 pixel (`INTER_BITS` = 5) and the four taps are
+        /// weighted with 15-bit fixed-point weights (`INTER_REMAP_COEF_BITS` = 15).
+        case fixedPoint
+        /// `cv::warpAffine(INTER_LINEAR)` on uint8 as in OpenCV ≥ 4.11 (its SIMD path): float32
+        /// affine coefficients, fused multiply-adds for the coordinates and the two lerps,
+        /// rounding half to even. This is how the model-level golden inputs in the fixtures were
+        /// made; the ROI is used in double precision as given.
+        case float32
+    }
+
+    /// Conversion parameters.
+    public struct Options: Sendable, Hashable {
+        /// Tensor width W_t (pixels, > 0).
+        public var outputWidth: Int
+        /// Tensor height H_t (pixels, > 0).
+        public var outputHeight: Int
+        /// Value of uint8 0 (e.g. −1 for the pose detector, 0 for the others).
+        public var rangeMin: Float
+        /// Value of uint8 255 (1 for every model here).
+        public var rangeMax: Float
+        /// Grow the ROI to the tensor's aspect ratio (letterbox) instead of stretching it.
+        public var keepAspectRatio: Bool
+        public var borderMode: BorderMode
+        public var arithmetic: Arithmetic
+
+        public init(outputWidth: Int, outputHeight: Int, rangeMin: Float, rangeMax: Float,
+                    keepAspectRatio: Bool, borderMode: BorderMode = .replicate,
+                    arithmetic: Arithmetic = .fixedPoint) {
+            self.outputWidth = outputWidth
+            self.outputHeight = outputHeight
+            self.rangeMin = rangeMin
+            self.rangeMax = rangeMax
+            self.keepAspectRatio = keepAspectRatio
+            self.borderMode = borderMode
+            self.arithmetic = arithmetic
+        }
+    }
+
+    /// Letterbox padding as fractions of the tensor width (left, right) and height (top, bottom),
+    /// MediaPipe's `LETTERBOX_PADDING` [left, top, right, bottom]; undo it with PIPELINE.md §2.5:
+    /// `x' = (x − left) / (1 − left − right)`, `y' = (y − top) / (1 − top − bottom)`.
+    public struct LetterboxPadding: Sendable, Hashable {
+        public var left: Float
+        public var top: Float
+        public var right: Float
+        public var bottom: Float
+
+        public init(left: Float, top: Float, right: Float, bottom: Float) {
+            self.left = left
+            self.top = top
+            self.right = right
+            self.bottom = bottom
+        }
+
+        public static let zero = LetterboxPadding(left: 0, top: 0, right: 0, bottom: 0)
+    }
+
+    /// What the caller needs to map tensor coordinates back to the image.
+    public struct Transform: Sendable, Hashable {
+        /// The letterbox padding (all 0 without `keepAspectRatio`).
+        public let padding: LetterboxPadding
+        /// The ROI actually sampled (enlarged by the letterbox); pass it to
+        /// ``SegmentationMaskWarp`` to bring a mask back to the image.
+        public let sampledROI: RotatedPixelRect
+        /// MediaPipe's `MATRIX` output (§2.1.6): 4×4 row-major, mapping tensor-normalized (u, v)
+        /// ∈ [0, 1]² of the sampled ROI to image-normalized coordinates, computed in float32.
+        public let matrix: [Float]
+    }
+
+    /// Warps the ROI into a caller-supplied float32 tensor (no allocation besides a few
+    /// row-sized scratch buffers).
+    /// - Parameters:
+    ///   - image: RGB8 pixels `[H, W, 3]`.
+    ///   - roi: the rectangle to sample, in image pixels.
+    ///   - output: receives `[1, outputHeight, outputWidth, 3]` float32, RGB, row-major; must hold
+    ///     at least `outputHeight × outputWidth × 3` elements.
+    /// - Throws: ``ImageWarpError`` for an invalid ROI, size, value range or a short buffer.
+    @discardableResult
+    public static func convert(_ image: RGBImage, roi: RotatedPixelRect, options: Options,
+                               into output: UnsafeMutableBufferPointer<Float>) throws(ImageWarpError) -> Transform {
+        let plan = try WarpPlan(image: image, roi: roi, options: options)
+        let required = plan.outputElementCount
+        guard output.count >= required else { throw .bufferTooSmall(count: output.count, required: required) }
+        let scale = (options.rangeMax - options.rangeMin) / 255
+        let offset = options.rangeMin
+        let rowElements = options.outputWidth * 3
+        plan.warpRows(image: image) { y, row in
+            let destination = output.baseAddress! + y * rowElements
+            for index in 0..<rowElements {
+                destination[index] = Float(row[index]) * scale + offset
+            }
+        }
+        return plan.transform
+    }
+
+    /// Warps the ROI into a new float32 tensor `[1, outputHeight, outputWidth, 3]`;
+    /// see ``convert(_:roi:options:into:)``.
+    public static func convert(_ image: RGBImage, roi: RotatedPixelRect, options: Options) throws(ImageWarpError) -> (tensor: [Float], transform: Transform) {
+        let plan = try WarpPlan(image: image, roi: roi, options: options)
+        var tensor = [Float](repeating: 0, count: plan.outputElementCount)
+        // withUnsafeMutableBufferPointer only rethrows untyped errors, hence the Result.
+        let transform = tensor.withUnsafeMutableBufferPointer { buffer in
+            Result { () throws(ImageWarpError) -> Transform in
+                try convert(image, roi: roi, options: options, into: buffer)
+            }
+        }
+        return (tensor, try transform.get())
+    }
+
+    /// The uint8 crop before the value mapping, `[outputHeight, outputWidth, 3]` RGB8; the value
+    /// range in `options` is validated but unused.
+    public static func crop(_ image: RGBImage, roi: RotatedPixelRect, options: Options) throws(ImageWarpError) -> (image: RGBImage, transform: Transform) {
+        let plan = try WarpPlan(image: image, roi: roi, options: options)
+        var pixels = [UInt8](repeating: 0, count: plan.outputElementCount)
+        let rowBytes = options.outputWidth * 3
+        pixels.withUnsafeMutableBufferPointer { buffer in
+            plan.warpRows(image: image) { y, row in
+                (buffer.baseAddress! + y * rowBytes).update(from: row.baseAddress!, count: rowBytes)
+            }
+        }
+        do {
+            let cropped = try RGBImage(width: options.outputWidth, height: options.outputHeight, pixels: pixels)
+            return (cropped, plan.transform)
+        } catch {
+            throw .invalidSize(width: options.outputWidth, height: options.outputHeight)
+        }
+    }
+}

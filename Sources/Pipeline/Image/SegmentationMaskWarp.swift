@@ -1,0 +1,130 @@
+/// Brings a mask computed on an ROI crop back to image size (PIPELINE.md §3.4): the inverse of
+/// the ROI matrix, `WarpAffineCalculator` with bilinear interpolation and `BORDER_ZERO`, as
+/// MediaPipe's OpenCV runner computes it.
+///
+/// Output pixel (x, y) is the mask sampled bilinearly at `(w_m, h_m)·M⁻¹·(x/W, y/H)` (mask pixel
+/// centres at integers; M is the ROI matrix of §2.1.6), and 0 outside the mask.
+///
+/// Arithmetic (OpenCV ≤ 4.10 `warpAffine` with `WARP_INVERSE_MAP` on float32, as MediaPipe runs
+/// it): the ROI matrix and its inverse are formed in float32 and scaled to absolute coordinates
+/// in float32; sample positions are rounded to 1/32 pixel in fixed point (row start
+/// `round((a1·y + a2)·1024) + 16`, per-column `round(a0·x·1024)`, then `>> 5`), and the four
+/// taps are blended with float32 weights `(1−β)(1−α), (1−β)α, β(1−α), βα` summed left to right.
+public enum SegmentationMaskWarp {
+    /// Warps a `[maskHeight, maskWidth]` float32 mask onto a caller-supplied `[imageHeight, imageWidth]` buffer.
+    /// - Parameters:
+    ///   - mask: row-major values, at least `maskWidth × maskHeight`.
+    ///   - roi: the ROI the mask's crop was sampled from: ``ImageToTensor/Transform/sampledROI``.
+    ///   - output: receives `imageWidth × imageHeight` values, row-major.
+    /// - Throws: ``ImageWarpError`` for non-positive or overflowing sizes, an invalid ROI, or short buffers.
+    public static func toImage(_ mask: UnsafeBufferPointer<Float>, maskWidth: Int, maskHeight: Int,
+                               roi: RotatedPixelRect, imageWidth: Int, imageHeight: Int,
+                               into output: UnsafeMutableBufferPointer<Float>) throws(ImageWarpError) {
+        let map = try validatedMap(maskCount: mask.count, maskWidth: maskWidth, maskHeight: maskHeight, roi: roi,
+                                   imageWidth: imageWidth, imageHeight: imageHeight, outputCount: output.count)
+        // One row of per-column offsets for x and y (OpenCV's adelta/bdelta), in 1/1024 pixel.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * imageWidth) { deltas in
+            for x in 0..<imageWidth {
+                deltas[2 * x] = FixedPointBilinearSampler.roundToInt32Range(map.a0 * Double(x) * 1024)
+                deltas[2 * x + 1] = FixedPointBilinearSampler.roundToInt32Range(map.b0 * Double(x) * 1024)
+            }
+            let source = mask.baseAddress!
+            let destination = output.baseAddress!
+            for y in 0..<imageHeight {
+                let rowX = FixedPointBilinearSampler.roundToInt32Range((map.a1 * Double(y) + map.a2) * 1024) + 16
+                let rowY = FixedPointBilinearSampler.roundToInt32Range((map.b1 * Double(y) + map.b2) * 1024) + 16
+                let out = destination + y * imageWidth
+                for x in 0..<imageWidth {
+                    let sampleX = (rowX + deltas[2 * x]) >> 5, sampleY = (rowY + deltas[2 * x + 1]) >> 5
+                    out[x] = sample(source, width: maskWidth, height: maskHeight, sampleX: sampleX, sampleY: sampleY)
+                }
+            }
+        }
+    }
+
+    /// Warps a `[maskHeight, maskWidth]` float32 mask to a new `[imageHeight, imageWidth]` array;
+    /// see ``toImage(_:maskWidth:maskHeight:roi:imageWidth:imageHeight:into:)``.
+    public static func toImage(_ mask: [Float], maskWidth: Int, maskHeight: Int, roi: RotatedPixelRect,
+                               imageWidth: Int, imageHeight: Int) throws(ImageWarpError) -> [Float] {
+        let count = try outputCount(imageWidth: imageWidth, imageHeight: imageHeight)
+        var output = [Float](repeating: 0, count: count)
+        // withUnsafe…BufferPointer only rethrows untyped errors, hence the Result.
+        let result = mask.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { destination in
+                Result { () throws(ImageWarpError) in
+                    try toImage(source, maskWidth: maskWidth, maskHeight: maskHeight, roi: roi,
+                                imageWidth: imageWidth, imageHeight: imageHeight, into: destination)
+                }
+            }
+        }
+        try result.get()
+        return output
+    }
+
+    /// The absolute inverse map: image pixel (x, y) → mask pixel `(a0 x + a1 y + a2, b0 x + b1 y + b2)`.
+    private struct InverseMap {
+        let a0, a1, a2, b0, b1, b2: Double
+    }
+
+    private static func outputCount(imageWidth: Int, imageHeight: Int) throws(ImageWarpError) -> Int {
+        let (count, overflow) = imageWidth.multipliedReportingOverflow(by: imageHeight)
+        guard imageWidth > 0, imageHeight > 0, !overflow else {
+            throw .invalidSize(width: imageWidth, height: imageHeight)
+        }
+        return count
+    }
+
+    private static func validatedMap(maskCount: Int, maskWidth: Int, maskHeight: Int, roi: RotatedPixelRect,
+                                     imageWidth: Int, imageHeight: Int, outputCount available: Int) throws(ImageWarpError) -> InverseMap {
+        let (maskElements, maskOverflow) = maskWidth.multipliedReportingOverflow(by: maskHeight)
+        guard maskWidth > 0, maskHeight > 0, !maskOverflow else {
+            throw .invalidSize(width: maskWidth, height: maskHeight)
+        }
+        guard maskCount >= maskElements else { throw .bufferTooSmall(count: maskCount, required: maskElements) }
+        let required = try outputCount(imageWidth: imageWidth, imageHeight: imageHeight)
+        guard available >= required else { throw .bufferTooSmall(count: available, required: required) }
+        let magnitude = WarpPlan.maxROIMagnitude
+        guard roi.isValid, abs(roi.centerX) <= magnitude, abs(roi.centerY) <= magnitude,
+              roi.width <= magnitude, roi.height <= magnitude else {
+            throw .invalidROI(roi)
+        }
+
+        // MediaPipe's ROI matrix (float32) and the inverse of its 2-D affine part (float32).
+        let m = ROIGeometry.roiMatrix(centerX: Float(roi.centerX), centerY: Float(roi.centerY),
+                                      width: Float(roi.width), height: Float(roi.height),
+                                      rotation: Float(roi.rotation), imageWidth: imageWidth, imageHeight: imageHeight)
+        let determinant = m[0] * m[5] - m[1] * m[4]
+        guard determinant != 0, determinant.isFinite else { throw .invalidROI(roi) }
+        let i00 = m[5] / determinant, i01 = -m[1] / determinant, i03 = (m[1] * m[7] - m[5] * m[3]) / determinant
+        let i10 = -m[4] / determinant, i11 = m[0] / determinant, i13 = (m[4] * m[3] - m[0] * m[7]) / determinant
+
+        // Absolute coordinates: scale(mask size) · M⁻¹ · scale(1 / image size), in float32.
+        let maskW = Float(maskWidth), maskH = Float(maskHeight)
+        let inverseWidth = 1 / Float(imageWidth), inverseHeight = 1 / Float(imageHeight)
+        let coefficients: [Float] = [
+            maskW * i00 * inverseWidth, maskW * i01 * inverseHeight, maskW * i03,
+            maskH * i10 * inverseWidth, maskH * i11 * inverseHeight, maskH * i13,
+        ]
+        guard coefficients.allSatisfy(\.isFinite) else { throw .invalidROI(roi) }
+        return InverseMap(a0: Double(coefficients[0]), a1: Double(coefficients[1]), a2: Double(coefficients[2]),
+                          b0: Double(coefficients[3]), b1: Double(coefficients[4]), b2: Double(coefficients[5]))
+    }
+
+    /// Bilinear sample at a position given in 1/32 mask pixel, `BORDER_ZERO`.
+    @inline(__always)
+    private static func sample(_ mask: UnsafePointer<Float>, width: Int, height: Int, sampleX: Int, sampleY: Int) -> Float {
+        let tapX = sampleX >> 5, tapY = sampleY >> 5
+        let alpha = Float(sampleX & 31) * (1 / 32), beta = Float(sampleY & 31) * (1 / 32)
+        let w0 = (1 - beta) * (1 - alpha), w1 = (1 - beta) * alpha, w2 = beta * (1 - alpha), w3 = beta * alpha
+        if tapX >= 0, tapX < width - 1, tapY >= 0, tapY < height - 1 {
+            let top = mask + tapY * width + tapX
+            let bottom = top + width
+            return top[0] * w0 + top[1] * w1 + bottom[0] * w2 + bottom[1] * w3
+        }
+        if tapX >= width || tapX + 1 < 0 || tapY >= height || tapY + 1 < 0 { return 0 }
+        func tap(_ x: Int, _ y: Int) -> Float {
+            x >= 0 && x < width && y >= 0 && y < height ? mask[y * width + x] : 0
+        }
+        return tap(tapX, tapY) * w0 + tap(tapX + 1, tapY) * w1 + tap(tapX, tapY + 1) * w2 + tap(tapX + 1, tapY + 1) * w3
+    }
+}

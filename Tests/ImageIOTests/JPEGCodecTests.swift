@@ -1,0 +1,74 @@
+import Testing
+@testable import ImageIO
+
+/// A smooth RGB test pattern (gradients), which JPEG reproduces closely.
+func gradientImage(width: Int, height: Int) throws -> RGBImage {
+    var pixels = [UInt8]()
+    pixels.reserveCapacity(width * height * 3)
+    for y in 0..<height {
+        for x in 0..<width {
+            pixels.append(UInt8(x * 255 / max(width - 1, 1)))
+            pixels.append(UInt8(y * 255 / max(height - 1, 1)))
+            pixels.append(UInt8((x + y) * 255 / max(width + height - 2, 1)))
+        }
+    }
+    return try RGBImage(width: width, height: height, pixels: pixels)
+}
+
+@Suite struct JPEGCodecTests {
+    @Test(arguments: [(1, 1), (8, 8), (33, 17), (64, 48)])
+    func roundTripIsClose(size: (width: Int, height: Int)) throws {
+        let original = try gradientImage(width: size.width, height: size.height)
+        let encoded = try JPEGCodec.encode(original, quality: 100)
+        #expect(ImageFormat.sniff(encoded) == .jpeg)
+        let decoded = try JPEGCodec.decode(encoded)
+        #expect(decoded.width == size.width)
+        #expect(decoded.height == size.height)
+        let differences = zip(decoded.pixels, original.pixels).map { abs(Int($0) - Int($1)) }
+        let mean = Double(differences.reduce(0, +)) / Double(differences.count)
+        #expect(differences.max()! <= 6, "max abs difference \(differences.max()!)")
+        #expect(mean < 1.5, "mean abs difference \(mean)")
+    }
+
+    @Test func decodesThroughTheFormatAgnosticDecoderAndFromAFile() throws {
+        let original = try gradientImage(width: 20, height: 10)
+        let encoded = try JPEGCodec.encode(original, quality: 90)
+        let decoded = try ImageDecoder.decode(encoded)
+        #expect(decoded.format == .jpeg)
+        #expect(decoded.exifOrientation == nil)
+        #expect(decoded.image == (try JPEGCodec.decode(encoded)))
+
+        let path = "/tmp/landmarker-imageio-\(UInt32.random(in: 0...UInt32.max)).dat"
+        try FileBytes.writeAll(encoded, path: path)
+        #expect(try ImageDecoder.decode(contentsOfFile: path).image == decoded.image)
+        #expect(try JPEGCodec.decode(contentsOfFile: path) == decoded.image)
+    }
+
+    @Test func truncatedJPEGIsCorruptNotGrayPadded() throws {
+        let encoded = try JPEGCodec.encode(try gradientImage(width: 64, height: 64), quality: 90)
+        for cut in [3, 20, 200, encoded.count / 2, encoded.count - 2] {
+            let error = #expect(throws: ImageIOError.self) { try JPEGCodec.decode(Array(encoded.prefix(cut))) }
+            guard case .corruptData(.jpeg, let message)? = error else {
+                Issue.record("cut at \(cut): expected corruptData, got \(String(describing: error))")
+                continue
+            }
+            #expect(!message.isEmpty)
+        }
+    }
+
+    @Test func pixelCapIsCheckedFromTheHeader() throws {
+        let encoded = try JPEGCodec.encode(try gradientImage(width: 40, height: 30), quality: 80)
+        #expect(throws: ImageIOError.tooLarge(width: 40, height: 30, maxPixelCount: 1_199)) {
+            try JPEGCodec.decode(encoded, limits: DecodeLimits(maxPixelCount: 1_199))
+        }
+        #expect(throws: ImageIOError.encodedDataTooLarge(byteCount: encoded.count, limit: 10)) {
+            try JPEGCodec.decode(encoded, limits: DecodeLimits(maxEncodedByteCount: 10))
+        }
+    }
+
+    @Test func encoderValidatesItsArguments() throws {
+        let image = try gradientImage(width: 4, height: 4)
+        #expect(throws: ImageIOError.self) { try JPEGCodec.encode(image, quality: 0) }
+        #expect(throws: ImageIOError.self) { try JPEGCodec.encode(image, quality: 101) }
+    }
+}
