@@ -135,6 +135,46 @@ struct DecodingTests {
         #expect(model.subgraphs[0].operators[3].inputs == [0, 1, -1])
     }
 
+    /// The base model with tensor 5 replaced by a `[4, 4]` tensor stored as 1x2 blocks:
+    /// dimension 1 is split into 2 blocks of 2 (block_map [1]); rows 0 and 2 hold block 1,
+    /// row 3 holds blocks 0 and 1, row 1 is empty: 4 blocks of 2 values.
+    static func blockSparseModel(blockSize: Int32 = 2, indices: [UInt8] = [1, 1, 0, 1]) -> TestModel {
+        var model = TestModel.valid
+        model.subgraphs[0].tensors[5] = .init(
+            name: "block sparse", type: 0, shape: [4, 4], buffer: 3,
+            sparsity: .init(
+                traversalOrder: [0, 1, 2], blockMap: [1],
+                dimensions: [
+                    .init(format: 0, denseSize: 4),
+                    .init(format: 1, segments: .int32([0, 1, 1, 2, 4]), indices: .uint8(indices)),
+                    .init(format: 0, denseSize: blockSize),
+                ]))
+        model.subgraphs[0].tensors[6].shape = [4, 4]
+        model.buffers[3].data = TestModel.float32Bytes((0..<8).map(Float.init))
+        return model
+    }
+
+    @Test("a block-sparse tensor counts its values per block")
+    func blockSparse() throws {
+        let model = try TFLiteModel(bytes: ModelBytes(bytes: Self.blockSparseModel().encode().bytes))
+        let sparsity = try #require(model.subgraphs[0].tensors[5].sparsity)
+        #expect(sparsity.blockMap == [1])
+        #expect(sparsity.valueCount == 8)
+        #expect(sparsity.dimensionMetadata.map(\.arrayIndices) == [[], [1, 1, 0, 1], []])
+    }
+
+    @Test("block-sparse inconsistencies are rejected")
+    func blockSparseErrors() {
+        // A block of 3 does not divide the dimension of 4.
+        let uneven = expectModelError(Self.blockSparseModel(blockSize: 3).encode().bytes)
+        #expect(uneven?.caseName == "invalidSparsity")
+        #expect(uneven?.description.contains("dividing dimension 1 (4)") == true, "\(String(describing: uneven))")
+        // With blocks of 2, dimension 1 has 2 blocks: block index 2 is out of range.
+        let outside = expectModelError(Self.blockSparseModel(indices: [1, 2, 0, 1]).encode().bytes)
+        #expect(outside?.caseName == "invalidSparsity")
+        #expect(outside?.description.contains("array_indices[1] is 2, outside 0..<2") == true, "\(String(describing: outside))")
+    }
+
     @Test("an external buffer (offset/size form) reads bytes past the flatbuffer")
     func externalBuffer() throws {
         let payload = TestModel.float32Bytes([4, 5, 6, 7])
