@@ -1,12 +1,11 @@
 // A small description language for flatbuffer tables, read by `Verifier`.
 
 /// How one field of a table is stored.
-@usableFromInline
 enum FieldKind: Sendable {
     /// An inline scalar of `size` bytes (bool, integers, floats).
     case scalar(size: Int)
-    /// An inline signed integer enum of `size` bytes whose value must lie in `valid`.
-    case enumeration(size: Int, name: String, valid: ClosedRange<Int64>)
+    /// An inline `byte` enum whose value must lie in `valid`.
+    case enumeration(name: String, valid: ClosedRange<Int8>)
     /// An offset to a zero-terminated string (decoded, so its bytes count toward the budget).
     case string
     /// An offset to a vector of scalars. `decoded` vectors are copied into Swift arrays and
@@ -26,14 +25,14 @@ enum FieldKind: Sendable {
     /// Bytes the field occupies inside the table.
     var inlineSize: Int {
         switch self {
-        case let .scalar(size), let .enumeration(size, _, _): return size
+        case let .scalar(size): return size
+        case .enumeration: return 1
         case .string, .scalarVector, .table, .tableVector, .unionValue: return 4
         }
     }
 }
 
 /// One field of a table: its id (vtable slot), its schema name and its layout.
-@usableFromInline
 struct FieldSchema: Sendable {
     let id: Int
     let name: String
@@ -48,7 +47,6 @@ struct FieldSchema: Sendable {
 
 /// The fields of one table type that the verifier checks. Fields not listed are ignored
 /// (a newer schema may add them).
-@usableFromInline
 final class TableSchema: Sendable {
     let name: String
     let fields: [FieldSchema]

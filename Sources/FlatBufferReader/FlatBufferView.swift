@@ -12,7 +12,6 @@
 #endif
 
 /// A read-only view of one flatbuffer's bytes with bounds-checked accessors.
-@usableFromInline
 struct FlatBufferView {
     let bytes: UnsafeRawBufferPointer
 
@@ -130,7 +129,6 @@ struct FlatBufferView {
 
 /// A flatbuffer table: the position of its `soffset` and its vtable, checked to lie inside
 /// the buffer by `FlatBufferView.table(at:what:)`.
-@usableFromInline
 struct TableView {
     /// Position of the table (its `soffset` field); fields are relative to it.
     let position: Int
@@ -163,7 +161,6 @@ struct TableView {
 }
 
 /// A flatbuffer vector: where its elements start, how many there are and their size.
-@usableFromInline
 struct VectorView {
     /// Position of the first element (just after the 32-bit length).
     let start: Int

@@ -75,8 +75,8 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .emptyFile(path):
             return "'\(path)' is empty"
         case let .tooLarge(path, size, limit):
-            let subject = path.map { "'\($0)'" } ?? "the model bytes"
-            return "\(subject) has \(size) bytes, more than the limit of \(limit) bytes"
+            let subject = path.map { "'\($0)'" } ?? "the model"
+            return "\(subject) is \(size) bytes, more than the limit of \(limit) bytes"
         case let .truncated(size, minimum):
             return "model is truncated: \(size) bytes, at least \(minimum) needed"
         case let .badIdentifier(found):

@@ -28,6 +28,9 @@ enum ModelValidator {
         let tensorCount = subgraph.tensors.count
 
         func checkTensorIndex(_ index: Int, _ what: @autoclosure () -> String) throws {
+            guard index != -1 else {
+                throw ModelError.graph(what: "\(what()) is -1 (absent); only operator inputs may be absent")
+            }
             guard index >= 0, index < tensorCount else {
                 throw ModelError.invalidIndex(
                     what: what(), noun: "tensor", index: index, count: tensorCount, container: "the subgraph")

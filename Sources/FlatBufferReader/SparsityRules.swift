@@ -30,8 +30,8 @@ enum SparsityRules {
         for (level, entry) in traversalOrder.enumerated() {
             let dimension = Int(entry)
             guard dimension >= 0, dimension < levels, !seen[dimension], (level < rank) == (dimension < rank) else {
-                throw fail(
-                    "traversal_order \(ShapeRules.describe(traversalOrder)) is not a permutation of 0..<\(rank) followed by one of \(rank)..<\(levels)")
+                let blocks = blockCount == 0 ? "" : " followed by one of \(rank)..<\(levels)"
+                throw fail("traversal_order \(ShapeRules.describe(traversalOrder)) is not a permutation of 0..<\(rank)\(blocks)")
             }
             seen[dimension] = true
         }

@@ -100,9 +100,9 @@ enum TFLiteSchema {
     private static let int32Vector = FieldKind.scalarVector(elementSize: 4, decoded: true)
     private static let byteVector = FieldKind.scalarVector(elementSize: 1, decoded: false)
     private static let float32Vector = FieldKind.scalarVector(elementSize: 4, decoded: false)
-    private static let tensorType = FieldKind.enumeration(size: 1, name: "TensorType", valid: 0...17)
-    private static let padding = FieldKind.enumeration(size: 1, name: "Padding", valid: 0...1)
-    private static let activation = FieldKind.enumeration(size: 1, name: "ActivationFunctionType", valid: 0...5)
+    private static let tensorType = FieldKind.enumeration(name: "TensorType", valid: 0...17)
+    private static let padding = FieldKind.enumeration(name: "Padding", valid: 0...1)
+    private static let activation = FieldKind.enumeration(name: "ActivationFunctionType", valid: 0...5)
 
     static let model = TableSchema("Model", [
         FieldSchema(ModelField.version, "version", int32),
@@ -163,7 +163,7 @@ enum TFLiteSchema {
     ])
 
     static let dimensionMetadata = TableSchema("DimensionMetadata", [
-        FieldSchema(DimensionMetadataField.format, "format", .enumeration(size: 1, name: "DimensionType", valid: 0...1)),
+        FieldSchema(DimensionMetadataField.format, "format", .enumeration(name: "DimensionType", valid: 0...1)),
         FieldSchema(DimensionMetadataField.denseSize, "dense_size", int32),
         FieldSchema(DimensionMetadataField.arraySegmentsType, "array_segments_type", int8),
         FieldSchema(DimensionMetadataField.arraySegments, "array_segments", sparseIndexVector(DimensionMetadataField.arraySegmentsType)),
@@ -201,7 +201,7 @@ enum TFLiteSchema {
         FieldSchema(OperatorField.customOptions, "custom_options", byteVector),
         FieldSchema(
             OperatorField.customOptionsFormat, "custom_options_format",
-            .enumeration(size: 1, name: "CustomOptionsFormat", valid: 0...0)),
+            .enumeration(name: "CustomOptionsFormat", valid: 0...0)),
         FieldSchema(OperatorField.mutatingVariableInputs, "mutating_variable_inputs", byteVector),
         FieldSchema(OperatorField.intermediates, "intermediates", int32Vector),
     ])
@@ -248,7 +248,7 @@ enum TFLiteSchema {
             FieldSchema(OptionsField.FullyConnected.activation, "fused_activation_function", activation),
             FieldSchema(
                 OptionsField.FullyConnected.weightsFormat, "weights_format",
-                .enumeration(size: 1, name: "FullyConnectedOptionsWeightsFormat", valid: 0...1)),
+                .enumeration(name: "FullyConnectedOptionsWeightsFormat", valid: 0...1)),
             FieldSchema(OptionsField.FullyConnected.keepNumDims, "keep_num_dims", bool),
             FieldSchema(OptionsField.FullyConnected.asymmetricQuantizeInputs, "asymmetric_quantize_inputs", bool),
             FieldSchema(OptionsField.FullyConnected.quantizedBiasType, "quantized_bias_type", tensorType),

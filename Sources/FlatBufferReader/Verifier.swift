@@ -128,15 +128,11 @@ struct Verifier {
         switch field.kind {
         case .scalar:
             return
-        case let .enumeration(size, name, valid):
-            let value: Int64
-            switch size {
-            case 1: value = Int64(view.load(Int8.self, at: position) ?? 0)
-            case 4: value = Int64(view.load(Int32.self, at: position) ?? 0)
-            default: preconditionFailure("enum of \(size) bytes is not described by the schema")
-            }
+        case let .enumeration(name, valid):
+            // The field lies inside the table's inline bytes, checked above to be in the buffer.
+            let value = view.load(Int8.self, at: position) ?? 0
             guard valid.contains(value) else {
-                throw ModelError.invalidEnum(what: "\(location) (\(name))", value: value)
+                throw ModelError.invalidEnum(what: "\(location) (\(name))", value: Int64(value))
             }
         case .string:
             let target = try offsetTarget(at: position)
