@@ -1,0 +1,39 @@
+/// Options shared by every task: where its model asset comes from.
+///
+/// A landmarker's model asset is a `.task` bundle: a zip archive of *stored* (uncompressed)
+/// `.tflite` members (see `LandmarkerBundleKind` for the member names). Set exactly one of
+/// the two properties.
+public final class BaseOptions {
+    /// Absolute or working-directory-relative path of the `.task` bundle on disk.
+    public var modelAssetPath: String?
+
+    /// The bytes of a `.task` bundle already in memory, for example embedded in the
+    /// application or downloaded. Use this instead of `modelAssetPath` when there is no file.
+    public var modelAssetBuffer: [UInt8]?
+
+    public init() {}
+
+    /// The single model source these options name.
+    ///
+    /// An empty path or an empty buffer counts as unset.
+    /// - Throws: `TaskError.missingModelAsset` when neither property is set,
+    ///   `TaskError.conflictingModelAssets` when both are.
+    package func validatedModelAsset() throws(TaskError) -> ModelAssetSource {
+        let path = modelAssetPath.flatMap { $0.isEmpty ? nil : $0 }
+        let buffer = modelAssetBuffer.flatMap { $0.isEmpty ? nil : $0 }
+        switch (path, buffer) {
+        case (nil, nil): throw .missingModelAsset
+        case (.some, .some): throw .conflictingModelAssets
+        case (.some(let path), nil): return .path(path)
+        case (nil, .some(let buffer)): return .buffer(buffer)
+        }
+    }
+}
+
+/// Where a model asset bundle is read from.
+public enum ModelAssetSource: Sendable, Equatable {
+    /// A `.task` file on disk.
+    case path(String)
+    /// The bytes of a `.task` file.
+    case buffer([UInt8])
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// A `.task` model asset bundle: a stored-entry zip archive of `.tflite` models, read from a
+/// file or from memory. Models are returned as bytes; nothing is unpacked to disk.
+public struct ModelAssetBundle: Sendable {
+    private let archive: StoredZipArchive
+
+    /// Reads and validates the bundle that `source` names.
+    ///
+    /// - Throws: `ModelAssetError.unreadableFile` when a path cannot be read,
+    ///   `ModelAssetError.invalidBundle` when the bytes are not a valid stored-entry zip archive.
+    public init(source: ModelAssetSource) throws(ModelAssetError) {
+        let bytes: [UInt8]
+        switch source {
+        case .buffer(let buffer):
+            bytes = buffer
+        case .path(let path):
+            do {
+                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            } catch {
+                throw .unreadableFile(path: path, reason: error.localizedDescription)
+            }
+        }
+        do {
+            archive = try StoredZipArchive(bytes: bytes)
+        } catch {
+            throw .invalidBundle(error)
+        }
+    }
+
+    /// The names of the bundle's members, in archive order.
+    public var modelNames: [String] { archive.entries.map(\.name) }
+
+    /// The bytes of the member named `name`.
+    ///
+    /// - Throws: `ModelAssetError.missingModel` listing the members present, or
+    ///   `ModelAssetError.invalidBundle` when the member fails its CRC-32 check.
+    public func model(named name: String) throws(ModelAssetError) -> [UInt8] {
+        guard let entry = archive.entry(named: name) else {
+            throw .missingModel(name: name, available: modelNames)
+        }
+        do {
+            return try archive.contents(of: entry)
+        } catch {
+            throw .invalidBundle(error)
+        }
+    }
+}
+
+/// Which landmarker a bundle is for, and the member names that landmarker reads from it.
+public enum LandmarkerBundleKind: Sendable, CaseIterable {
+    /// `pose_landmarker*.task`: `pose_detector.tflite` + `pose_landmarks_detector.tflite`.
+    case poseLandmarker
+    /// `hand_landmarker*.task`: `hand_detector.tflite` + `hand_landmarks_detector.tflite`.
+    case handLandmarker
+
+    /// The detector model's member name (pose detector or palm detector).
+    public var detectorModelName: String {
+        switch self {
+        case .poseLandmarker: "pose_detector.tflite"
+        case .handLandmarker: "hand_detector.tflite"
+        }
+    }
+
+    /// The landmark model's member name.
+    public var landmarksDetectorModelName: String {
+        switch self {
+        case .poseLandmarker: "pose_landmarks_detector.tflite"
+        case .handLandmarker: "hand_landmarks_detector.tflite"
+        }
+    }
+}
+
+/// The two `.tflite` models of a landmarker, as bytes. Other members of the bundle are ignored.
+public struct LandmarkerModels: Sendable, Equatable {
+    /// The detector (`pose_detector.tflite` or `hand_detector.tflite`).
+    public let detectorModel: [UInt8]
+    /// The landmark model (`pose_landmarks_detector.tflite` or `hand_landmarks_detector.tflite`).
+    public let landmarksDetectorModel: [UInt8]
+
+    /// Loads the bundle that `source` names and extracts the models `kind` needs.
+    ///
+    /// - Throws: `ModelAssetError`.
+    public init(kind: LandmarkerBundleKind, source: ModelAssetSource) throws(ModelAssetError) {
+        let bundle = try ModelAssetBundle(source: source)
+        detectorModel = try bundle.model(named: kind.detectorModelName)
+        landmarksDetectorModel = try bundle.model(named: kind.landmarksDetectorModelName)
+    }
+}

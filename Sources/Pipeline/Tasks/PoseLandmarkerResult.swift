@@ -1,0 +1,28 @@
+/// The poses found in one image or frame, mirroring the iOS `PoseLandmarkerResult`.
+///
+/// The arrays are indexed by pose, in the same order; each pose has 33 landmarks in
+/// `PoseLandmark` order. All arrays are empty when no pose was found.
+///
+/// JSON keys: `landmarks`, `worldLandmarks`, `segmentationMasks` (omitted when nil),
+/// `timestampInMilliseconds`.
+public struct PoseLandmarkerResult: Codable, Sendable, Equatable {
+    /// `[poses][33]`, normalized image coordinates.
+    public var landmarks: [[NormalizedLandmark]]
+    /// `[poses][33]`, metres around the hip midpoint.
+    public var worldLandmarks: [[Landmark]]
+    /// One full-image mask per pose (image width × height), or nil when
+    /// `shouldOutputSegmentationMasks` is false.
+    public var segmentationMasks: [Mask]?
+    /// The input's timestamp: the caller's in video and live-stream modes, synthetic in image mode.
+    public var timestampInMilliseconds: Int
+
+    public init(
+        landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]],
+        segmentationMasks: [Mask]?, timestampInMilliseconds: Int
+    ) {
+        self.landmarks = landmarks
+        self.worldLandmarks = worldLandmarks
+        self.segmentationMasks = segmentationMasks
+        self.timestampInMilliseconds = timestampInMilliseconds
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Errors of the task layer: invalid options, calls that do not fit the running mode, bad
+/// timestamps, and use after `close()`.
+///
+/// On iOS these are `NSError`s; here they are a Swift enum whose `description` is the message.
+public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// Neither `baseOptions.modelAssetPath` nor `baseOptions.modelAssetBuffer` is set.
+    case missingModelAsset
+    /// Both `baseOptions.modelAssetPath` and `baseOptions.modelAssetBuffer` are set.
+    case conflictingModelAssets
+    /// A confidence option (named by `option`) is outside [0, 1] or is NaN.
+    case confidenceOutOfRange(option: String, value: Float)
+    /// A count option (named by `option`) is outside `allowed`.
+    case countOutOfRange(option: String, value: Int, allowed: ClosedRange<Int>)
+    /// The live-stream running mode was chosen but the delegate option (named by `option`) is unset.
+    case missingLiveStreamDelegate(option: String)
+    /// The delegate option (named by `option`) is set in a mode that never calls it.
+    case unexpectedLiveStreamDelegate(option: String, runningMode: RunningMode)
+    /// A call meant for the `required` running mode reached a task created in `current` mode.
+    case runningModeMismatch(required: RunningMode, current: RunningMode)
+    /// A video or live-stream timestamp (ms) was not strictly greater than the previous one.
+    case nonMonotonicTimestamp(previous: Int, received: Int)
+    /// A timestamp (ms) too large in magnitude to be expressed in microseconds as an `Int`.
+    case timestampOutOfRange(Int)
+    /// The task was used after `close()`.
+    case closed
+
+    public var description: String {
+        switch self {
+        case .missingModelAsset:
+            return "No model asset: set baseOptions.modelAssetPath or baseOptions.modelAssetBuffer "
+                + "(an empty value counts as unset)."
+        case .conflictingModelAssets:
+            return "Both baseOptions.modelAssetPath and baseOptions.modelAssetBuffer are set; set exactly one."
+        case .confidenceOutOfRange(let option, let value):
+            return "\(option) must be in [0.0, 1.0], got \(value)."
+        case .countOutOfRange(let option, let value, let allowed):
+            return "\(option) must be in \(allowed.lowerBound)...\(allowed.upperBound), got \(value)."
+        case .missingLiveStreamDelegate(let option):
+            return "The live stream running mode requires \(option) to be set."
+        case .unexpectedLiveStreamDelegate(let option, let runningMode):
+            return "\(option) must not be set in the \(runningMode) running mode; "
+                + "it is used only in the live stream mode."
+        case .runningModeMismatch(let required, let current):
+            return "This call is only valid in the \(required) running mode, "
+                + "but the task was created in the \(current) running mode."
+        case .nonMonotonicTimestamp(let previous, let received):
+            return "Input timestamp must be monotonically increasing. "
+                + "Received \(received) ms after \(previous) ms."
+        case .timestampOutOfRange(let value):
+            return "Timestamp \(value) ms is out of range: its magnitude must be at most "
+                + "\(Int.max / 1000) ms."
+        case .closed:
+            return "The task has been closed; create a new one."
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

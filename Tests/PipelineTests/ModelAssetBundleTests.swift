@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+@testable import Pipeline
+
+@Suite("Model asset bundles")
+struct ModelAssetBundleTests {
+    /// The package root, three levels above this file (Tests/PipelineTests/<file>).
+    private static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    private static func bundle(_ entries: [(String, [UInt8])]) throws -> [UInt8] {
+        var writer = StoredZipWriter()
+        for (name, contents) in entries { try writer.addEntry(named: name, contents: contents) }
+        return try writer.finish()
+    }
+
+    /// A temporary file holding `bytes`, removed by the caller.
+    private static func temporaryFile(_ bytes: [UInt8]) throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("model-asset-\(UUID().uuidString).task")
+        try Data(bytes).write(to: url)
+        return url
+    }
+
+    @Test("member names of the two landmarker bundles")
+    func memberNames() {
+        #expect(LandmarkerBundleKind.poseLandmarker.detectorModelName == "pose_detector.tflite")
+        #expect(LandmarkerBundleKind.poseLandmarker.landmarksDetectorModelName == "pose_landmarks_detector.tflite")
+        #expect(LandmarkerBundleKind.handLandmarker.detectorModelName == "hand_detector.tflite")
+        #expect(LandmarkerBundleKind.handLandmarker.landmarksDetectorModelName == "hand_landmarks_detector.tflite")
+    }
+
+    @Test("models come out of a bundle in memory, extra members ignored")
+    func fromBuffer() throws {
+        let bytes = try Self.bundle([
+            ("metadata.json", Array("{}".utf8)),
+            ("hand_landmarks_detector.tflite", [4, 5, 6]),
+            ("hand_detector.tflite", [1, 2, 3]),
+        ])
+        let models = try LandmarkerModels(kind: .handLandmarker, source: .buffer(bytes))
+        #expect(models.detectorModel == [1, 2, 3])
+        #expect(models.landmarksDetectorModel == [4, 5, 6])
+        #expect(try ModelAssetBundle(source: .buffer(bytes)).modelNames
+            == ["metadata.json", "hand_landmarks_detector.tflite", "hand_detector.tflite"])
+    }
+
+    @Test("models come out of a bundle file")
+    func fromPath() throws {
+        let url = try Self.temporaryFile(try Self.bundle([
+            ("pose_detector.tflite", [7]), ("pose_landmarks_detector.tflite", [8, 9]),
+        ]))
+        defer { try? FileManager.default.removeItem(at: url) }
+        let models = try LandmarkerModels(kind: .poseLandmarker, source: .path(url.path))
+        #expect(models.detectorModel == [7])
+        #expect(models.landmarksDetectorModel == [8, 9])
+    }
+
+    @Test("a bundle for the other landmarker lacks the models")
+    func missingModel() throws {
+        let bytes = try Self.bundle([("pose_detector.tflite", [7]), ("pose_landmarks_detector.tflite", [8])])
+        #expect(throws: ModelAssetError.missingModel(
+            name: "hand_detector.tflite",
+            available: ["pose_detector.tflite", "pose_landmarks_detector.tflite"])) {
+            try LandmarkerModels(kind: .handLandmarker, source: .buffer(bytes))
+        }
+    }
+
+    @Test("unreadable files and invalid bundles")
+    func failures() throws {
+        let missingPath = "/nonexistent-\(UUID().uuidString)/pose_landmarker.task"
+        do {
+            _ = try ModelAssetBundle(source: .path(missingPath))
+            Issue.record("reading \(missingPath) succeeded")
+        } catch {
+            guard case .unreadableFile(let path, let reason) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(path == missingPath)
+            #expect(!reason.isEmpty)
+            #expect(error.description.contains(missingPath))
+        }
+
+        let tflite = try Self.temporaryFile([0x1C, 0, 0, 0, 0x54, 0x46, 0x4C, 0x33])
+        defer { try? FileManager.default.removeItem(at: tflite) }
+        #expect(throws: ModelAssetError.invalidBundle(.endOfCentralDirectoryNotFound)) {
+            try ModelAssetBundle(source: .path(tflite.path))
+        }
+
+        var corrupt = try Self.bundle([("hand_detector.tflite", [1, 2, 3]), ("hand_landmarks_detector.tflite", [4])])
+        corrupt[30 + "hand_detector.tflite".utf8.count] = 9
+        #expect(throws: ModelAssetError.invalidBundle(.checksumMismatch(
+            name: "hand_detector.tflite", expected: CRC32.checksum([1, 2, 3]), actual: CRC32.checksum([9, 2, 3])))) {
+            try LandmarkerModels(kind: .handLandmarker, source: .buffer(corrupt))
+        }
+    }
+
+    @Test("bundles of the real models round-trip byte for byte")
+    func realModels() throws {
+        let models = Self.packageRoot.appendingPathComponent("models")
+        func load(_ name: String) throws -> [UInt8] {
+            let url = models.appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                Issue.record("Missing model file \(url.path): run models/fetch_models.sh")
+                throw CocoaError(.fileNoSuchFile)
+            }
+            return [UInt8](data)
+        }
+        let cases: [(LandmarkerBundleKind, String, String)] = [
+            (.poseLandmarker, "pose_detection.tflite", "pose_landmark_full.tflite"),
+            (.handLandmarker, "palm_detection_full.tflite", "hand_landmark_full.tflite"),
+        ]
+        for (kind, detectorFile, landmarksFile) in cases {
+            let detector = try load(detectorFile)
+            let landmarks = try load(landmarksFile)
+            let url = try Self.temporaryFile(try Self.bundle([
+                (kind.detectorModelName, detector), (kind.landmarksDetectorModelName, landmarks),
+            ]))
+            defer { try? FileManager.default.removeItem(at: url) }
+            let loaded = try LandmarkerModels(kind: kind, source: .path(url.path))
+            #expect(loaded.detectorModel == detector)
+            #expect(loaded.landmarksDetectorModel == landmarks)
+        }
+    }
+}
