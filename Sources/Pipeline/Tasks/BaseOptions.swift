@@ -1,3 +1,5 @@
+import Foundation
+
 /// Options shared by every task: where its model asset comes from.
 ///
 /// A landmarker's model asset is a `.task` bundle: a zip archive of *stored* (uncompressed)
@@ -11,7 +13,22 @@ public final class BaseOptions {
     /// application or downloaded. Use this instead of `modelAssetPath` when there is no file.
     public var modelAssetBuffer: [UInt8]?
 
+    /// Threads the model kernels split their work over (Linux addition; iOS picks its own).
+    /// Results are bit-identical for every value. Default: the number of active cores, at most 8.
+    public var numThreads: Int = min(8, max(1, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// The most threads `numThreads` may ask for.
+    public static let maximumNumThreads = 256
+
     public init() {}
+
+    /// `numThreads`, checked to be in `1...maximumNumThreads`.
+    package func validatedThreadCount() throws(TaskError) -> Int {
+        guard (1...Self.maximumNumThreads).contains(numThreads) else {
+            throw .countOutOfRange(option: "baseOptions.numThreads", value: numThreads, allowed: 1...Self.maximumNumThreads)
+        }
+        return numThreads
+    }
 
     /// The single model source these options name.
     ///

@@ -25,6 +25,8 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible, Loca
     case timestampOutOfRange(Int)
     /// The task was used after `close()`.
     case closed
+    /// A model asset could not be read or is not the model the task needs.
+    case invalidModel(String)
 
     public var description: String {
         switch self {
@@ -53,6 +55,8 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible, Loca
                 + "\(Int.max / 1000) ms."
         case .closed:
             return "The task has been closed; create a new one."
+        case .invalidModel(let message):
+            return "Invalid model: \(message)"
         }
     }
 

@@ -1,0 +1,206 @@
+import Foundation
+import ImageIO
+import Runtime
+
+/// One frame's work of the Tasks-flavour pose landmarker (PIPELINE.md §3):
+/// detector when tracking does not cover `numPoses` people, one landmark-model
+/// run per ROI, presence gate, heatmap refinement, projection, world
+/// landmarks, segmentation mask, smoothing and next-frame ROIs.
+///
+/// Holds mutable tracking state and the interpreters' tensor memory: one
+/// graph serves one caller at a time (the task runner serialises calls).
+final class PoseGraph {
+    /// What the graph needs from the task options.
+    struct Configuration {
+        var numPoses: Int
+        var minDetectionConfidence: Float
+        var minPresenceConfidence: Float
+        var minTrackingConfidence: Float
+        var outputSegmentationMasks: Bool
+        /// Video and live-stream modes: track and smooth across frames.
+        var streamMode: Bool
+    }
+
+    /// One detected person, in the coordinates of the upright image.
+    struct Pose {
+        /// 33 landmarks, normalized to the image.
+        var landmarks: [RawLandmark]
+        /// 33 world landmarks, metres, origin between the hips.
+        var worldLandmarks: [RawWorldLandmark]
+        /// `[height, width]` of the image, row-major, in [0, 1]; nil unless masks were asked for.
+        var mask: [Float]?
+    }
+
+    static let detectorInputSize = 224
+    static let landmarkInputSize = 256
+    static let heatmapSize = 64
+
+    let configuration: Configuration
+    private let detector: Interpreter
+    private let landmarkModel: Interpreter
+    private let decoder: DetectionDecoder
+    private let suppression = WeightedNonMaxSuppression.poseDetector
+
+    /// Next-frame ROIs from the previous frame (stream mode only).
+    private var trackedROIs: [NormalizedRect] = []
+    private var landmarkSmoother = LandmarksSmoother(parameters: .poseLandmarks)
+    private var worldSmoother = LandmarksSmoother(parameters: .poseWorldLandmarks)
+    private var visibilitySmoother = VisibilitySmoother(alpha: 0.1)
+    private var worldVisibilitySmoother = VisibilitySmoother(alpha: 0.1)
+    /// How many times the detector ran (for tests and profiling).
+    private(set) var detectorRuns = 0
+
+    /// - Parameters:
+    ///   - detector: `pose_detection.tflite`: input `[1, 224, 224, 3]` in [-1, 1]; outputs
+    ///     `[1, 2254, 12]` box/keypoint regressions and `[1, 2254, 1]` score logits.
+    ///   - landmarkModel: `pose_landmark_full.tflite`: input `[1, 256, 256, 3]` in [0, 1];
+    ///     outputs landmarks `[1, 195]`, flag `[1, 1]`, segmentation `[1, 256, 256, 1]`,
+    ///     heatmap `[1, 64, 64, 39]`, world `[1, 117]`.
+    init(detector: Interpreter, landmarkModel: Interpreter, configuration: Configuration) throws {
+        try Self.require(detector, inputs: [[1, 224, 224, 3]], outputs: [[1, 2254, 12], [1, 2254, 1]], role: "pose detector")
+        try Self.require(
+            landmarkModel, inputs: [[1, 256, 256, 3]],
+            outputs: [[1, 195], [1, 1], [1, 256, 256, 1], [1, 64, 64, 39], [1, 117]], role: "pose landmark model")
+        self.detector = detector
+        self.landmarkModel = landmarkModel
+        self.configuration = configuration
+        self.decoder = DetectionDecoder.poseDetector(minScoreThreshold: configuration.minDetectionConfidence)
+    }
+
+    /// Checks that a model has the tensor shapes this graph reads.
+    static func require(_ model: Interpreter, inputs: [[Int]], outputs: [[Int]], role: String) throws {
+        let actualInputs = model.inputs.map(\.shape.dimensions)
+        let actualOutputs = model.outputs.map(\.shape.dimensions)
+        guard actualInputs == inputs, actualOutputs == outputs else {
+            throw TaskError.invalidModel(
+                "the \(role) must have inputs \(inputs) and outputs \(outputs); this one has inputs \(actualInputs) and outputs \(actualOutputs)")
+        }
+    }
+
+    /// Forgets tracking and smoothing state.
+    func reset() {
+        trackedROIs = []
+        landmarkSmoother.reset()
+        worldSmoother.reset()
+    }
+
+    /// Processes one upright RGB image.
+    /// - Parameter timestampMicroseconds: the frame time (stream mode smoothing).
+    func process(_ image: RGBImage, timestampMicroseconds: Int64) throws -> [Pose] {
+        let width = image.width, height = image.height
+        var rois = configuration.streamMode ? trackedROIs : []
+        if rois.count < configuration.numPoses {
+            let detected = try detectROIs(in: image)
+            rois = configuration.streamMode
+                ? RectAssociation.laterWins([rois, detected], iouThreshold: configuration.minTrackingConfidence)
+                : detected
+        }
+        rois = Array(rois.prefix(configuration.numPoses))
+
+        var poses: [Pose] = []
+        var nextROIs: [NormalizedRect] = []
+        for roi in rois {
+            guard let (pose, auxiliary) = try landmarks(in: image, roi: roi) else { continue }
+            poses.append(pose)
+            nextROIs.append(try PoseTrackingRect.nextFrameROI(auxiliary: auxiliary, imageWidth: width, imageHeight: height))
+        }
+
+        if configuration.streamMode {
+            trackedROIs = nextROIs
+            if configuration.numPoses == 1 {
+                try smooth(&poses, objectScaleRect: nextROIs.first, width: width, height: height,
+                           timestampMicroseconds: timestampMicroseconds)
+            }
+        }
+        return poses
+    }
+
+    /// Runs the detector on the whole image and returns one ROI per detection
+    /// surviving NMS, in descending score.
+    private func detectROIs(in image: RGBImage) throws -> [NormalizedRect] {
+        detectorRuns += 1
+        let options = ImageToTensor.Options(
+            outputWidth: Self.detectorInputSize, outputHeight: Self.detectorInputSize,
+            rangeMin: -1, rangeMax: 1, keepAspectRatio: true, borderMode: .zero)
+        let transform = try detector.withInputBuffer(at: 0) { buffer in
+            try ImageToTensor.convert(
+                image, roi: .fullImage(width: image.width, height: image.height), options: options, into: buffer)
+        }
+        detector.invoke()
+        let detections = try detector.withOutputBuffer(at: 0) { boxes in
+            try detector.withOutputBuffer(at: 1) { scores in
+                try decoder.decode(boxes: boxes, scores: scores)
+            }
+        }
+        let padding = LetterboxPadding(
+            left: transform.padding.left, top: transform.padding.top,
+            right: transform.padding.right, bottom: transform.padding.bottom)
+        return try suppression.apply(detections).map { detection in
+            let unpadded = padding.removing(from: detection)
+            let rect = try DetectionToRect.poseDetector.rect(for: unpadded, imageWidth: image.width, imageHeight: image.height)
+            return RectTransformation.pose.apply(to: rect, imageWidth: image.width, imageHeight: image.height)
+        }
+    }
+
+    /// Runs the landmark model on one ROI. Returns nil when the presence gate fails.
+    private func landmarks(in image: RGBImage, roi: NormalizedRect) throws -> (Pose, auxiliary: [RawLandmark])? {
+        let width = image.width, height = image.height
+        let options = ImageToTensor.Options(
+            outputWidth: Self.landmarkInputSize, outputHeight: Self.landmarkInputSize,
+            rangeMin: 0, rangeMax: 1, keepAspectRatio: false, borderMode: .replicate)
+        let pixelROI = RotatedPixelRect(
+            normalizedXCenter: roi.xCenter, yCenter: roi.yCenter, width: roi.width, height: roi.height,
+            rotation: roi.rotation, imageWidth: width, imageHeight: height)
+        let transform = try landmarkModel.withInputBuffer(at: 0) { buffer in
+            try ImageToTensor.convert(image, roi: pixelROI, options: options, into: buffer)
+        }
+        landmarkModel.invoke()
+
+        let presence = try landmarkModel.withOutputBuffer(at: 1) { try PresenceGate(threshold: configuration.minPresenceConfidence).passes(flagTensor: $0) }
+        guard presence else { return nil }
+
+        var raw = try landmarkModel.withOutputBuffer(at: 0) { try LandmarkTensorLayout.pose.decodeLandmarks($0) }
+        try landmarkModel.withOutputBuffer(at: 3) { heatmap in
+            try HeatmapRefinement.pose.refine(
+                &raw, heatmap: heatmap, height: Self.heatmapSize, width: Self.heatmapSize, channels: 39)
+        }
+        let (poseLandmarks, auxiliary) = try PoseLandmarkSplit.split(raw)
+        var world = try landmarkModel.withOutputBuffer(at: 4) { try LandmarkTensorLayout.pose.decodeWorldLandmarks($0) }
+        world = Array(world.prefix(PoseLandmarkSplit.poseLandmarkCount))
+        world = LandmarkProjection.copyVisibilityAndPresence(from: poseLandmarks, to: world)
+        world = LandmarkProjection.rotate(world, by: roi.rotation)
+
+        var mask: [Float]?
+        if configuration.outputSegmentationMasks {
+            mask = try landmarkModel.withOutputBuffer(at: 2) { logits in
+                let probabilities = logits.map { 1 / (1 + exp(-$0)) }
+                return try SegmentationMaskWarp.toImage(
+                    probabilities, maskWidth: Self.landmarkInputSize, maskHeight: Self.landmarkInputSize,
+                    roi: transform.sampledROI, imageWidth: width, imageHeight: height)
+            }
+        }
+        let pose = Pose(
+            landmarks: LandmarkProjection.project(poseLandmarks, through: roi),
+            worldLandmarks: world, mask: mask)
+        return (pose, LandmarkProjection.project(auxiliary, through: roi))
+    }
+
+    /// Tasks smoothing for a single tracked pose (PIPELINE.md §3.6); a frame
+    /// without a pose resets the coordinate filters.
+    private func smooth(
+        _ poses: inout [Pose], objectScaleRect: NormalizedRect?, width: Int, height: Int,
+        timestampMicroseconds: Int64
+    ) throws {
+        guard var pose = poses.first else {
+            landmarkSmoother.reset()
+            worldSmoother.reset()
+            return
+        }
+        pose.landmarks = try landmarkSmoother.smooth(
+            visibilitySmoother.smooth(pose.landmarks), imageWidth: width, imageHeight: height,
+            timestampMicroseconds: timestampMicroseconds, objectScaleRect: objectScaleRect)
+        pose.worldLandmarks = try worldSmoother.smooth(
+            worldVisibilitySmoother.smooth(pose.worldLandmarks), timestampMicroseconds: timestampMicroseconds)
+        poses[0] = pose
+    }
+}
