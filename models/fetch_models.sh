@@ -70,4 +70,28 @@ PY
     say "$name.tflite ok"
   done
 fi
+# Task bundles: stored (uncompressed) zips under the member names the
+# landmarkers look up. Rebuilt only when missing or older than a member.
+bundle() {
+  local out="$dest/$1" detector="$dest/$2.tflite" landmarks="$dest/$3.tflite" detector_name="$4" landmarks_name="$5"
+  if [[ -f "$out" && "$out" -nt "$detector" && "$out" -nt "$landmarks" ]]; then
+    say "$1 present"
+    return
+  fi
+  say "assembling $1"
+  python3 - "$out" "$detector" "$detector_name" "$landmarks" "$landmarks_name" <<'PY'
+import sys, zipfile
+out, detector, detector_name, landmarks, landmarks_name = sys.argv[1:]
+with zipfile.ZipFile(out + ".part", "w", compression=zipfile.ZIP_STORED) as z:
+    for path, name in ((detector, detector_name), (landmarks, landmarks_name)):
+        info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+        info.external_attr = 0o644 << 16
+        with open(path, "rb") as f:
+            z.writestr(info, f.read())
+PY
+  mv "$out.part" "$out"
+}
+bundle pose_landmarker_full.task pose_detection pose_landmark_full pose_detector.tflite pose_landmarks_detector.tflite
+bundle hand_landmarker_full.task palm_detection_full hand_landmark_full hand_detector.tflite hand_landmarks_detector.tflite
+bundle hand_landmarker_lite.task palm_detection_lite hand_landmark_lite hand_detector.tflite hand_landmarks_detector.tflite
 say "all models in $dest"
