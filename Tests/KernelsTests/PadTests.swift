@@ -97,9 +97,6 @@ struct PadTests {
         Support.expectError("PAD", "(1, -1) of dimension 2 is negative") {
             try Pad.prepare(inputs: [input, Support.int32Constant([4, 2], [0, 0, 0, 0, 1, -1, 0, 0])])
         }
-        Support.expectError("PAD", "dimension 1 of [0, 9223372036854775807] overflows") {
-            try Pad.prepare(inputs: [Support.operand([0, Int.max]), Support.int32Constant([2, 2], [0, 0, 0, 1])])
-        }
         Support.expectError("PAD", "invalid") {
             try Pad.prepare(inputs: [
                 Support.operand([1 << 20, 1 << 10]), Support.int32Constant([2, 2], [0, (1 << 20) + 1, 0, 0]),
