@@ -1,0 +1,454 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads uncompressed video frames from a YUV4MPEG2 (`.y4m`) stream, one frame at a time.
+///
+/// The stream is read incrementally with `read(2)` into a 64 KiB buffer plus one reused frame
+/// buffer, so memory use is bounded by one frame whatever the stream's length; it can come from
+/// a file or from standard input (`ffmpeg -i in.mp4 -f yuv4mpegpipe - | tool -`).
+///
+/// Accepted streams: 8-bit planar Y'CbCr with colour space `C420jpeg`, `C420paldv`, `C420mpeg2`,
+/// `C420` (all 4:2:0; the chroma siting variants are treated alike), `C444` or `Cmono`; no `C`
+/// parameter means `420jpeg`, as the format specifies. Other colour spaces (`422`, `411`,
+/// `444alpha`, high bit depths) are rejected with ``Y4MError/unsupportedColourSpace(_:)``.
+/// Interlaced streams (`It`, `Ib`, `Im`) are returned as whole frames, fields not separated.
+/// `A` (pixel aspect) and `X` (extensions) are ignored, as are frame-line parameters.
+///
+/// Pixels are converted to RGB8 with ITU-R BT.601 limited ("TV") range coefficients — what
+/// `ffmpeg -f yuv4mpegpipe` writes by default (yuv420p, tv range, from RGB sources) — and
+/// 4:2:0 chroma is upsampled by nearest neighbour: the chroma sample at (x/2, y/2) is used
+/// for luma sample (x, y).
+///
+/// Not thread-safe: use one reader from one task at a time.
+public final class Y4MReader {
+    /// How the chroma planes of a frame are laid out.
+    public enum ChromaSampling: Sendable, Equatable {
+        /// Chroma planes of `⌈W/2⌉ × ⌈H/2⌉` samples (`C420`, `C420jpeg`, `C420paldv`, `C420mpeg2`).
+        case yuv420
+        /// Chroma planes of `W × H` samples (`C444`).
+        case yuv444
+        /// No chroma planes (`Cmono`): grey frames.
+        case mono
+    }
+
+    /// The longest accepted stream or frame header line, in bytes, line feed excluded.
+    public static let maxHeaderLineLength = 4096
+    /// The frame rate reported when the header has no `F` parameter or says `F0:0` (unknown).
+    public static let defaultFramesPerSecond = 25.0
+
+    /// Frame width in pixels (> 0), from the header's `W`.
+    public let width: Int
+    /// Frame height in pixels (> 0), from the header's `H`.
+    public let height: Int
+    /// Frames per second from the header's `F num:den`, or ``defaultFramesPerSecond``.
+    public let framesPerSecond: Double
+    /// The chroma layout named by the header's `C`.
+    public let chromaSampling: ChromaSampling
+    /// How many frames ``nextFrame()`` has returned so far.
+    public private(set) var framesRead = 0
+
+    private var stream: BufferedDescriptor
+    private let ownsDescriptor: Bool
+    /// Bytes of one frame's planes: Y, then Cb and Cr (if any).
+    private let frameByteCount: Int
+    private var frameBytes: [UInt8]
+    private var reachedEnd = false
+    private var failure: Y4MError?
+
+    /// Opens the stream at `path` (`"-"` reads standard input) and parses its header.
+    /// - Parameter limits: `maxPixelCount` caps `W × H`; `maxEncodedByteCount` is not used,
+    ///   since a stream's length is not bounded.
+    /// - Throws: ``Y4MError`` if the file cannot be opened or the header is invalid,
+    ///   unsupported or larger than `limits` allow.
+    public convenience init(path: String, limits: DecodeLimits = DecodeLimits()) throws(Y4MError) {
+        if path == "-" {
+            try self.init(descriptor: STDIN_FILENO, ownsDescriptor: false, name: "standard input", limits: limits)
+            return
+        }
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        try self.init(descriptor: descriptor, ownsDescriptor: true, name: path, limits: limits)
+    }
+
+    private init(descriptor: Int32, ownsDescriptor: Bool, name: String, limits: DecodeLimits) throws(Y4MError) {
+        stream = BufferedDescriptor(descriptor: descriptor, name: name)
+        self.ownsDescriptor = ownsDescriptor
+        let header: StreamHeader
+        do {
+            header = try StreamHeader.read(from: &stream, limits: limits)
+        } catch {
+            if ownsDescriptor { close(descriptor) }
+            throw error
+        }
+        width = header.width
+        height = header.height
+        framesPerSecond = header.framesPerSecond
+        chromaSampling = header.chromaSampling
+        frameByteCount = header.frameByteCount
+        frameBytes = [UInt8](repeating: 0, count: header.frameByteCount)
+    }
+
+    deinit {
+        if ownsDescriptor { close(stream.descriptor) }
+    }
+
+    /// Reads and converts the next frame.
+    /// - Returns: the frame as RGB8 (`[H, W, 3]`), or `nil` when the stream ends cleanly
+    ///   after the previous frame (and on every later call).
+    /// - Throws: ``Y4MError/truncatedFrame(frameIndex:expectedBytes:receivedBytes:)`` when the
+    ///   stream ends inside a frame, ``Y4MError/malformedFrameHeader(frameIndex:)`` when a frame
+    ///   does not start with `FRAME`, or a read error. After an error every later call
+    ///   throws the same error.
+    public func nextFrame() throws(Y4MError) -> RGBImage? {
+        if let failure { throw failure }
+        if reachedEnd { return nil }
+        do {
+            return try readFrame()
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private func readFrame() throws(Y4MError) -> RGBImage? {
+        guard let line = try stream.readLine(limit: Self.maxHeaderLineLength) else {
+            reachedEnd = true
+            return nil
+        }
+        let frameTag = Array("FRAME".utf8)
+        let startsWithTag = line.bytes.starts(with: frameTag)
+        guard line.terminated else {
+            if startsWithTag || frameTag.starts(with: line.bytes) {
+                throw .truncatedFrame(frameIndex: framesRead, expectedBytes: frameByteCount, receivedBytes: 0)
+            }
+            throw .malformedFrameHeader(frameIndex: framesRead)
+        }
+        guard startsWithTag, line.bytes.count == frameTag.count || line.bytes[frameTag.count] == 0x20 else {
+            throw .malformedFrameHeader(frameIndex: framesRead)
+        }
+        let received = try stream.readExactly(into: &frameBytes, count: frameByteCount)
+        guard received == frameByteCount else {
+            throw .truncatedFrame(frameIndex: framesRead, expectedBytes: frameByteCount, receivedBytes: received)
+        }
+        framesRead += 1
+        return RGBImage(
+            validatedWidth: width, height: height,
+            pixels: YCbCrToRGB.convert(frameBytes, width: width, height: height, sampling: chromaSampling))
+    }
+}
+
+// MARK: - Stream header
+
+/// The parsed `YUV4MPEG2 ...` line.
+private struct StreamHeader {
+    var width: Int
+    var height: Int
+    var framesPerSecond: Double
+    var chromaSampling: Y4MReader.ChromaSampling
+    var frameByteCount: Int
+
+    static func read(from stream: inout BufferedDescriptor, limits: DecodeLimits) throws(Y4MError) -> StreamHeader {
+        let signature = Array("YUV4MPEG2".utf8)
+        guard let line = try stream.readLine(limit: Y4MReader.maxHeaderLineLength) else {
+            throw .notY4M
+        }
+        guard line.bytes.starts(with: signature),
+              line.bytes.count == signature.count || line.bytes[signature.count] == 0x20 else {
+            throw .notY4M
+        }
+        guard line.terminated else {
+            throw .malformedHeader("the stream ends inside the header line")
+        }
+
+        var width: Int?
+        var height: Int?
+        var framesPerSecond = Y4MReader.defaultFramesPerSecond
+        var sampling = Y4MReader.ChromaSampling.yuv420
+        for token in line.bytes[signature.count...].split(separator: 0x20) {
+            let value = String(decoding: token.dropFirst(), as: UTF8.self)
+            switch token.first {
+            case UInt8(ascii: "W"):
+                width = try positiveInteger(value, parameter: "W")
+            case UInt8(ascii: "H"):
+                height = try positiveInteger(value, parameter: "H")
+            case UInt8(ascii: "F"):
+                framesPerSecond = try frameRate(value)
+            case UInt8(ascii: "C"):
+                sampling = try chromaSampling(value)
+            default:
+                continue  // I (interlacing), A (aspect), X (extensions) and unknown tags.
+            }
+        }
+        guard let width else { throw .malformedHeader("missing width parameter W") }
+        guard let height else { throw .malformedHeader("missing height parameter H") }
+        do {
+            try limits.check(width: width, height: height)
+        } catch {
+            throw .tooLarge(width: width, height: height, maxPixelCount: limits.maxPixelCount)
+        }
+        guard let frameByteCount = planeByteCount(width: width, height: height, sampling: sampling),
+              RGBImage.byteCount(width: width, height: height, channels: 3) != nil else {
+            throw .tooLarge(width: width, height: height, maxPixelCount: limits.maxPixelCount)
+        }
+        return StreamHeader(
+            width: width, height: height, framesPerSecond: framesPerSecond,
+            chromaSampling: sampling, frameByteCount: frameByteCount)
+    }
+
+    /// Y plane plus both chroma planes, or `nil` on overflow.
+    private static func planeByteCount(width: Int, height: Int, sampling: Y4MReader.ChromaSampling) -> Int? {
+        let (luma, lumaOverflow) = width.multipliedReportingOverflow(by: height)
+        guard !lumaOverflow else { return nil }
+        let chromaPlane: Int
+        switch sampling {
+        case .mono:
+            return luma
+        case .yuv444:
+            chromaPlane = luma
+        case .yuv420:
+            // width, height > 0, so (n + 1) / 2 cannot overflow when written as n / 2 + n % 2.
+            let (plane, overflow) = (width / 2 + width % 2).multipliedReportingOverflow(by: height / 2 + height % 2)
+            guard !overflow else { return nil }
+            chromaPlane = plane
+        }
+        let (chroma, chromaOverflow) = chromaPlane.multipliedReportingOverflow(by: 2)
+        let (total, totalOverflow) = luma.addingReportingOverflow(chroma)
+        return chromaOverflow || totalOverflow ? nil : total
+    }
+
+    /// 1 to 10 decimal digits, value > 0.
+    private static func positiveInteger(_ text: String, parameter: String) throws(Y4MError) -> Int {
+        guard let value = decimal(text), value > 0 else {
+            throw .malformedHeader("\(parameter)\(text) is not a positive integer")
+        }
+        return value
+    }
+
+    /// `num:den` with both positive, or `0:0` for unknown.
+    private static func frameRate(_ text: String) throws(Y4MError) -> Double {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let numerator = decimal(parts[0]), let denominator = decimal(parts[1]) else {
+            throw .malformedHeader("frame rate F\(text) is not of the form num:den")
+        }
+        if numerator == 0 && denominator == 0 { return Y4MReader.defaultFramesPerSecond }
+        guard numerator > 0, denominator > 0 else {
+            throw .malformedHeader("frame rate F\(text) must have a positive numerator and denominator")
+        }
+        return Double(numerator) / Double(denominator)
+    }
+
+    private static func chromaSampling(_ name: String) throws(Y4MError) -> Y4MReader.ChromaSampling {
+        switch name {
+        case "420jpeg", "420paldv", "420mpeg2", "420": return .yuv420
+        case "444": return .yuv444
+        case "mono": return .mono
+        default: throw .unsupportedColourSpace(name)
+        }
+    }
+
+    /// Parses 1 to 10 ASCII digits (at most 9,999,999,999, so it cannot overflow `Int`).
+    private static func decimal<S: StringProtocol>(_ text: S) -> Int? {
+        let digits = text.utf8
+        guard (1...10).contains(digits.count) else { return nil }
+        var value = 0
+        for digit in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            value = value * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        return value
+    }
+}
+
+// MARK: - Colour conversion
+
+/// BT.601 limited-range Y'CbCr → RGB8 in 16-bit fixed point.
+private enum YCbCrToRGB {
+    private static let redWeight = 0.299
+    private static let blueWeight = 0.114
+    private static let greenWeight = 1 - redWeight - blueWeight
+    /// Luma spans 16...235 (219 steps), chroma 16...240 (224 steps) around 128.
+    private static let lumaGain = fixed(255.0 / 219.0)
+    private static let crToRed = fixed(255.0 / 224.0 * 2 * (1 - redWeight))
+    private static let cbToBlue = fixed(255.0 / 224.0 * 2 * (1 - blueWeight))
+    private static let cbToGreen = fixed(255.0 / 224.0 * 2 * (1 - blueWeight) * blueWeight / greenWeight)
+    private static let crToGreen = fixed(255.0 / 224.0 * 2 * (1 - redWeight) * redWeight / greenWeight)
+
+    private static func fixed(_ value: Double) -> Int { Int((value * 65536).rounded()) }
+
+    /// Converts planes Y `[H, W]`, then Cb and Cr (`[⌈H/2⌉, ⌈W/2⌉]` each for 4:2:0,
+    /// `[H, W]` for 4:4:4, absent for mono) to RGB8 `[H, W, 3]`.
+    static func convert(_ planes: [UInt8], width: Int, height: Int, sampling: Y4MReader.ChromaSampling) -> [UInt8] {
+        // Sizes were validated by the header parser: every product below fits in Int.
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        let chromaWidth = sampling == .yuv420 ? (width + 1) / 2 : width
+        let chromaHeight = sampling == .yuv420 ? (height + 1) / 2 : height
+        let cbOffset = width * height
+        let crOffset = cbOffset + chromaWidth * chromaHeight
+        planes.withUnsafeBufferPointer { source in
+            rgb.withUnsafeMutableBufferPointer { destination in
+                for y in 0..<height {
+                    let chromaRow = sampling == .yuv420 ? y / 2 : y
+                    for x in 0..<width {
+                        let luma = Int(source[y * width + x]) - 16
+                        var cb = 0
+                        var cr = 0
+                        if sampling != .mono {
+                            let chromaIndex = chromaRow * chromaWidth + (sampling == .yuv420 ? x / 2 : x)
+                            cb = Int(source[cbOffset + chromaIndex]) - 128
+                            cr = Int(source[crOffset + chromaIndex]) - 128
+                        }
+                        let scaledLuma = lumaGain * luma + 32768
+                        let out = 3 * (y * width + x)
+                        destination[out] = clamp((scaledLuma + crToRed * cr) >> 16)
+                        destination[out + 1] = clamp((scaledLuma - cbToGreen * cb - crToGreen * cr) >> 16)
+                        destination[out + 2] = clamp((scaledLuma + cbToBlue * cb) >> 16)
+                    }
+                }
+            }
+        }
+        return rgb
+    }
+
+    private static func clamp(_ value: Int) -> UInt8 {
+        UInt8(min(max(value, 0), 255))
+    }
+}
+
+// MARK: - Buffered reading
+
+/// A file descriptor read through a 64 KiB buffer.
+private struct BufferedDescriptor {
+    let descriptor: Int32
+    /// The path, or "standard input", for error messages.
+    let name: String
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var start = 0
+    private var end = 0
+    private var exhausted = false
+
+    init(descriptor: Int32, name: String) {
+        self.descriptor = descriptor
+        self.name = name
+    }
+
+    /// Reads up to and excluding the next line feed. Returns `nil` at end of stream before any
+    /// byte, and `terminated: false` when the stream ends inside the line.
+    /// - Throws: ``Y4MError/headerTooLong(limit:)`` once the line passes `limit` bytes.
+    mutating func readLine(limit: Int) throws(Y4MError) -> (bytes: [UInt8], terminated: Bool)? {
+        var line: [UInt8] = []
+        while try refill() {
+            let available = buffer[start..<end]
+            let newline = available.firstIndex(of: 0x0A)
+            line.append(contentsOf: buffer[start..<(newline ?? end)])
+            guard line.count <= limit else { throw .headerTooLong(limit: limit) }
+            if let newline {
+                start = newline + 1
+                return (line, true)
+            }
+            start = end
+        }
+        return line.isEmpty ? nil : (line, false)
+    }
+
+    /// Fills `destination[0..<count]`, first from the buffer, then straight from the descriptor.
+    /// - Returns: the number of bytes stored, less than `count` only at end of stream.
+    mutating func readExactly(into destination: inout [UInt8], count: Int) throws(Y4MError) -> Int {
+        precondition(count <= destination.count, "destination too small")
+        let buffered = min(end - start, count)
+        destination.replaceSubrange(0..<buffered, with: buffer[start..<(start + buffered)])
+        start += buffered
+        var filled = buffered
+        while filled < count && !exhausted {
+            let received = try Self.read(descriptor, name: name, into: &destination, at: filled, count: count - filled)
+            if received == 0 { exhausted = true }
+            filled += received
+        }
+        return filled
+    }
+
+    /// Makes sure the buffer holds at least one byte; `false` at end of stream.
+    private mutating func refill() throws(Y4MError) -> Bool {
+        if start < end { return true }
+        if exhausted { return false }
+        start = 0
+        end = try Self.read(descriptor, name: name, into: &buffer, at: 0, count: buffer.count)
+        if end == 0 { exhausted = true }
+        return end > 0
+    }
+
+    /// One `read(2)` into `destination[offset..<offset + count]`, retried on `EINTR`.
+    private static func read(
+        _ descriptor: Int32, name: String, into destination: inout [UInt8], at offset: Int, count: Int
+    ) throws(Y4MError) -> Int {
+        precondition(offset >= 0 && count > 0 && offset + count <= destination.count, "read out of bounds")
+        while true {
+            let result = destination.withUnsafeMutableBytes { bytes in
+                // The precondition keeps offset + count inside the buffer.
+                systemRead(descriptor, bytes.baseAddress! + offset, count)
+            }
+            if result >= 0 { return result }
+            if errno != EINTR {
+                throw .readFailed(path: name, reason: String(cString: strerror(errno)))
+            }
+        }
+    }
+}
+
+#if canImport(Glibc)
+private let systemRead = Glibc.read
+#elseif canImport(Darwin)
+private let systemRead = Darwin.read
+#endif
+// MARK: - Errors
+
+/// Everything that can go wrong while reading a YUV4MPEG2 (`.y4m`) stream.
+public enum Y4MError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file could not be opened (`reason` is the system's message).
+    case cannotOpen(path: String, reason: String)
+    /// A `read` call failed (`reason` is the system's message).
+    case readFailed(path: String, reason: String)
+    /// The stream does not start with `YUV4MPEG2 `.
+    case notY4M
+    /// A stream or frame header line is longer than `limit` bytes without a line feed.
+    case headerTooLong(limit: Int)
+    /// The stream header is malformed: a missing or bad `W`, `H` or `F` parameter.
+    case malformedHeader(String)
+    /// The `C` parameter names a colour space this reader does not convert (e.g. `420p10`).
+    case unsupportedColourSpace(String)
+    /// The header declares more pixels than `DecodeLimits.maxPixelCount`.
+    case tooLarge(width: Int, height: Int, maxPixelCount: Int)
+    /// Frame `frameIndex` (0-based) does not start with a valid `FRAME` line.
+    case malformedFrameHeader(frameIndex: Int)
+    /// The stream ended inside frame `frameIndex` (0-based), after `receivedBytes` of the
+    /// `expectedBytes` bytes of its planes (0 when it ended inside the `FRAME` line).
+    case truncatedFrame(frameIndex: Int, expectedBytes: Int, receivedBytes: Int)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, reason):
+            return "cannot open Y4M stream '\(path)': \(reason)"
+        case let .readFailed(path, reason):
+            return "cannot read Y4M stream '\(path)': \(reason)"
+        case .notY4M:
+            return "not a YUV4MPEG2 stream (missing 'YUV4MPEG2 ' signature)"
+        case let .headerTooLong(limit):
+            return "Y4M header line longer than \(limit) bytes"
+        case let .malformedHeader(message):
+            return "malformed Y4M stream header: \(message)"
+        case let .unsupportedColourSpace(name):
+            return "unsupported Y4M colour space 'C\(name)'; supported: 420jpeg, 420paldv, "
+                + "420mpeg2, 420, 444, mono (8-bit)"
+        case let .tooLarge(width, height, maxPixelCount):
+            return "Y4M frames are \(width)x\(height), more than the limit of \(maxPixelCount) pixels"
+        case let .malformedFrameHeader(frameIndex):
+            return "Y4M frame \(frameIndex) does not start with a 'FRAME' line"
+        case let .truncatedFrame(frameIndex, expectedBytes, receivedBytes):
+            return "Y4M stream ends inside frame \(frameIndex): got \(receivedBytes) of \(expectedBytes) bytes"
+        }
+    }
+}
