@@ -1,0 +1,71 @@
+import Foundation
+import ImageIO
+
+/// The frames of `--video`: a folder of PNG/JPEG frames sorted by name, or a
+/// YUV4MPEG2 stream (a file, or `-` for standard input).
+final class FrameInput {
+    struct Frame {
+        /// The frame's file name, or "frame N" for a stream.
+        let name: String
+        let image: RGBImage
+        /// Frame index / frames per second, in milliseconds, rounded.
+        let timestampMs: Int
+    }
+
+    private enum Source {
+        case folder([String])
+        case stream(Y4MReader)
+    }
+
+    private let source: Source
+    private let framesPerSecond: Double
+    private var index = 0
+
+    private init(source: Source, framesPerSecond: Double) {
+        self.source = source
+        self.framesPerSecond = framesPerSecond
+    }
+
+    /// Opens `path`: a folder (timestamps from `folderFramesPerSecond`) or a
+    /// Y4M stream (timestamps from its header's frame rate).
+    static func open(_ path: String, folderFramesPerSecond: Double) throws -> FrameInput {
+        var isDirectory: ObjCBool = false
+        if path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            let names = try FileManager.default.contentsOfDirectory(atPath: path)
+                .filter { ["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
+                .sorted()
+            guard !names.isEmpty else { throw CommandFailure("\(path): no PNG or JPEG frames in the folder") }
+            return FrameInput(source: .folder(names.map { path + "/" + $0 }), framesPerSecond: folderFramesPerSecond)
+        }
+        do {
+            let reader = try Y4MReader(path: path)
+            return FrameInput(source: .stream(reader), framesPerSecond: reader.framesPerSecond)
+        } catch {
+            throw CommandFailure("\(path): \(error)")
+        }
+    }
+
+    /// The next frame, or nil at the end.
+    func next() throws -> Frame? {
+        let timestampMs = Int((Double(index) * 1000 / framesPerSecond).rounded())
+        defer { index += 1 }
+        switch source {
+        case .folder(let paths):
+            guard index < paths.count else { return nil }
+            do {
+                let decoded = try ImageDecoder.decode(contentsOfFile: paths[index])
+                let image = decoded.exifOrientation.map { decoded.image.applyingExifOrientation($0) } ?? decoded.image
+                return Frame(name: paths[index], image: image, timestampMs: timestampMs)
+            } catch {
+                throw CommandFailure("\(paths[index]): \(error)")
+            }
+        case .stream(let reader):
+            do {
+                guard let image = try reader.nextFrame() else { return nil }
+                return Frame(name: "frame \(index)", image: image, timestampMs: timestampMs)
+            } catch {
+                throw CommandFailure("frame \(index): \(error)")
+            }
+        }
+    }
+}

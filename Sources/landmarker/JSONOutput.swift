@@ -1,0 +1,31 @@
+import Foundation
+
+/// JSON encoding for the CLI's outputs: sorted keys, unescaped slashes, and
+/// non-finite floats written as strings rather than failing.
+enum JSONOutput {
+    static func encode<T: Encodable>(_ value: T, pretty: Bool) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+/// Type erasure so one call site can encode one record or an array of them.
+struct AnyEncodable: Encodable {
+    private let encodeValue: (Encoder) throws -> Void
+    init<T: Encodable>(_ value: T) { encodeValue = value.encode(to:) }
+    func encode(to encoder: Encoder) throws { try encodeValue(encoder) }
+}
+
+/// Where an output file goes when one option serves several inputs.
+enum OutputPath {
+    /// `option` itself for a single input; `option/<input stem>.png` for several.
+    static func resolve(_ option: String, for input: String, multiple: Bool) throws -> String {
+        guard multiple else { return option }
+        try FileManager.default.createDirectory(atPath: option, withIntermediateDirectories: true)
+        let stem = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
+        return option + "/" + stem + ".png"
+    }
+}

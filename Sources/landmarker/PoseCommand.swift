@@ -1,0 +1,171 @@
+import ArgumentParser
+import Foundation
+import ImageIO
+import Pipeline
+
+struct PoseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pose",
+        abstract: "Detect 33 body landmarks per person in images or a video.",
+        discussion: """
+            Images: one result per image (image mode). Video: --video takes a folder of frames
+            (PNG/JPEG, sorted by name, timestamps from --fps) or a YUV4MPEG2 stream (a .y4m file, or -
+            for standard input, e.g. `ffmpeg -i clip.mp4 -f yuv4mpegpipe - | landmarker pose --video -`),
+            runs in video mode with tracking and prints one JSON line per frame.
+            With several images, --annotate and --mask name a folder that receives <image name>.png.
+            """)
+
+    @Argument(help: "PNG or JPEG files.")
+    var images: [String] = []
+
+    @Option(help: "A folder of frames, a .y4m file, or - for a YUV4MPEG2 stream on standard input.")
+    var video: String?
+
+    @Option(help: "Frame rate of a folder of frames (timestamps = frame index / fps).")
+    var fps: Double = 30
+
+    @Option(help: "The pose landmarker bundle (.task) holding pose_detector.tflite and pose_landmarks_detector.tflite.")
+    var model = "models/pose_landmarker_full.task"
+
+    @Flag(help: "Print the result as JSON (one object per image; one line per frame for video).")
+    var json = false
+
+    @Option(help: "Write the image with the skeleton drawn over it (PNG).")
+    var annotate: String?
+
+    @Option(help: "Write the segmentation mask as an 8-bit PNG.")
+    var mask: String?
+
+    @Option(help: "Maximum number of people.")
+    var numPoses = 1
+
+    @Option(help: "Minimum detector score.")
+    var minDetectionConfidence: Float = 0.5
+
+    @Option(help: "Minimum pose presence score.")
+    var minPresenceConfidence: Float = 0.5
+
+    @Option(help: "Minimum IoU to keep tracking a person (video).")
+    var minTrackingConfidence: Float = 0.5
+
+    @Option(help: "Threads for the model kernels.")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    func validate() throws {
+        guard images.isEmpty != (video == nil) else {
+            throw ValidationError("give either image files or --video, not both")
+        }
+        guard fps > 0 && fps <= 10_000 else { throw ValidationError("--fps must be in (0, 10000]") }
+    }
+
+    func run() throws {
+        do {
+            if let video {
+                try runVideo(video)
+            } else {
+                try runImages()
+            }
+        } catch let failure as CommandFailure {
+            printError("landmarker: \(failure.message)")
+            throw ExitCode.failure
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            printError("landmarker: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    private func makeLandmarker(mode: RunningMode) throws -> PoseLandmarker {
+        let options = PoseLandmarkerOptions()
+        options.baseOptions.modelAssetPath = model
+        options.baseOptions.numThreads = threads
+        options.runningMode = mode
+        options.numPoses = numPoses
+        options.minPoseDetectionConfidence = minDetectionConfidence
+        options.minPosePresenceConfidence = minPresenceConfidence
+        options.minTrackingConfidence = minTrackingConfidence
+        options.shouldOutputSegmentationMasks = mask != nil
+        do {
+            return try PoseLandmarker(options: options)
+        } catch {
+            throw CommandFailure("\(model): \(error)")
+        }
+    }
+
+    private func runImages() throws {
+        let landmarker = try makeLandmarker(mode: .image)
+        var records: [PoseRecord] = []
+        for path in images {
+            let image: MPImage
+            do {
+                image = try MPImage(contentsOfFile: path)
+            } catch {
+                throw CommandFailure("\(path): \(error)")
+            }
+            let result = try landmarker.detect(image: image)
+            let record = PoseRecord(image: path, width: image.width, height: image.height, result: result, timestampMs: nil)
+            records.append(record)
+            if let annotate {
+                try AnnotatedOutput.writePose(
+                    image: image, result: result, to: OutputPath.resolve(annotate, for: path, multiple: images.count > 1))
+            }
+            if let mask {
+                try AnnotatedOutput.writeMasks(
+                    result.segmentationMasks ?? [], width: image.width, height: image.height,
+                    to: OutputPath.resolve(mask, for: path, multiple: images.count > 1))
+            }
+            if !json {
+                print("\(path): \(result.landmarks.count) pose(s)")
+                for (k, pose) in result.landmarks.enumerated() {
+                    let nose = pose[0]
+                    print(String(format: "  pose %d: nose at (%.1f, %.1f) px", k,
+                                 nose.x * Float(image.width), nose.y * Float(image.height)))
+                }
+            }
+        }
+        if json {
+            print(try JSONOutput.encode(images.count == 1 ? AnyEncodable(records[0]) : AnyEncodable(records), pretty: true))
+        }
+    }
+
+    private func runVideo(_ source: String) throws {
+        let landmarker = try makeLandmarker(mode: .video)
+        let frames = try FrameInput.open(source, folderFramesPerSecond: fps)
+        var index = 0
+        while let frame = try frames.next() {
+            let image = try MPImage(rgbImage: frame.image)
+            let result = try landmarker.detect(videoFrame: image, timestampInMilliseconds: frame.timestampMs)
+            let record = PoseRecord(image: frame.name, width: image.width, height: image.height, result: result,
+                                    timestampMs: frame.timestampMs)
+            print(try JSONOutput.encode(record, pretty: false))
+            index += 1
+            if index % 25 == 0 { printError("landmarker: \(index) frames") }
+        }
+        printError("landmarker: done, \(index) frames")
+    }
+}
+
+/// One line or object of `landmarker pose --json`: the result's Codable fields
+/// with the iOS names, plus the image size and, for video, the timestamp.
+struct PoseRecord: Encodable {
+    let image: String
+    let width: Int
+    let height: Int
+    let result: PoseLandmarkerResult
+    let timestampMs: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case image, width, height, landmarks, worldLandmarks, timestampMs
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(image, forKey: .image)
+        try container.encode(width, forKey: .width)
+        try container.encode(height, forKey: .height)
+        try container.encode(result.landmarks, forKey: .landmarks)
+        try container.encode(result.worldLandmarks, forKey: .worldLandmarks)
+        try container.encodeIfPresent(timestampMs, forKey: .timestampMs)
+    }
+}
