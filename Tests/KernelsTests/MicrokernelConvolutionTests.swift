@@ -2,7 +2,7 @@ import Testing
 
 @testable import Kernels
 
-/// Sweeps `convolutionF32Im2col` against plain double-accumulated loops.
+/// Sweeps `convolutionF32` against plain double-accumulated loops.
 @Suite struct MicrokernelConvolutionTests {
     /// One convolution problem with random data.
     struct Problem {
@@ -68,10 +68,10 @@ import Testing
                 inputChannels: g.kernelHeight * g.kernelWidth * inputChannels,
                 weights: filter, bias: bias)
             let workspace = GuardedBuffer(
-                count: try im2colWorkspaceSize(weights: packed, threadCount: runner.threadCount))
+                count: try convolutionF32WorkspaceSize(weights: packed, threadCount: runner.threadCount))
             let source = GuardedBuffer(input)
             let output = GuardedBuffer(count: batch * g.outputHeight * g.outputWidth * outputChannels)
-            convolutionF32Im2col(
+            convolutionF32(
                 input: source.pointer, output: output.pointer, batch: batch, geometry: g,
                 inputChannels: inputChannels, weights: packed,
                 workspace: UnsafeMutableBufferPointer(start: workspace.pointer, count: workspace.count),

@@ -20,10 +20,11 @@ public func gemmF32(
     runner: ParallelRunner
 ) {
     let tiling = GemmTiling(rows: rows, weights: weights, threadCount: runner.threadCount)
+    let layout = GemmRows.contiguous(depth: weights.inputChannels, rowStride: weights.inputChannels)
     runner.forEach(tiling.tileCount) { tile in
         let (rowRange, panelRange) = tiling.tile(tile)
         gemmF32Block(
-            a: input + rowRange.lowerBound * weights.inputChannels, aStride: weights.inputChannels,
+            a: input + rowRange.lowerBound * weights.inputChannels, layout: layout,
             rows: rowRange.count, weights: weights, panels: panelRange,
             c: output + rowRange.lowerBound * weights.outputChannels,
             cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper)
@@ -105,21 +106,22 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 /// panel stays in L1 while the block of A streams from L2. In the
 /// dot-product layout, `panels` are output channels.
 func gemmF32Block(
-    a: UnsafePointer<Float>, aStride: Int, rows: Int,
+    a: UnsafePointer<Float>, layout: GemmRows, rows: Int,
     weights: PackedGemmWeights, panels: Range<Int>,
     c: UnsafeMutablePointer<Float>, cStride: Int,
     lower: Float, upper: Float
 ) {
+    assert(layout.depth == weights.inputChannels, "rows of A do not have K values")
     let k = weights.inputChannels, n = weights.outputChannels
     let bias = weights.bias
+    let aStride = layout.rowStride
     if weights.usesDotProducts {
         let w = UnsafePointer(weights.storage.baseAddress)
         for channel in panels {
             var row = 0
             while row < rows {
                 gemmF32DotMicrokernel8x1(
-                    rows: min(8, rows - row), depth: k,
-                    a: a + row * aStride, aStride: aStride,
+                    rows: min(8, rows - row), a: a + row * aStride, layout: layout,
                     weights: w + channel * k, bias: bias[channel],
                     c: c + row * cStride + channel, cStride: cStride,
                     lower: lower, upper: upper)
@@ -138,15 +140,13 @@ func gemmF32Block(
         while row < rows {
             if narrow {
                 gemmF32Microkernel6x8(
-                    rows: min(6, rows - row), depth: k,
-                    a: a + row * aStride, aStride: aStride,
+                    rows: min(6, rows - row), a: a + row * aStride, layout: layout,
                     panel: panel, bias: bias + column,
                     c: c + row * cStride + column, cStride: cStride, columns: columns,
                     lower: lower, upper: upper)
             } else {
                 gemmF32Microkernel6x16(
-                    rows: min(6, rows - row), depth: k,
-                    a: a + row * aStride, aStride: aStride,
+                    rows: min(6, rows - row), a: a + row * aStride, layout: layout,
                     panel: panel, bias: bias + column,
                     c: c + row * cStride + column, cStride: cStride, columns: columns,
                     lower: lower, upper: upper)
