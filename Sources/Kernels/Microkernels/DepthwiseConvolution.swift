@@ -3,11 +3,12 @@
 /// over the taps inside the input (`ConvolutionGeometry` gives `iy`, `ix`).
 ///
 /// Each output row is cut into a left border, an interior whose pixels use
-/// every filter column, and a right border. Interior pixels go 4 at a time
-/// through `depthwiseF32Block4x16` (specialised for 3- and 5-wide filters);
-/// border pixels go one at a time through `depthwiseF32Pixel1x32` with their
-/// own tap window. Rows near the top and bottom simply walk fewer filter
-/// rows, so no tap is ever tested against the padding.
+/// every filter column, and a right border. Interior pixels go through
+/// `depthwiseF32Interior`, compiled for 3×3 and 5×5 filters at stride 1
+/// and 2, or `depthwiseF32Block4x16` for any other filter; border pixels go
+/// one at a time through `depthwiseF32Pixel1x32` with their own tap window.
+/// Rows near the top and bottom simply walk fewer filter rows, so no tap is
+/// ever tested against the padding.
 ///
 /// - Parameters:
 ///   - input: `[batch, inputHeight, inputWidth, C]`.
@@ -38,32 +39,19 @@ public func depthwiseConvolutionF32(
         let n = outputRow / g.outputHeight, oy = outputRow % g.outputHeight
         let image = input + n * inputImage
         let out = output + outputRow * outputRowSize
-        switch weights.kernelWidth {
-        case 3:
-            depthwiseF32Row(
-                kernelWidth: 3, geometry: g, weights: weights, image: image, outputRow: out,
-                oy: oy, interior: interior, lower: clamp.lower, upper: clamp.upper)
-        case 5:
-            depthwiseF32Row(
-                kernelWidth: 5, geometry: g, weights: weights, image: image, outputRow: out,
-                oy: oy, interior: interior, lower: clamp.lower, upper: clamp.upper)
-        default:
-            depthwiseF32Row(
-                kernelWidth: weights.kernelWidth, geometry: g, weights: weights, image: image,
-                outputRow: out, oy: oy, interior: interior, lower: clamp.lower, upper: clamp.upper)
-        }
+        depthwiseF32Row(
+            geometry: g, weights: weights, image: image, outputRow: out, oy: oy,
+            interior: interior, lower: clamp.lower, upper: clamp.upper)
     }
 }
 
-/// One output row `oy` of one image: the border pixels, then the interior
-/// in blocks of 4.
-@inline(__always)
+/// One output row `oy` of one image: the interior, then the border pixels.
 private func depthwiseF32Row(
-    kernelWidth: Int, geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights,
+    geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights,
     image: UnsafePointer<Float>, outputRow: UnsafeMutablePointer<Float>,
     oy: Int, interior: Range<Int>, lower: Float, upper: Float
 ) {
-    let channels = weights.channels
+    let channels = weights.channels, kernelWidth = g.kernelWidth
     let kernelRows = g.validKernelRows(outputRow: oy)
     // With no valid filter row the walk is empty and only the bias is read;
     // anchor the pointers at row 0 so they stay inside their buffers.
@@ -79,15 +67,34 @@ private func depthwiseF32Row(
         weightTapStep: weights.channelStride)
     let bias = weights.bias
 
-    var ox = interior.lowerBound
-    while ox < interior.upperBound {
-        depthwiseF32Block4x16(
-            kernelColumns: kernelWidth, walk: walk,
-            input: inputRow + (ox * g.strideWidth - g.padLeft) * channels,
-            pixels: min(4, interior.upperBound - ox), inputPixelStep: g.strideWidth * channels,
-            weights: weights.taps(row: firstKernelRow, column: 0), bias: bias,
-            output: outputRow + ox * channels, channels: channels, lower: lower, upper: upper)
-        ox += 4
+    // Square 3×3 or 5×5, undilated, stride 1 or 2: the specialised interior kernels.
+    let square = g.kernelHeight == kernelWidth && (kernelWidth == 3 || kernelWidth == 5)
+    let specialised = square && g.strideHeight == g.strideWidth && g.strideWidth <= 2
+        && g.dilationHeight == 1 && g.dilationWidth == 1
+    if specialised && !interior.isEmpty {
+        let row = DepthwiseInteriorRow(
+            input: inputRow + (interior.lowerBound * g.strideWidth - g.padLeft) * channels,
+            inputRowStep: walk.inputRowStep, kernelRows: walk.kernelRows, pixels: interior.count,
+            weights: weights.taps(row: firstKernelRow, column: 0), weightTapStep: walk.weightTapStep,
+            bias: bias, output: outputRow + interior.lowerBound * channels, channels: channels,
+            lower: lower, upper: upper)
+        switch (kernelWidth, g.strideWidth) {
+        case (3, 1): depthwiseF32Interior(Depthwise3x3Stride1.self, row)
+        case (3, _): depthwiseF32Interior(Depthwise3x3Stride2.self, row)
+        case (_, 1): depthwiseF32Interior(Depthwise5x5Stride1.self, row)
+        default: depthwiseF32Interior(Depthwise5x5Stride2.self, row)
+        }
+    } else {
+        var ox = interior.lowerBound
+        while ox < interior.upperBound {
+            depthwiseF32Block4x16(
+                walk: walk,
+                input: inputRow + (ox * g.strideWidth - g.padLeft) * channels,
+                pixels: min(4, interior.upperBound - ox), inputPixelStep: g.strideWidth * channels,
+                weights: weights.taps(row: firstKernelRow, column: 0), bias: bias,
+                output: outputRow + ox * channels, channels: channels, lower: lower, upper: upper)
+            ox += 4
+        }
     }
     func borderPixel(_ ox: Int) {
         let kernelColumns = g.validKernelColumns(outputColumn: ox)
