@@ -182,4 +182,15 @@ import Testing
             try expectSameForThreadCounts(context) { runner in try problem.run(runner: runner).values }
         }
     }
+
+    @Test func workspaceSizeIsOneTilePerThreadAndRejectsOverflow() throws {
+        let weights = try PackedGemmWeights(
+            outputChannels: 4, inputChannels: 27, weights: [Float](repeating: 1, count: 108), bias: nil)
+        let one = try convolutionF32WorkspaceSize(weights: weights, threadCount: 1)
+        #expect(one >= 24 * 27)
+        #expect(try convolutionF32WorkspaceSize(weights: weights, threadCount: 3) == 3 * one)
+        #expect(throws: KernelError.self) {
+            try convolutionF32WorkspaceSize(weights: weights, threadCount: Int.max / 2)
+        }
+    }
 }

@@ -151,6 +151,15 @@ func expectSameForThreadCounts(
         #expect(open == x)
     }
 
+    @Test func clampKeepsNaNAsTFLiteDoes() {
+        let nan = SIMD8<Float>(repeating: .nan)
+        for (lower, upper) in activationClamps {
+            let vector = clamp(nan, lower: SIMD8(repeating: lower), upper: SIMD8(repeating: upper))
+            #expect((0..<8).allSatisfy { vector[$0].isNaN }, "clamp \(lower)...\(upper)")
+            #expect(clamp(Float.nan, lower: lower, upper: upper).isNaN, "clamp \(lower)...\(upper)")
+        }
+    }
+
     @Test func partialStoreWritesExactlyCountLanes() {
         let value = SIMD8<Float>(1, 2, 3, 4, 5, 6, 7, 8)
         for count in 0...8 {

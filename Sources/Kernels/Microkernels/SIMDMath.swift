@@ -27,20 +27,21 @@ func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float {
     #endif
 }
 
-/// `min(max(x, lower), upper)` per lane, written as selects so that it
-/// lowers to `vmaxps` / `vminps`.
+/// `min(max(x, lower), upper)` per lane with C++'s `std::max`/`std::min`
+/// semantics (as TFLite clamps): a NaN lane stays NaN. Written as selects
+/// that lower to `vmaxps`/`vminps` or a compare and blend.
 @inline(__always)
 func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8<Float> {
-    let raised = lower.replacing(with: x, where: x .> lower)
-    return upper.replacing(with: raised, where: raised .< upper)
+    let raised = x.replacing(with: lower, where: x .< lower)
+    return raised.replacing(with: upper, where: upper .< raised)
 }
 
-/// `min(max(x, lower), upper)` for one scalar, with the same operand order
+/// `min(max(x, lower), upper)` for one scalar, with the same NaN behaviour
 /// as the vector `clamp`.
 @inline(__always)
 func clamp(_ x: Float, lower: Float, upper: Float) -> Float {
-    let raised = x > lower ? x : lower
-    return raised < upper ? raised : upper
+    let raised = x < lower ? lower : x
+    return upper < raised ? upper : raised
 }
 
 /// Loads eight floats starting at `pointer` (no alignment required).
