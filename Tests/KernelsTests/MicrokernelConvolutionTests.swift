@@ -193,4 +193,20 @@ import Testing
             try convolutionF32WorkspaceSize(weights: weights, threadCount: Int.max / 2)
         }
     }
+
+    @Test func differentStridesAndDilationsAcrossRowsAndColumns() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for (strides, dilations) in [((1, 2), (1, 1)), ((2, 1), (1, 1)), ((1, 1), (2, 1)), ((1, 1), (1, 2))] {
+            for kernel in [3, 5] {
+                for padding in [Padding.same, .valid] {
+                    let g = try #require(ConvolutionGeometry(
+                        inputHeight: 11, inputWidth: 10, kernelHeight: kernel, kernelWidth: kernel,
+                        strideHeight: strides.0, strideWidth: strides.1,
+                        dilationHeight: dilations.0, dilationWidth: dilations.1, padding: padding))
+                    try check(Problem(inputChannels: 4, outputChannels: 9, geometry: g, rng: &rng), seed: seed)
+                }
+            }
+        }
+    }
 }
