@@ -5,22 +5,23 @@
 /// `(oy·strideHeight − padTop + ky·dilationHeight,
 ///   ox·strideWidth − padLeft + kx·dilationWidth)`; taps outside the input
 /// read zero. The bottom/right padding is whatever the output size implies.
-/// All sizes are in pixels.
+/// All sizes are in pixels. Any positive geometry is safe to run: the
+/// kernels clip every filter window to the input.
 public struct ConvolutionGeometry: Sendable, Hashable {
-    public var inputHeight: Int
-    public var inputWidth: Int
-    public var outputHeight: Int
-    public var outputWidth: Int
-    public var kernelHeight: Int
-    public var kernelWidth: Int
-    public var strideHeight: Int
-    public var strideWidth: Int
-    public var dilationHeight: Int
-    public var dilationWidth: Int
+    public let inputHeight: Int
+    public let inputWidth: Int
+    public let outputHeight: Int
+    public let outputWidth: Int
+    public let kernelHeight: Int
+    public let kernelWidth: Int
+    public let strideHeight: Int
+    public let strideWidth: Int
+    public let dilationHeight: Int
+    public let dilationWidth: Int
     /// Zero rows above the input.
-    public var padTop: Int
+    public let padTop: Int
     /// Zero columns left of the input.
-    public var padLeft: Int
+    public let padLeft: Int
 
     /// A geometry with explicit output size and leading padding. All values
     /// must be positive (padding non-negative); the caller validated them.
