@@ -102,8 +102,9 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 }
 
 /// Computes rows `0..<rows` × the columns of `panels` of C on the calling
-/// thread: for each panel, every 6-row tile of the block in turn, so the
-/// panel stays in L1 while the block of A streams from L2. In the
+/// thread: for each panel, every 6-row tile of the block in turn (8-row
+/// tiles for an 8-wide panel), so the panel stays in L1 while the block of
+/// A streams from L2. In the
 /// dot-product layout, `panels` are output channels.
 func gemmF32Block(
     a: UnsafePointer<Float>, layout: GemmRows, rows: Int,
@@ -137,20 +138,23 @@ func gemmF32Block(
         let columns = min(width, n - column)
         let narrow = p == weights.panelCount - 1 && weights.lastPanelWidth == 8
         var row = 0
-        while row < rows {
-            if narrow {
-                gemmF32Microkernel6x8(
-                    rows: min(6, rows - row), a: a + row * aStride, layout: layout,
+        if narrow {
+            while row < rows {
+                gemmF32Microkernel8x8(
+                    rows: min(8, rows - row), a: a + row * aStride, layout: layout,
                     panel: panel, bias: bias + column,
                     c: c + row * cStride + column, cStride: cStride, columns: columns,
                     lower: lower, upper: upper)
-            } else {
-                gemmF32Microkernel6x16(
-                    rows: min(6, rows - row), a: a + row * aStride, layout: layout,
-                    panel: panel, bias: bias + column,
-                    c: c + row * cStride + column, cStride: cStride, columns: columns,
-                    lower: lower, upper: upper)
+                row += 8
             }
+            continue
+        }
+        while row < rows {
+            gemmF32Microkernel6x16(
+                rows: min(6, rows - row), a: a + row * aStride, layout: layout,
+                panel: panel, bias: bias + column,
+                c: c + row * cStride + column, cStride: cStride, columns: columns,
+                lower: lower, upper: upper)
             row += 6
         }
     }

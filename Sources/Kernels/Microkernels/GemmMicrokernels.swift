@@ -99,11 +99,13 @@ func gemmF32Microkernel6x16(
     storeTile(tile, rowWidth: 16, rows: rows, columns: columns, c: c, cStride: cStride)
 }
 
-/// A `rows × columns` tile (rows 1...6, columns 1...8) from one 8-wide
-/// panel (the last panel when at most 8 output channels remain). Same
-/// parameters as `gemmF32Microkernel6x16` with 8 floats per k in `panel`.
+/// A `rows × columns` tile (rows 1...8, columns 1...8) from one 8-wide
+/// panel (the last panel when at most 8 output channels remain): 8
+/// `SIMD8<Float>` accumulators, enough to keep both FMA pipes busy, one
+/// load of the panel and 8 broadcasts of A per k. Same parameters as
+/// `gemmF32Microkernel6x16` with 8 floats per k in `panel`.
 @inline(never)
-func gemmF32Microkernel6x8(
+func gemmF32Microkernel8x8(
     rows: Int, a: UnsafePointer<Float>, layout: GemmRows,
     panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
     c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
@@ -116,13 +118,15 @@ func gemmF32Microkernel6x8(
     let a3 = rows > 3 ? a2 + stride : a2
     let a4 = rows > 4 ? a3 + stride : a3
     let a5 = rows > 5 ? a4 + stride : a4
+    let a6 = rows > 6 ? a5 + stride : a5
+    let a7 = rows > 7 ? a6 + stride : a6
     var c0 = loadVector8(bias)
-    var c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0
+    var c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0
     var b = panel
     var run = 0
     for _ in 0..<layout.segmentCount {
-        let r0 = a0 + run, r1 = a1 + run, r2 = a2 + run
-        let r3 = a3 + run, r4 = a4 + run, r5 = a5 + run
+        let r0 = a0 + run, r1 = a1 + run, r2 = a2 + run, r3 = a3 + run
+        let r4 = a4 + run, r5 = a5 + run, r6 = a6 + run, r7 = a7 + run
         for k in 0..<layout.segmentLength {
             let b0 = loadVector8(b)
             b += 8
@@ -132,6 +136,8 @@ func gemmF32Microkernel6x8(
             c3 = multiplyAdd(SIMD8<Float>(repeating: r3[k]), b0, c3)
             c4 = multiplyAdd(SIMD8<Float>(repeating: r4[k]), b0, c4)
             c5 = multiplyAdd(SIMD8<Float>(repeating: r5[k]), b0, c5)
+            c6 = multiplyAdd(SIMD8<Float>(repeating: r6[k]), b0, c6)
+            c7 = multiplyAdd(SIMD8<Float>(repeating: r7[k]), b0, c7)
         }
         run += layout.segmentStride
     }
@@ -139,13 +145,17 @@ func gemmF32Microkernel6x8(
     c0 = clamp(c0, lower: lo, upper: hi); c1 = clamp(c1, lower: lo, upper: hi)
     c2 = clamp(c2, lower: lo, upper: hi); c3 = clamp(c3, lower: lo, upper: hi)
     c4 = clamp(c4, lower: lo, upper: hi); c5 = clamp(c5, lower: lo, upper: hi)
-    if rows == 6 && columns == 8 {
+    c6 = clamp(c6, lower: lo, upper: hi); c7 = clamp(c7, lower: lo, upper: hi)
+    if rows == 8 && columns == 8 {
         storeVector8(c0, c); storeVector8(c1, c + cStride)
         storeVector8(c2, c + 2 * cStride); storeVector8(c3, c + 3 * cStride)
         storeVector8(c4, c + 4 * cStride); storeVector8(c5, c + 5 * cStride)
+        storeVector8(c6, c + 6 * cStride); storeVector8(c7, c + 7 * cStride)
         return
     }
-    storeTile((c0, c1, c2, c3, c4, c5), rowWidth: 8, rows: rows, columns: columns, c: c, cStride: cStride)
+    storeTile(
+        (c0, c1, c2, c3, c4, c5, c6, c7), rowWidth: 8, rows: rows, columns: columns, c: c,
+        cStride: cStride)
 }
 
 /// One output channel for up to 8 rows (rows 1...8) as dot products over
