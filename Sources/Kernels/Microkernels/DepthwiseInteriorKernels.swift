@@ -75,12 +75,36 @@ struct DepthwiseInteriorRow {
 
 /// The interior pixels (those whose filter columns all land inside the
 /// input) of one output row, for a square 3×3 or 5×5 filter at stride 1
-/// or 2 without dilation (`Shape`). Channels go 16 at a time in the outer loop (then 8,
-/// then one by one), so a group's weights stay in L1 while blocks of 4
-/// pixels sweep the row with 8 accumulators. Same tap order as the other
-/// depthwise kernels, so the results are identical to theirs.
+/// or 2 without dilation (`Shape`). Within each segment of the row,
+/// channels go 16 at a time in the outer loop (then 8, then one by one),
+/// so a group's weights stay in L1 while blocks of 4 pixels sweep the
+/// segment with 8 accumulators. Same tap order as the other depthwise
+/// kernels, so the results are identical to theirs.
 @inline(never)
 func depthwiseF32Interior<Shape: DepthwiseInteriorShape>(_ shape: Shape.Type, _ row: DepthwiseInteriorRow) {
+    // The row is swept in segments whose input (all channels) fits in L1,
+    // so the channel groups after the first find their input there.
+    let inputPerPixel = row.kernelRows * Shape.stride * row.channels  // floats
+    let segmentPixels = max(4, depthwiseSegmentFloats / max(1, inputPerPixel) / 4 * 4)
+    var first = 0
+    while first < row.pixels {
+        var segment = row
+        segment.pixels = min(segmentPixels, row.pixels - first)
+        segment.input += first * Shape.stride * row.channels
+        segment.output += first * row.channels
+        depthwiseF32InteriorSegment(Shape.self, segment)
+        first += segmentPixels
+    }
+}
+
+/// Floats of input one interior segment reads: 16 KiB, within any L1.
+let depthwiseSegmentFloats = 4 * 1024
+
+/// All channels of the pixels of `row` (one segment of an output row).
+@inline(__always)
+func depthwiseF32InteriorSegment<Shape: DepthwiseInteriorShape>(
+    _ shape: Shape.Type, _ row: DepthwiseInteriorRow
+) {
     var c = 0
     while c + 16 <= row.channels {
         depthwiseF32InteriorSweep(Shape.self, DepthwiseTwoVectors.self, row, channel: c)
