@@ -57,10 +57,8 @@ func gemmF32Microkernel6x16(
     var c10 = c00, c11 = c01, c20 = c00, c21 = c01
     var c30 = c00, c31 = c01, c40 = c00, c41 = c01, c50 = c00, c51 = c01
     var b = panel
-    var run = 0
+    var r0 = a0, r1 = a1, r2 = a2, r3 = a3, r4 = a4, r5 = a5
     for _ in 0..<layout.segmentCount {
-        let r0 = a0 + run, r1 = a1 + run, r2 = a2 + run
-        let r3 = a3 + run, r4 = a4 + run, r5 = a5 + run
         for k in 0..<layout.segmentLength {
             let b0 = loadVector8(b), b1 = loadVector8(b + 8)
             b += 16
@@ -77,7 +75,8 @@ func gemmF32Microkernel6x16(
             x = SIMD8<Float>(repeating: r5[k])
             c50 = multiplyAdd(x, b0, c50); c51 = multiplyAdd(x, b1, c51)
         }
-        run += layout.segmentStride
+        let next = layout.segmentStride
+        r0 += next; r1 += next; r2 += next; r3 += next; r4 += next; r5 += next
     }
     let lo = SIMD8<Float>(repeating: lower), hi = SIMD8<Float>(repeating: upper)
     c00 = clamp(c00, lower: lo, upper: hi); c01 = clamp(c01, lower: lo, upper: hi)
@@ -123,10 +122,8 @@ func gemmF32Microkernel8x8(
     var c0 = loadVector8(bias)
     var c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0
     var b = panel
-    var run = 0
+    var r0 = a0, r1 = a1, r2 = a2, r3 = a3, r4 = a4, r5 = a5, r6 = a6, r7 = a7
     for _ in 0..<layout.segmentCount {
-        let r0 = a0 + run, r1 = a1 + run, r2 = a2 + run, r3 = a3 + run
-        let r4 = a4 + run, r5 = a5 + run, r6 = a6 + run, r7 = a7 + run
         for k in 0..<layout.segmentLength {
             let b0 = loadVector8(b)
             b += 8
@@ -139,7 +136,9 @@ func gemmF32Microkernel8x8(
             c6 = multiplyAdd(SIMD8<Float>(repeating: r6[k]), b0, c6)
             c7 = multiplyAdd(SIMD8<Float>(repeating: r7[k]), b0, c7)
         }
-        run += layout.segmentStride
+        let next = layout.segmentStride
+        r0 += next; r1 += next; r2 += next; r3 += next
+        r4 += next; r5 += next; r6 += next; r7 += next
     }
     let lo = SIMD8<Float>(repeating: lower), hi = SIMD8<Float>(repeating: upper)
     c0 = clamp(c0, lower: lo, upper: hi); c1 = clamp(c1, lower: lo, upper: hi)
@@ -189,11 +188,9 @@ func gemmF32DotMicrokernel8x1(
     var v0 = SIMD8<Float>(), v1 = v0, v2 = v0, v3 = v0, v4 = v0, v5 = v0, v6 = v0, v7 = v0
     var tails = SIMD8<Float>()
     var w = weights
-    var run = 0
+    var r0 = a0, r1 = a1, r2 = a2, r3 = a3, r4 = a4, r5 = a5, r6 = a6, r7 = a7
     let length = layout.segmentLength
     for _ in 0..<layout.segmentCount {
-        let r0 = a0 + run, r1 = a1 + run, r2 = a2 + run, r3 = a3 + run
-        let r4 = a4 + run, r5 = a5 + run, r6 = a6 + run, r7 = a7 + run
         var k = 0
         while k + 8 <= length {
             let wk = loadVector8(w + k)
@@ -213,7 +210,9 @@ func gemmF32DotMicrokernel8x1(
             k += 1
         }
         w += length
-        run += layout.segmentStride
+        let next = layout.segmentStride
+        r0 += next; r1 += next; r2 += next; r3 += next
+        r4 += next; r5 += next; r6 += next; r7 += next
     }
     let quarter0 = pairwiseLaneSums(pairwiseLaneSums(v0, v1), pairwiseLaneSums(v2, v3))
     let quarter1 = pairwiseLaneSums(pairwiseLaneSums(v4, v5), pairwiseLaneSums(v6, v7))
