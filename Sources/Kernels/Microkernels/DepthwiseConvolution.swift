@@ -1,0 +1,112 @@
+/// Depthwise convolution with depth multiplier 1 (DEPTHWISE_CONV_2D):
+/// `out[n, oy, ox, c] = clamp(bias[c] + Σ_{ky,kx} in[n, iy, ix, c] · w[ky, kx, c])`
+/// over the taps inside the input (`ConvolutionGeometry` gives `iy`, `ix`).
+///
+/// Each output row is cut into a left border, an interior whose pixels use
+/// every filter column, and a right border. Interior pixels go through
+/// `depthwiseF32Interior`, compiled for 3×3 and 5×5 filters at stride 1
+/// and 2, or `depthwiseF32Block4x16` for any other filter; border pixels go
+/// one at a time through `depthwiseF32Pixel1x32` with their own tap window.
+/// Rows near the top and bottom simply walk fewer filter rows, so no tap is
+/// ever tested against the padding.
+///
+/// - Parameters:
+///   - input: `[batch, inputHeight, inputWidth, C]`.
+///   - output: `[batch, outputHeight, outputWidth, C]`; must not overlap `input`.
+///   - geometry: its kernel size must match `weights`.
+///   - clamp: output range, e.g. `FusedActivation.clampRange`.
+///   - runner: output rows are split over threads; results are
+///     bit-identical for every thread count.
+public func depthwiseConvolutionF32(
+    input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+    batch: Int, geometry: ConvolutionGeometry, weights: PackedDepthwiseWeights,
+    clamp: (lower: Float, upper: Float), runner: ParallelRunner
+) {
+    precondition(
+        geometry.kernelHeight == weights.kernelHeight && geometry.kernelWidth == weights.kernelWidth,
+        "geometry and filter disagree")
+    let g = geometry, channels = weights.channels
+    // Tensor sizes were validated: these products are element counts of
+    // the input and output tensors.
+    let inputImage = g.inputHeight * g.inputWidth * channels
+    let outputRowSize = g.outputWidth * channels
+    let totalRows = batch * g.outputHeight
+    let threads = usefulThreadCount(
+        runner.threadCount, multiplyAdds: totalRows, outputRowSize, g.kernelHeight * g.kernelWidth)
+    let runner = ParallelRunner(threadCount: threads)
+    let interior = g.interiorColumns
+    runner.forEach(totalRows) { outputRow in
+        let n = outputRow / g.outputHeight, oy = outputRow % g.outputHeight
+        let image = input + n * inputImage
+        let out = output + outputRow * outputRowSize
+        depthwiseF32Row(
+            geometry: g, weights: weights, image: image, outputRow: out, oy: oy,
+            interior: interior, lower: clamp.lower, upper: clamp.upper)
+    }
+}
+
+/// One output row `oy` of one image: the interior, then the border pixels.
+private func depthwiseF32Row(
+    geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights,
+    image: UnsafePointer<Float>, outputRow: UnsafeMutablePointer<Float>,
+    oy: Int, interior: Range<Int>, lower: Float, upper: Float
+) {
+    let channels = weights.channels, kernelWidth = g.kernelWidth
+    let kernelRows = g.validKernelRows(outputRow: oy)
+    // With no valid filter row the walk is empty and only the bias is read;
+    // anchor the pointers at row 0 so they stay inside their buffers.
+    let firstKernelRow = kernelRows.isEmpty ? 0 : kernelRows.lowerBound
+    let firstInputRow = kernelRows.isEmpty ? 0 : oy * g.strideHeight - g.padTop
+        + firstKernelRow * g.dilationHeight
+    let inputRow = image + firstInputRow * g.inputWidth * channels
+    var walk = DepthwiseTapWalk(
+        kernelRows: kernelRows.count, kernelColumns: kernelWidth,
+        inputRowStep: g.dilationHeight * g.inputWidth * channels,
+        inputTapStep: g.dilationWidth * channels,
+        weightRowStep: g.kernelWidth * weights.channelStride,
+        weightTapStep: weights.channelStride)
+    let bias = weights.bias
+
+    // Square 3×3 or 5×5, undilated, stride 1 or 2: the specialised interior kernels.
+    let square = g.kernelHeight == kernelWidth && (kernelWidth == 3 || kernelWidth == 5)
+    let specialised = square && g.strideHeight == g.strideWidth && g.strideWidth <= 2
+        && g.dilationHeight == 1 && g.dilationWidth == 1
+    if specialised && !interior.isEmpty {
+        let row = DepthwiseInteriorRow(
+            input: inputRow + (interior.lowerBound * g.strideWidth - g.padLeft) * channels,
+            inputRowStep: walk.inputRowStep, kernelRows: walk.kernelRows, pixels: interior.count,
+            weights: weights.taps(row: firstKernelRow, column: 0), weightTapStep: walk.weightTapStep,
+            bias: bias, output: outputRow + interior.lowerBound * channels, channels: channels,
+            lower: lower, upper: upper)
+        switch (kernelWidth, g.strideWidth) {
+        case (3, 1): depthwiseF32Interior(Depthwise3x3Stride1.self, row)
+        case (3, _): depthwiseF32Interior(Depthwise3x3Stride2.self, row)
+        case (_, 1): depthwiseF32Interior(Depthwise5x5Stride1.self, row)
+        default: depthwiseF32Interior(Depthwise5x5Stride2.self, row)
+        }
+    } else {
+        var ox = interior.lowerBound
+        while ox < interior.upperBound {
+            depthwiseF32Block4x16(
+                walk: walk,
+                input: inputRow + (ox * g.strideWidth - g.padLeft) * channels,
+                pixels: min(4, interior.upperBound - ox), inputPixelStep: g.strideWidth * channels,
+                weights: weights.taps(row: firstKernelRow, column: 0), bias: bias,
+                output: outputRow + ox * channels, channels: channels, lower: lower, upper: upper)
+            ox += 4
+        }
+    }
+    func borderPixel(_ ox: Int) {
+        let kernelColumns = g.validKernelColumns(outputColumn: ox)
+        let firstKernelColumn = kernelColumns.isEmpty ? 0 : kernelColumns.lowerBound
+        let firstInputColumn = kernelColumns.isEmpty ? 0 : ox * g.strideWidth - g.padLeft
+            + firstKernelColumn * g.dilationWidth
+        walk.kernelColumns = kernelColumns.count
+        depthwiseF32Pixel1x32(
+            walk: walk, input: inputRow + firstInputColumn * channels,
+            weights: weights.taps(row: firstKernelRow, column: firstKernelColumn), bias: bias,
+            output: outputRow + ox * channels, channels: channels, lower: lower, upper: upper)
+    }
+    for ox in 0..<interior.lowerBound { borderPixel(ox) }
+    for ox in interior.upperBound..<g.outputWidth { borderPixel(ox) }
+}

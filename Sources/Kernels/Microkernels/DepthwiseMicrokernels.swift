@@ -1,0 +1,207 @@
+// Microkernels of the depthwise convolution (depth multiplier 1, NHWC):
+// `out[p, c] = clamp(bias[c] + Σ_taps in[tap(p), c] · w[tap, c])`.
+//
+// A kernel receives only the taps that land inside the input (padding is
+// never read), walks them in ascending (ky, kx) order starting from the
+// bias, and vectorises over channels. Each output element is therefore
+// computed the same way whichever kernel variant or thread handles it.
+
+/// The valid taps of one output pixel, as pointer steps.
+struct DepthwiseTapWalk {
+    /// Filter rows that land inside the input.
+    var kernelRows: Int
+    /// Filter columns that land inside the input.
+    var kernelColumns: Int
+    /// Floats between the input rows of consecutive filter rows (`dh·W·C`).
+    var inputRowStep: Int
+    /// Floats between the input pixels of consecutive filter columns (`dw·C`).
+    var inputTapStep: Int
+    /// Floats between consecutive filter rows in the packed weights.
+    var weightRowStep: Int
+    /// Floats between consecutive filter columns in the packed weights.
+    var weightTapStep: Int
+}
+
+/// Up to 4 output pixels of one row whose taps all share the same valid
+/// filter rows and all filter columns (the interior), for any filter,
+/// stride and dilation: 16 channels at a time with 8 `SIMD8<Float>`
+/// accumulators, then 8 at a time, then one by one.
+/// - Parameters:
+///   - input: the first valid tap of pixel 0, channel 0. Pixel `j` reads
+///     from `input + j·inputPixelStep`; pixels past `pixels` (1...4) reuse
+///     the last valid pixel and are not stored.
+///   - weights: the packed weights of the first valid tap, channel 0.
+///   - output: pixel 0, channel 0; pixel `j` at `output + j·channels`.
+@inline(never)
+func depthwiseF32Block4x16(
+    walk: DepthwiseTapWalk,
+    input: UnsafePointer<Float>, pixels: Int, inputPixelStep: Int,
+    weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+    output: UnsafeMutablePointer<Float>, channels: Int,
+    lower: Float, upper: Float
+) {
+    let p1 = pixels > 1 ? inputPixelStep : 0
+    let p2 = pixels > 2 ? p1 + inputPixelStep : p1
+    let p3 = pixels > 3 ? p2 + inputPixelStep : p2
+    let lo = SIMD8<Float>(repeating: lower), hi = SIMD8<Float>(repeating: upper)
+    var c = 0
+    while c + 16 <= channels {
+        var a00 = loadVector8(bias + c), a01 = loadVector8(bias + c + 8)
+        var a10 = a00, a11 = a01, a20 = a00, a21 = a01, a30 = a00, a31 = a01
+        var row = input + c, weightRow = weights + c
+        for _ in 0..<walk.kernelRows {
+            var tap = row, w = weightRow
+            for _ in 0..<walk.kernelColumns {
+                let w0 = loadVector8(w), w1 = loadVector8(w + 8)
+                a00 = multiplyAdd(loadVector8(tap), w0, a00)
+                a01 = multiplyAdd(loadVector8(tap + 8), w1, a01)
+                a10 = multiplyAdd(loadVector8(tap + p1), w0, a10)
+                a11 = multiplyAdd(loadVector8(tap + p1 + 8), w1, a11)
+                a20 = multiplyAdd(loadVector8(tap + p2), w0, a20)
+                a21 = multiplyAdd(loadVector8(tap + p2 + 8), w1, a21)
+                a30 = multiplyAdd(loadVector8(tap + p3), w0, a30)
+                a31 = multiplyAdd(loadVector8(tap + p3 + 8), w1, a31)
+                tap += walk.inputTapStep
+                w += walk.weightTapStep
+            }
+            row += walk.inputRowStep
+            weightRow += walk.weightRowStep
+        }
+        let out = output + c
+        storeVector8(clamp(a00, lower: lo, upper: hi), out)
+        storeVector8(clamp(a01, lower: lo, upper: hi), out + 8)
+        if pixels > 1 {
+            storeVector8(clamp(a10, lower: lo, upper: hi), out + channels)
+            storeVector8(clamp(a11, lower: lo, upper: hi), out + channels + 8)
+        }
+        if pixels > 2 {
+            storeVector8(clamp(a20, lower: lo, upper: hi), out + 2 * channels)
+            storeVector8(clamp(a21, lower: lo, upper: hi), out + 2 * channels + 8)
+        }
+        if pixels > 3 {
+            storeVector8(clamp(a30, lower: lo, upper: hi), out + 3 * channels)
+            storeVector8(clamp(a31, lower: lo, upper: hi), out + 3 * channels + 8)
+        }
+        c += 16
+    }
+    if c + 8 <= channels {
+        var a0 = loadVector8(bias + c)
+        var a1 = a0, a2 = a0, a3 = a0
+        var row = input + c, weightRow = weights + c
+        for _ in 0..<walk.kernelRows {
+            var tap = row, w = weightRow
+            for _ in 0..<walk.kernelColumns {
+                let w0 = loadVector8(w)
+                a0 = multiplyAdd(loadVector8(tap), w0, a0)
+                a1 = multiplyAdd(loadVector8(tap + p1), w0, a1)
+                a2 = multiplyAdd(loadVector8(tap + p2), w0, a2)
+                a3 = multiplyAdd(loadVector8(tap + p3), w0, a3)
+                tap += walk.inputTapStep
+                w += walk.weightTapStep
+            }
+            row += walk.inputRowStep
+            weightRow += walk.weightRowStep
+        }
+        let out = output + c
+        storeVector8(clamp(a0, lower: lo, upper: hi), out)
+        if pixels > 1 { storeVector8(clamp(a1, lower: lo, upper: hi), out + channels) }
+        if pixels > 2 { storeVector8(clamp(a2, lower: lo, upper: hi), out + 2 * channels) }
+        if pixels > 3 { storeVector8(clamp(a3, lower: lo, upper: hi), out + 3 * channels) }
+        c += 8
+    }
+    if c < channels {
+        for j in 0..<pixels {
+            depthwiseF32ScalarChannels(
+                walk: walk, input: input + j * inputPixelStep, weights: weights, bias: bias,
+                output: output + j * channels, channels: c..<channels, lower: lower, upper: upper)
+        }
+    }
+}
+
+/// One output pixel with any valid-tap window (the border), 32 channels at
+/// a time with 4 `SIMD8<Float>` accumulators, then 8 at a time, then one
+/// by one.
+/// - Parameters:
+///   - input: the pixel's first valid tap, channel 0.
+///   - weights: the packed weights of that tap, channel 0.
+///   - output: the pixel's channel 0.
+@inline(never)
+func depthwiseF32Pixel1x32(
+    walk: DepthwiseTapWalk, input: UnsafePointer<Float>,
+    weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+    output: UnsafeMutablePointer<Float>, channels: Int,
+    lower: Float, upper: Float
+) {
+    let lo = SIMD8<Float>(repeating: lower), hi = SIMD8<Float>(repeating: upper)
+    var c = 0
+    while c + 32 <= channels {
+        var a0 = loadVector8(bias + c), a1 = loadVector8(bias + c + 8)
+        var a2 = loadVector8(bias + c + 16), a3 = loadVector8(bias + c + 24)
+        var row = input + c, weightRow = weights + c
+        for _ in 0..<walk.kernelRows {
+            var tap = row, w = weightRow
+            for _ in 0..<walk.kernelColumns {
+                a0 = multiplyAdd(loadVector8(tap), loadVector8(w), a0)
+                a1 = multiplyAdd(loadVector8(tap + 8), loadVector8(w + 8), a1)
+                a2 = multiplyAdd(loadVector8(tap + 16), loadVector8(w + 16), a2)
+                a3 = multiplyAdd(loadVector8(tap + 24), loadVector8(w + 24), a3)
+                tap += walk.inputTapStep
+                w += walk.weightTapStep
+            }
+            row += walk.inputRowStep
+            weightRow += walk.weightRowStep
+        }
+        storeVector8(clamp(a0, lower: lo, upper: hi), output + c)
+        storeVector8(clamp(a1, lower: lo, upper: hi), output + c + 8)
+        storeVector8(clamp(a2, lower: lo, upper: hi), output + c + 16)
+        storeVector8(clamp(a3, lower: lo, upper: hi), output + c + 24)
+        c += 32
+    }
+    while c + 8 <= channels {
+        var a0 = loadVector8(bias + c)
+        var row = input + c, weightRow = weights + c
+        for _ in 0..<walk.kernelRows {
+            var tap = row, w = weightRow
+            for _ in 0..<walk.kernelColumns {
+                a0 = multiplyAdd(loadVector8(tap), loadVector8(w), a0)
+                tap += walk.inputTapStep
+                w += walk.weightTapStep
+            }
+            row += walk.inputRowStep
+            weightRow += walk.weightRowStep
+        }
+        storeVector8(clamp(a0, lower: lo, upper: hi), output + c)
+        c += 8
+    }
+    if c < channels {
+        depthwiseF32ScalarChannels(
+            walk: walk, input: input, weights: weights, bias: bias,
+            output: output, channels: c..<channels, lower: lower, upper: upper)
+    }
+}
+
+/// The channels in `channels` (fewer than 8, past the last whole vector) of
+/// one output pixel, one at a time. Same parameters as `depthwiseF32Pixel1x32`.
+@inline(never)
+func depthwiseF32ScalarChannels(
+    walk: DepthwiseTapWalk, input: UnsafePointer<Float>,
+    weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+    output: UnsafeMutablePointer<Float>, channels: Range<Int>,
+    lower: Float, upper: Float
+) {
+    for c in channels {
+        var sum = bias[c]
+        var row = input + c, weightRow = weights + c
+        for _ in 0..<walk.kernelRows {
+            var tap = row, w = weightRow
+            for _ in 0..<walk.kernelColumns {
+                sum = multiplyAdd(tap.pointee, w.pointee, sum)
+                tap += walk.inputTapStep
+                w += walk.weightTapStep
+            }
+            row += walk.inputRowStep
+            weightRow += walk.weightRowStep
+        }
+        output[c] = clamp(sum, lower: lower, upper: upper)
+    }
+}

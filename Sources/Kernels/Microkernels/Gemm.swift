@@ -1,0 +1,161 @@
+/// `C[P, N] = clamp(A[P, K] · Wᵀ + bias, lower, upper)` with packed weights:
+/// the 1×1 convolution (`P = N·H·W` pixels of an NHWC tensor, `K = Cin`,
+/// `N = Cout`) and FULLY_CONNECTED (`P` = batch rows).
+///
+/// - Parameters:
+///   - input: A, `[P, K]` row-major (`K = weights.inputChannels`).
+///   - rows: P, at least 0.
+///   - weights: W and bias packed by `PackedGemmWeights`.
+///   - output: C, `[P, N]` row-major (`N = weights.outputChannels`); must
+///     not overlap `input`.
+///   - clamp: output range, e.g. `FusedActivation.clampRange`.
+///   - runner: the output is split into tiles of rows × column panels; the
+///     sum over K is never split, so results are bit-identical for every
+///     thread count.
+public func gemmF32(
+    input: UnsafePointer<Float>, rows: Int,
+    weights: PackedGemmWeights,
+    output: UnsafeMutablePointer<Float>,
+    clamp: (lower: Float, upper: Float),
+    runner: ParallelRunner
+) {
+    let tiling = GemmTiling(rows: rows, weights: weights, threadCount: runner.threadCount)
+    let layout = GemmRows.contiguous(depth: weights.inputChannels, rowStride: weights.inputChannels)
+    runner.forEach(tiling.tileCount) { tile in
+        let (rowRange, panelRange) = tiling.tile(tile)
+        gemmF32Block(
+            a: input + rowRange.lowerBound * weights.inputChannels, layout: layout,
+            rows: rowRange.count, weights: weights, panels: panelRange,
+            c: output + rowRange.lowerBound * weights.outputChannels,
+            cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper)
+    }
+}
+
+/// How `gemmF32` cuts the output into tiles: blocks of rows (whole 6-row
+/// microkernel tiles, sized so that a block's rows of A and C stay in L2
+/// while every panel passes over them) times groups of panels (more than
+/// one group only when there are too few row blocks to keep every thread
+/// busy). The tiling never changes what is computed, only who computes it.
+struct GemmTiling {
+    /// Floats of A and C rows kept hot per block: 128 KiB.
+    static let rowBlockFloats = 32 * 1024
+    /// Tiles wanted per thread, so that uneven tiles still balance.
+    static let tilesPerThread = 4
+    /// Rows per microkernel call.
+    static let microkernelRows = 6
+
+    let rows: Int
+    let rowBlock: Int
+    let rowBlockCount: Int
+    let panelCount: Int
+    let panelGroupCount: Int
+
+    init(rows: Int, weights: PackedGemmWeights, threadCount: Int) {
+        let mr = Self.microkernelRows
+        self.rows = rows
+        panelCount = weights.columnBlockCount
+        let rowTiles = (rows + mr - 1) / mr
+        // K and N are each at most TensorShape.maxElements: the sum cannot overflow.
+        let rowFloats = weights.inputChannels + weights.outputChannels
+        let maxTilesPerBlock = max(1, Self.rowBlockFloats / rowFloats / mr)
+        var blocks = (rowTiles + maxTilesPerBlock - 1) / maxTilesPerBlock
+        var groups = 1
+        let threads = usefulThreadCount(
+            threadCount, multiplyAdds: rows, weights.inputChannels, weights.outputChannels)
+        let wanted = threads > 1 ? threads * Self.tilesPerThread : 1
+        if blocks < wanted {
+            groups = max(1, min(panelCount, (wanted + blocks - 1) / max(1, blocks)))
+            blocks = min(rowTiles, max(blocks, (wanted + groups - 1) / groups))
+        }
+        // Even blocks of whole microkernel tiles.
+        rowBlock = max(1, (rowTiles + blocks - 1) / max(1, blocks)) * mr
+        rowBlockCount = (rows + rowBlock - 1) / rowBlock
+        panelGroupCount = groups
+    }
+
+    var tileCount: Int { rowBlockCount * panelGroupCount }
+
+    /// Rows and panels of tile `index`; tiles are ordered row block first so
+    /// that each thread's tiles share rows of A.
+    func tile(_ index: Int) -> (rows: Range<Int>, panels: Range<Int>) {
+        let block = index / panelGroupCount, group = index % panelGroupCount
+        let rowStart = block * rowBlock
+        let panelStart = panelCount * group / panelGroupCount
+        let panelEnd = panelCount * (group + 1) / panelGroupCount
+        return (rowStart..<min(rows, rowStart + rowBlock), panelStart..<panelEnd)
+    }
+}
+
+/// Below this many multiply-adds per thread, waking another thread costs
+/// more than it saves.
+let minMultiplyAddsPerThread = 1 << 18
+
+/// How many of `threadCount` threads are worth waking for `a·b·c`
+/// multiply-adds: at least 1, at most one per `minMultiplyAddsPerThread`.
+/// Only chooses who computes what, never what is computed.
+func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: Int) -> Int {
+    // The product of three tensor dimensions can exceed Int: saturate.
+    let (ab, overflowB) = a.multipliedReportingOverflow(by: b)
+    let (abc, overflowC) = ab.multipliedReportingOverflow(by: c)
+    if overflowB || overflowC { return max(1, threadCount) }
+    return max(1, min(threadCount, abc / minMultiplyAddsPerThread))
+}
+
+/// Computes rows `0..<rows` × the columns of `panels` of C on the calling
+/// thread: for each panel, every 6-row tile of the block in turn (8-row
+/// tiles for an 8-wide panel), so the panel stays in L1 while the block of
+/// A streams from L2. In the
+/// dot-product layout, `panels` are output channels.
+func gemmF32Block(
+    a: UnsafePointer<Float>, layout: GemmRows, rows: Int,
+    weights: PackedGemmWeights, panels: Range<Int>,
+    c: UnsafeMutablePointer<Float>, cStride: Int,
+    lower: Float, upper: Float
+) {
+    assert(layout.depth == weights.inputChannels, "rows of A do not have K values")
+    let k = weights.inputChannels, n = weights.outputChannels
+    let bias = weights.bias
+    let aStride = layout.rowStride
+    if weights.usesDotProducts {
+        let w = UnsafePointer(weights.storage.baseAddress)
+        for channel in panels {
+            var row = 0
+            while row < rows {
+                gemmF32DotMicrokernel8x1(
+                    rows: min(8, rows - row), a: a + row * aStride, layout: layout,
+                    weights: w + channel * k, bias: bias[channel],
+                    c: c + row * cStride + channel, cStride: cStride,
+                    lower: lower, upper: upper)
+                row += 8
+            }
+        }
+        return
+    }
+    let width = PackedGemmWeights.panelWidth
+    for p in panels {
+        let panel = weights.panel(p)
+        let column = p * width
+        let columns = min(width, n - column)
+        let narrow = p == weights.panelCount - 1 && weights.lastPanelWidth == 8
+        var row = 0
+        if narrow {
+            while row < rows {
+                gemmF32Microkernel8x8(
+                    rows: min(8, rows - row), a: a + row * aStride, layout: layout,
+                    panel: panel, bias: bias + column,
+                    c: c + row * cStride + column, cStride: cStride, columns: columns,
+                    lower: lower, upper: upper)
+                row += 8
+            }
+            continue
+        }
+        while row < rows {
+            gemmF32Microkernel6x16(
+                rows: min(6, rows - row), a: a + row * aStride, layout: layout,
+                panel: panel, bias: bias + column,
+                c: c + row * cStride + column, cStride: cStride, columns: columns,
+                lower: lower, upper: upper)
+            row += 6
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Tensor
+
+/// General convolution (CONV_2D with any kernel size, stride, dilation and
+/// padding) on the GEMM microkernels:
+/// `out[n, oy, ox, o] = clamp(bias[o] + Σ_{ky,kx,i} in[n, iy, ix, i] · w[o, ky, kx, i])`
+/// with `iy`, `ix` from `ConvolutionGeometry` and zero outside the input.
+///
+/// Each output pixel is one row of a GEMM with `K = KH·KW·Cin`, its taps
+/// read as `KH` runs of `KW·Cin` floats (`GemmRows`). Where every tap of a
+/// pixel lies inside the input and the filter is not dilated across
+/// columns (the interior of most rows), those runs are read in place from
+/// the input, with no copy. The other pixels (borders, rows that overlap
+/// the padding) are first gathered (im2col) into the calling thread's slice
+/// of `workspace`, with zeros for the padding, in the same run layout.
+/// Output rows are split over threads; a pixel's value never depends on
+/// the split, so results are bit-identical for every thread count.
+///
+/// - Parameters:
+///   - input: `[batch, inputHeight, inputWidth, inputChannels]`.
+///   - output: `[batch, outputHeight, outputWidth, weights.outputChannels]`;
+///     must not overlap `input` or `workspace`.
+///   - weights: packed from the `[Cout, KH, KW, Cin]` filter as `[Cout, K]`
+///     (`weights.inputChannels == KH·KW·inputChannels`).
+///   - workspace: at least `convolutionF32WorkspaceSize(weights:threadCount:)`
+///     floats for `runner.threadCount`, used as scratch.
+///   - clamp: output range, e.g. `FusedActivation.clampRange`.
+public func convolutionF32(
+    input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+    batch: Int, geometry: ConvolutionGeometry, inputChannels: Int,
+    weights: PackedGemmWeights, workspace: UnsafeMutableBufferPointer<Float>,
+    clamp: (lower: Float, upper: Float), runner: ParallelRunner
+) {
+    let g = geometry
+    let depth = weights.inputChannels, outputs = weights.outputChannels
+    let runLength = g.kernelWidth * inputChannels
+    precondition(g.kernelHeight * runLength == depth, "geometry and filter disagree")
+    let tilePixels = convolutionTilePixels(kernelDepth: depth)
+    let scratchPerThread = tilePixels * depth
+    precondition(workspace.count >= scratchPerThread * runner.threadCount, "workspace too small")
+
+    // Validated tensor sizes: these products are element counts of the
+    // input and output tensors.
+    let imageSize = g.inputHeight * g.inputWidth * inputChannels
+    let inputRowSize = g.inputWidth * inputChannels
+    let totalRows = batch * g.outputHeight
+    let inPlace = GemmRows(
+        rowStride: g.strideWidth * inputChannels, segmentCount: g.kernelHeight,
+        segmentLength: runLength, segmentStride: g.dilationHeight * inputRowSize)
+    let gathered = GemmRows(
+        rowStride: depth, segmentCount: g.kernelHeight, segmentLength: runLength,
+        segmentStride: runLength)
+    let interior = g.dilationWidth == 1 ? g.interiorColumns : 0..<0
+    let workers = min(
+        totalRows,
+        usefulThreadCount(runner.threadCount, multiplyAdds: totalRows * g.outputWidth, depth, outputs))
+    let scratchBase = workspace.baseAddress!
+    runner.forEach(workers) { worker in
+        let scratch = scratchBase + worker * scratchPerThread
+        for outputRow in (totalRows * worker / workers)..<(totalRows * (worker + 1) / workers) {
+            let n = outputRow / g.outputHeight, oy = outputRow % g.outputHeight
+            let image = input + n * imageSize
+            let out = output + outputRow * g.outputWidth * outputs
+            let validRows = g.validKernelRows(outputRow: oy)
+
+            // Gathers columns `range` of this row in tiles, then multiplies them.
+            func gatherAndMultiply(_ range: Range<Int>) {
+                var first = range.lowerBound
+                while first < range.upperBound {
+                    let count = min(tilePixels, range.upperBound - first)
+                    for p in 0..<count {
+                        im2colGatherF32(
+                            image: image, geometry: g, channels: inputChannels, oy: oy,
+                            ox: first + p, validRows: validRows, row: scratch + p * depth)
+                    }
+                    gemmF32Block(
+                        a: UnsafePointer(scratch), layout: gathered, rows: count,
+                        weights: weights, panels: 0..<weights.columnBlockCount,
+                        c: out + first * outputs, cStride: outputs,
+                        lower: clamp.lower, upper: clamp.upper)
+                    first += count
+                }
+            }
+
+            guard validRows.count == g.kernelHeight, !interior.isEmpty else {
+                gatherAndMultiply(0..<g.outputWidth)
+                continue
+            }
+            let iy0 = oy * g.strideHeight - g.padTop
+            let ix0 = interior.lowerBound * g.strideWidth - g.padLeft
+            gemmF32Block(
+                a: image + iy0 * inputRowSize + ix0 * inputChannels, layout: inPlace,
+                rows: interior.count, weights: weights, panels: 0..<weights.columnBlockCount,
+                c: out + interior.lowerBound * outputs, cStride: outputs,
+                lower: clamp.lower, upper: clamp.upper)
+            gatherAndMultiply(0..<interior.lowerBound)
+            gatherAndMultiply(interior.upperBound..<g.outputWidth)
+        }
+    }
+}
+
+/// Floats of scratch `convolutionF32` needs for `threadCount` threads: one
+/// tile of gathered pixels per thread.
+/// - Throws: `KernelError` when that exceeds `TensorShape.maxElements`.
+public func convolutionF32WorkspaceSize(
+    weights: PackedGemmWeights, threadCount: Int
+) throws(KernelError) -> Int {
+    let perThread = convolutionTilePixels(kernelDepth: weights.inputChannels) * weights.inputChannels
+    let (total, overflow) = perThread.multipliedReportingOverflow(by: max(1, threadCount))
+    guard !overflow, total <= TensorShape.maxElements else {
+        throw KernelError(
+            op: "CONV_2D",
+            "convolution scratch of \(threadCount) × \(perThread) floats exceeds \(TensorShape.maxElements)")
+    }
+    return total
+}
+
+/// Pixels gathered per tile: about 32 KiB, a multiple of 24 so that both
+/// the 6-row and the 8-row GEMM microkernels fill their tiles.
+func convolutionTilePixels(kernelDepth: Int) -> Int {
+    let budget = 8 * 1024
+    return max(24, budget / kernelDepth / 24 * 24)
+}
+
+/// Writes the `KH·KW·channels` taps of output pixel `(oy, ox)` to `row`,
+/// in `(ky, kx, channel)` order, with zeros for taps outside the input.
+/// `image` is one `[H, W, channels]` input image; `validRows` is
+/// `geometry.validKernelRows(outputRow: oy)`.
+@inline(__always)
+func im2colGatherF32(
+    image: UnsafePointer<Float>, geometry g: ConvolutionGeometry, channels: Int,
+    oy: Int, ox: Int, validRows: Range<Int>, row: UnsafeMutablePointer<Float>
+) {
+    let validColumns = g.validKernelColumns(outputColumn: ox)
+    let iy0 = oy * g.strideHeight - g.padTop, ix0 = ox * g.strideWidth - g.padLeft
+    var out = row
+    for ky in 0..<g.kernelHeight {
+        guard validRows.contains(ky) else {
+            out.update(repeating: 0, count: g.kernelWidth * channels)
+            out += g.kernelWidth * channels
+            continue
+        }
+        let inputRow = image + (iy0 + ky * g.dilationHeight) * g.inputWidth * channels
+        for kx in 0..<g.kernelWidth {
+            if validColumns.contains(kx) {
+                copyFloats(
+                    from: inputRow + (ix0 + kx * g.dilationWidth) * channels, to: out, count: channels)
+            } else {
+                out.update(repeating: 0, count: channels)
+            }
+            out += channels
+        }
+    }
+}
+
+/// Copies `count` floats, 8 at a time while it can.
+@inline(__always)
+private func copyFloats(from source: UnsafePointer<Float>, to target: UnsafeMutablePointer<Float>, count: Int) {
+    var i = 0
+    while i + 8 <= count {
+        storeVector8(loadVector8(source + i), target + i)
+        i += 8
+    }
+    while i < count {
+        target[i] = source[i]
+        i += 1
+    }
+}

@@ -1,0 +1,71 @@
+import Tensor
+
+/// The filter and bias of a depthwise convolution with depth multiplier 1,
+/// packed once at load time into the layout the depthwise kernels read.
+///
+/// Source layout: `W[KH, KW, C]` (TFLite's `[1, KH, KW, C]` filter).
+///
+/// Packed layout, in one 64-byte-aligned buffer: tap `t = ky·KW + kx`
+/// holds its `C` weights at float offset `t·channelStride` (zero-padded to
+/// `channelStride = C` rounded up to 16), followed by the bias at offset
+/// `KH·KW·channelStride` (zero-padded likewise; zeros when there is none).
+public struct PackedDepthwiseWeights: Sendable {
+    /// `C`: input and output channels.
+    public let channels: Int
+    public let kernelHeight: Int
+    public let kernelWidth: Int
+    /// Floats between consecutive taps (C rounded up to 16).
+    let channelStride: Int
+    let storage: AlignedBuffer
+
+    /// Packs `weights` (`[KH, KW, C]`, `KH·KW·C` values) and `bias` (`C`
+    /// values, or nil for none). Sizes must be at least 1 and the counts
+    /// must match (the caller validated the operand shapes).
+    /// - Throws: `KernelError` when the padded layout would exceed
+    ///   `TensorShape.maxElements` floats.
+    public init(
+        channels: Int, kernelHeight: Int, kernelWidth: Int, weights: [Float], bias: [Float]?
+    ) throws(KernelError) {
+        precondition(min(channels, kernelHeight, kernelWidth) >= 1, "empty depthwise filter")
+        let (taps, tapsOverflow) = kernelHeight.multipliedReportingOverflow(by: kernelWidth)
+        let (count, countOverflow) = taps.multipliedReportingOverflow(by: channels)
+        precondition(
+            !tapsOverflow && !countOverflow && weights.count == count, "weights are not [KH, KW, C]")
+        precondition(bias == nil || bias?.count == channels, "bias is not [C]")
+        // channels ≤ maxElements (it is a tensor dimension): rounding cannot overflow.
+        let stride = (channels + 15) / 16 * 16
+        let (rows, rowsOverflow) = taps.addingReportingOverflow(1)
+        let (total, totalOverflow) = rows.multipliedReportingOverflow(by: stride)
+        guard !rowsOverflow, !totalOverflow, total <= TensorShape.maxElements else {
+            throw KernelError(
+                op: "weight packing",
+                "packed depthwise filter \(kernelHeight)×\(kernelWidth)×\(channels) exceeds "
+                    + "\(TensorShape.maxElements) floats")
+        }
+        let storage = AlignedBuffer(count: total)
+        let packed = storage.baseAddress
+        for t in 0..<taps {
+            for c in 0..<channels { packed[t * stride + c] = weights[t * channels + c] }
+        }
+        if let bias {
+            for c in 0..<channels { packed[taps * stride + c] = bias[c] }
+        }
+        self.channels = channels
+        self.kernelHeight = kernelHeight
+        self.kernelWidth = kernelWidth
+        self.channelStride = stride
+        self.storage = storage
+    }
+
+    /// Weights of tap `(ky, kx)`, `channelStride` floats apart per tap.
+    @inline(__always)
+    func taps(row ky: Int, column kx: Int) -> UnsafePointer<Float> {
+        UnsafePointer(storage.baseAddress + (ky * kernelWidth + kx) * channelStride)
+    }
+
+    /// The bias, `channelStride` floats.
+    @inline(__always)
+    var bias: UnsafePointer<Float> {
+        UnsafePointer(storage.baseAddress + kernelHeight * kernelWidth * channelStride)
+    }
+}

@@ -1,0 +1,121 @@
+import Tensor
+
+/// The weights and bias of a matrix product `C[P, N] = A[P, K] · Wᵀ + bias`,
+/// packed once at load time into the layout the GEMM microkernels read.
+///
+/// Source layout: `W[N, K]` row-major (`N` output channels, each a contiguous
+/// row of `K` input values). This is TFLite's FULLY_CONNECTED `[out, in]`
+/// and CONV_2D `[Cout, KH, KW, Cin]` with `K = KH·KW·Cin`.
+///
+/// Packed layout, in one 64-byte-aligned buffer:
+/// - **Panels.** Output channels are cut into panels of
+///   `PackedGemmWeights.panelWidth` (16) channels; panel `p` covers channels
+///   `16p ..< 16p + width` and starts at float offset `16p·K`. A panel is
+///   K-major: element `[k, j]` is at `panel + k·width + j` and holds
+///   `W[16p + j, k]`, or 0 past the last channel. Every panel is 16 wide
+///   except the last, which is 8 wide when at most 8 channels remain.
+/// - **Bias.** `N` values at `biasOffset`, zero-padded to a multiple of 16
+///   (all zeros when there is no bias).
+/// - **Rows.** When `N ≤ PackedGemmWeights.maxDotOutputs`, a panel would be
+///   mostly padding, so the weights are kept row-major `[N, K]` at offset 0
+///   instead and read by a dot-product kernel.
+public struct PackedGemmWeights: Sendable {
+    /// Output channels per full panel (two `SIMD8<Float>` vectors).
+    public static let panelWidth = 16
+    /// Up to this many output channels, the weights stay row-major and each
+    /// output is a dot product over `K`.
+    public static let maxDotOutputs = 2
+
+    /// `K`: the length of each input row.
+    public let inputChannels: Int
+    /// `N`: the number of output channels.
+    public let outputChannels: Int
+    /// Whether the weights are stored row-major for the dot-product kernel.
+    let usesDotProducts: Bool
+    /// Number of panels (0 in the dot-product layout).
+    let panelCount: Int
+    /// Width of the last panel: 8 or 16 (0 in the dot-product layout).
+    let lastPanelWidth: Int
+    /// Float offset of the bias in `storage`.
+    let biasOffset: Int
+    let storage: AlignedBuffer
+
+    /// Packs `weights` (`[N, K]` row-major, `N·K` values) and `bias` (`N`
+    /// values, or nil for none).
+    ///
+    /// `outputChannels` and `inputChannels` must be at least 1 and the
+    /// counts must match (the caller validated the operand shapes).
+    /// - Throws: `KernelError` when the padded layout would exceed
+    ///   `TensorShape.maxElements` floats.
+    public init(
+        outputChannels: Int, inputChannels: Int, weights: [Float], bias: [Float]?
+    ) throws(KernelError) {
+        precondition(outputChannels >= 1 && inputChannels >= 1, "empty GEMM weights")
+        let n = outputChannels, k = inputChannels
+        let (weightCount, weightOverflow) = n.multipliedReportingOverflow(by: k)
+        precondition(!weightOverflow && weights.count == weightCount, "weights are not [N, K]")
+        precondition(bias == nil || bias?.count == n, "bias is not [N]")
+
+        let width = Self.panelWidth
+        let dot = n <= Self.maxDotOutputs
+        let panels = dot ? 0 : (n + width - 1) / width  // n ≤ maxElements: cannot overflow
+        let lastWidth = dot ? 0 : (n - (panels - 1) * width <= 8 ? 8 : width)
+        let storedColumns = dot ? n : (panels - 1) * width + lastWidth
+        let (weightFloats, sizeOverflow) = storedColumns.multipliedReportingOverflow(by: k)
+        guard !sizeOverflow, weightFloats <= TensorShape.maxElements else {
+            throw Self.tooLarge(n, k)
+        }
+        // Both terms are at most maxElements + 15 (2^31 + 15): the sum cannot overflow.
+        let biasOffset = (weightFloats + width - 1) / width * width
+        let total = biasOffset + (n + width - 1) / width * width
+        guard total <= TensorShape.maxElements else { throw Self.tooLarge(n, k) }
+
+        let storage = AlignedBuffer(count: total)
+        let packed = storage.baseAddress
+        weights.withUnsafeBufferPointer { source in
+            let w = source.baseAddress!
+            if dot {
+                packed.update(from: w, count: weightCount)
+                return
+            }
+            for p in 0..<panels {
+                let panelWidth = p == panels - 1 ? lastWidth : width
+                let panel = packed + p * width * k
+                for j in 0..<min(panelWidth, n - p * width) {
+                    let row = w + (p * width + j) * k
+                    for kk in 0..<k { panel[kk * panelWidth + j] = row[kk] }
+                }
+            }
+        }
+        if let bias {
+            for i in 0..<n { packed[biasOffset + i] = bias[i] }
+        }
+        self.inputChannels = k
+        self.outputChannels = n
+        self.usesDotProducts = dot
+        self.panelCount = panels
+        self.lastPanelWidth = lastWidth
+        self.biasOffset = biasOffset
+        self.storage = storage
+    }
+
+    private static func tooLarge(_ n: Int, _ k: Int) -> KernelError {
+        KernelError(
+            op: "weight packing",
+            "packed weights for \(n) outputs × \(k) inputs exceed \(TensorShape.maxElements) floats")
+    }
+
+    /// Units `gemmF32Block` iterates over: panels, or output channels in
+    /// the dot-product layout.
+    var columnBlockCount: Int { usesDotProducts ? outputChannels : panelCount }
+
+    /// Start of panel `p` (K-major, `panelWidth(p)` floats per k).
+    @inline(__always)
+    func panel(_ p: Int) -> UnsafePointer<Float> {
+        UnsafePointer(storage.baseAddress + p * Self.panelWidth * inputChannels)
+    }
+
+    /// The bias, zero-padded to a multiple of 16.
+    @inline(__always)
+    var bias: UnsafePointer<Float> { UnsafePointer(storage.baseAddress + biasOffset) }
+}

@@ -1,0 +1,212 @@
+import Testing
+
+@testable import Kernels
+
+/// Sweeps `convolutionF32` against plain double-accumulated loops.
+@Suite struct MicrokernelConvolutionTests {
+    /// One convolution problem with random data.
+    struct Problem {
+        let batch: Int, inputChannels: Int, outputChannels: Int
+        let geometry: ConvolutionGeometry
+        let input: [Float], filter: [Float], bias: [Float]?
+        let clamp: (lower: Float, upper: Float)
+
+        init(
+            batch: Int = 1, inputChannels: Int, outputChannels: Int, geometry: ConvolutionGeometry,
+            hasBias: Bool = true, clamp: (lower: Float, upper: Float) = (-.infinity, .infinity),
+            rng: inout SeededGenerator
+        ) {
+            self.batch = batch
+            self.inputChannels = inputChannels
+            self.outputChannels = outputChannels
+            self.geometry = geometry
+            input = rng.floats(batch * geometry.inputHeight * geometry.inputWidth * inputChannels)
+            filter = rng.floats(
+                outputChannels * geometry.kernelHeight * geometry.kernelWidth * inputChannels)
+            bias = hasBias ? rng.floats(outputChannels) : nil
+            self.clamp = clamp
+        }
+
+        /// `out[n, oy, ox, o] = clamp(bias[o] + Σ in[n, iy, ix, i] · w[o, ky, kx, i])`.
+        func reference() -> [Expected] {
+            let g = geometry, cin = inputChannels
+            var expected: [Expected] = []
+            for n in 0..<batch {
+                for oy in 0..<g.outputHeight {
+                    for ox in 0..<g.outputWidth {
+                        for o in 0..<outputChannels {
+                            let b = Double(bias?[o] ?? 0)
+                            var sum = b, magnitude = abs(b)
+                            for ky in 0..<g.kernelHeight {
+                                for kx in 0..<g.kernelWidth {
+                                    let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight
+                                    let ix = ox * g.strideWidth - g.padLeft + kx * g.dilationWidth
+                                    guard (0..<g.inputHeight).contains(iy),
+                                          (0..<g.inputWidth).contains(ix)
+                                    else { continue }
+                                    for i in 0..<cin {
+                                        let x = input[((n * g.inputHeight + iy) * g.inputWidth + ix) * cin + i]
+                                        let wIndex = ((o * g.kernelHeight + ky) * g.kernelWidth + kx) * cin + i
+                                        let term = Double(x) * Double(filter[wIndex])
+                                        sum += term
+                                        magnitude += abs(term)
+                                    }
+                                }
+                            }
+                            expected.append(Expected(value: clamped(sum, clamp), magnitude: magnitude))
+                        }
+                    }
+                }
+            }
+            return expected
+        }
+
+        func run(runner: ParallelRunner) throws -> GuardedBuffer {
+            let g = geometry
+            let packed = try PackedGemmWeights(
+                outputChannels: outputChannels,
+                inputChannels: g.kernelHeight * g.kernelWidth * inputChannels,
+                weights: filter, bias: bias)
+            let workspace = GuardedBuffer(
+                count: try convolutionF32WorkspaceSize(weights: packed, threadCount: runner.threadCount))
+            let source = GuardedBuffer(input)
+            let output = GuardedBuffer(count: batch * g.outputHeight * g.outputWidth * outputChannels)
+            convolutionF32(
+                input: source.pointer, output: output.pointer, batch: batch, geometry: g,
+                inputChannels: inputChannels, weights: packed,
+                workspace: UnsafeMutableBufferPointer(start: workspace.pointer, count: workspace.count),
+                clamp: clamp, runner: runner)
+            #expect(workspace.guardIntact, "wrote past the workspace: \(description)")
+            return output
+        }
+
+        var description: String {
+            let g = geometry
+            return "N=\(batch) Cin=\(inputChannels) Cout=\(outputChannels) "
+                + "in \(g.inputHeight)×\(g.inputWidth) k \(g.kernelHeight)×\(g.kernelWidth) "
+                + "s \(g.strideHeight),\(g.strideWidth) d \(g.dilationHeight),\(g.dilationWidth) "
+                + "pad \(g.padTop),\(g.padLeft) out \(g.outputHeight)×\(g.outputWidth) "
+                + "bias=\(bias != nil) clamp=\(clamp)"
+        }
+    }
+
+    static func geometry(
+        _ height: Int, _ width: Int, kernel: (Int, Int), stride: Int = 1, dilation: Int = 1,
+        padding: Padding = .same
+    ) -> ConvolutionGeometry? {
+        ConvolutionGeometry(
+            inputHeight: height, inputWidth: width, kernelHeight: kernel.0, kernelWidth: kernel.1,
+            strideHeight: stride, strideWidth: stride, dilationHeight: dilation,
+            dilationWidth: dilation, padding: padding)
+    }
+
+    func check(_ problem: Problem, seed: UInt64) throws {
+        expectClose(
+            try problem.run(runner: .serial), problem.reference(), "\(problem.description) seed \(seed)")
+    }
+
+    @Test func firstLayerShapes() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        // The models' stems: 3×3 and 5×5 at stride 2 on RGB, SAME and VALID.
+        for (kernel, outputs, padding) in [(3, 24, Padding.same), (5, 32, .same), (3, 24, .valid)] {
+            let g = try #require(Self.geometry(17, 14, kernel: (kernel, kernel), stride: 2, padding: padding))
+            try check(
+                Problem(inputChannels: 3, outputChannels: outputs, geometry: g, clamp: (0, 6), rng: &rng),
+                seed: seed)
+        }
+    }
+
+    @Test func channelCountsAroundTheVectorSizes() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        let g = try #require(Self.geometry(5, 6, kernel: (3, 3)))
+        for inputs in [1, 3, 8, 9, 17] {
+            for outputs in [1, 2, 3, 7, 8, 9, 16, 17, 24, 33] {
+                try check(Problem(inputChannels: inputs, outputChannels: outputs, geometry: g, rng: &rng), seed: seed)
+            }
+        }
+    }
+
+    @Test func kernelShapesStridesDilationsAndPaddings() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for kernel in [(1, 1), (2, 2), (3, 3), (3, 1), (5, 5)] {
+            for stride in [1, 2] {
+                for dilation in [1, 2] {
+                    for padding in [Padding.same, .valid] {
+                        for (height, width) in [(1, 1), (7, 6), (10, 9)] {
+                            guard let g = Self.geometry(
+                                height, width, kernel: kernel, stride: stride, dilation: dilation,
+                                padding: padding)
+                            else { continue }
+                            try check(
+                                Problem(inputChannels: 5, outputChannels: 10, geometry: g, rng: &rng),
+                                seed: seed)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func activationClampsBatchesAndMissingBias() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        // 2×2 VALID on a 2×2 input: one output pixel per image, as in the models' heads.
+        let head = try #require(Self.geometry(2, 2, kernel: (2, 2), padding: .valid))
+        let g = try #require(Self.geometry(6, 7, kernel: (3, 3), stride: 2))
+        for clamp in activationClamps {
+            for hasBias in [true, false] {
+                for geometry in [g, head] {
+                    try check(
+                        Problem(
+                            batch: 2, inputChannels: 12, outputChannels: 13, geometry: geometry,
+                            hasBias: hasBias, clamp: clamp, rng: &rng),
+                        seed: seed)
+                }
+            }
+        }
+    }
+
+    @Test func bitIdenticalForAnyThreadCount() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for (size, inputs, outputs, kernel) in [(40, 3, 24, 3), (64, 8, 1, 3), (12, 16, 40, 5)] {
+            let g = try #require(Self.geometry(size, size, kernel: (kernel, kernel), stride: 1))
+            let problem = Problem(
+                batch: 2, inputChannels: inputs, outputChannels: outputs, geometry: g, clamp: (0, 6),
+                rng: &rng)
+            let context = "\(problem.description) seed \(seed)"
+            expectClose(try problem.run(runner: ParallelRunner(threadCount: 2)), problem.reference(), context)
+            try expectSameForThreadCounts(context) { runner in try problem.run(runner: runner).values }
+        }
+    }
+
+    @Test func workspaceSizeIsOneTilePerThreadAndRejectsOverflow() throws {
+        let weights = try PackedGemmWeights(
+            outputChannels: 4, inputChannels: 27, weights: [Float](repeating: 1, count: 108), bias: nil)
+        let one = try convolutionF32WorkspaceSize(weights: weights, threadCount: 1)
+        #expect(one >= 24 * 27)
+        #expect(try convolutionF32WorkspaceSize(weights: weights, threadCount: 3) == 3 * one)
+        #expect(throws: KernelError.self) {
+            try convolutionF32WorkspaceSize(weights: weights, threadCount: Int.max / 2)
+        }
+    }
+
+    @Test func differentStridesAndDilationsAcrossRowsAndColumns() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for (strides, dilations) in [((1, 2), (1, 1)), ((2, 1), (1, 1)), ((1, 1), (2, 1)), ((1, 1), (1, 2))] {
+            for kernel in [3, 5] {
+                for padding in [Padding.same, .valid] {
+                    let g = try #require(ConvolutionGeometry(
+                        inputHeight: 11, inputWidth: 10, kernelHeight: kernel, kernelWidth: kernel,
+                        strideHeight: strides.0, strideWidth: strides.1,
+                        dilationHeight: dilations.0, dilationWidth: dilations.1, padding: padding))
+                    try check(Problem(inputChannels: 4, outputChannels: 9, geometry: g, rng: &rng), seed: seed)
+                }
+            }
+        }
+    }
+}

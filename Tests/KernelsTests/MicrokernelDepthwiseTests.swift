@@ -1,0 +1,209 @@
+import Testing
+
+@testable import Kernels
+
+/// Sweeps `depthwiseConvolutionF32` against plain double-accumulated loops.
+@Suite struct MicrokernelDepthwiseTests {
+    /// One depthwise problem with random data.
+    struct Problem {
+        let batch: Int, channels: Int
+        let geometry: ConvolutionGeometry
+        let input: [Float], filter: [Float], bias: [Float]?
+        let clamp: (lower: Float, upper: Float)
+
+        init(
+            batch: Int = 1, channels: Int, geometry: ConvolutionGeometry, hasBias: Bool = true,
+            clamp: (lower: Float, upper: Float) = (-.infinity, .infinity),
+            rng: inout SeededGenerator
+        ) {
+            self.batch = batch
+            self.channels = channels
+            self.geometry = geometry
+            input = rng.floats(batch * geometry.inputHeight * geometry.inputWidth * channels)
+            filter = rng.floats(geometry.kernelHeight * geometry.kernelWidth * channels)
+            bias = hasBias ? rng.floats(channels) : nil
+            self.clamp = clamp
+        }
+
+        /// `out[n, oy, ox, c] = clamp(bias[c] + Σ in[n, iy, ix, c] · w[ky, kx, c])`.
+        func reference() -> [Expected] {
+            let g = geometry
+            var expected: [Expected] = []
+            for n in 0..<batch {
+                for oy in 0..<g.outputHeight {
+                    for ox in 0..<g.outputWidth {
+                        for c in 0..<channels {
+                            let b = Double(bias?[c] ?? 0)
+                            var sum = b, magnitude = abs(b)
+                            for ky in 0..<g.kernelHeight {
+                                for kx in 0..<g.kernelWidth {
+                                    let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight
+                                    let ix = ox * g.strideWidth - g.padLeft + kx * g.dilationWidth
+                                    guard (0..<g.inputHeight).contains(iy),
+                                          (0..<g.inputWidth).contains(ix)
+                                    else { continue }
+                                    let x = input[((n * g.inputHeight + iy) * g.inputWidth + ix) * channels + c]
+                                    let term = Double(x) * Double(filter[(ky * g.kernelWidth + kx) * channels + c])
+                                    sum += term
+                                    magnitude += abs(term)
+                                }
+                            }
+                            expected.append(Expected(value: clamped(sum, clamp), magnitude: magnitude))
+                        }
+                    }
+                }
+            }
+            return expected
+        }
+
+        func run(runner: ParallelRunner) throws -> GuardedBuffer {
+            let g = geometry
+            let packed = try PackedDepthwiseWeights(
+                channels: channels, kernelHeight: g.kernelHeight, kernelWidth: g.kernelWidth,
+                weights: filter, bias: bias)
+            let source = GuardedBuffer(input)
+            let output = GuardedBuffer(count: batch * g.outputHeight * g.outputWidth * channels)
+            depthwiseConvolutionF32(
+                input: source.pointer, output: output.pointer, batch: batch, geometry: g,
+                weights: packed, clamp: clamp, runner: runner)
+            return output
+        }
+
+        var description: String {
+            let g = geometry
+            return "N=\(batch) C=\(channels) in \(g.inputHeight)×\(g.inputWidth) "
+                + "k \(g.kernelHeight)×\(g.kernelWidth) s \(g.strideHeight),\(g.strideWidth) "
+                + "d \(g.dilationHeight),\(g.dilationWidth) pad \(g.padTop),\(g.padLeft) "
+                + "out \(g.outputHeight)×\(g.outputWidth) bias=\(bias != nil) clamp=\(clamp)"
+        }
+    }
+
+    static func geometry(
+        _ height: Int, _ width: Int, kernel: (Int, Int), stride: Int = 1, dilation: Int = 1,
+        padding: Padding = .same
+    ) -> ConvolutionGeometry? {
+        ConvolutionGeometry(
+            inputHeight: height, inputWidth: width, kernelHeight: kernel.0, kernelWidth: kernel.1,
+            strideHeight: stride, strideWidth: stride, dilationHeight: dilation,
+            dilationWidth: dilation, padding: padding)
+    }
+
+    func check(_ problem: Problem, seed: UInt64) throws {
+        expectClose(try problem.run(runner: .serial), problem.reference(), "\(problem.description) seed \(seed)")
+    }
+
+    @Test func channelCountsAroundTheVectorSizes() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for channels in [1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48] {
+            for kernel in [3, 5] {
+                let g = try #require(Self.geometry(7, 9, kernel: (kernel, kernel)))
+                try check(Problem(channels: channels, geometry: g, rng: &rng), seed: seed)
+            }
+        }
+    }
+
+    @Test func sizesStridesAndPaddings() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for (height, width) in [(1, 1), (2, 3), (5, 4), (6, 6), (9, 13), (12, 7)] {
+            for kernel in [3, 5] {
+                for stride in [1, 2] {
+                    for padding in [Padding.same, .valid] {
+                        guard let g = Self.geometry(
+                            height, width, kernel: (kernel, kernel), stride: stride, padding: padding)
+                        else { continue }
+                        try check(Problem(channels: 17, geometry: g, rng: &rng), seed: seed)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func otherKernelShapesAndDilations() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for kernel in [(1, 1), (2, 2), (3, 1), (1, 4), (7, 7)] {
+            for dilation in [1, 2] {
+                for stride in [1, 3] {
+                    guard let g = Self.geometry(
+                        10, 11, kernel: kernel, stride: stride, dilation: dilation)
+                    else { continue }
+                    try check(Problem(channels: 19, geometry: g, rng: &rng), seed: seed)
+                }
+            }
+        }
+        let dilated = try #require(Self.geometry(9, 9, kernel: (3, 3), dilation: 2))
+        try check(Problem(channels: 40, geometry: dilated, rng: &rng), seed: seed)
+    }
+
+    @Test func paddingWiderThanTheFilterLeavesOnlyTheBias() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        // 4 zero rows/columns before a 3×3 filter: the first outputs see no input.
+        let g = ConvolutionGeometry(
+            inputHeight: 3, inputWidth: 4, outputHeight: 8, outputWidth: 9,
+            kernelHeight: 3, kernelWidth: 3, strideHeight: 1, strideWidth: 1,
+            dilationHeight: 1, dilationWidth: 1, padTop: 4, padLeft: 4)
+        try check(Problem(channels: 20, geometry: g, clamp: (-1, 1), rng: &rng), seed: seed)
+    }
+
+    @Test func activationClampsBatchesAndMissingBias() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        let g = try #require(Self.geometry(6, 5, kernel: (3, 3), stride: 2))
+        for clamp in activationClamps {
+            for hasBias in [true, false] {
+                try check(
+                    Problem(batch: 2, channels: 24, geometry: g, hasBias: hasBias, clamp: clamp, rng: &rng),
+                    seed: seed)
+            }
+        }
+    }
+
+    @Test func bitIdenticalForAnyThreadCount() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for (size, channels, kernel, stride) in [(24, 72, 5, 1), (33, 40, 3, 2), (20, 200, 3, 1)] {
+            let g = try #require(Self.geometry(size, size, kernel: (kernel, kernel), stride: stride))
+            let problem = Problem(batch: 2, channels: channels, geometry: g, clamp: (0, 6), rng: &rng)
+            let context = "\(problem.description) seed \(seed)"
+            expectClose(try problem.run(runner: ParallelRunner(threadCount: 2)), problem.reference(), context)
+            try expectSameForThreadCounts(context) { runner in try problem.run(runner: runner).values }
+        }
+    }
+
+    @Test func packedLayoutIsTapMajorWithPaddedChannels() throws {
+        // w[ky, kx, c] = 100·(ky·3 + kx) + c names its source.
+        let channels = 5
+        let filter = (0..<9).flatMap { t in (0..<channels).map { Float(100 * t + $0) } }
+        let packed = try PackedDepthwiseWeights(
+            channels: channels, kernelHeight: 3, kernelWidth: 3, weights: filter, bias: [1, 2, 3, 4, 5])
+        #expect(packed.channelStride == 16)
+        for ky in 0..<3 {
+            for kx in 0..<3 {
+                for c in 0..<16 {
+                    let t = ky * 3 + kx
+                    #expect(packed.taps(row: ky, column: kx)[c] == (c < channels ? Float(100 * t + c) : 0))
+                }
+            }
+        }
+        #expect((0..<16).map { packed.bias[$0] } == [1, 2, 3, 4, 5] + [Float](repeating: 0, count: 11))
+    }
+
+    @Test func differentStridesAndDilationsAcrossRowsAndColumns() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for (strides, dilations) in [((1, 2), (1, 1)), ((2, 1), (1, 1)), ((1, 1), (2, 1)), ((1, 1), (1, 2))] {
+            for kernel in [3, 5] {
+                for padding in [Padding.same, .valid] {
+                    let g = try #require(ConvolutionGeometry(
+                        inputHeight: 11, inputWidth: 10, kernelHeight: kernel, kernelWidth: kernel,
+                        strideHeight: strides.0, strideWidth: strides.1,
+                        dilationHeight: dilations.0, dilationWidth: dilations.1, padding: padding))
+                    try check(Problem(channels: 20, geometry: g, rng: &rng), seed: seed)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Testing
+
+@testable import Kernels
+
+/// Sweeps `gemmF32` (1×1 convolution / FULLY_CONNECTED) against a plain
+/// double-accumulated product.
+@Suite struct MicrokernelGemmTests {
+    /// One GEMM problem with random data.
+    struct Problem {
+        let rows: Int, depth: Int, outputs: Int
+        let a: [Float], w: [Float], bias: [Float]?
+        let clamp: (lower: Float, upper: Float)
+
+        init(
+            rows: Int, depth: Int, outputs: Int, hasBias: Bool = true,
+            clamp: (lower: Float, upper: Float) = (-.infinity, .infinity),
+            rng: inout SeededGenerator
+        ) {
+            self.rows = rows
+            self.depth = depth
+            self.outputs = outputs
+            a = rng.floats(rows * depth)
+            w = rng.floats(outputs * depth)
+            bias = hasBias ? rng.floats(outputs) : nil
+            self.clamp = clamp
+        }
+
+        /// `C[p, n] = clamp(Σ_k A[p, k] · W[n, k] + bias[n])` in double.
+        func reference() -> [Expected] {
+            var expected: [Expected] = []
+            expected.reserveCapacity(rows * outputs)
+            for p in 0..<rows {
+                for n in 0..<outputs {
+                    let b = Double(bias?[n] ?? 0)
+                    var sum = b, magnitude = abs(b)
+                    for k in 0..<depth {
+                        let term = Double(a[p * depth + k]) * Double(w[n * depth + k])
+                        sum += term
+                        magnitude += abs(term)
+                    }
+                    expected.append(Expected(value: clamped(sum, clamp), magnitude: magnitude))
+                }
+            }
+            return expected
+        }
+
+        func run(runner: ParallelRunner) throws -> GuardedBuffer {
+            let packed = try PackedGemmWeights(
+                outputChannels: outputs, inputChannels: depth, weights: w, bias: bias)
+            let input = GuardedBuffer(a)
+            let output = GuardedBuffer(count: rows * outputs)
+            gemmF32(
+                input: input.pointer, rows: rows, weights: packed, output: output.pointer,
+                clamp: clamp, runner: runner)
+            return output
+        }
+
+        var description: String {
+            "P=\(rows) K=\(depth) N=\(outputs) bias=\(bias != nil) clamp=\(clamp)"
+        }
+    }
+
+    static let sizes = [1, 2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 33]
+
+    @Test func everyDepthAndWidthAroundTheVectorSizes() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for depth in Self.sizes + [64, 100] {
+            for outputs in Self.sizes + [40, 48] {
+                let rows = [1, 7, 13][(depth + outputs) % 3]
+                let problem = Problem(rows: rows, depth: depth, outputs: outputs, rng: &rng)
+                expectClose(
+                    try problem.run(runner: .serial), problem.reference(),
+                    "\(problem.description) seed \(seed)")
+            }
+        }
+    }
+
+    @Test func everyRowRemainder() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for rows in 0...26 {
+            for outputs in [1, 2, 24, 40] {
+                let problem = Problem(rows: rows, depth: 19, outputs: outputs, rng: &rng)
+                expectClose(
+                    try problem.run(runner: .serial), problem.reference(),
+                    "\(problem.description) seed \(seed)")
+            }
+        }
+    }
+
+    @Test func activationClampsAndMissingBias() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for clamp in activationClamps {
+            for hasBias in [true, false] {
+                for outputs in [2, 17] {
+                    let problem = Problem(
+                        rows: 11, depth: 40, outputs: outputs, hasBias: hasBias, clamp: clamp,
+                        rng: &rng)
+                    expectClose(
+                        try problem.run(runner: .serial), problem.reference(),
+                        "\(problem.description) seed \(seed)")
+                }
+            }
+        }
+    }
+
+    @Test func bitIdenticalForAnyThreadCount() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        // Large enough that every thread count really splits the work, with
+        // row and column remainders; the last case uses dot products.
+        for (rows, depth, outputs) in [(301, 64, 72), (49, 288, 200), (5, 400, 600), (3000, 200, 2)] {
+            let problem = Problem(
+                rows: rows, depth: depth, outputs: outputs, clamp: (0, 6), rng: &rng)
+            let context = "\(problem.description) seed \(seed)"
+            expectClose(try problem.run(runner: ParallelRunner(threadCount: 3)), problem.reference(), context)
+            try expectSameForThreadCounts(context) { runner in
+                try problem.run(runner: runner).values
+            }
+        }
+    }
+
+    @Test func tilesCoverTheOutputExactlyOnce() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for rows in [0, 1, 5, 6, 7, 49, 144, 1000, 4096] {
+            for (depth, outputs) in [(8, 2), (16, 24), (288, 288), (1152, 192)] {
+                let weights = try PackedGemmWeights(
+                    outputChannels: outputs, inputChannels: depth,
+                    weights: rng.floats(outputs * depth), bias: nil)
+                for threads in [1, 2, 3, 7, 16] {
+                    let tiling = GemmTiling(rows: rows, weights: weights, threadCount: threads)
+                    var covered = [Int](repeating: 0, count: rows * weights.columnBlockCount)
+                    for t in 0..<tiling.tileCount {
+                        let (tileRows, blocks) = tiling.tile(t)
+                        for r in tileRows {
+                            for b in blocks { covered[r * weights.columnBlockCount + b] += 1 }
+                        }
+                    }
+                    #expect(
+                        covered.allSatisfy { $0 == 1 },
+                        "P=\(rows) K=\(depth) N=\(outputs) threads=\(threads)")
+                }
+            }
+        }
+    }
+
+    @Test func packedLayoutPutsChannelsInPanels() throws {
+        // W[n, k] = 100·n + k, so every packed value names its source.
+        let outputs = 27, depth = 3
+        let w = (0..<outputs).flatMap { n in (0..<depth).map { k in Float(100 * n + k) } }
+        let bias = (0..<outputs).map { Float(-$0) }
+        let packed = try PackedGemmWeights(
+            outputChannels: outputs, inputChannels: depth, weights: w, bias: bias)
+        #expect(packed.panelCount == 2 && packed.lastPanelWidth == 16)
+        for p in 0..<2 {
+            for k in 0..<depth {
+                for j in 0..<16 {
+                    let n = 16 * p + j
+                    #expect(packed.panel(p)[k * 16 + j] == (n < outputs ? Float(100 * n + k) : 0))
+                }
+            }
+        }
+        for n in 0..<32 { #expect(packed.bias[n] == (n < outputs ? Float(-n) : 0)) }
+
+        let narrow = try PackedGemmWeights(
+            outputChannels: 20, inputChannels: 1, weights: (0..<20).map(Float.init), bias: nil)
+        #expect(narrow.panelCount == 2 && narrow.lastPanelWidth == 8)
+        for j in 0..<8 { #expect(narrow.panel(1)[j] == (j < 4 ? Float(16 + j) : 0)) }
+    }
+}
