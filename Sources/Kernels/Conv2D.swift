@@ -64,6 +64,17 @@ public struct Conv2D: PreparedKernel {
     let filter: [Float]
     /// `[Cout]`; zeros when the op has no bias (TFLite adds 0 in that case too).
     let bias: [Float]
+    /// The filter as `[Cout, KH·KW·Cin]` GEMM panels with the bias, for `run`.
+    let packed: PackedGemmWeights
+    /// The window as the fast kernels describe it.
+    let geometry: ConvolutionGeometry
+
+    /// A 1×1 filter with unit strides and no padding: a plain GEMM over pixels.
+    var isPointwise: Bool {
+        let g = window
+        return g.filterHeight == 1 && g.filterWidth == 1 && g.strideH == 1 && g.strideW == 1
+            && g.padTop == 0 && g.padLeft == 0
+    }
 
     /// Validates the operands and options and copies the constant filter and bias.
     ///
@@ -118,10 +129,33 @@ public struct Conv2D: PreparedKernel {
         // element count and Cout·KH·KW·Cin is the filter's, both ≤ 2^31, so the
         // product is ≤ 2^62.
         let macs = window.batch * window.outputHeight * window.outputWidth * filterShape.elementCount
+        let packed = try PackedGemmWeights(
+            outputChannels: outputChannels, inputChannels: filterShape.elementCount / outputChannels,
+            weights: filter, bias: bias)
         return Conv2D(
             outputShapes: [outputShape], multiplyAccumulates: macs, window: window,
             inputChannels: inputChannels, outputChannels: outputChannels,
-            activation: options.activation, filter: filter, bias: bias)
+            activation: options.activation, filter: filter, bias: bias,
+            packed: packed, geometry: window.convolutionGeometry)
+    }
+
+    /// 1×1 convolutions run as one GEMM over all pixels; others as im2col
+    /// tiles (gathered only at the borders) feeding the same GEMM microkernels.
+    public func run(_ io: KernelIO, runner: ParallelRunner) {
+        if isPointwise {
+            gemmF32(
+                input: io.inputs[0], rows: window.batch * window.inputHeight * window.inputWidth,
+                weights: packed, output: io.outputs[0], clamp: activation.clampRange, runner: runner)
+        } else {
+            convolutionF32(
+                input: io.inputs[0], output: io.outputs[0], batch: window.batch, geometry: geometry,
+                inputChannels: inputChannels, weights: packed, workspace: io.workspace,
+                clamp: activation.clampRange, runner: runner)
+        }
+    }
+
+    public func workspaceSize(threadCount: Int) throws -> Int {
+        isPointwise ? 0 : try convolutionF32WorkspaceSize(weights: packed, threadCount: threadCount)
     }
 
     /// Direct convolution, one output value at a time, summing taps in

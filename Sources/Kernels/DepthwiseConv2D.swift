@@ -75,6 +75,9 @@ public struct DepthwiseConv2D: PreparedKernel {
     let filter: [Float]
     /// `[Cout]`; zeros when the op has no bias (TFLite adds 0 in that case too).
     let bias: [Float]
+    /// Filter and bias packed for the SIMD kernel; nil when the depth multiplier
+    /// is not 1 (those run the reference kernel).
+    let packed: PackedDepthwiseWeights?
 
     /// Validates the operands and options and copies the constant filter and bias.
     ///
@@ -122,11 +125,25 @@ public struct DepthwiseConv2D: PreparedKernel {
         // element count and KH·KW·Cout is the filter's, both ≤ 2^31, so the
         // product is ≤ 2^62.
         let macs = window.batch * window.outputHeight * window.outputWidth * filterShape.elementCount
+        let packed = outputChannels == inputChannels
+            ? try PackedDepthwiseWeights(
+                channels: outputChannels, kernelHeight: window.filterHeight, kernelWidth: window.filterWidth,
+                weights: filter, bias: bias)
+            : nil
         return DepthwiseConv2D(
             outputShapes: [outputShape], multiplyAccumulates: macs,
             depthMultiplier: outputChannels / inputChannels, window: window,
             inputChannels: inputChannels, outputChannels: outputChannels,
-            activation: options.activation, filter: filter, bias: bias)
+            activation: options.activation, filter: filter, bias: bias, packed: packed)
+    }
+
+    /// The SIMD kernel over channels for depth multiplier 1; the reference otherwise.
+    public func run(_ io: KernelIO, runner: ParallelRunner) {
+        guard let packed else { return runReference(io) }
+        depthwiseConvolutionF32(
+            input: io.inputs[0], output: io.outputs[0], batch: window.batch,
+            geometry: window.convolutionGeometry, weights: packed,
+            clamp: activation.clampRange, runner: runner)
     }
 
     /// Direct depthwise convolution, one output value at a time, summing taps

@@ -49,6 +49,8 @@ public struct FullyConnected: PreparedKernel {
     let weights: [Float]
     /// `[Nout]`; zeros when the op has no bias (TFLite adds 0 in that case too).
     let bias: [Float]
+    /// Weights and bias packed into GEMM panels for `run`.
+    let packed: PackedGemmWeights
 
     /// Validates the operands and options and copies the constant weights and bias.
     ///
@@ -102,10 +104,19 @@ public struct FullyConnected: PreparedKernel {
         // Cannot overflow: B·Nout is the output's element count and K ≤ the
         // weights' element count, both ≤ 2^31, so the product is ≤ 2^62.
         let macs = outputShape.elementCount * inputDepth
+        let packed = try PackedGemmWeights(
+            outputChannels: outputDepth, inputChannels: inputDepth, weights: weights, bias: bias)
         return FullyConnected(
             outputShapes: [outputShape], multiplyAccumulates: macs,
             batch: batch, inputDepth: inputDepth, outputDepth: outputDepth,
-            activation: options.activation, weights: weights, bias: bias)
+            activation: options.activation, weights: weights, bias: bias, packed: packed)
+    }
+
+    /// One GEMM over the batch rows with the packed weights.
+    public func run(_ io: KernelIO, runner: ParallelRunner) {
+        gemmF32(
+            input: io.inputs[0], rows: batch, weights: packed, output: io.outputs[0],
+            clamp: activation.clampRange, runner: runner)
     }
 
     /// One dot product per output value, summed over k in order in Float as

@@ -55,10 +55,17 @@ public struct KernelError: Error, Equatable, Sendable, CustomStringConvertible {
 public struct KernelIO: @unchecked Sendable {
     public var inputs: [UnsafePointer<Float>]
     public var outputs: [UnsafeMutablePointer<Float>]
+    /// Scratch memory of at least `workspaceSize(threadCount:)` floats, shared by
+    /// all operators (they run one after another); empty when none was asked for.
+    public var workspace: UnsafeMutableBufferPointer<Float>
 
-    public init(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
+    public init(
+        inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>],
+        workspace: UnsafeMutableBufferPointer<Float> = UnsafeMutableBufferPointer(start: nil, count: 0)
+    ) {
         self.inputs = inputs
         self.outputs = outputs
+        self.workspace = workspace
     }
 }
 
@@ -79,10 +86,14 @@ public protocol PreparedKernel: Sendable {
     /// Runs the fastest kernel available, splitting work over `runner`.
     /// Results are bit-identical for every thread count.
     func run(_ io: KernelIO, runner: ParallelRunner)
+    /// Floats of scratch memory `run` needs with `threadCount` threads.
+    func workspaceSize(threadCount: Int) throws -> Int
 }
 
 extension PreparedKernel {
     public var multiplyAccumulates: Int { 0 }
     /// Default: ops without a fast kernel run their reference kernel.
     public func run(_ io: KernelIO, runner: ParallelRunner) { runReference(io) }
+    /// Default: no scratch memory.
+    public func workspaceSize(threadCount: Int) throws -> Int { 0 }
 }

@@ -83,6 +83,19 @@ struct WindowGeometry: Sendable, Hashable {
     }
 }
 
+extension WindowGeometry {
+    /// The same window as the fast kernels describe it.
+    var convolutionGeometry: ConvolutionGeometry {
+        ConvolutionGeometry(
+            inputHeight: inputHeight, inputWidth: inputWidth,
+            outputHeight: outputHeight, outputWidth: outputWidth,
+            kernelHeight: filterHeight, kernelWidth: filterWidth,
+            strideHeight: strideH, strideWidth: strideW,
+            dilationHeight: dilationH, dilationWidth: dilationW,
+            padTop: padTop, padLeft: padLeft)
+    }
+}
+
 extension Operand {
     /// The values of a float32 constant operand (weights, bias), checked to
     /// hold exactly one value per element of its shape.

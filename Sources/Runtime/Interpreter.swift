@@ -56,6 +56,8 @@ public final class Interpreter {
     private let arena: AlignedBuffer
     /// Storage of the constants the kernels read.
     private let constantStorage: [AlignedBuffer]
+    /// Scratch memory shared by the operators' fast kernels.
+    private let workspace: AlignedBuffer
     /// The model is kept alive for its memory-mapped bytes.
     private let model: TFLiteModel
 
@@ -202,10 +204,24 @@ public final class Interpreter {
             pointers[tensorIndex] = buffer.baseAddress
             return buffer.baseAddress
         }
+        // One scratch buffer serves every operator: they run one after another.
+        var workspaceCount = 0
+        if options.mode == .fast {
+            for (index, node) in prepared.enumerated() {
+                do {
+                    workspaceCount = max(workspaceCount, try node.kernel.workspaceSize(threadCount: runner.threadCount))
+                } catch let error as KernelError {
+                    throw InterpreterError.invalidOperator(index: index, error: error)
+                }
+            }
+        }
+        let workspace = AlignedBuffer(count: workspaceCount)
+        self.workspace = workspace
         self.nodes = prepared.map { node in
             Node(kernel: node.kernel, io: KernelIO(
                 inputs: node.inputs.map { UnsafePointer(constantPointer($0)) },
-                outputs: node.outputs.map { pointers[$0]! }))
+                outputs: node.outputs.map { pointers[$0]! },
+                workspace: workspace.buffer))
         }
         // A graph output that is itself a constant still needs readable storage.
         for tensorIndex in subgraph.outputs where pointers[tensorIndex] == nil {
