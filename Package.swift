@@ -34,7 +34,7 @@ let package = Package(
         .library(name: "FlatBufferReader", targets: ["FlatBufferReader"]),
         .library(name: "Tensor", targets: ["Tensor"]),
         .library(name: "Kernels", targets: ["Kernels"]),
-        .library(name: "Runtime", targets: ["Runtime"]),
+        .library(name: "Inference", targets: ["Inference"]),
         .library(name: "ImageIO", targets: ["ImageIO"]),
         .library(name: "Pipeline", targets: ["Pipeline"]),
         .executable(name: "landmarker", targets: ["landmarker"]),
@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "Tensor", swiftSettings: librarySettings),
         .target(name: "Kernels", dependencies: ["Tensor"], swiftSettings: librarySettings),
         .target(
-            name: "Runtime",
+            name: "Inference",
             dependencies: ["FlatBufferReader", "Tensor", "Kernels"],
             swiftSettings: librarySettings),
         .systemLibrary(
@@ -57,12 +57,12 @@ let package = Package(
         .target(name: "ImageIO", dependencies: ["CLibPNG", "CTurboJPEG"], swiftSettings: librarySettings),
         .target(
             name: "Pipeline",
-            dependencies: ["Runtime", "ImageIO", "Tensor"],
+            dependencies: ["Inference", "ImageIO", "Tensor"],
             swiftSettings: librarySettings),
         .executableTarget(
             name: "landmarker",
             dependencies: [
-                "Runtime",
+                "Inference",
                 "Pipeline",
                 "ImageIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -73,8 +73,8 @@ let package = Package(
         .testTarget(name: "TensorTests", dependencies: ["Tensor", "TestSupport"]),
         .testTarget(name: "KernelsTests", dependencies: ["Kernels", "Tensor"], swiftSettings: librarySettings),
         .testTarget(
-            name: "RuntimeTests", dependencies: ["Runtime", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
+            name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "ImageIO", "Runtime", "TestSupport"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "ImageIO", "Inference", "TestSupport"]),
     ]
 )

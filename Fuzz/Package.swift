@@ -12,7 +12,7 @@ let package = Package(
     targets: [
         .target(
             name: "ModelFuzzer",
-            dependencies: [.product(name: "Runtime", package: "landmarker")],
+            dependencies: [.product(name: "Inference", package: "landmarker")],
             swiftSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-parse-as-library"])],
             linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]),
     ]

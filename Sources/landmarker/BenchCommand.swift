@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Runtime
+import Inference
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

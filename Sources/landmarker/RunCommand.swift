@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Runtime
+import Inference
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import Foundation
 import ImageIO
 @testable import Pipeline
-import Runtime
+import Inference
 import TestSupport
 import Testing
 

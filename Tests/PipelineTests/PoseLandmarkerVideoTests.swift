@@ -1,6 +1,6 @@
 import Foundation
 import ImageIO
-import Runtime
+import Inference
 @testable import Pipeline
 import TestSupport
 import Testing

@@ -1,4 +1,4 @@
-import Runtime
+import Inference
 
 /// libFuzzer entry point: the bytes of a would-be model are loaded,
 /// verified and prepared. Any outcome but a typed error or a loaded model

@@ -1,6 +1,6 @@
 import Foundation
 import ImageIO
-import Runtime
+import Inference
 
 /// One frame's work of the Tasks-flavour pose landmarker (PIPELINE.md §3):
 /// detector when tracking does not cover `numPoses` people, one landmark-model

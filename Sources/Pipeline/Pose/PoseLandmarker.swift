@@ -1,6 +1,6 @@
 import Foundation
 import ImageIO
-import Runtime
+import Inference
 
 /// Receives live-stream results of a `PoseLandmarker` (running mode `.liveStream`), on the
 /// landmarker's private serial queue, in increasing timestamp order. Frames dropped because

@@ -1,5 +1,5 @@
 import Foundation
-import Runtime
+import Inference
 import TestSupport
 import Testing
 
