@@ -1,0 +1,55 @@
+import Benchmark
+import BenchmarkSupport
+import Dispatch
+
+/// The fp32 peak the kernels are compared with, in GFLOP/s: one core's, the
+/// best of 20 short runs of `PeakFMA.simd8Chains` measured once per process,
+/// times the thread count. The best of short runs holds even while other
+/// processes share the machine; a measured two-thread peak does not (both
+/// cores are rarely free at once), so the peak benchmarks report it but the
+/// percentages use the nominal figure.
+enum PeakReference {
+    /// Rounds per thread in one timed run of a `PeakFMA` loop (about 2 ms at 100 GFLOP/s).
+    static let rounds = 1_000_000
+
+    /// One core's peak, GFLOP/s.
+    static let oneCore = (0..<20).map { _ in runOnce(.simd8Chains, threads: 1) }.max() ?? 0
+
+    /// The nominal peak of `threads` cores, GFLOP/s.
+    static func gflops(threads: Int) -> Double {
+        Double(threads) * oneCore
+    }
+
+    /// Which `PeakFMA` loop to run.
+    enum Loop: Sendable {
+        case simd8Chains
+        case simd16Chains
+    }
+
+    /// Runs one FMA loop of `rounds` rounds on each of `threads` threads at once
+    /// and returns the GFLOP/s of all of them together.
+    static func runOnce(_ loop: Loop, threads: Int) -> Double {
+        @Sendable func work() {
+            switch loop {
+            case .simd8Chains: blackHole(PeakFMA.simd8Chains(rounds: rounds, multiplier: 0.999, addend: 1e-6))
+            case .simd16Chains: blackHole(PeakFMA.simd16Chains(rounds: rounds, multiplier: 0.999, addend: 1e-6))
+            }
+        }
+        let elapsed = ContinuousClock().measure {
+            if threads == 1 {
+                work()
+            } else {
+                DispatchQueue.concurrentPerform(iterations: threads) { _ in work() }
+            }
+        }
+        let flopsPerRound = loop == .simd8Chains ? PeakFMA.simd8FlopsPerRound : PeakFMA.simd16FlopsPerRound
+        return Double(threads * rounds * flopsPerRound) / elapsed.seconds / 1e9
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    }
+}

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Side-by-side latency of `landmarker bench` and LiteRT (XNNPACK) on the same models.
+
+For each model and thread count, one session alternates K rounds of
+  1. `landmarker bench MODEL --threads T --runs R --warmup W --json` (a subprocess), and
+  2. LiteRT's `Interpreter(model_path, num_threads=T)` with its default XNNPACK
+     delegate, the same input, W untimed and R timed `invoke()` calls in this process,
+and reports the median over rounds of each side's per-round median, and their ratio.
+
+Set up once (from the repository root):
+    swift build -c release --product landmarker
+    python3 -m venv Benchmarks/.venv
+    Benchmarks/.venv/bin/pip install -r Benchmarks/peer/requirements.txt
+Run:
+    Benchmarks/.venv/bin/python Benchmarks/peer/compare_litert.py [--markdown] [--json]
+The script re-runs itself with Benchmarks/.venv/bin/python when started with a
+Python that lacks ai_edge_litert and that venv exists.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+VENV = REPO_ROOT / "Benchmarks" / ".venv"
+VENV_PYTHON = VENV / "bin" / "python"
+MODELS = [
+    "pose_detection",
+    "pose_landmark_full",
+    "palm_detection_full",
+    "palm_detection_lite",
+    "hand_landmark_full",
+    "hand_landmark_lite",
+]
+
+
+def import_litert():
+    """Imports LiteRT, re-executing under the project venv when this Python lacks it."""
+    try:
+        from ai_edge_litert import interpreter as litert_interpreter
+        import numpy
+        return litert_interpreter, numpy
+    except ImportError:
+        if VENV_PYTHON.exists() and Path(sys.prefix).resolve() != VENV.resolve():
+            os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
+        sys.exit(
+            "compare_litert.py: ai_edge_litert is not installed. Run:\n"
+            "  python3 -m venv Benchmarks/.venv\n"
+            "  Benchmarks/.venv/bin/pip install -r Benchmarks/peer/requirements.txt")
+
+
+def deterministic_input(numpy, count):
+    """The input `landmarker bench` uses: element i is ((i * 7919) % 1000) / 1000."""
+    index = numpy.arange(count, dtype=numpy.int64)
+    return ((index * 7919) % 1000).astype(numpy.float32) / 1000
+
+
+def time_ours(landmarker, model_path, threads, runs, warmup):
+    """Runs `landmarker bench --json` and returns its report (medianMs, p10Ms, p90Ms, gflops...)."""
+    command = [str(landmarker), "bench", str(model_path), "--threads", str(threads),
+               "--runs", str(runs), "--warmup", str(warmup), "--json"]
+    result = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}): {result.stderr.strip()}")
+    return json.loads(result.stdout)
+
+
+def time_litert(litert_interpreter, numpy, model_path, threads, runs, warmup):
+    """Times LiteRT's invoke on the deterministic input; returns the median and p10/p90 in ms."""
+    interpreter = litert_interpreter.Interpreter(model_path=str(model_path), num_threads=threads)
+    interpreter.allocate_tensors()
+    for detail in interpreter.get_input_details():
+        shape = detail["shape"]
+        values = deterministic_input(numpy, int(numpy.prod(shape))).reshape(shape)
+        interpreter.set_tensor(detail["index"], values.astype(detail["dtype"]))
+    for _ in range(warmup):
+        interpreter.invoke()
+    milliseconds = []
+    for _ in range(runs):
+        start = time.perf_counter_ns()
+        interpreter.invoke()
+        milliseconds.append((time.perf_counter_ns() - start) / 1e6)
+    milliseconds.sort()
+
+    def percentile(p):
+        return milliseconds[min(len(milliseconds) - 1, round((len(milliseconds) - 1) * p))]
+
+    return {"medianMs": percentile(0.5), "p10Ms": percentile(0.1), "p90Ms": percentile(0.9)}
+
+
+def command_output(command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def machine_description():
+    """CPU model, core count, load, versions and commit: what a reader needs to judge the numbers."""
+    model_name = "unknown"
+    for line in command_output(["lscpu"]).splitlines():
+        if line.startswith("Model name:"):
+            model_name = line.split(":", 1)[1].strip()
+    flags = ""
+    try:
+        cpuinfo = {}
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            cpuinfo.setdefault(key.strip(), value.strip())
+        present = set(cpuinfo.get("flags", "").split())
+        flags = " ".join(f for f in ("avx2", "fma", "avx512f") if f in present)
+        if "cpu family" in cpuinfo:
+            model_name += f" (family {cpuinfo['cpu family']}, model {cpuinfo.get('model', '?')})"
+    except OSError:
+        pass
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        litert_version, numpy_version = version("ai-edge-litert"), version("numpy")
+    except PackageNotFoundError:
+        litert_version = numpy_version = "unknown"
+    return {
+        "cpu": model_name,
+        "cpuFlags": flags,
+        "logicalCores": os.cpu_count(),
+        "loadAverage": list(os.getloadavg()),
+        "swift": command_output(["swift", "--version"]).splitlines()[0],
+        "python": platform.python_version(),
+        "aiEdgeLitert": litert_version,
+        "numpy": numpy_version,
+        "commit": command_output(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"]),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def summarize(rounds_ours, rounds_litert):
+    ours = statistics.median(r["medianMs"] for r in rounds_ours)
+    litert = statistics.median(r["medianMs"] for r in rounds_litert)
+    return {
+        "oursMedianMs": ours,
+        "litertMedianMs": litert,
+        "ratio": ours / litert,
+        "oursRoundMediansMs": [r["medianMs"] for r in rounds_ours],
+        "litertRoundMediansMs": [r["medianMs"] for r in rounds_litert],
+        "oursGflops": statistics.median(r["gflops"] for r in rounds_ours),
+    }
+
+
+def print_table(rows):
+    print(f"{'model':<22}{'threads':>8}{'ours ms':>12}{'LiteRT ms':>12}{'ours/LiteRT':>13}")
+    for row in rows:
+        print(f"{row['model']:<22}{row['threads']:>8}{row['oursMedianMs']:>12.2f}"
+              f"{row['litertMedianMs']:>12.2f}{row['ratio']:>13.2f}")
+
+
+def print_markdown(rows, machine, settings):
+    print(f"Measured {machine['date']} at commit `{machine['commit']}` on {machine['cpu']} "
+          f"({machine['logicalCores']} logical cores; {machine['cpuFlags']}), "
+          f"1-minute load average {machine['loadAverage'][0]:.2f} at the start, "
+          f"{machine['loadAverageAtEnd'][0]:.2f} at the end.")
+    print(f"{machine['swift']}; Python {machine['python']}, ai-edge-litert {machine['aiEdgeLitert']}, "
+          f"numpy {machine['numpy']}.")
+    print(f"{settings['rounds']} alternating rounds, each {settings['warmup']} warm-up + "
+          f"{settings['runs']} timed invocations per side; each figure is the median over rounds "
+          f"of the per-round median.")
+    print()
+    print("| model | threads | ours median (ms) | LiteRT median (ms) | ours / LiteRT | ours GFLOP/s | ours per round (ms) | LiteRT per round (ms) |")
+    print("|---|---:|---:|---:|---:|---:|---|---|")
+    for row in rows:
+        ours_rounds = ", ".join(f"{value:.1f}" for value in row["oursRoundMediansMs"])
+        litert_rounds = ", ".join(f"{value:.2f}" for value in row["litertRoundMediansMs"])
+        print(f"| {row['model']} | {row['threads']} | {row['oursMedianMs']:.2f} | {row['litertMedianMs']:.2f} "
+              f"| {row['ratio']:.2f} | {row['oursGflops']:.1f} | {ours_rounds} | {litert_rounds} |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", default=MODELS, choices=MODELS, metavar="MODEL",
+                        help="models to run (default: all six)")
+    parser.add_argument("--threads", nargs="+", type=int, default=[1, 2], help="thread counts (default: 1 2)")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds K (default: 3)")
+    parser.add_argument("--runs", type=int, default=50, help="timed invocations per round and side (default: 50)")
+    parser.add_argument("--warmup", type=int, default=5, help="untimed invocations per round and side (default: 5)")
+    parser.add_argument("--landmarker", type=Path, default=REPO_ROOT / ".build" / "release" / "landmarker",
+                        help="the landmarker executable (default: .build/release/landmarker)")
+    parser.add_argument("--models-dir", type=Path, default=REPO_ROOT / "models", help="folder of the .tflite files")
+    parser.add_argument("--build", action="store_true",
+                        help="run `swift build -c release --product landmarker` at the repository root first")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    output.add_argument("--markdown", action="store_true", help="print a Markdown table with the machine description")
+    parser.add_argument("--json-file", type=Path, help="also write the JSON report to this file")
+    args = parser.parse_args()
+    for name, value in (("--rounds", args.rounds), ("--runs", args.runs)):
+        if value < 1:
+            parser.error(f"{name} must be at least 1")
+    if args.warmup < 0 or any(t < 1 for t in args.threads):
+        parser.error("--warmup must be at least 0 and every thread count at least 1")
+
+    litert_interpreter, numpy = import_litert()
+    if args.build:
+        subprocess.run(["swift", "build", "-c", "release", "--product", "landmarker"], cwd=REPO_ROOT, check=True)
+    if not args.landmarker.exists():
+        sys.exit(f"compare_litert.py: {args.landmarker} not found: run `swift build -c release --product landmarker`"
+                 " at the repository root, or pass --build")
+    paths = {}
+    for model in args.models:
+        paths[model] = args.models_dir / f"{model}.tflite"
+        if not paths[model].exists():
+            sys.exit(f"compare_litert.py: missing model {paths[model]}: run models/fetch_models.sh")
+
+    machine = machine_description()
+    pairs = [(model, threads) for model in args.models for threads in args.threads]
+    ours = {pair: [] for pair in pairs}
+    litert = {pair: [] for pair in pairs}
+    for round_index in range(args.rounds):
+        for model, threads in pairs:
+            print(f"round {round_index + 1}/{args.rounds}: {model}, {threads} thread(s)", file=sys.stderr, flush=True)
+            ours[(model, threads)].append(
+                time_ours(args.landmarker, paths[model], threads, args.runs, args.warmup))
+            litert[(model, threads)].append(
+                time_litert(litert_interpreter, numpy, paths[model], threads, args.runs, args.warmup))
+    machine["loadAverageAtEnd"] = list(os.getloadavg())
+
+    rows = [{"model": model, "threads": threads, **summarize(ours[(model, threads)], litert[(model, threads)])}
+            for model, threads in pairs]
+    settings = {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup}
+    report = json.dumps({"machine": machine, "settings": settings, "results": rows}, indent=2)
+    if args.json_file:
+        args.json_file.write_text(report + "\n")
+    if args.json:
+        print(report)
+    elif args.markdown:
+        print_markdown(rows, machine, settings)
+    else:
+        print_table(rows)
+
+
+if __name__ == "__main__":
+    main()
