@@ -14,18 +14,9 @@ import PackageDescription
 //     swift package benchmark --target ModelLatency
 //     swift package benchmark thresholds check --target ModelLatency   # zero-allocation gate
 //
-// Two naming constraints:
-// - The root package's interpreter module is called `Runtime`, like the Swift
-//   toolchain's own `Runtime` (backtracing) module that package-benchmark
-//   imports (`#if canImport(Runtime)`, for allocation stacks). With both in one
-//   build, package-benchmark finds ours and fails to compile. So the
-//   interpreter is compiled here from the same files under another module
-//   name: `RuntimeSources` is a symbolic link to `../Sources/Runtime`, built as
-//   `LandmarkerRuntime`. Once the root module has another name, depend on its
-//   product instead and delete the link.
-// - SwiftPM names a path dependency after its folder, and this package is
-//   itself named after its folder `Benchmarks` (identity `benchmarks`), so the
-//   repository must not be checked out in a folder called `benchmarks`.
+// SwiftPM names a path dependency after its folder, and this package is
+// itself named after its folder `Benchmarks` (identity `benchmarks`), so the
+// repository must not be checked out in a folder called `benchmarks`.
 #if arch(x86_64)
 let hostIsX86 = true
 #else
@@ -51,22 +42,11 @@ let package = Package(
     ],
     targets: [
         .target(name: "BenchmarkSupport", path: "Support", swiftSettings: kernelCodegen),
-        // The root package's `Runtime` sources under another module name; see
-        // the note at the top of this file.
-        .target(
-            name: "LandmarkerRuntime",
-            dependencies: [
-                .product(name: "FlatBufferReader", package: root),
-                .product(name: "Kernels", package: root),
-                .product(name: "Tensor", package: root),
-            ],
-            path: "RuntimeSources",
-            swiftSettings: kernelCodegen),
         .executableTarget(
             name: "ModelLatency",
             dependencies: [
                 "BenchmarkSupport",
-                "LandmarkerRuntime",
+                .product(name: "Inference", package: root),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "ModelLatency",

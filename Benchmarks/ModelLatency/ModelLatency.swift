@@ -1,6 +1,6 @@
 import Benchmark
 import BenchmarkSupport
-import LandmarkerRuntime
+import Inference
 
 /// The thread counts every model is measured at.
 let threadCounts = [1, 2]
