@@ -37,6 +37,8 @@ let package = Package(
         .library(name: "Inference", targets: ["Inference"]),
         .library(name: "ImageIO", targets: ["ImageIO"]),
         .library(name: "Pipeline", targets: ["Pipeline"]),
+        .library(name: "MediaPipeTasksVision", targets: ["MediaPipeTasksVision"]),
+        .library(name: "MLKit", targets: ["MLKit"]),
         .executable(name: "landmarker", targets: ["landmarker"]),
     ],
     dependencies: [
@@ -59,6 +61,8 @@ let package = Package(
             name: "Pipeline",
             dependencies: ["Inference", "ImageIO", "Tensor"],
             swiftSettings: librarySettings),
+        .target(name: "MediaPipeTasksVision", dependencies: ["Pipeline"]),
+        .target(name: "MLKit", dependencies: ["Pipeline"]),
         .executableTarget(
             name: "landmarker",
             dependencies: [
