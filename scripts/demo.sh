@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# The main job: fetches the models if needed, builds the CLI in release mode,
-# then runs the pose detector model and prints its inspection and timing.
+# The main job: fetches the models and a sample photo if needed, builds the
+# CLI in release mode, and runs the pose landmarker on the photo. Writes
+# out/bus_pose.json (landmarks), out/bus_pose.png (skeleton drawn over the
+# photo) and out/bus_mask.png (segmentation mask).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 models/fetch_models.sh
+scripts/fetch_samples.sh
+echo "demo: building the landmarker CLI (release)" >&2
 swift build -c release --product landmarker >&2
 bin="$(swift build -c release --show-bin-path)/landmarker"
-"$bin" inspect pose_detection
-"$bin" bench pose_detection --runs 20 --warmup 3
+mkdir -p out
+"$bin" pose samples/bus.jpg --json --annotate out/bus_pose.png --mask out/bus_mask.png > out/bus_pose.json
+"$bin" pose samples/bus.jpg
+echo "demo: wrote out/bus_pose.json, out/bus_pose.png and out/bus_mask.png" >&2
