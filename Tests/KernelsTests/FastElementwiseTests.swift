@@ -36,9 +36,10 @@ func expectFastMatchesReference(
         let first = differing.first.map {
             "first at \($0): fast \(Float(bitPattern: values[$0])), reference \(Float(bitPattern: reference[$0]))"
         } ?? ""
+        let mismatches = differing.count
         #expect(
-            differing.isEmpty,
-            "\(differing.count) of \(count) elements differ with \(threads) threads, \(first): \(context())",
+            mismatches == 0,
+            "\(mismatches) of \(count) elements differ with \(threads) threads, \(first): \(context())",
             sourceLocation: sourceLocation)
     }
 }
