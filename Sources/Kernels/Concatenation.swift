@@ -93,6 +93,24 @@ public struct Concatenation: PreparedKernel {
         return Concatenation(outputShapes: [output], outerCount: outer, runLengths: runLengths)
     }
 
+    /// One copy per input per outer row, with the outer rows split over
+    /// `runner` in memory-bound tasks. Bit-identical to `runReference`.
+    public func run(_ io: KernelIO, runner: ParallelRunner) {
+        let total = outputShapes[0].elementCount
+        guard total > 0 else { return }
+        let y = io.outputs[0], inputs = io.inputs, runLengths = self.runLengths
+        let rowLength = total / outerCount
+        forEachRange(outerCount, minimumPerTask: minimumRowsPerTask(rowLength: rowLength), runner: runner) { rows in
+            for row in rows {
+                var destination = y + row * rowLength
+                for (k, length) in runLengths.enumerated() {
+                    copyFloats(inputs[k] + row * length, to: destination, count: length)
+                    destination += length
+                }
+            }
+        }
+    }
+
     public func runReference(_ io: KernelIO) {
         // Input k viewed as [outer, runLengths[k]]; output as [outer, Σ runLengths]:
         // each output row is input 0's row, then input 1's, and so on.

@@ -53,6 +53,31 @@ public struct DepthToSpace: PreparedKernel {
         return DepthToSpace(outputShapes: [output], blockSize: b, inputShape: input)
     }
 
+    /// Copies contiguous runs: for output row `oy` and input column `ix`, the
+    /// `b` output pixels `ix·b ..< ix·b + b` read `b · C/b²` consecutive input
+    /// channels starting at `(oy % b) · b · C/b²`. Output rows are split over
+    /// `runner` in memory-bound tasks. Bit-identical to `runReference`.
+    public func run(_ io: KernelIO, runner: ParallelRunner) {
+        guard outputShapes[0].elementCount > 0 else { return }
+        let x = io.inputs[0], y = io.outputs[0]
+        let b = blockSize, out = outputShapes[0]
+        let inputHeight = inputShape[1], inputWidth = inputShape[2], inputChannels = inputShape[3]
+        let outputRowLength = out[2] * out[3]
+        let run = b * out[3]
+        forEachRange(
+            out[0] * out[1], minimumPerTask: minimumRowsPerTask(rowLength: outputRowLength), runner: runner
+        ) { rows in
+            for row in rows {
+                let n = row / out[1], oy = row % out[1]
+                let source = x + (n * inputHeight + oy / b) * inputWidth * inputChannels + (oy % b) * run
+                let destination = y + row * outputRowLength
+                for ix in 0..<inputWidth {
+                    copyFloats(source + ix * inputChannels, to: destination + ix * run, count: run)
+                }
+            }
+        }
+    }
+
     public func runReference(_ io: KernelIO) {
         // x: [N, H, W, C]; y: [N, H * b, W * b, C / b²].
         // Nothing to write; also keeps a zero-sized dimension from leaving

@@ -45,6 +45,11 @@ public struct Mean: PreparedKernel {
     /// How many input elements each output averages (the product of the
     /// reduced dimensions).
     let reducedCount: Int
+    /// For `run`: the input viewed as `[outer, reduced, inner]` with the
+    /// reduced axes in the middle, or nil when they are not one contiguous
+    /// block (ignoring size-1 axes) or the reduction is empty; `run` then
+    /// runs the reference.
+    let blockView: (outer: Int, reduced: Int, inner: Int)?
 
     /// Validates the operands and resolves the axes.
     ///
@@ -113,10 +118,68 @@ public struct Mean: PreparedKernel {
                 step *= inputShape[axis]
             }
         }
+        // Axes of size 1 do not change the layout; the others must be kept,
+        // reduced, kept, in that order. Products of input dimensions cannot
+        // overflow when the input is not empty.
+        var blockView: (outer: Int, reduced: Int, inner: Int)?
+        if inputShape.elementCount > 0 {
+            let significant = (0..<rank).filter { inputShape[$0] > 1 }
+            let reducedPositions = significant.indices.filter { isReduced[significant[$0]] }
+            let contiguous = reducedPositions.isEmpty
+                || reducedPositions.count == reducedPositions.last! - reducedPositions.first! + 1
+            if contiguous {
+                let firstReduced = reducedPositions.first.map { significant[$0] } ?? rank
+                let lastReduced = reducedPositions.last.map { significant[$0] } ?? rank - 1
+                let product = { (axes: Range<Int>) in axes.reduce(1) { $0 * inputShape[$1] } }
+                blockView = (
+                    product(0..<firstReduced), product(firstReduced..<(lastReduced + 1)),
+                    product((lastReduced + 1)..<rank))
+            }
+        }
         return Mean(
             outputShapes: [outputShape], inputDimensions: inputShape.dimensions,
             outputStrides: outputStrides, inputCount: inputShape.elementCount,
-            outputCount: outputShape.elementCount, reducedCount: reducedCount)
+            outputCount: outputShape.elementCount, reducedCount: reducedCount, blockView: blockView)
+    }
+
+    /// For reduced axes forming one block: each output `[outer, inner]` sums
+    /// its `reduced` inputs in increasing input order in a register, eight
+    /// inner elements at a time (scalar tail), then divides. That is the
+    /// reference's order of additions per output, so the result is
+    /// bit-identical to `runReference`. Blocks of 32 inner elements are
+    /// split over `runner`. Other reductions run the reference.
+    public func run(_ io: KernelIO, runner: ParallelRunner) {
+        guard let (outer, reduced, inner) = blockView else {
+            runReference(io)
+            return
+        }
+        let input = io.inputs[0], output = io.outputs[0]
+        let divisor = Float(reducedCount), divisorLanes = SIMD8<Float>(repeating: divisor)
+        let blockWidth = 32
+        let blocksPerRow = (inner + blockWidth - 1) / blockWidth
+        let blockWork = reduced * min(inner, blockWidth)
+        forEachRange(
+            outer * blocksPerRow, minimumPerTask: minimumRowsPerTask(rowLength: blockWork), runner: runner
+        ) { blocks in
+            for block in blocks {
+                let o = block / blocksPerRow, start = (block % blocksPerRow) * blockWidth
+                let end = min(start + blockWidth, inner)
+                let source = input + o * reduced * inner, destination = output + o * inner
+                var i = start
+                while i + 8 <= end {
+                    var sum = SIMD8<Float>(repeating: 0)
+                    for r in 0..<reduced { sum += loadVector8(source + r * inner + i) }
+                    storeVector8(sum / divisorLanes, destination + i)
+                    i += 8
+                }
+                while i < end {
+                    var sum: Float = 0
+                    for r in 0..<reduced { sum += source[r * inner + i] }
+                    destination[i] = sum / divisor
+                    i += 1
+                }
+            }
+        }
     }
 
     /// Adds every input element to its output in input order, then divides

@@ -20,6 +20,15 @@ public struct Pad: PreparedKernel {
     let padBefore: [Int]
     /// Row-major element strides of the output, left-padded to `maxRank` entries.
     let outputStrides: [Int]
+    /// For `run`: the input sizes after merging every dimension into the one
+    /// before it when that one is not padded (so each row below is as long
+    /// as possible), left-padded with 1 to `maxRank` entries. Each
+    /// merged dimension keeps its own padding scaled by the later sizes.
+    let mergedInputSizes: [Int]
+    /// Leading padding per merged dimension.
+    let mergedBefore: [Int]
+    /// Padded size per merged dimension.
+    let mergedOutputSizes: [Int]
 
     /// Validates the input rank and the constant, non-negative paddings.
     public static func prepare(inputs: [Operand]) throws -> Pad {
@@ -83,11 +92,80 @@ public struct Pad: PreparedKernel {
             }
             stride = next
         }
+        // Merge from the innermost dimension outwards: while the block built
+        // so far is unpadded, the dimension before it joins it. With an empty
+        // input the sizes may be unbounded, but `run` then only zero-fills.
+        var blocks: [(size: Int, before: Int, outputSize: Int)] = []
+        if input.elementCount > 0 {
+            var current = (size: 1, before: 0, outputSize: 1)
+            for axis in (0..<input.rank).reversed() {
+                let lead = Int(values[2 * axis])
+                if current.before == 0, current.outputSize == current.size {
+                    // Cannot overflow: the products are at most the padded
+                    // shape's element count.
+                    current = (
+                        input[axis] * current.size, lead * current.size, outputDims[axis] * current.size)
+                } else {
+                    blocks.append(current)
+                    current = (input[axis], lead, outputDims[axis])
+                }
+            }
+            blocks.append(current)
+        }
+        let merged = Array(blocks.reversed())
+        let mergedPadding = [(size: Int, before: Int, outputSize: Int)](
+            repeating: (1, 0, 1), count: max(0, maxRank - merged.count)) + merged
         return Pad(
             outputShapes: [output],
             inputSizes: [Int](repeating: 1, count: unused) + input.dimensions,
             padBefore: [Int](repeating: 0, count: unused) + before,
-            outputStrides: strides)
+            outputStrides: strides,
+            mergedInputSizes: mergedPadding.map(\.size),
+            mergedBefore: mergedPadding.map(\.before),
+            mergedOutputSizes: mergedPadding.map(\.outputSize))
+    }
+
+    /// Writes each output row (the last merged dimension) once: zeros for a
+    /// row in the padding, otherwise leading zeros, one copy of the input
+    /// row and trailing zeros. Rows are split over `runner` in memory-bound
+    /// tasks. Bit-identical to `runReference`.
+    public func run(_ io: KernelIO, runner: ParallelRunner) {
+        let x = io.inputs[0], y = io.outputs[0]
+        let total = outputShapes[0].elementCount
+        guard !inputSizes.contains(0) else {
+            forEachRange(total, minimumPerTask: memoryBoundTaskGrain, runner: runner) { range in
+                zeroFloats(y + range.lowerBound, count: range.count)
+            }
+            return
+        }
+        let n = mergedInputSizes, before = mergedBefore, padded = mergedOutputSizes
+        let rowLength = padded[4], copied = n[4], lead = before[4]
+        let rowCount = total / rowLength
+        forEachRange(rowCount, minimumPerTask: minimumRowsPerTask(rowLength: rowLength), runner: runner) { rows in
+            for row in rows {
+                let destination = y + row * rowLength
+                // Output coordinates of the row, innermost first, and the
+                // input row they read if all of them are inside the input.
+                var rest = row, source = 0, sourceStride = n[4], inside = true
+                for axis in stride(from: 3, through: 0, by: -1) {
+                    let index = rest % padded[axis] - before[axis]
+                    rest /= padded[axis]
+                    guard index >= 0, index < n[axis] else {
+                        inside = false
+                        break
+                    }
+                    source += index * sourceStride
+                    sourceStride *= n[axis]
+                }
+                if inside {
+                    zeroFloats(destination, count: lead)
+                    copyFloats(x + source, to: destination + lead, count: copied)
+                    zeroFloats(destination + lead + copied, count: rowLength - lead - copied)
+                } else {
+                    zeroFloats(destination, count: rowLength)
+                }
+            }
+        }
     }
 
     public func runReference(_ io: KernelIO) {

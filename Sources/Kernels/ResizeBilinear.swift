@@ -45,6 +45,23 @@ public struct ResizeBilinear: PreparedKernel {
     let heightScale: Float
     let widthScale: Float
     let halfPixelCenters: Bool
+    /// For `run`: how each output row blends two input rows (`outputHeight` entries).
+    var rowBlends: [LinearBlend] = []
+    /// For `run`: how each output column blends two input columns (`outputWidth` entries).
+    var columnBlends: [LinearBlend] = []
+
+    /// Where one output index samples along an axis: the two source indices
+    /// and their weights, as the reference kernel computes them.
+    struct LinearBlend: Sendable {
+        /// Source index weighted by `lowerWeight` (`y0`/`x0`).
+        var lower: Int
+        /// Source index weighted by `upperWeight` (`y1`/`x1`).
+        var upper: Int
+        /// `1 - upperWeight`.
+        var lowerWeight: Float
+        /// The fractional position `s - lower` (`dy`/`dx`).
+        var upperWeight: Float
+    }
 
     /// Validates the input shape, the constant size operand and the options.
     public static func prepare(inputs: [Operand], options: Options) throws -> ResizeBilinear {
@@ -89,12 +106,81 @@ public struct ResizeBilinear: PreparedKernel {
             }
             return Float(inputSize) / Float(outputSize)
         }
-        return ResizeBilinear(
+        var kernel = ResizeBilinear(
             outputShapes: [output],
             batches: input[0], inputHeight: input[1], inputWidth: input[2], channels: input[3],
             outputHeight: newHeight, outputWidth: newWidth,
             heightScale: scale(input[1], newHeight), widthScale: scale(input[2], newWidth),
             halfPixelCenters: options.halfPixelCenters)
+        kernel.rowBlends = (0..<newHeight).map {
+            kernel.blend($0, scale: kernel.heightScale, inputSize: kernel.inputHeight)
+        }
+        kernel.columnBlends = (0..<newWidth).map {
+            kernel.blend($0, scale: kernel.widthScale, inputSize: kernel.inputWidth)
+        }
+        return kernel
+    }
+
+    /// The indices and weights output index `index` blends, with the same
+    /// Float operations as `runReference`.
+    func blend(_ index: Int, scale: Float, inputSize: Int) -> LinearBlend {
+        let (position, lower, upper) = sourcePosition(index, scale: scale, inputSize: inputSize)
+        let fraction: Float = position - Float(lower)
+        return LinearBlend(lower: lower, upper: upper, lowerWeight: 1 - fraction, upperWeight: fraction)
+    }
+
+    /// The reference's blend with the indices and weights tabulated at
+    /// prepare, eight channels at a time (scalar tail), over output rows
+    /// split across `runner`. Each term is still `value * rowWeight *
+    /// columnWeight`, summed in the same order, so the result is
+    /// bit-identical to `runReference`.
+    public func run(_ io: KernelIO, runner: ParallelRunner) {
+        // x: [N, H, W, C]; y: [N, newHeight, newWidth, C].
+        guard outputShapes[0].elementCount > 0 else { return }
+        let x = io.inputs[0], y = io.outputs[0]
+        let channels = self.channels
+        let rowStride = inputWidth * channels, imageStride = inputHeight * rowStride
+        let outputRowLength = outputWidth * channels
+        // Four reads per output element.
+        let minimumRows = minimumRowsPerTask(rowLength: 4 * outputRowLength)
+        rowBlends.withUnsafeBufferPointer { rowBlends in
+            columnBlends.withUnsafeBufferPointer { columnBlends in
+                forEachRange(batches * outputHeight, minimumPerTask: minimumRows, runner: runner) { rows in
+                    for row in rows {
+                        let b = row / outputHeight, rowBlend = rowBlends[row % outputHeight]
+                        let top = x + b * imageStride + rowBlend.lower * rowStride
+                        let bottom = x + b * imageStride + rowBlend.upper * rowStride
+                        let dy = rowBlend.upperWeight, oneMinusDy = rowBlend.lowerWeight
+                        let dyLanes = SIMD8<Float>(repeating: dy), oneMinusDyLanes = SIMD8<Float>(repeating: oneMinusDy)
+                        var destination = y + row * outputRowLength
+                        for columnBlend in columnBlends {
+                            let left = columnBlend.lower * channels, right = columnBlend.upper * channels
+                            let dx = columnBlend.upperWeight, oneMinusDx = columnBlend.lowerWeight
+                            let dxLanes = SIMD8<Float>(repeating: dx)
+                            let oneMinusDxLanes = SIMD8<Float>(repeating: oneMinusDx)
+                            var c = 0
+                            while c + 8 <= channels {
+                                var sum = loadVector8(top + left + c) * oneMinusDyLanes * oneMinusDxLanes
+                                sum += loadVector8(bottom + left + c) * dyLanes * oneMinusDxLanes
+                                sum += loadVector8(top + right + c) * oneMinusDyLanes * dxLanes
+                                sum += loadVector8(bottom + right + c) * dyLanes * dxLanes
+                                storeVector8(sum, destination + c)
+                                c += 8
+                            }
+                            while c < channels {
+                                var sum: Float = top[left + c] * oneMinusDy * oneMinusDx
+                                sum += bottom[left + c] * dy * oneMinusDx
+                                sum += top[right + c] * oneMinusDy * dx
+                                sum += bottom[right + c] * dy * dx
+                                destination[c] = sum
+                                c += 1
+                            }
+                            destination += channels
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// The source coordinate of output index `index` and the two source

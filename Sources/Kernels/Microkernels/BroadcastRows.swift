@@ -1,0 +1,130 @@
+/// A binary broadcast (see `BinaryBroadcast`) walked as rows for the fast
+/// element-wise kernels: the output is `rowCount` rows of `rowLength`
+/// elements (its last dimension, or everything for same-shape operands),
+/// and along a row each operand either advances by one element or repeats
+/// one element (inner stride 1 or 0).
+///
+/// Every output element combines exactly the operand elements the reference
+/// loops pair it with, so a kernel that applies the reference's arithmetic
+/// per element gives bit-identical results.
+struct BroadcastRows: Sendable {
+    /// Elements in the output.
+    let elementCount: Int
+    /// Elements per row (≥ 1 when `elementCount > 0`).
+    let rowLength: Int
+    /// Sizes of the dimensions before the last, left-padded with 1
+    /// (empty for same-shape operands).
+    let outerSizes: [Int]
+    /// Element strides of each operand along `outerSizes` (0 where it repeats).
+    let lhsOuterStrides: [Int]
+    let rhsOuterStrides: [Int]
+    /// Step of each operand along a row: 1 or 0.
+    let lhsInnerStride: Int
+    let rhsInnerStride: Int
+
+    init(_ broadcast: BinaryBroadcast) {
+        elementCount = broadcast.outputShape.elementCount
+        if broadcast.isElementwise {
+            rowLength = max(1, elementCount)
+            outerSizes = []
+            lhsOuterStrides = []
+            rhsOuterStrides = []
+            lhsInnerStride = 1
+            rhsInnerStride = 1
+        } else {
+            let last = BinaryBroadcast.maxRank - 1
+            rowLength = broadcast.sizes[last]
+            outerSizes = Array(broadcast.sizes[..<last])
+            lhsOuterStrides = Array(broadcast.lhsStrides[..<last])
+            rhsOuterStrides = Array(broadcast.rhsStrides[..<last])
+            lhsInnerStride = broadcast.lhsStrides[last]
+            rhsInnerStride = broadcast.rhsStrides[last]
+        }
+    }
+
+    /// Offsets of the two operand elements that output row `row` starts from.
+    @inline(__always)
+    func rowOrigins(_ row: Int) -> (lhs: Int, rhs: Int) {
+        var rest = row, lhs = 0, rhs = 0
+        var axis = outerSizes.count - 1
+        while axis >= 0 && rest > 0 {
+            let size = outerSizes[axis]
+            let index = rest % size
+            rest /= size
+            lhs += index * lhsOuterStrides[axis]
+            rhs += index * rhsOuterStrides[axis]
+            axis -= 1
+        }
+        return (lhs, rhs)
+    }
+
+    /// Computes `output[i] = scalar(lhs[·], rhs[·])` for every output element,
+    /// split over `runner` in ranges of whole memory-bound tasks; `vector`
+    /// must compute exactly what `scalar` computes, lane by lane.
+    @inline(__always)
+    func combine(
+        lhs: UnsafePointer<Float>, rhs: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+        runner: ParallelRunner,
+        vector: (SIMD8<Float>, SIMD8<Float>) -> SIMD8<Float>,
+        scalar: (Float, Float) -> Float
+    ) {
+        forEachRange(elementCount, minimumPerTask: memoryBoundTaskGrain, runner: runner) { range in
+            var start = range.lowerBound
+            while start < range.upperBound {
+                let row = start / rowLength, column = start % rowLength
+                let count = min(rowLength - column, range.upperBound - start)
+                let origins = rowOrigins(row)
+                combineRow(
+                    lhs: lhs + origins.lhs + column * lhsInnerStride, lhsStride: lhsInnerStride,
+                    rhs: rhs + origins.rhs + column * rhsInnerStride, rhsStride: rhsInnerStride,
+                    output: output + start, count: count, vector: vector, scalar: scalar)
+                start += count
+            }
+        }
+    }
+}
+
+/// `output[i] = scalar(lhs[i·lhsStride], rhs[i·rhsStride])` for `i` in
+/// `0..<count`, eight lanes at a time with a scalar tail. Strides are 0 or 1.
+@inline(__always)
+func combineRow(
+    lhs: UnsafePointer<Float>, lhsStride: Int, rhs: UnsafePointer<Float>, rhsStride: Int,
+    output: UnsafeMutablePointer<Float>, count: Int,
+    vector: (SIMD8<Float>, SIMD8<Float>) -> SIMD8<Float>,
+    scalar: (Float, Float) -> Float
+) {
+    var i = 0
+    switch (lhsStride, rhsStride) {
+    case (1, 1):
+        while i + 8 <= count {
+            storeVector8(vector(loadVector8(lhs + i), loadVector8(rhs + i)), output + i)
+            i += 8
+        }
+        while i < count {
+            output[i] = scalar(lhs[i], rhs[i])
+            i += 1
+        }
+    case (1, _):
+        let right = SIMD8<Float>(repeating: rhs[0])
+        while i + 8 <= count {
+            storeVector8(vector(loadVector8(lhs + i), right), output + i)
+            i += 8
+        }
+        while i < count {
+            output[i] = scalar(lhs[i], rhs[0])
+            i += 1
+        }
+    case (_, 1):
+        let left = SIMD8<Float>(repeating: lhs[0])
+        while i + 8 <= count {
+            storeVector8(vector(left, loadVector8(rhs + i)), output + i)
+            i += 8
+        }
+        while i < count {
+            output[i] = scalar(lhs[0], rhs[i])
+            i += 1
+        }
+    default:
+        output.update(repeating: scalar(lhs[0], rhs[0]), count: count)
+    }
+}
