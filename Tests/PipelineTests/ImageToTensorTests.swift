@@ -88,7 +88,7 @@ import Testing
             let (tensor, transform) = try ImageToTensor.convert(
                 image, roi: .fullImage(width: 200, height: 100),
                 options: options(64, 64, keepAspectRatio: true, border: .zero, arithmetic: arithmetic, range: (-1, 1)))
-            #expect(transform.padding == ImageToTensor.LetterboxPadding(left: 0, top: 0.25, right: 0, bottom: 0.25))
+            #expect(transform.padding == LetterboxPadding(left: 0, top: 0.25, right: 0, bottom: 0.25))
             #expect(transform.sampledROI == RotatedPixelRect(centerX: 100, centerY: 50, width: 200, height: 200))
             let rowLength = 64 * 3
             for row in Array(0..<16) + Array(48..<64) {
@@ -99,7 +99,7 @@ import Testing
         // A tall ROI pads left and right instead.
         let tall = try ImageToTensor.convert(image, roi: RotatedPixelRect(centerX: 100, centerY: 50, width: 25, height: 100),
                                              options: options(32, 32, keepAspectRatio: true)).transform
-        #expect(tall.padding == ImageToTensor.LetterboxPadding(left: 0.375, top: 0, right: 0.375, bottom: 0))
+        #expect(tall.padding == LetterboxPadding(left: 0.375, top: 0, right: 0.375, bottom: 0))
         #expect(tall.sampledROI.width == 100 && tall.sampledROI.height == 100)
     }
 

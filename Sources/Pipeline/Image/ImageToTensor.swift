@@ -59,25 +59,6 @@ public enum ImageToTensor {
         }
     }
 
-    /// Letterbox padding as fractions of the tensor width (left, right) and height (top, bottom),
-    /// MediaPipe's `LETTERBOX_PADDING` [left, top, right, bottom]; undo it with PIPELINE.md §2.5:
-    /// `x' = (x − left) / (1 − left − right)`, `y' = (y − top) / (1 − top − bottom)`.
-    public struct LetterboxPadding: Sendable, Hashable {
-        public var left: Float
-        public var top: Float
-        public var right: Float
-        public var bottom: Float
-
-        public init(left: Float, top: Float, right: Float, bottom: Float) {
-            self.left = left
-            self.top = top
-            self.right = right
-            self.bottom = bottom
-        }
-
-        public static let zero = LetterboxPadding(left: 0, top: 0, right: 0, bottom: 0)
-    }
-
     /// What the caller needs to map tensor coordinates back to the image.
     public struct Transform: Sendable, Hashable {
         /// The letterbox padding (all 0 without `keepAspectRatio`).

@@ -46,7 +46,7 @@ struct WarpPlan {
             let rotation = Float(roi.rotation)
             var roiWidth = Float(roi.width), roiHeight = Float(roi.height)
             guard roiWidth > 0, roiHeight > 0 else { throw .invalidROI(roi) }
-            var padding = ImageToTensor.LetterboxPadding.zero
+            var padding = LetterboxPadding.zero
             if options.keepAspectRatio {
                 let padded = ROIGeometry.letterbox(width: roiWidth, height: roiHeight, tensorWidth: width, tensorHeight: height)
                 (roiWidth, roiHeight) = (padded.width, padded.height)
@@ -68,7 +68,7 @@ struct WarpPlan {
                                               rotation: rotation, imageWidth: image.width, imageHeight: image.height))
         case .float32:
             var sampled = roi
-            var padding = ImageToTensor.LetterboxPadding.zero
+            var padding = LetterboxPadding.zero
             if options.keepAspectRatio {
                 let padded = ROIGeometry.letterbox(width: roi.width, height: roi.height, tensorWidth: width, tensorHeight: height)
                 (sampled.width, sampled.height) = (padded.width, padded.height)

@@ -132,11 +132,8 @@ final class PoseGraph {
                 try decoder.decode(boxes: boxes, scores: scores)
             }
         }
-        let padding = LetterboxPadding(
-            left: transform.padding.left, top: transform.padding.top,
-            right: transform.padding.right, bottom: transform.padding.bottom)
         return try suppression.apply(detections).map { detection in
-            let unpadded = padding.removing(from: detection)
+            let unpadded = transform.padding.removing(from: detection)
             let rect = try DetectionToRect.poseDetector.rect(for: unpadded, imageWidth: image.width, imageHeight: image.height)
             return RectTransformation.pose.apply(to: rect, imageWidth: image.width, imageHeight: image.height)
         }
