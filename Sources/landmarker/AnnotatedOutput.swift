@@ -13,6 +13,18 @@ enum AnnotatedOutput {
         try write(canvas, to: path)
     }
 
+    /// Draws every hand's skeleton and its handedness label ("Left 0.97") over the upright
+    /// image and writes a PNG.
+    static func writeHands(image: MPImage, result: HandLandmarkerResult, to path: String) throws {
+        var canvas = image.uprightRGBImage()
+        for (index, landmarks) in result.landmarks.enumerated() {
+            let label = index < result.handedness.count
+                ? result.handedness[index].first.map(LandmarkDrawing.handLabel(for:)) : nil
+            LandmarkDrawing.drawHand(on: &canvas, landmarks: landmarks, label: label)
+        }
+        try write(canvas, to: path)
+    }
+
     /// Writes the union (per-pixel maximum) of the masks as an 8-bit gray PNG,
     /// value = round(clip(mask, 0, 1) · 255). No mask gives an all-black image.
     static func writeMasks(_ masks: [Mask], width: Int, height: Int, to path: String) throws {

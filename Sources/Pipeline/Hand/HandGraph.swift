@@ -1,0 +1,175 @@
+import Foundation
+import ImageIO
+import Inference
+
+/// One frame's work of the Tasks-flavour hand landmarker (PIPELINE.md §4): palm detector when
+/// tracking does not cover `numHands` hands, one landmark-model run per hand ROI, presence
+/// gate, projection, world landmarks, handedness, duplicate removal and next-frame ROIs.
+///
+/// Two deliberate choices:
+/// - **Palm ROI rotation target 90°** (π/2), as the legacy graph uses. The Tasks hand detector
+///   passes 90 to a field that expects radians (90 rad ≡ 116.62°, PIPELINE.md §2.6); that
+///   quirk tilts every palm-derived crop by +26.62° and is deliberately not copied.
+/// - **Handedness in the Tasks convention** (index 0 = "Right", 1 = "Left": the subject's
+///   actual hand in a non-mirrored image), the opposite of the legacy labels for the same
+///   model score.
+///
+/// There is no smoothing: neither MediaPipe flavour smooths hand landmarks (§4.7).
+///
+/// Holds mutable tracking state and the interpreters' tensor memory: one graph serves one
+/// caller at a time (the task runner serialises calls).
+final class HandGraph {
+    /// What the graph needs from the task options.
+    struct Configuration {
+        var numHands: Int
+        var minDetectionConfidence: Float
+        var minPresenceConfidence: Float
+        var minTrackingConfidence: Float
+        /// Video and live-stream modes: track hands from frame to frame.
+        var streamMode: Bool
+    }
+
+    /// One detected hand, in the coordinates of the upright image.
+    struct Hand {
+        /// 21 landmarks, normalized to the image; z normalized like x, wrist ≈ 0.
+        var landmarks: [RawLandmark]
+        /// 21 world landmarks, metres, origin at the hand's approximate centre, rotated by the ROI.
+        var worldLandmarks: [RawWorldLandmark]
+        /// Tasks convention: index 0 "Right", index 1 "Left".
+        var handedness: HandednessCategory
+        /// The rotated square ROI the landmark model saw (normalized to the image).
+        var roi: NormalizedRect
+    }
+
+    static let detectorInputSize = 192
+    static let landmarkInputSize = 224
+    static let handedness = HandednessConvention.tasks
+
+    let configuration: Configuration
+    private let detector: Interpreter
+    private let landmarkModel: Interpreter
+    private let decoder: DetectionDecoder
+    private let suppression = WeightedNonMaxSuppression.palmDetector
+    private let presenceGate: PresenceGate
+
+    /// Next-frame ROIs from the previous frame's hands (stream mode only).
+    private var trackedROIs: [NormalizedRect] = []
+    /// How many times the palm detector ran (for tests and profiling).
+    private(set) var detectorRuns = 0
+
+    /// - Parameters:
+    ///   - detector: `palm_detection_full/lite.tflite`: input `[1, 192, 192, 3]` in [0, 1];
+    ///     outputs `[1, 2016, 18]` box/keypoint regressions and `[1, 2016, 1]` score logits.
+    ///   - landmarkModel: `hand_landmark_full/lite.tflite`: input `[1, 224, 224, 3]` in [0, 1];
+    ///     outputs landmarks `[1, 63]` (pixels of the crop), presence `[1, 1]`, handedness
+    ///     `[1, 1]` (both already sigmoid), world landmarks `[1, 63]` (metres).
+    /// - Throws: `TaskError.invalidModel` when a model has other tensor shapes.
+    init(detector: Interpreter, landmarkModel: Interpreter, configuration: Configuration) throws {
+        try PoseGraph.require(
+            detector, inputs: [[1, 192, 192, 3]], outputs: [[1, 2016, 18], [1, 2016, 1]], role: "palm detector")
+        try PoseGraph.require(
+            landmarkModel, inputs: [[1, 224, 224, 3]], outputs: [[1, 63], [1, 1], [1, 1], [1, 63]],
+            role: "hand landmark model")
+        self.detector = detector
+        self.landmarkModel = landmarkModel
+        self.configuration = configuration
+        self.decoder = DetectionDecoder.palmDetector(minScoreThreshold: configuration.minDetectionConfidence)
+        self.presenceGate = PresenceGate(threshold: configuration.minPresenceConfidence)
+    }
+
+    /// Forgets the tracked hands.
+    func reset() {
+        trackedROIs = []
+    }
+
+    /// Processes one upright RGB image; returns at most `numHands` hands, tracked hands first
+    /// (in their previous order), then new ones in descending palm score.
+    func process(_ image: RGBImage) throws -> [Hand] {
+        let numHands = configuration.numHands
+        var rois = configuration.streamMode ? trackedROIs : []
+        if rois.count < numHands {
+            let detected = Array(try detectROIs(in: image).prefix(numHands))
+            rois = configuration.streamMode
+                ? RectAssociation.trackedFirst(
+                    tracked: rois, new: detected, iouThreshold: configuration.minTrackingConfidence)
+                : detected
+        }
+        rois = Array(rois.prefix(numHands))
+
+        var hands: [Hand] = []
+        for roi in rois {
+            if let hand = try landmarks(in: image, roi: roi) { hands.append(hand) }
+        }
+        let retained = try HandDeduplication.retainedIndices(
+            of: hands.map(\.landmarks), imageWidth: image.width, imageHeight: image.height)
+        hands = retained.map { hands[$0] }
+
+        if configuration.streamMode {
+            trackedROIs = try hands.map {
+                try HandTrackingRect.nextFrameROI(landmarks: $0.landmarks, imageWidth: image.width, imageHeight: image.height)
+            }
+        }
+        return hands
+    }
+
+    /// Runs the palm detector on the whole (letterboxed) image and returns one hand ROI per
+    /// palm surviving NMS, in descending score: the palm box's centre and size, rotation from
+    /// the wrist (keypoint 0) to the middle-finger base (keypoint 2) with target 90°, then
+    /// shifted half a box towards the fingers, squared and scaled by 2.6.
+    private func detectROIs(in image: RGBImage) throws -> [NormalizedRect] {
+        detectorRuns += 1
+        let options = ImageToTensor.Options(
+            outputWidth: Self.detectorInputSize, outputHeight: Self.detectorInputSize,
+            rangeMin: 0, rangeMax: 1, keepAspectRatio: true, borderMode: .zero)
+        let transform = try detector.withInputBuffer(at: 0) { buffer in
+            try ImageToTensor.convert(
+                image, roi: .fullImage(width: image.width, height: image.height), options: options, into: buffer)
+        }
+        detector.invoke()
+        let detections = try detector.withOutputBuffer(at: 0) { boxes in
+            try detector.withOutputBuffer(at: 1) { scores in
+                try decoder.decode(boxes: boxes, scores: scores)
+            }
+        }
+        // The Tasks graph projects palms back through the warp matrix; for the unrotated
+        // whole-image ROI used here that equals removing the letterbox padding (PIPELINE.md §2.5).
+        let padding = LetterboxPadding(
+            left: transform.padding.left, top: transform.padding.top,
+            right: transform.padding.right, bottom: transform.padding.bottom)
+        return try suppression.apply(detections).map { detection in
+            let palm = padding.removing(from: detection)
+            let rect = try DetectionToRect.palmDetector.rect(for: palm, imageWidth: image.width, imageHeight: image.height)
+            return RectTransformation.handFromPalm.apply(to: rect, imageWidth: image.width, imageHeight: image.height)
+        }
+    }
+
+    /// Runs the landmark model on one ROI. Returns nil when the presence gate fails.
+    private func landmarks(in image: RGBImage, roi: NormalizedRect) throws -> Hand? {
+        let options = ImageToTensor.Options(
+            outputWidth: Self.landmarkInputSize, outputHeight: Self.landmarkInputSize,
+            rangeMin: 0, rangeMax: 1, keepAspectRatio: false, borderMode: .replicate)
+        let pixelROI = RotatedPixelRect(
+            normalizedXCenter: roi.xCenter, yCenter: roi.yCenter, width: roi.width, height: roi.height,
+            rotation: roi.rotation, imageWidth: image.width, imageHeight: image.height)
+        _ = try landmarkModel.withInputBuffer(at: 0) { buffer in
+            try ImageToTensor.convert(image, roi: pixelROI, options: options, into: buffer)
+        }
+        landmarkModel.invoke()
+
+        let present = try landmarkModel.withOutputBuffer(at: 1) { try presenceGate.passes(flagTensor: $0) }
+        guard present else { return nil }
+
+        let cropLandmarks = try landmarkModel.withOutputBuffer(at: 0) { try LandmarkTensorLayout.hand.decodeLandmarks($0) }
+        let handedness = try landmarkModel.withOutputBuffer(at: 2) { scores in
+            guard scores.count == 1 else {
+                throw PipelineInputError.tensorSizeMismatch(tensor: "handedness", expected: 1, actual: scores.count)
+            }
+            return Self.handedness.decode(score: scores[0])
+        }
+        let world = try landmarkModel.withOutputBuffer(at: 3) { try LandmarkTensorLayout.hand.decodeWorldLandmarks($0) }
+        return Hand(
+            landmarks: LandmarkProjection.project(cropLandmarks, through: roi),
+            worldLandmarks: LandmarkProjection.rotate(world, by: roi.rotation),
+            handedness: handedness, roi: roi)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import ImageIO
+import Inference
+
+/// Receives live-stream results of a `HandLandmarker` (running mode `.liveStream`), on the
+/// landmarker's private serial queue, in increasing timestamp order. Frames dropped because
+/// the landmarker was busy produce no call.
+public protocol HandLandmarkerLiveStreamDelegate: AnyObject {
+    func handLandmarker(
+        _ handLandmarker: HandLandmarker, didFinishDetection result: HandLandmarkerResult?,
+        timestampInMilliseconds: Int, error: Error?)
+}
+
+extension HandLandmarkerOptions {
+    /// The delegate that receives live-stream results; required in `.liveStream` mode and
+    /// refused in the others. Held weakly, as on iOS.
+    public var handLandmarkerLiveStreamDelegate: (any HandLandmarkerLiveStreamDelegate)? {
+        get { liveStreamDelegateObject as? any HandLandmarkerLiveStreamDelegate }
+        set { liveStreamDelegateObject = newValue }
+    }
+}
+
+/// MediaPipe's Hand Landmarker on Linux: up to `numHands` hands per image, each with 21
+/// landmarks (normalized to the image; z normalized like x, wrist ≈ 0, smaller = closer),
+/// 21 world landmarks (metres, origin at the hand's approximate centre) and a handedness
+/// category ("Left"/"Right" = the subject's actual hand in a non-mirrored image, as the
+/// Tasks API reports it since MediaPipe 0.10.5; the legacy solution's labels are the opposite).
+///
+/// - `.image`: `detect(image:)`, palm detector on every call.
+/// - `.video`: `detect(videoFrame:timestampInMilliseconds:)`, strictly increasing timestamps;
+///   hands are tracked from frame to frame, and the palm detector runs only while fewer than
+///   `numHands` hands are tracked.
+/// - `.liveStream`: `detectAsync(image:timestampInMilliseconds:)` returns at once; results go
+///   to the delegate. One frame runs while at most one waits; a newer frame replaces the
+///   waiting one.
+///
+/// Palm-derived hand regions are rotated with the 90° target of MediaPipe's legacy graph, not
+/// with the Tasks graph's 90-radian value (see `HandGraph`). Landmarks are not smoothed
+/// (MediaPipe does not smooth hands either).
+///
+/// Images with an orientation other than `.up` are processed upright: landmarks are
+/// normalized to the upright image (`MPImage.width` × `MPImage.height`).
+///
+/// Thread safety: the landmarker is `Sendable`. Calls from several threads are serialised;
+/// the tracking state is never touched by two frames at once.
+public final class HandLandmarker: Sendable {
+    /// The 6 palm connections.
+    public static var handPalmConnections: [Connection] { HandLandmarksConnections.handPalmConnections }
+    /// The 3 thumb connections.
+    public static var handThumbConnections: [Connection] { HandLandmarksConnections.handThumbConnections }
+    /// The 3 index-finger connections.
+    public static var handIndexFingerConnections: [Connection] { HandLandmarksConnections.handIndexFingerConnections }
+    /// The 3 middle-finger connections.
+    public static var handMiddleFingerConnections: [Connection] { HandLandmarksConnections.handMiddleFingerConnections }
+    /// The 3 ring-finger connections.
+    public static var handRingFingerConnections: [Connection] { HandLandmarksConnections.handRingFingerConnections }
+    /// The 3 pinky connections.
+    public static var handPinkyConnections: [Connection] { HandLandmarksConnections.handPinkyConnections }
+    /// All 21 hand connections, for drawing a skeleton.
+    public static var handConnections: [Connection] { HandLandmarksConnections.handConnections }
+
+    private let runner: VisionTaskRunner<MPImage, HandLandmarkerResult>
+
+    /// A landmarker in image mode with default options (one hand), from a `.task` bundle
+    /// holding `hand_detector.tflite` and `hand_landmarks_detector.tflite`.
+    public convenience init(modelPath: String) throws {
+        let options = HandLandmarkerOptions()
+        options.baseOptions.modelAssetPath = modelPath
+        try self.init(options: options)
+    }
+
+    /// Validates `options`, loads both models and prepares them.
+    /// - Throws: `TaskError` for invalid options or models, `ModelAssetError` for an
+    ///   unreadable bundle.
+    public init(options: HandLandmarkerOptions) throws {
+        let configuration = try options.validated()
+        let threads = try options.baseOptions.validatedThreadCount()
+        let models = try LandmarkerModels(kind: .handLandmarker, source: configuration.modelAsset)
+        let graph = try HandGraph(
+            detector: PoseLandmarker.interpreter(models.detectorModel, name: "hand_detector.tflite", threads: threads),
+            landmarkModel: PoseLandmarker.interpreter(
+                models.landmarksDetectorModel, name: "hand_landmarks_detector.tflite", threads: threads),
+            configuration: .init(
+                numHands: configuration.numHands,
+                minDetectionConfidence: configuration.minHandDetectionConfidence,
+                minPresenceConfidence: configuration.minHandPresenceConfidence,
+                minTrackingConfidence: configuration.minTrackingConfidence,
+                streamMode: configuration.runningMode != .image))
+        let owner = WeakReference<HandLandmarker>(nil)
+        let mode: VisionTaskRunner<MPImage, HandLandmarkerResult>.Mode
+        switch configuration.runningMode {
+        case .image: mode = .image
+        case .video: mode = .video
+        case .liveStream:
+            let delegate = WeakReference(options.handLandmarkerLiveStreamDelegate)
+            mode = .liveStream({ result, timestamp, error in
+                guard let landmarker = owner.object, let delegate = delegate.object else { return }
+                delegate.handLandmarker(
+                    landmarker, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
+            })
+        }
+        let box = UnsafeSendableGraph(graph)
+        runner = VisionTaskRunner(mode: mode, label: "hand-landmarker") { image, timestamp, _ in
+            let hands = try box.graph.process(image.uprightRGBImage())
+            return HandLandmarkerResult(
+                landmarks: hands.map { $0.landmarks.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) } },
+                worldLandmarks: hands.map { $0.worldLandmarks.map { Landmark(x: $0.x, y: $0.y, z: $0.z) } },
+                handedness: hands.map { [ResultCategory($0.handedness)] },
+                timestampInMilliseconds: timestamp)
+        }
+        owner.object = self
+    }
+
+    deinit { runner.close() }
+
+    /// Detects hands in a still image (`.image` mode). Blocks until done.
+    public func detect(image: MPImage) throws -> HandLandmarkerResult {
+        try runner.processImage(image)
+    }
+
+    /// Detects hands in a video frame (`.video` mode); timestamps must increase strictly.
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> HandLandmarkerResult {
+        try runner.processVideoFrame(image, timestampInMilliseconds: timestampInMilliseconds)
+    }
+
+    /// Queues a live-stream frame (`.liveStream` mode) and returns at once; the result reaches
+    /// the delegate. Timestamps must increase strictly.
+    public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws {
+        try runner.processLiveStreamFrame(image, timestampInMilliseconds: timestampInMilliseconds)
+    }
+
+    /// Waits for accepted live-stream frames, then frees the models. Later calls throw
+    /// `TaskError.closed`.
+    public func close() { runner.close() }
+}
+
+extension ResultCategory {
+    /// A handedness category as the Tasks API reports it: the label is both the category
+    /// name and the display name.
+    init(_ handedness: HandednessCategory) {
+        self.init(
+            index: handedness.index, score: handedness.score,
+            categoryName: handedness.label, displayName: handedness.label)
+    }
+}

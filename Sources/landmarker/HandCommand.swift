@@ -1,0 +1,177 @@
+import ArgumentParser
+import Foundation
+import ImageIO
+import Pipeline
+
+struct HandCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hand",
+        abstract: "Detect 21 hand landmarks and the handedness of each hand in images or a video.",
+        discussion: """
+            Images: one result per image (image mode). Video: --video takes a folder of frames
+            (PNG/JPEG, sorted by name, timestamps from --fps) or a YUV4MPEG2 stream (a .y4m file, or -
+            for standard input, e.g. `ffmpeg -i clip.mp4 -f yuv4mpegpipe - | landmarker hand --video -`),
+            runs in video mode with tracking and prints one JSON line per frame.
+            With several images, --annotate names a folder that receives <image name>.png.
+            Handedness names the subject's actual hand in a non-mirrored image (MediaPipe Tasks
+            convention); mirrored (selfie) images give the opposite label.
+            """)
+
+    static let fullModel = "models/hand_landmarker_full.task"
+    static let liteModel = "models/hand_landmarker_lite.task"
+
+    @Argument(help: "PNG or JPEG files.")
+    var images: [String] = []
+
+    @Option(help: "A folder of frames, a .y4m file, or - for a YUV4MPEG2 stream on standard input.")
+    var video: String?
+
+    @Option(help: "Frame rate of a folder of frames (timestamps = frame index / fps).")
+    var fps: Double = 30
+
+    @Option(help: """
+        The hand landmarker bundle (.task) holding hand_detector.tflite and \
+        hand_landmarks_detector.tflite (default \(fullModel)).
+        """)
+    var model: String?
+
+    @Flag(help: "Use the lite models (\(liteModel)).")
+    var lite = false
+
+    @Flag(help: "Print the result as JSON (one object per image; one line per frame for video).")
+    var json = false
+
+    @Option(help: "Write the image with each hand's skeleton and handedness drawn over it (PNG).")
+    var annotate: String?
+
+    @Option(help: "Maximum number of hands.")
+    var numHands = 1
+
+    @Option(help: "Minimum palm detector score.")
+    var minDetectionConfidence: Float = 0.5
+
+    @Option(help: "Minimum hand presence score.")
+    var minPresenceConfidence: Float = 0.5
+
+    @Option(help: "IoU above which a new palm counts as an already tracked hand (video).")
+    var minTrackingConfidence: Float = 0.5
+
+    @Option(help: "Threads for the model kernels.")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    func validate() throws {
+        guard images.isEmpty != (video == nil) else {
+            throw ValidationError("give either image files or --video, not both")
+        }
+        guard fps > 0 && fps <= 10_000 else { throw ValidationError("--fps must be in (0, 10000]") }
+        guard !(lite && model != nil) else { throw ValidationError("give --lite or --model, not both") }
+    }
+
+    private var modelPath: String { model ?? (lite ? Self.liteModel : Self.fullModel) }
+
+    func run() throws {
+        do {
+            if let video {
+                try runVideo(video)
+            } else {
+                try runImages()
+            }
+        } catch let failure as CommandFailure {
+            printError("landmarker: \(failure.message)")
+            throw ExitCode.failure
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            printError("landmarker: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    private func makeLandmarker(mode: RunningMode) throws -> HandLandmarker {
+        let options = HandLandmarkerOptions()
+        options.baseOptions.modelAssetPath = modelPath
+        options.baseOptions.numThreads = threads
+        options.runningMode = mode
+        options.numHands = numHands
+        options.minHandDetectionConfidence = minDetectionConfidence
+        options.minHandPresenceConfidence = minPresenceConfidence
+        options.minTrackingConfidence = minTrackingConfidence
+        do {
+            return try HandLandmarker(options: options)
+        } catch {
+            throw CommandFailure("\(modelPath): \(error)")
+        }
+    }
+
+    private func runImages() throws {
+        let landmarker = try makeLandmarker(mode: .image)
+        var records: [HandRecord] = []
+        for path in images {
+            let image: MPImage
+            do {
+                image = try MPImage(contentsOfFile: path)
+            } catch {
+                throw CommandFailure("\(path): \(error)")
+            }
+            let result = try landmarker.detect(image: image)
+            records.append(HandRecord(image: path, width: image.width, height: image.height, result: result, timestampMs: nil))
+            if let annotate {
+                try AnnotatedOutput.writeHands(
+                    image: image, result: result, to: OutputPath.resolve(annotate, for: path, multiple: images.count > 1))
+            }
+            if !json {
+                print("\(path): \(result.landmarks.count) hand(s)")
+                for (k, hand) in result.landmarks.enumerated() {
+                    let label = result.handedness[k].first.map(LandmarkDrawing.handLabel(for:)) ?? "?"
+                    print(String(format: "  hand %d: %@, wrist at (%.1f, %.1f) px", k, label,
+                                 hand[0].x * Float(image.width), hand[0].y * Float(image.height)))
+                }
+            }
+        }
+        if json {
+            print(try JSONOutput.encode(images.count == 1 ? AnyEncodable(records[0]) : AnyEncodable(records), pretty: true))
+        }
+    }
+
+    private func runVideo(_ source: String) throws {
+        let landmarker = try makeLandmarker(mode: .video)
+        let frames = try FrameInput.open(source, folderFramesPerSecond: fps)
+        var index = 0
+        while let frame = try frames.next() {
+            let image = try MPImage(rgbImage: frame.image)
+            let result = try landmarker.detect(videoFrame: image, timestampInMilliseconds: frame.timestampMs)
+            let record = HandRecord(image: frame.name, width: image.width, height: image.height, result: result,
+                                    timestampMs: frame.timestampMs)
+            print(try JSONOutput.encode(record, pretty: false))
+            index += 1
+            if index % 25 == 0 { printError("landmarker: \(index) frames") }
+        }
+        printError("landmarker: done, \(index) frames")
+    }
+}
+
+/// One line or object of `landmarker hand --json`: the result's Codable fields with the iOS
+/// names (`handedness`, `landmarks`, `worldLandmarks`), plus the image size and, for video,
+/// the timestamp.
+struct HandRecord: Encodable {
+    let image: String
+    let width: Int
+    let height: Int
+    let result: HandLandmarkerResult
+    let timestampMs: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case image, width, height, handedness, landmarks, worldLandmarks, timestampMs
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(image, forKey: .image)
+        try container.encode(width, forKey: .width)
+        try container.encode(height, forKey: .height)
+        try container.encode(result.handedness, forKey: .handedness)
+        try container.encode(result.landmarks, forKey: .landmarks)
+        try container.encode(result.worldLandmarks, forKey: .worldLandmarks)
+        try container.encodeIfPresent(timestampMs, forKey: .timestampMs)
+    }
+}
