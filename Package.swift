@@ -27,6 +27,13 @@ let librarySettings: [SwiftSetting] = nativeCodegen
     ? [.unsafeFlags(["-target-cpu", "haswell"]), .define("LANDMARKER_FMA")]
     : []
 
+// The compute targets (kernels, interpreter, image warps, pipelines) are
+// optimised in debug builds too: unoptimised SIMD code is tens of times
+// slower, which would make every model test take minutes. Only where
+// unsafe flags are allowed, as above.
+let computeSettings: [SwiftSetting] = librarySettings
+    + (nativeCodegen ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : [])
+
 let package = Package(
     name: "landmarker",
     platforms: [.macOS(.v15)],
@@ -47,20 +54,20 @@ let package = Package(
     targets: [
         .target(name: "FlatBufferReader", swiftSettings: librarySettings),
         .target(name: "Tensor", swiftSettings: librarySettings),
-        .target(name: "Kernels", dependencies: ["Tensor"], swiftSettings: librarySettings),
+        .target(name: "Kernels", dependencies: ["Tensor"], swiftSettings: computeSettings),
         .target(
             name: "Inference",
             dependencies: ["FlatBufferReader", "Tensor", "Kernels"],
-            swiftSettings: librarySettings),
+            swiftSettings: computeSettings),
         .systemLibrary(
             name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        .target(name: "ImageIO", dependencies: ["CLibPNG", "CTurboJPEG"], swiftSettings: librarySettings),
+        .target(name: "ImageIO", dependencies: ["CLibPNG", "CTurboJPEG"], swiftSettings: computeSettings),
         .target(
             name: "Pipeline",
             dependencies: ["Inference", "ImageIO", "Tensor"],
-            swiftSettings: librarySettings),
+            swiftSettings: computeSettings),
         .target(name: "MediaPipeTasksVision", dependencies: ["Pipeline"]),
         .target(name: "MLKit", dependencies: ["Pipeline"]),
         .executableTarget(

@@ -7,12 +7,10 @@ import Testing
 
 /// The hand landmarker in video mode (tracking) on the fixture clip `video/mp_hand_reach`
 /// (25 fps, timestamps round(i·40) ms), against MediaPipe's legacy tracking output.
-///
-/// Debug builds run a model in several seconds, so the tests use the first `frameCount`
-/// frames of the 50 (set `LANDMARKER_HAND_VIDEO_FRAMES=50` for the whole clip).
+/// The whole clip by default; `LANDMARKER_HAND_VIDEO_FRAMES=N` uses the first N frames.
 @Suite struct HandLandmarkerVideoTests {
     static var frameCount: Int {
-        let requested = ProcessInfo.processInfo.environment["LANDMARKER_HAND_VIDEO_FRAMES"].flatMap(Int.init) ?? 12
+        let requested = ProcessInfo.processInfo.environment["LANDMARKER_HAND_VIDEO_FRAMES"].flatMap(Int.init) ?? 50
         return min(max(requested, 2), 50)
     }
 
