@@ -65,10 +65,10 @@ final class HandGraph {
     ///     `[1, 1]` (both already sigmoid), world landmarks `[1, 63]` (metres).
     /// - Throws: `TaskError.invalidModel` when a model has other tensor shapes.
     init(detector: Interpreter, landmarkModel: Interpreter, configuration: Configuration) throws {
-        try PoseGraph.require(
-            detector, inputs: [[1, 192, 192, 3]], outputs: [[1, 2016, 18], [1, 2016, 1]], role: "palm detector")
-        try PoseGraph.require(
-            landmarkModel, inputs: [[1, 224, 224, 3]], outputs: [[1, 63], [1, 1], [1, 1], [1, 63]],
+        try ModelLoading.requireShapes(
+            of: detector, inputs: [[1, 192, 192, 3]], outputs: [[1, 2016, 18], [1, 2016, 1]], role: "palm detector")
+        try ModelLoading.requireShapes(
+            of: landmarkModel, inputs: [[1, 224, 224, 3]], outputs: [[1, 63], [1, 1], [1, 1], [1, 63]],
             role: "hand landmark model")
         self.detector = detector
         self.landmarkModel = landmarkModel

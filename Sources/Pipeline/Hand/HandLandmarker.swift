@@ -77,8 +77,8 @@ public final class HandLandmarker: Sendable {
         let threads = try options.baseOptions.validatedThreadCount()
         let models = try LandmarkerModels(kind: .handLandmarker, source: configuration.modelAsset)
         let graph = try HandGraph(
-            detector: PoseLandmarker.interpreter(models.detectorModel, name: "hand_detector.tflite", threads: threads),
-            landmarkModel: PoseLandmarker.interpreter(
+            detector: ModelLoading.interpreter(models.detectorModel, name: "hand_detector.tflite", threads: threads),
+            landmarkModel: ModelLoading.interpreter(
                 models.landmarksDetectorModel, name: "hand_landmarks_detector.tflite", threads: threads),
             configuration: .init(
                 numHands: configuration.numHands,

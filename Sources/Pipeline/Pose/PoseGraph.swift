@@ -57,24 +57,15 @@ final class PoseGraph {
     ///     outputs landmarks `[1, 195]`, flag `[1, 1]`, segmentation `[1, 256, 256, 1]`,
     ///     heatmap `[1, 64, 64, 39]`, world `[1, 117]`.
     init(detector: Interpreter, landmarkModel: Interpreter, configuration: Configuration) throws {
-        try Self.require(detector, inputs: [[1, 224, 224, 3]], outputs: [[1, 2254, 12], [1, 2254, 1]], role: "pose detector")
-        try Self.require(
-            landmarkModel, inputs: [[1, 256, 256, 3]],
+        try ModelLoading.requireShapes(
+            of: detector, inputs: [[1, 224, 224, 3]], outputs: [[1, 2254, 12], [1, 2254, 1]], role: "pose detector")
+        try ModelLoading.requireShapes(
+            of: landmarkModel, inputs: [[1, 256, 256, 3]],
             outputs: [[1, 195], [1, 1], [1, 256, 256, 1], [1, 64, 64, 39], [1, 117]], role: "pose landmark model")
         self.detector = detector
         self.landmarkModel = landmarkModel
         self.configuration = configuration
         self.decoder = DetectionDecoder.poseDetector(minScoreThreshold: configuration.minDetectionConfidence)
-    }
-
-    /// Checks that a model has the tensor shapes this graph reads.
-    static func require(_ model: Interpreter, inputs: [[Int]], outputs: [[Int]], role: String) throws {
-        let actualInputs = model.inputs.map(\.shape.dimensions)
-        let actualOutputs = model.outputs.map(\.shape.dimensions)
-        guard actualInputs == inputs, actualOutputs == outputs else {
-            throw TaskError.invalidModel(
-                "the \(role) must have inputs \(inputs) and outputs \(outputs); this one has inputs \(actualInputs) and outputs \(actualOutputs)")
-        }
     }
 
     /// Forgets tracking and smoothing state.

@@ -58,8 +58,8 @@ public final class PoseLandmarker: Sendable {
         let threads = try options.baseOptions.validatedThreadCount()
         let models = try LandmarkerModels(kind: .poseLandmarker, source: configuration.modelAsset)
         let graph = try PoseGraph(
-            detector: Self.interpreter(models.detectorModel, name: "pose_detector.tflite", threads: threads),
-            landmarkModel: Self.interpreter(
+            detector: ModelLoading.interpreter(models.detectorModel, name: "pose_detector.tflite", threads: threads),
+            landmarkModel: ModelLoading.interpreter(
                 models.landmarksDetectorModel, name: "pose_landmarks_detector.tflite", threads: threads),
             configuration: .init(
                 numPoses: configuration.numPoses,
@@ -120,22 +120,6 @@ public final class PoseLandmarker: Sendable {
     /// Waits for accepted live-stream frames, then frees the models. Later calls throw
     /// `TaskError.closed`.
     public func close() { runner.close() }
-
-    /// Loads one model of the bundle.
-    static func interpreter(_ bytes: [UInt8], name: String, threads: Int) throws -> Interpreter {
-        do {
-            return try Interpreter(bytes: bytes, options: .init(threadCount: threads))
-        } catch let error as InterpreterError {
-            throw TaskError.invalidModel("\(name): \(error)")
-        }
-    }
-}
-
-/// Carries a graph into the runner's `@Sendable` processor. Contract: the runner never runs
-/// the processor concurrently with itself, so the graph is used by one thread at a time.
-struct UnsafeSendableGraph<Graph>: @unchecked Sendable {
-    let graph: Graph
-    init(_ graph: Graph) { self.graph = graph }
 }
 
 extension NormalizedLandmark {
