@@ -9,7 +9,8 @@ public enum PoseDetectorError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         switch self {
         case let .modelUnavailable(path, reason):
-            return "The pose model could not be loaded from \(path): \(reason). "
+            let cause = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+            return "The pose model could not be loaded from \(path): \(cause). "
                 + "Set PoseDetectorOptions.modelPath or the environment variable "
                 + "\(PoseDetectorOptions.modelPathEnvironmentVariable) to a pose_landmarker .task bundle, "
                 + "or run from a folder that holds \(PoseDetectorOptions.defaultModelPath)."
