@@ -79,6 +79,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: librarySettings),
+        // Examples
+        .executableTarget(name: "PoseImageExample", dependencies: ["MediaPipeTasksVision"], path: "Examples/PoseImageExample"),
+        .executableTarget(name: "PoseVideoExample", dependencies: ["MediaPipeTasksVision"], path: "Examples/PoseVideoExample"),
+        .executableTarget(
+            name: "PoseLiveStreamExample", dependencies: ["MediaPipeTasksVision"], path: "Examples/PoseLiveStreamExample"),
+        .executableTarget(name: "MLKitSyncExample", dependencies: ["MLKit"], path: "Examples/MLKitSyncExample"),
+        .executableTarget(name: "MLKitAsyncExample", dependencies: ["MLKit"], path: "Examples/MLKitAsyncExample"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader"]),
         .testTarget(name: "TensorTests", dependencies: ["Tensor", "TestSupport"]),

@@ -1,0 +1,112 @@
+import Dispatch
+import Foundation
+
+/// ML Kit's pose detector on Linux, built on ``PoseLandmarker`` with `numPoses` 1.
+///
+/// ```swift
+/// let options = PoseDetectorOptions()
+/// options.detectorMode = .singleImage
+/// let poseDetector = PoseDetector.poseDetector(options: options)
+/// let poses = try poseDetector.results(in: VisionImage(contentsOfFile: "person.png"))
+/// ```
+///
+/// - `.stream` (default): the landmarker's video mode: the person is tracked from the previous
+///   result and the detector runs again only when the track is lost; landmarks are smoothed.
+///   ML Kit takes no timestamps, so each call is stamped with the milliseconds elapsed on a
+///   monotonic clock since the detector was made, taken when its processing starts (forced
+///   strictly increasing). Smoothing therefore follows the real pace of the calls.
+/// - `.singleImage`: the landmarker's image mode: detection on every call, nothing carried over.
+///
+/// Results hold at most one ``Pose`` (33 landmarks in pixels of the upright image); the array
+/// is empty when nobody is found.
+///
+/// **Missing model.** As in ML Kit, making a detector cannot fail: ``poseDetector(options:)``
+/// tries to load the bundle (see ``PoseDetectorOptions`` for where it looks) and, if that
+/// fails, returns a detector whose every call reports ``PoseDetectorError/modelUnavailable(path:reason:)``.
+/// Check ``loadError`` to find out at once.
+///
+/// **Threads.** The detector is `Sendable`. Calls from several threads take turns; in `.stream`
+/// mode they are tracked in the order they take their timestamps. ``process(_:completion:)``
+/// runs detection and then the completion on the detector's private serial queue (Linux
+/// programs have no main run loop by default), one image after another in call order; hop to
+/// another queue in the completion if needed.
+public final class PoseDetector: Sendable {
+    /// The mode the detector was made with.
+    public let detectorMode: PoseDetectorMode
+    /// The model bundle path the detector was made from (as resolved, possibly relative).
+    public let modelPath: String
+
+    private let landmarker: Result<PoseLandmarker, PoseDetectorError>
+    private let streamTimestamps: StreamTimestamps
+    private let processingQueue = DispatchQueue(label: "pose-detector")
+
+    /// A detector with the given options. Never fails; see the type's notes on a missing model.
+    public static func poseDetector(options: PoseDetectorOptions) -> PoseDetector {
+        PoseDetector(
+            mode: options.detectorMode, modelPath: options.resolvedModelPath(),
+            clock: StreamTimestamps.monotonicMilliseconds())
+    }
+
+    /// Loads the bundle at `modelPath`; `clock` stamps `.stream` frames in milliseconds.
+    init(mode: PoseDetectorMode, modelPath: String, clock: @escaping StreamTimestamps.Clock) {
+        detectorMode = mode
+        self.modelPath = modelPath
+        streamTimestamps = StreamTimestamps(clock: clock)
+        let options = PoseLandmarkerOptions()
+        options.baseOptions.modelAssetPath = modelPath
+        options.runningMode = mode == .stream ? .video : .image
+        options.numPoses = 1
+        do {
+            landmarker = .success(try PoseLandmarker(options: options))
+        } catch {
+            landmarker = .failure(.modelUnavailable(path: modelPath, reason: "\(error)"))
+        }
+    }
+
+    /// Why the model could not be loaded, or nil when the detector is ready.
+    public var loadError: PoseDetectorError? {
+        if case .failure(let error) = landmarker { return error }
+        return nil
+    }
+
+    /// Detects the pose in `image`, blocking until done.
+    /// - Returns: one ``Pose``, or an empty array when nobody is found.
+    /// - Throws: ``PoseDetectorError/modelUnavailable(path:reason:)`` when the model did not load,
+    ///   `MPImageError.mirroredOrientationUnsupported` for a mirrored ``VisionImage/orientation``.
+    public func results(in image: VisionImage) throws -> [Pose] {
+        try detect(image.mpImage())
+    }
+
+    /// Detects the pose in `image` without blocking; `completion` receives the poses (empty
+    /// when nobody is found) or the error that ``results(in:)`` would throw, never both.
+    ///
+    /// The image is read before this method returns. Detection and `completion` run on the
+    /// detector's private serial queue, in call order.
+    public func process(
+        _ image: VisionImage, completion: @escaping @Sendable ([Pose]?, (any Error)?) -> Void
+    ) {
+        let frame = Result { () throws(MPImageError) -> MPImage in try image.mpImage() }
+        processingQueue.async {
+            do {
+                let poses = try self.detect(frame.get())
+                completion(poses, nil)
+            } catch {
+                completion(nil, error)
+            }
+        }
+    }
+
+    private func detect(_ image: MPImage) throws -> [Pose] {
+        let landmarker = try landmarker.get()
+        let result: PoseLandmarkerResult
+        switch detectorMode {
+        case .singleImage:
+            result = try landmarker.detect(image: image)
+        case .stream:
+            result = try streamTimestamps.withNextTimestamp { timestamp in
+                try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
+            }
+        }
+        return result.landmarks.map { Pose(normalized: $0, width: image.width, height: image.height) }
+    }
+}

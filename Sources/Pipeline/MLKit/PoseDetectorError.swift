@@ -1,0 +1,21 @@
+import Foundation
+
+/// Why a ``PoseDetector`` cannot detect poses.
+public enum PoseDetectorError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// The pose model bundle at `path` could not be loaded when the detector was made; every
+    /// call of that detector reports this error. `reason` is the loader's message.
+    case modelUnavailable(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .modelUnavailable(path, reason):
+            let cause = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+            return "The pose model could not be loaded from \(path): \(cause). "
+                + "Set PoseDetectorOptions.modelPath or the environment variable "
+                + "\(PoseDetectorOptions.modelPathEnvironmentVariable) to a pose_landmarker .task bundle, "
+                + "or run from a folder that holds \(PoseDetectorOptions.defaultModelPath)."
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

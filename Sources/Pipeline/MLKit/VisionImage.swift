@@ -1,0 +1,52 @@
+import ImageIO
+
+/// An image handed to a ``PoseDetector`` (ML Kit's `VisionImage`): RGB pixels plus the
+/// ``orientation`` in which they are stored.
+///
+/// Set ``orientation`` as with ML Kit (a camera frame held sideways is `.right` or `.left`);
+/// landmarks are then reported in pixels of the upright image, ``width`` × ``height``.
+/// Mirrored orientations are accepted here but refused by the detector
+/// (`MPImageError.mirroredOrientationUnsupported`), as MediaPipe does.
+///
+/// Not `Sendable` (``orientation`` is mutable): use an image from one thread at a time. The
+/// detector copies what it needs when a call starts, so changing the image afterwards does not
+/// affect a detection already under way.
+public final class VisionImage {
+    /// The stored pixels, layout `[bufferHeight, bufferWidth, 3]` RGB8.
+    public let rgbImage: RGBImage
+    /// How the stored pixels must be turned to appear upright (UIKit's `UIImage.Orientation` meaning).
+    public var orientation: ImageOrientation
+
+    /// Width of the upright image in pixels.
+    public var width: Int { orientation.swapsDimensions ? rgbImage.height : rgbImage.width }
+    /// Height of the upright image in pixels.
+    public var height: Int { orientation.swapsDimensions ? rgbImage.width : rgbImage.height }
+
+    /// Wraps an `MPImage`; the orientation starts as the `MPImage`'s.
+    public init(image: MPImage) {
+        rgbImage = image.rgbImage
+        orientation = image.orientation
+    }
+
+    /// Loads a PNG or JPEG file (EXIF orientation applied to the pixels, as `MPImage` does);
+    /// orientation `.up`.
+    public convenience init(contentsOfFile path: String) throws(MPImageError) {
+        self.init(image: try MPImage(contentsOfFile: path))
+    }
+
+    /// Copies a pixel buffer (the analogue of ML Kit's `VisionImage(buffer:)`): rows of
+    /// `width × format.bytesPerPixel` bytes, `rowStride` bytes apart (default: tightly packed);
+    /// orientation `.up`.
+    /// - Throws: `MPImageError` for a bad size, stride or buffer length.
+    public convenience init(pixels: [UInt8], width: Int, height: Int, format: PixelFormat,
+                            rowStride: Int? = nil) throws(MPImageError) {
+        self.init(image: try MPImage(pixels: pixels, width: width, height: height, format: format,
+                                     rowStride: rowStride))
+    }
+
+    /// The image as the pose landmarker takes it, with the current orientation.
+    /// - Throws: `MPImageError.mirroredOrientationUnsupported` for a mirrored orientation.
+    func mpImage() throws(MPImageError) -> MPImage {
+        try MPImage(rgbImage: rgbImage, orientation: orientation)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+@testable import Pipeline
+import Synchronization
+import TestSupport
+import Testing
+
+/// The detector's `.stream` mode: the pose landmarker's video mode, stamped by a clock.
+@Suite struct MLKitStreamModeTests {
+    /// A clock that advances 33 ms per reading, starting at 0.
+    final class FrameClock: Sendable {
+        private let nextReading = Mutex(0)
+        func read() -> Int { nextReading.withLock { value in defer { value += 33 }; return value } }
+    }
+
+    /// Repeated frames of a still scene give exactly what the landmarker's video mode gives for
+    /// the same timestamps: the first frame is a detection (it agrees with single-image mode up
+    /// to float rounding), later frames come from the region tracked from the previous landmarks
+    /// (so they move away from single-image detection) and a pose is present in every frame.
+    @Test func streamModeIsTheLandmarkersVideoMode() throws {
+        let path = try Fixtures.path("images/mp_pose_sitting.png")
+        let modelPath = MLKitPoseDetectorTests.modelPath
+        try #require(FileManager.default.fileExists(atPath: modelPath), "missing model \(modelPath)")
+        let clock = FrameClock()
+        let detector = PoseDetector(mode: .stream, modelPath: modelPath, clock: { clock.read() })
+        try #require(detector.loadError == nil)
+        let visionImage = try VisionImage(contentsOfFile: path)
+        let image = try MPImage(contentsOfFile: path)
+        let single = try MLKitPoseDetectorTests.detector(.singleImage).results(in: visionImage)
+        try #require(single.count == 1)
+
+        let videoOptions = PoseLandmarkerOptions()
+        videoOptions.baseOptions.modelAssetPath = modelPath
+        videoOptions.runningMode = .video
+        let video = try PoseLandmarker(options: videoOptions)
+
+        for frame in 0..<6 {
+            let poses = try detector.results(in: visionImage)
+            let expected = try video.detect(videoFrame: image, timestampInMilliseconds: frame * 33)
+            try #require(poses.count == 1, "frame \(frame): \(poses.count) poses")
+            try #require(expected.landmarks.count == 1)
+            try MLKitPoseDetectorTests.expectPixels(
+                poses[0], equal: expected.landmarks[0], width: image.width, height: image.height)
+            let offset = Self.largestOffset(poses[0], single[0])
+            print(String(format: "stream frame %d: %.4f px from single-image detection", frame, offset))
+            if frame == 0 {
+                // Detection from the same ROI; stream mode differs only in float rounding.
+                #expect(offset < 0.01, "the first stream frame is a plain detection; off by \(offset) px")
+            } else {
+                #expect(offset > 0.01, "frame \(frame) should come from the tracked region; off by \(offset) px")
+            }
+        }
+    }
+
+    /// The largest distance in pixels (x, y) between corresponding landmarks.
+    static func largestOffset(_ a: Pose, _ b: Pose) -> Double {
+        zip(a.landmarks, b.landmarks).map { first, second in
+            let dx = Double(first.position.x - second.position.x)
+            let dy = Double(first.position.y - second.position.y)
+            return (dx * dx + dy * dy).squareRoot()
+        }.max() ?? 0
+    }
+
+    @Test func realClockStampsRapidCallsStrictlyIncreasing() throws {
+        let detector = try MLKitPoseDetectorTests.detector(.stream)
+        let image = try VisionImage(pixels: [UInt8](repeating: 90, count: 64 * 48 * 3), width: 64, height: 48, format: .rgb8)
+        for _ in 0..<5 { #expect(try detector.results(in: image).isEmpty) }
+    }
+
+    @Test func timestampsAreForcedStrictlyIncreasing() {
+        let timestamps = StreamTimestamps(clock: { 7 })
+        let stamped = (0..<4).map { _ in timestamps.withNextTimestamp { $0 } }
+        #expect(stamped == [7, 8, 9, 10])
+        let monotonic = StreamTimestamps(clock: StreamTimestamps.monotonicMilliseconds())
+        let first = monotonic.withNextTimestamp { $0 }
+        #expect(first >= 0 && first < 1000)
+        #expect(monotonic.withNextTimestamp { $0 } > first)
+    }
+
+    @Test func asyncStreamFramesAreTracked() async throws {
+        let detector = try MLKitPoseDetectorTests.detector(.stream)
+        let image = try VisionImage(contentsOfFile: Fixtures.path("images/mp_pose_sitting.png"))
+        for frame in 0..<3 {
+            let (poses, error) = await withCheckedContinuation { continuation in
+                detector.process(image) { poses, error in continuation.resume(returning: (poses, error)) }
+            }
+            #expect(error == nil, "frame \(frame)")
+            #expect(poses?.count == 1, "frame \(frame)")
+        }
+    }
+}
