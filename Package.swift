@@ -84,6 +84,7 @@ let package = Package(
         .executableTarget(name: "PoseVideoExample", dependencies: ["MediaPipeTasksVision"], path: "Examples/PoseVideoExample"),
         .executableTarget(
             name: "PoseLiveStreamExample", dependencies: ["MediaPipeTasksVision"], path: "Examples/PoseLiveStreamExample"),
+        .executableTarget(name: "HandImageExample", dependencies: ["MediaPipeTasksVision"], path: "Examples/HandImageExample"),
         .executableTarget(name: "MLKitSyncExample", dependencies: ["MLKit"], path: "Examples/MLKitSyncExample"),
         .executableTarget(name: "MLKitAsyncExample", dependencies: ["MLKit"], path: "Examples/MLKitAsyncExample"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
