@@ -33,7 +33,7 @@ public func depthwiseConvolutionF32(
     let totalRows = batch * g.outputHeight
     let threads = usefulThreadCount(
         runner.threadCount, multiplyAdds: totalRows, outputRowSize, g.kernelHeight * g.kernelWidth)
-    let runner = ParallelRunner(threadCount: threads)
+    let runner = runner.limited(to: threads)
     let interior = g.interiorColumns
     runner.forEach(totalRows) { outputRow in
         let n = outputRow / g.outputHeight, oy = outputRow % g.outputHeight
