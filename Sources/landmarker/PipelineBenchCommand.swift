@@ -1,0 +1,203 @@
+import ArgumentParser
+import Foundation
+import ImageIO
+import Pipeline
+
+/// `landmarker pipeline-bench`: the whole landmarker's time per frame (detector, landmark model,
+/// pre- and post-processing), on frames decoded into memory before the clock starts.
+struct PipelineBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pipeline-bench",
+        abstract: "Time the whole pose or hand landmarker per frame: median, p10 and p90 in ms.",
+        discussion: """
+            The PNG/JPEG frames of --frames (sorted by name) are decoded into memory first; decoding
+            is not timed. Image mode times detect(image:) on every frame; video mode times
+            detect(videoFrame:timestampInMilliseconds:) over the frames in order with 25 fps
+            timestamps (frame index x 40 ms), with a fresh landmarker for each pass, so every pass
+            starts without tracking. --runs passes; the statistics are over every frame of every pass.
+            """)
+
+    enum Task: String, ExpressibleByArgument, CaseIterable {
+        case pose, hand
+    }
+
+    enum Mode: String, ExpressibleByArgument, CaseIterable {
+        case image, video
+    }
+
+    /// Milliseconds between two video-mode timestamps (25 fps).
+    static let frameIntervalMs = 40
+
+    @Argument(help: "pose or hand.")
+    var task: Task
+
+    @Option(help: "A folder of PNG/JPEG frames.")
+    var frames: String
+
+    @Option(help: "image: detect(image:) per frame; video: detect(videoFrame:timestampInMilliseconds:) with tracking.")
+    var mode: Mode = .image
+
+    @Option(help: "Threads for the model kernels.")
+    var threads = 1
+
+    @Option(help: "Passes over all the frames.")
+    var runs = 3
+
+    @Option(help: """
+        The landmarker bundle (.task); default models/pose_landmarker_full.task for pose, \
+        models/hand_landmarker_full.task for hand.
+        """)
+    var model: String?
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    func validate() throws {
+        guard threads >= 1 && threads <= 256 else { throw ValidationError("--threads must be between 1 and 256") }
+        guard runs >= 1 && runs <= 100_000 else { throw ValidationError("--runs must be between 1 and 100000") }
+    }
+
+    private var modelPath: String {
+        model ?? (task == .pose ? "models/pose_landmarker_full.task" : HandCommand.fullModel)
+    }
+
+    func run() throws {
+        do {
+            try benchmark()
+        } catch let failure as CommandFailure {
+            printError("landmarker: \(failure.message)")
+            throw ExitCode.failure
+        } catch {
+            printError("landmarker: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    private func benchmark() throws {
+        let images = try loadFrames()
+        var milliseconds: [Double] = []
+        milliseconds.reserveCapacity(images.count * runs)
+        var framesWithResult = 0
+        switch mode {
+        case .image:
+            let detect = try makeDetector(mode: .image)
+            for _ in 0..<runs {
+                framesWithResult = 0
+                for (index, image) in images.enumerated() {
+                    let found = try timed(into: &milliseconds) { try detect(image, index) }
+                    if found { framesWithResult += 1 }
+                }
+            }
+        case .video:
+            for _ in 0..<runs {
+                let detect = try makeDetector(mode: .video)
+                framesWithResult = 0
+                for (index, image) in images.enumerated() {
+                    let found = try timed(into: &milliseconds) { try detect(image, index) }
+                    if found { framesWithResult += 1 }
+                }
+            }
+        }
+        milliseconds.sort()
+        func percentile(_ p: Double) -> Double {
+            milliseconds[min(milliseconds.count - 1, Int((Double(milliseconds.count - 1) * p).rounded()))]
+        }
+        let report = PipelineBenchReport(
+            task: task.rawValue, mode: mode.rawValue, model: modelPath, threads: threads, runs: runs,
+            frames: images.count, width: images[0].width, height: images[0].height,
+            medianMs: percentile(0.5), p10Ms: percentile(0.1), p90Ms: percentile(0.9),
+            meanMs: milliseconds.reduce(0, +) / Double(milliseconds.count),
+            framesWithResultLastRun: framesWithResult)
+        if json {
+            print(try JSONOutput.encode(report, pretty: true))
+        } else {
+            print("\(task.rawValue), \(mode.rawValue) mode, \(modelPath): \(images.count) frames "
+                  + "\(images[0].width)x\(images[0].height), \(threads) thread(s), \(runs) run(s)")
+            print(String(format: "per frame: median %.3f ms  p10 %.3f ms  p90 %.3f ms  mean %.3f ms",
+                         report.medianMs, report.p10Ms, report.p90Ms, report.meanMs))
+            print("frames with a result (last run): \(framesWithResult) of \(images.count)")
+        }
+    }
+
+    /// Runs `body`, appends its wall-clock time in milliseconds, and returns its result.
+    private func timed<T>(into milliseconds: inout [Double], _ body: () throws -> T) rethrows -> T {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try body()
+        let elapsed = clock.now - start
+        milliseconds.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) * 1e-15)
+        return result
+    }
+
+    /// Decodes every frame of the folder (sorted by name), EXIF orientation applied.
+    private func loadFrames() throws -> [MPImage] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: frames, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandFailure("\(frames): not a folder of PNG/JPEG frames")
+        }
+        let input = try FrameInput.open(frames, folderFramesPerSecond: 1000 / Double(Self.frameIntervalMs))
+        var images: [MPImage] = []
+        while let frame = try input.next() {
+            do {
+                images.append(try MPImage(rgbImage: frame.image))
+            } catch {
+                throw CommandFailure("\(frame.name): \(error)")
+            }
+        }
+        return images
+    }
+
+    /// Creates a landmarker and returns a closure that runs one frame through it (in video mode
+    /// the frame index gives the timestamp) and says whether it found at least one pose or hand.
+    private func makeDetector(mode runningMode: RunningMode) throws -> (MPImage, Int) throws -> Bool {
+        do {
+            switch task {
+            case .pose:
+                let options = PoseLandmarkerOptions()
+                options.baseOptions.modelAssetPath = modelPath
+                options.baseOptions.numThreads = threads
+                options.runningMode = runningMode
+                let landmarker = try PoseLandmarker(options: options)
+                return { image, index in
+                    let result = runningMode == .video
+                        ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: index * Self.frameIntervalMs)
+                        : try landmarker.detect(image: image)
+                    return !result.landmarks.isEmpty
+                }
+            case .hand:
+                let options = HandLandmarkerOptions()
+                options.baseOptions.modelAssetPath = modelPath
+                options.baseOptions.numThreads = threads
+                options.runningMode = runningMode
+                options.numHands = 2
+                let landmarker = try HandLandmarker(options: options)
+                return { image, index in
+                    let result = runningMode == .video
+                        ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: index * Self.frameIntervalMs)
+                        : try landmarker.detect(image: image)
+                    return !result.landmarks.isEmpty
+                }
+            }
+        } catch {
+            throw CommandFailure("\(modelPath): \(error)")
+        }
+    }
+}
+
+/// The JSON form of `landmarker pipeline-bench --json`; times in milliseconds per frame.
+struct PipelineBenchReport: Encodable {
+    let task: String
+    let mode: String
+    let model: String
+    let threads: Int
+    let runs: Int
+    let frames: Int
+    let width: Int
+    let height: Int
+    let medianMs: Double
+    let p10Ms: Double
+    let p90Ms: Double
+    let meanMs: Double
+    /// Frames of the last pass on which at least one pose (or hand) was found.
+    let framesWithResultLastRun: Int
+}
