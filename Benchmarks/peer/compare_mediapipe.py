@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""Side-by-side time per frame of the whole pose and hand landmarkers: ours and MediaPipe's.
+
+For each task (pose, hand), running mode (image, video) and thread count, one session
+alternates K rounds of
+  1. `landmarker pipeline-bench TASK --frames DIR --mode MODE --threads T --runs R --json`
+     (a subprocess; frames decoded before timing), and
+  2. MediaPipe's `PoseLandmarker` / `HandLandmarker` from `create_from_options` in this process,
+     running mode IMAGE (`detect`) or VIDEO (`detect_for_video`, timestamps frame index x 40 ms,
+     a fresh landmarker per pass), R passes over the same frames, loaded beforehand as RGB numpy
+     arrays, each call timed with `time.perf_counter`,
+and reports the median over rounds of each side's per-round median ms per frame, and their ratio.
+
+MediaPipe's Python Tasks API has no thread-count option (`BaseOptions` takes a model and a
+delegate only), so its column is the same configuration at every `--threads` value; only ours
+changes.
+
+Both sides run the same six `models/*.tflite` weights. MediaPipe's bundles are built in a
+temporary folder with mediapipe's own tools: pose_detection + pose_landmark_full (the latter
+given image-input NormalizationOptions metadata, mean 0 and std 255, which PoseLandmarker
+requires for a float32 input), palm_detection_full + hand_landmark_full.
+
+Set up once (from the repository root):
+    swift build -c release --product landmarker
+    python3 -m venv Benchmarks/.venv-mediapipe
+    Benchmarks/.venv-mediapipe/bin/pip install -r Benchmarks/peer/requirements-mediapipe.txt
+Run:
+    Benchmarks/.venv-mediapipe/bin/python Benchmarks/peer/compare_mediapipe.py [--markdown] [--json]
+The script re-runs itself with Benchmarks/.venv-mediapipe/bin/python when started with a
+Python that lacks mediapipe and that venv exists.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+VENV = REPO_ROOT / "Benchmarks" / ".venv-mediapipe"
+VENV_PYTHON = VENV / "bin" / "python"
+DEFAULT_FRAMES = Path("/work/shared/fixtures/video/mp_hand_reach")
+TASKS = ["pose", "hand"]
+MODES = ["image", "video"]
+FRAME_INTERVAL_MS = 40  # 25 fps, as `landmarker pipeline-bench` uses
+# Bundle member name -> source model in models/, as the task graphs look them up.
+BUNDLES = {
+    "pose": {"pose_detector.tflite": "pose_detection", "pose_landmarks_detector.tflite": "pose_landmark_full"},
+    "hand": {"hand_detector.tflite": "palm_detection_full", "hand_landmarks_detector.tflite": "hand_landmark_full"},
+}
+# Models that need image-input normalization metadata before MediaPipe accepts them.
+NEEDS_IMAGE_METADATA = {"pose_landmark_full"}
+
+
+def import_mediapipe():
+    """Imports mediapipe, re-executing under the project venv when this Python lacks it."""
+    try:
+        import mediapipe
+        import numpy
+        return mediapipe, numpy
+    except ImportError:
+        if VENV_PYTHON.exists() and Path(sys.prefix).resolve() != VENV.resolve():
+            os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
+        sys.exit(
+            "compare_mediapipe.py: mediapipe is not installed. Run:\n"
+            "  python3 -m venv Benchmarks/.venv-mediapipe\n"
+            "  Benchmarks/.venv-mediapipe/bin/pip install -r Benchmarks/peer/requirements-mediapipe.txt")
+
+
+def with_image_metadata(model_bytes):
+    """The model with image-input metadata (NormalizationOptions mean 0, std 255: pixels to [0, 1])."""
+    from mediapipe.tasks.python.metadata.metadata_writers import metadata_writer
+    writer = metadata_writer.MetadataWriter.create(bytearray(model_bytes))
+    writer.add_general_info("pose_landmark_full", "Pose landmark model with image-input metadata.")
+    writer.add_image_input(norm_mean=[0.0], norm_std=[255.0])
+    model_with_metadata, _ = writer.populate()
+    return model_with_metadata
+
+
+def build_bundle(task, models_dir, folder):
+    """Writes `<task>_landmarker.task` in `folder` from models/*.tflite and returns its path."""
+    from mediapipe.tasks.python.metadata.metadata_writers import model_asset_bundle_utils
+    members = {}
+    for member, model in BUNDLES[task].items():
+        path = models_dir / f"{model}.tflite"
+        if not path.exists():
+            sys.exit(f"compare_mediapipe.py: missing model {path}: run models/fetch_models.sh")
+        data = path.read_bytes()
+        members[member] = with_image_metadata(data) if model in NEEDS_IMAGE_METADATA else data
+    output = folder / f"{task}_landmarker.task"
+    model_asset_bundle_utils.create_model_asset_bundle(members, str(output))
+    return output
+
+
+def load_frames(numpy, folder):
+    """The PNG/JPEG frames of `folder`, sorted by name, as RGB uint8 arrays [H, W, 3]."""
+    from PIL import Image
+    names = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".png", ".jpg", ".jpeg"))
+    if not names:
+        sys.exit(f"compare_mediapipe.py: no PNG or JPEG frames in {folder}")
+    return [numpy.ascontiguousarray(numpy.asarray(Image.open(p).convert("RGB"))) for p in names]
+
+
+def percentiles(milliseconds):
+    milliseconds = sorted(milliseconds)
+
+    def percentile(p):
+        return milliseconds[min(len(milliseconds) - 1, round((len(milliseconds) - 1) * p))]
+
+    return {"medianMs": percentile(0.5), "p10Ms": percentile(0.1), "p90Ms": percentile(0.9)}
+
+
+def time_ours(landmarker, task, frames_dir, mode, threads, runs):
+    """Runs `landmarker pipeline-bench --json` and returns its report."""
+    command = [str(landmarker), "pipeline-bench", task, "--frames", str(frames_dir), "--mode", mode,
+               "--threads", str(threads), "--runs", str(runs), "--json"]
+    result = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}): {result.stderr.strip()}")
+    return json.loads(result.stdout)
+
+
+def time_mediapipe(mediapipe, task, bundle, frames, mode, runs):
+    """Times MediaPipe's landmarker per frame over `runs` passes; returns percentiles in ms."""
+    from mediapipe.tasks.python import vision
+    from mediapipe.tasks.python.core.base_options import BaseOptions
+    running_mode = vision.RunningMode.IMAGE if mode == "image" else vision.RunningMode.VIDEO
+
+    def create():
+        base = BaseOptions(model_asset_path=str(bundle))
+        if task == "pose":
+            return vision.PoseLandmarker.create_from_options(
+                vision.PoseLandmarkerOptions(base_options=base, running_mode=running_mode, num_poses=1))
+        return vision.HandLandmarker.create_from_options(
+            vision.HandLandmarkerOptions(base_options=base, running_mode=running_mode, num_hands=2))
+
+    images = [mediapipe.Image(image_format=mediapipe.ImageFormat.SRGB, data=frame) for frame in frames]
+    milliseconds = []
+    frames_with_result = 0
+    landmarker = create() if mode == "image" else None
+    for _ in range(runs):
+        if mode == "video":
+            if landmarker is not None:
+                landmarker.close()
+            landmarker = create()
+        frames_with_result = 0
+        for index, image in enumerate(images):
+            start = time.perf_counter()
+            if mode == "image":
+                result = landmarker.detect(image)
+            else:
+                result = landmarker.detect_for_video(image, index * FRAME_INTERVAL_MS)
+            milliseconds.append((time.perf_counter() - start) * 1e3)
+            if result.pose_landmarks if task == "pose" else result.hand_landmarks:
+                frames_with_result += 1
+    landmarker.close()
+    return {**percentiles(milliseconds), "framesWithResultLastRun": frames_with_result}
+
+
+def command_output(command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def machine_description():
+    """CPU model, core count, load, versions and commit: what a reader needs to judge the numbers."""
+    model_name = "unknown"
+    for line in command_output(["lscpu"]).splitlines():
+        if line.startswith("Model name:"):
+            model_name = line.split(":", 1)[1].strip()
+    flags = ""
+    try:
+        cpuinfo = {}
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            cpuinfo.setdefault(key.strip(), value.strip())
+        present = set(cpuinfo.get("flags", "").split())
+        flags = " ".join(f for f in ("avx2", "fma", "avx512f") if f in present)
+        if "cpu family" in cpuinfo:
+            model_name += f" (family {cpuinfo['cpu family']}, model {cpuinfo.get('model', '?')})"
+    except OSError:
+        pass
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        mediapipe_version, numpy_version = version("mediapipe"), version("numpy")
+    except PackageNotFoundError:
+        mediapipe_version = numpy_version = "unknown"
+    return {
+        "cpu": model_name,
+        "cpuFlags": flags,
+        "logicalCores": os.cpu_count(),
+        "loadAverage": list(os.getloadavg()),
+        "swift": command_output(["swift", "--version"]).splitlines()[0],
+        "python": platform.python_version(),
+        "mediapipe": mediapipe_version,
+        "numpy": numpy_version,
+        "commit": command_output(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"]),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def summarize(rounds_ours, rounds_mediapipe):
+    ours = statistics.median(r["medianMs"] for r in rounds_ours)
+    theirs = statistics.median(r["medianMs"] for r in rounds_mediapipe)
+    return {
+        "oursMedianMs": ours,
+        "mediapipeMedianMs": theirs,
+        "ratio": ours / theirs,
+        "oursRoundMediansMs": [r["medianMs"] for r in rounds_ours],
+        "mediapipeRoundMediansMs": [r["medianMs"] for r in rounds_mediapipe],
+        "oursFramesWithResult": rounds_ours[-1]["framesWithResultLastRun"],
+        "mediapipeFramesWithResult": rounds_mediapipe[-1]["framesWithResultLastRun"],
+    }
+
+
+def print_table(rows):
+    print(f"{'task':<6}{'mode':<7}{'threads':>8}{'ours ms':>10}{'MediaPipe ms':>14}{'ours/MP':>9}")
+    for row in rows:
+        print(f"{row['task']:<6}{row['mode']:<7}{row['threads']:>8}{row['oursMedianMs']:>10.2f}"
+              f"{row['mediapipeMedianMs']:>14.2f}{row['ratio']:>9.2f}")
+
+
+def print_markdown(rows, machine, settings):
+    print(f"Measured {machine['date']} at commit `{machine['commit']}` on {machine['cpu']} "
+          f"({machine['logicalCores']} logical cores; {machine['cpuFlags']}), "
+          f"1-minute load average {machine['loadAverage'][0]:.2f} at the start, "
+          f"{machine['loadAverageAtEnd'][0]:.2f} at the end.")
+    print(f"{machine['swift']}; Python {machine['python']}, mediapipe {machine['mediapipe']}, "
+          f"numpy {machine['numpy']}.")
+    print(f"Frames: `{settings['frames']}` ({settings['frameCount']} frames, {settings['size']}). "
+          f"{settings['rounds']} alternating rounds, each {settings['runs']} passes over the frames per side; "
+          f"each figure is the median over rounds of the per-round median ms per frame. "
+          f"MediaPipe's Python Tasks API has no thread option: its column does not depend on `threads`.")
+    print()
+    print("| task | mode | threads | ours median (ms/frame) | MediaPipe median (ms/frame) | ours / MediaPipe "
+          "| frames with a result, ours / MediaPipe | ours per round | MediaPipe per round |")
+    print("|---|---|---:|---:|---:|---:|---|---|---|")
+    for row in rows:
+        ours_rounds = ", ".join(f"{value:.1f}" for value in row["oursRoundMediansMs"])
+        theirs_rounds = ", ".join(f"{value:.1f}" for value in row["mediapipeRoundMediansMs"])
+        print(f"| {row['task']} | {row['mode']} | {row['threads']} | {row['oursMedianMs']:.2f} "
+              f"| {row['mediapipeMedianMs']:.2f} | {row['ratio']:.2f} "
+              f"| {row['oursFramesWithResult']} / {row['mediapipeFramesWithResult']} "
+              f"| {ours_rounds} | {theirs_rounds} |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=Path, default=DEFAULT_FRAMES,
+                        help=f"folder of PNG/JPEG frames (default: {DEFAULT_FRAMES})")
+    parser.add_argument("--tasks", nargs="+", default=TASKS, choices=TASKS, help="tasks (default: pose hand)")
+    parser.add_argument("--modes", nargs="+", default=MODES, choices=MODES, help="running modes (default: image video)")
+    parser.add_argument("--threads", nargs="+", type=int, default=[1, 2], help="our thread counts (default: 1 2)")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds K (default: 3)")
+    parser.add_argument("--runs", type=int, default=2, help="passes over the frames per round and side (default: 2)")
+    parser.add_argument("--landmarker", type=Path, default=REPO_ROOT / ".build" / "release" / "landmarker",
+                        help="the landmarker executable (default: .build/release/landmarker)")
+    parser.add_argument("--models-dir", type=Path, default=REPO_ROOT / "models", help="folder of the .tflite files")
+    parser.add_argument("--build", action="store_true",
+                        help="run `swift build -c release --product landmarker` at the repository root first")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    output.add_argument("--markdown", action="store_true", help="print a Markdown table with the machine description")
+    parser.add_argument("--json-file", type=Path, help="also write the JSON report to this file")
+    args = parser.parse_args()
+    for name, value in (("--rounds", args.rounds), ("--runs", args.runs)):
+        if value < 1:
+            parser.error(f"{name} must be at least 1")
+    if any(t < 1 for t in args.threads):
+        parser.error("every thread count must be at least 1")
+    if not args.frames.is_dir():
+        parser.error(f"--frames {args.frames} is not a folder")
+
+    mediapipe, numpy = import_mediapipe()
+    if args.build:
+        subprocess.run(["swift", "build", "-c", "release", "--product", "landmarker"], cwd=REPO_ROOT, check=True)
+    if not args.landmarker.exists():
+        sys.exit(f"compare_mediapipe.py: {args.landmarker} not found: run `swift build -c release --product landmarker`"
+                 " at the repository root, or pass --build")
+
+    frames = load_frames(numpy, args.frames)
+    machine = machine_description()
+    settings = {"frames": str(args.frames), "frameCount": len(frames),
+                "size": f"{frames[0].shape[1]}x{frames[0].shape[0]}", "rounds": args.rounds, "runs": args.runs}
+    combos = [(task, mode, threads) for task in args.tasks for mode in args.modes for threads in args.threads]
+    ours = {combo: [] for combo in combos}
+    theirs = {combo: [] for combo in combos}
+    with tempfile.TemporaryDirectory() as folder:
+        bundles = {task: build_bundle(task, args.models_dir, Path(folder)) for task in args.tasks}
+        for round_index in range(args.rounds):
+            for task, mode, threads in combos:
+                print(f"round {round_index + 1}/{args.rounds}: {task}, {mode} mode, {threads} thread(s)",
+                      file=sys.stderr, flush=True)
+                ours[(task, mode, threads)].append(
+                    time_ours(args.landmarker, task, args.frames, mode, threads, args.runs))
+                theirs[(task, mode, threads)].append(
+                    time_mediapipe(mediapipe, task, bundles[task], frames, mode, args.runs))
+    machine["loadAverageAtEnd"] = list(os.getloadavg())
+
+    rows = [{"task": task, "mode": mode, "threads": threads, **summarize(ours[combo], theirs[combo])}
+            for combo in combos for task, mode, threads in [combo]]
+    report = json.dumps({"machine": machine, "settings": settings, "results": rows}, indent=2)
+    if args.json_file:
+        args.json_file.write_text(report + "\n")
+    if args.json:
+        print(report)
+    elif args.markdown:
+        print_markdown(rows, machine, settings)
+    else:
+        print_table(rows)
+
+
+if __name__ == "__main__":
+    main()
