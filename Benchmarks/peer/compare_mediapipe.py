@@ -45,7 +45,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 VENV = REPO_ROOT / "Benchmarks" / ".venv-mediapipe"
 VENV_PYTHON = VENV / "bin" / "python"
-DEFAULT_FRAMES = Path("/work/shared/fixtures/video/mp_hand_reach")
+# The shared fixtures sit beside the repository checkout.
+DEFAULT_FRAMES = REPO_ROOT.parent / "shared" / "fixtures" / "video" / "mp_hand_reach"
 TASKS = ["pose", "hand"]
 MODES = ["image", "video"]
 FRAME_INTERVAL_MS = 40  # 25 fps, as `landmarker pipeline-bench` uses

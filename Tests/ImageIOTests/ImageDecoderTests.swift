@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ImageIO
 
@@ -13,7 +14,7 @@ import Testing
 
     @Test func sniffingIgnoresTheFileName() throws {
         // A PNG saved under a .jpg name is still decoded as PNG.
-        let path = "/tmp/landmarker-imageio-\(UInt32.random(in: 0...UInt32.max)).jpg"
+        let path = temporaryFilePath(extension: "jpg")
         try PNGCodec.write(pixels: [1, 2, 3], width: 1, height: 1, layout: .rgb8, toFile: path)
         let decoded = try ImageDecoder.decode(contentsOfFile: path)
         #expect(decoded.format == .png)
@@ -28,7 +29,7 @@ import Testing
         #expect(throws: ImageIOError.unknownFormat(leadingBytes: Array(gif.prefix(8)))) {
             try ImageDecoder.decode(gif)
         }
-        let missing = "/tmp/landmarker-no-such-dir/none.png"
+        let missing = NSTemporaryDirectory() + "landmarker-no-such-dir/none.png"
         let readError = #expect(throws: ImageIOError.self) { try ImageDecoder.decode(contentsOfFile: missing) }
         guard case .fileUnreadable(missing, let reason)? = readError else {
             Issue.record("expected fileUnreadable, got \(String(describing: readError))")
@@ -45,7 +46,7 @@ import Testing
             return
         }
         // Oversized files are refused before being read.
-        let path = "/tmp/landmarker-imageio-\(UInt32.random(in: 0...UInt32.max)).png"
+        let path = temporaryFilePath(extension: "png")
         try PNGCodec.write(pixels: [UInt8](repeating: 0, count: 300), width: 10, height: 10, layout: .rgb8, toFile: path)
         let size = try PNGCodec.encode(pixels: [UInt8](repeating: 0, count: 300), width: 10, height: 10, layout: .rgb8).count
         #expect(throws: ImageIOError.encodedDataTooLarge(byteCount: size, limit: 16)) {

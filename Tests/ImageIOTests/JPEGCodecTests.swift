@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ImageIO
 
@@ -38,7 +39,7 @@ func gradientImage(width: Int, height: Int) throws -> RGBImage {
         #expect(decoded.exifOrientation == nil)
         #expect(decoded.image == (try JPEGCodec.decode(encoded)))
 
-        let path = "/tmp/landmarker-imageio-\(UInt32.random(in: 0...UInt32.max)).dat"
+        let path = temporaryFilePath(extension: "dat")
         try FileBytes.writeAll(encoded, path: path)
         #expect(try ImageDecoder.decode(contentsOfFile: path).image == decoded.image)
         #expect(try JPEGCodec.decode(contentsOfFile: path) == decoded.image)

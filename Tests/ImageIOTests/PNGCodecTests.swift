@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ImageIO
 
@@ -77,7 +78,7 @@ import Testing
     }
 
     @Test func writesAndReadsAFile() throws {
-        let path = "/tmp/landmarker-imageio-\(UInt32.random(in: 0...UInt32.max)).png"
+        let path = temporaryFilePath(extension: "png")
         let pixels = randomBytes(5 * 4 * 3, seed: 7)
         try PNGCodec.write(pixels: pixels, width: 5, height: 4, layout: .rgb8, toFile: path)
         let decoded = try PNGCodec.decode(contentsOfFile: path)

@@ -143,7 +143,7 @@ import Testing
             Issue.record("expected decodeFailed(unknownFormat), got \(String(describing: error))")
             return
         }
-        let missing = #expect(throws: MPImageError.self) { try MPImage(contentsOfFile: "/tmp/landmarker-missing/x.png") }
+        let missing = #expect(throws: MPImageError.self) { try MPImage(contentsOfFile: NSTemporaryDirectory() + "landmarker-missing/x.png") }
         guard case .decodeFailed(.fileUnreadable)? = missing else {
             Issue.record("expected decodeFailed(fileUnreadable), got \(String(describing: missing))")
             return
