@@ -1,5 +1,6 @@
 import Foundation
 import ImageIO
+import Pipeline
 
 /// The frames of `--video`: a folder of PNG/JPEG frames sorted by name, or a
 /// YUV4MPEG2 stream (a file, or `-` for standard input).
@@ -40,6 +41,27 @@ final class FrameInput {
         do {
             let reader = try Y4MReader(path: path)
             return FrameInput(source: .stream(reader), framesPerSecond: reader.framesPerSecond)
+        } catch {
+            throw CommandFailure("\(path): \(error)")
+        }
+    }
+
+    /// Calls `body` with every frame (as an upright `MPImage`) in order, reporting progress
+    /// on stderr every 25 frames and at the end.
+    func forEachFrame(_ body: (Frame, MPImage) throws -> Void) throws {
+        var count = 0
+        while let frame = try next() {
+            try body(frame, try MPImage(rgbImage: frame.image))
+            count += 1
+            if count % 25 == 0 { printError("landmarker: \(count) frames") }
+        }
+        printError("landmarker: done, \(count) frames")
+    }
+
+    /// Decodes an image file, with the path in the error message.
+    static func loadImage(_ path: String) throws -> MPImage {
+        do {
+            return try MPImage(contentsOfFile: path)
         } catch {
             throw CommandFailure("\(path): \(error)")
         }

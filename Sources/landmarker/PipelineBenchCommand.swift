@@ -62,15 +62,7 @@ struct PipelineBenchCommand: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            try benchmark()
-        } catch let failure as CommandFailure {
-            printError("landmarker: \(failure.message)")
-            throw ExitCode.failure
-        } catch {
-            printError("landmarker: \(error)")
-            throw ExitCode.failure
-        }
+        try reportingFailures(benchmark)
     }
 
     private func benchmark() throws {

@@ -59,20 +59,12 @@ struct PoseCommand: ParsableCommand {
     }
 
     func run() throws {
-        do {
+        try reportingFailures {
             if let video {
                 try runVideo(video)
             } else {
                 try runImages()
             }
-        } catch let failure as CommandFailure {
-            printError("landmarker: \(failure.message)")
-            throw ExitCode.failure
-        } catch let error as ExitCode {
-            throw error
-        } catch {
-            printError("landmarker: \(error)")
-            throw ExitCode.failure
         }
     }
 
@@ -97,12 +89,7 @@ struct PoseCommand: ParsableCommand {
         let landmarker = try makeLandmarker(mode: .image)
         var records: [PoseRecord] = []
         for path in images {
-            let image: MPImage
-            do {
-                image = try MPImage(contentsOfFile: path)
-            } catch {
-                throw CommandFailure("\(path): \(error)")
-            }
+            let image = try FrameInput.loadImage(path)
             let result = try landmarker.detect(image: image)
             let record = PoseRecord(image: path, width: image.width, height: image.height, result: result, timestampMs: nil)
             records.append(record)
@@ -131,18 +118,12 @@ struct PoseCommand: ParsableCommand {
 
     private func runVideo(_ source: String) throws {
         let landmarker = try makeLandmarker(mode: .video)
-        let frames = try FrameInput.open(source, folderFramesPerSecond: fps)
-        var index = 0
-        while let frame = try frames.next() {
-            let image = try MPImage(rgbImage: frame.image)
+        try FrameInput.open(source, folderFramesPerSecond: fps).forEachFrame { frame, image in
             let result = try landmarker.detect(videoFrame: image, timestampInMilliseconds: frame.timestampMs)
             let record = PoseRecord(image: frame.name, width: image.width, height: image.height, result: result,
                                     timestampMs: frame.timestampMs)
             print(try JSONOutput.encode(record, pretty: false))
-            index += 1
-            if index % 25 == 0 { printError("landmarker: \(index) frames") }
         }
-        printError("landmarker: done, \(index) frames")
     }
 }
 

@@ -114,9 +114,3 @@ struct RunReport: Encodable {
     let milliseconds: Double
     let outputs: [Output]
 }
-
-/// A user-facing failure with a message for stderr.
-struct CommandFailure: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
-}

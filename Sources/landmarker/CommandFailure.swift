@@ -1,0 +1,23 @@
+import ArgumentParser
+
+/// A user-facing failure with a message for stderr.
+struct CommandFailure: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Runs a subcommand's work; any error is printed to stderr as
+/// `landmarker: <message>` and the process exits with status 1.
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let failure as CommandFailure {
+        printError("landmarker: \(failure.message)")
+        throw ExitCode.failure
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        printError("landmarker: \(error)")
+        throw ExitCode.failure
+    }
+}
