@@ -87,17 +87,10 @@ public final class HandLandmarker: Sendable {
                 minTrackingConfidence: configuration.minTrackingConfidence,
                 streamMode: configuration.runningMode != .image))
         let owner = WeakReference<HandLandmarker>(nil)
-        let mode: VisionTaskRunner<MPImage, HandLandmarkerResult>.Mode
-        switch configuration.runningMode {
-        case .image: mode = .image
-        case .video: mode = .video
-        case .liveStream:
-            let delegate = WeakReference(options.handLandmarkerLiveStreamDelegate)
-            mode = .liveStream({ result, timestamp, error in
-                guard let landmarker = owner.object, let delegate = delegate.object else { return }
-                delegate.handLandmarker(
-                    landmarker, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
-            })
+        let delegate = WeakReference(options.handLandmarkerLiveStreamDelegate)
+        let mode = VisionTaskRunner<MPImage, HandLandmarkerResult>.Mode.from(configuration.runningMode) { result, timestamp, error in
+            guard let landmarker = owner.object, let delegate = delegate.object else { return }
+            delegate.handLandmarker(landmarker, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
         }
         let box = UnsafeSendableGraph(graph)
         runner = VisionTaskRunner(mode: mode, label: "hand-landmarker") { image, timestamp, _ in

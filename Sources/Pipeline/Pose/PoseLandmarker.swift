@@ -69,17 +69,10 @@ public final class PoseLandmarker: Sendable {
                 outputSegmentationMasks: configuration.shouldOutputSegmentationMasks,
                 streamMode: configuration.runningMode != .image))
         let owner = WeakReference<PoseLandmarker>(nil)
-        let mode: VisionTaskRunner<MPImage, PoseLandmarkerResult>.Mode
-        switch configuration.runningMode {
-        case .image: mode = .image
-        case .video: mode = .video
-        case .liveStream:
-            let delegate = WeakReference(options.poseLandmarkerLiveStreamDelegate)
-            mode = .liveStream({ result, timestamp, error in
-                guard let landmarker = owner.object, let delegate = delegate.object else { return }
-                delegate.poseLandmarker(
-                    landmarker, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
-            })
+        let delegate = WeakReference(options.poseLandmarkerLiveStreamDelegate)
+        let mode = VisionTaskRunner<MPImage, PoseLandmarkerResult>.Mode.from(configuration.runningMode) { result, timestamp, error in
+            guard let landmarker = owner.object, let delegate = delegate.object else { return }
+            delegate.poseLandmarker(landmarker, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
         }
         let box = UnsafeSendableGraph(graph)
         let outputMasks = configuration.shouldOutputSegmentationMasks

@@ -53,6 +53,15 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
         case image
         case video
         case liveStream(LiveStreamHandler)
+
+        /// The mode for `runningMode`; `handler` is used only in live-stream mode.
+        package static func from(_ runningMode: RunningMode, liveStream handler: @escaping LiveStreamHandler) -> Mode {
+            switch runningMode {
+            case .image: return .image
+            case .video: return .video
+            case .liveStream: return .liveStream(handler)
+            }
+        }
     }
 
     /// The step between synthetic image-mode timestamps: one second.
