@@ -18,17 +18,15 @@ Python that lacks ai_edge_litert and that venv exists.
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from peer_common import REPO_ROOT, machine_description
 VENV = REPO_ROOT / "Benchmarks" / ".venv"
 VENV_PYTHON = VENV / "bin" / "python"
 MODELS = [
@@ -93,50 +91,6 @@ def time_litert(litert_interpreter, numpy, model_path, threads, runs, warmup):
         return milliseconds[min(len(milliseconds) - 1, round((len(milliseconds) - 1) * p))]
 
     return {"medianMs": percentile(0.5), "p10Ms": percentile(0.1), "p90Ms": percentile(0.9)}
-
-
-def command_output(command):
-    try:
-        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def machine_description():
-    """CPU model, core count, load, versions and commit: what a reader needs to judge the numbers."""
-    model_name = "unknown"
-    for line in command_output(["lscpu"]).splitlines():
-        if line.startswith("Model name:"):
-            model_name = line.split(":", 1)[1].strip()
-    flags = ""
-    try:
-        cpuinfo = {}
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            cpuinfo.setdefault(key.strip(), value.strip())
-        present = set(cpuinfo.get("flags", "").split())
-        flags = " ".join(f for f in ("avx2", "fma", "avx512f") if f in present)
-        if "cpu family" in cpuinfo:
-            model_name += f" (family {cpuinfo['cpu family']}, model {cpuinfo.get('model', '?')})"
-    except OSError:
-        pass
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        litert_version, numpy_version = version("ai-edge-litert"), version("numpy")
-    except PackageNotFoundError:
-        litert_version = numpy_version = "unknown"
-    return {
-        "cpu": model_name,
-        "cpuFlags": flags,
-        "logicalCores": os.cpu_count(),
-        "loadAverage": list(os.getloadavg()),
-        "swift": command_output(["swift", "--version"]).splitlines()[0],
-        "python": platform.python_version(),
-        "aiEdgeLitert": litert_version,
-        "numpy": numpy_version,
-        "commit": command_output(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"]),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-    }
 
 
 def summarize(rounds_ours, rounds_litert):
@@ -215,7 +169,7 @@ def main():
         if not paths[model].exists():
             sys.exit(f"compare_litert.py: missing model {paths[model]}: run models/fetch_models.sh")
 
-    machine = machine_description()
+    machine = machine_description({"aiEdgeLitert": "ai-edge-litert", "numpy": "numpy"})
     pairs = [(model, threads) for model in args.models for threads in args.threads]
     ours = {pair: [] for pair in pairs}
     litert = {pair: [] for pair in pairs}

@@ -31,10 +31,8 @@ Python that lacks mediapipe and that venv exists.
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -42,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from peer_common import REPO_ROOT, machine_description
 VENV = REPO_ROOT / "Benchmarks" / ".venv-mediapipe"
 VENV_PYTHON = VENV / "bin" / "python"
 # The shared fixtures sit beside the repository checkout.
@@ -164,50 +162,6 @@ def time_mediapipe(mediapipe, task, bundle, frames, mode, runs):
     return {**percentiles(milliseconds), "framesWithResultLastRun": frames_with_result}
 
 
-def command_output(command):
-    try:
-        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def machine_description():
-    """CPU model, core count, load, versions and commit: what a reader needs to judge the numbers."""
-    model_name = "unknown"
-    for line in command_output(["lscpu"]).splitlines():
-        if line.startswith("Model name:"):
-            model_name = line.split(":", 1)[1].strip()
-    flags = ""
-    try:
-        cpuinfo = {}
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            cpuinfo.setdefault(key.strip(), value.strip())
-        present = set(cpuinfo.get("flags", "").split())
-        flags = " ".join(f for f in ("avx2", "fma", "avx512f") if f in present)
-        if "cpu family" in cpuinfo:
-            model_name += f" (family {cpuinfo['cpu family']}, model {cpuinfo.get('model', '?')})"
-    except OSError:
-        pass
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        mediapipe_version, numpy_version = version("mediapipe"), version("numpy")
-    except PackageNotFoundError:
-        mediapipe_version = numpy_version = "unknown"
-    return {
-        "cpu": model_name,
-        "cpuFlags": flags,
-        "logicalCores": os.cpu_count(),
-        "loadAverage": list(os.getloadavg()),
-        "swift": command_output(["swift", "--version"]).splitlines()[0],
-        "python": platform.python_version(),
-        "mediapipe": mediapipe_version,
-        "numpy": numpy_version,
-        "commit": command_output(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"]),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-    }
-
-
 def summarize(rounds_ours, rounds_mediapipe):
     ours = statistics.median(r["medianMs"] for r in rounds_ours)
     theirs = statistics.median(r["medianMs"] for r in rounds_mediapipe)
@@ -288,7 +242,7 @@ def main():
                  " at the repository root, or pass --build")
 
     frames = load_frames(numpy, args.frames)
-    machine = machine_description()
+    machine = machine_description({"mediapipe": "mediapipe", "numpy": "numpy"})
     settings = {"frames": str(args.frames), "frameCount": len(frames),
                 "size": f"{frames[0].shape[1]}x{frames[0].shape[0]}", "rounds": args.rounds, "runs": args.runs}
     combos = [(task, mode, threads) for task in args.tasks for mode in args.modes for threads in args.threads]

@@ -1,0 +1,57 @@
+"""Helpers shared by the peer comparison scripts: shell output and a description of the
+machine a measurement was taken on."""
+import datetime
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def command_output(command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def machine_description(packages):
+    """CPU model, core count, load, versions and commit: what a reader needs to judge the numbers.
+
+    `packages` maps a JSON key to the Python distribution whose version it reports,
+    e.g. {"aiEdgeLitert": "ai-edge-litert", "numpy": "numpy"}."""
+    model_name = "unknown"
+    for line in command_output(["lscpu"]).splitlines():
+        if line.startswith("Model name:"):
+            model_name = line.split(":", 1)[1].strip()
+    flags = ""
+    try:
+        cpuinfo = {}
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            cpuinfo.setdefault(key.strip(), value.strip())
+        present = set(cpuinfo.get("flags", "").split())
+        flags = " ".join(f for f in ("avx2", "fma", "avx512f") if f in present)
+        if "cpu family" in cpuinfo:
+            model_name += f" (family {cpuinfo['cpu family']}, model {cpuinfo.get('model', '?')})"
+    except OSError:
+        pass
+    from importlib.metadata import PackageNotFoundError, version
+    versions = {}
+    for key, distribution in packages.items():
+        try:
+            versions[key] = version(distribution)
+        except PackageNotFoundError:
+            versions[key] = "unknown"
+    return {
+        "cpu": model_name,
+        "cpuFlags": flags,
+        "logicalCores": os.cpu_count(),
+        "loadAverage": list(os.getloadavg()),
+        "swift": command_output(["swift", "--version"]).splitlines()[0],
+        "python": platform.python_version(),
+        **versions,
+        "commit": command_output(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"]),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
