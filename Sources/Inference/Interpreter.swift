@@ -217,9 +217,16 @@ public final class Interpreter {
         }
         let workspace = AlignedBuffer(count: workspaceCount)
         self.workspace = workspace
+        // Kernels that keep their own copy of their constants get a placeholder instead.
+        let placeholder = AlignedBuffer(count: 0)
         self.nodes = prepared.map { node in
             Node(kernel: node.kernel, io: KernelIO(
-                inputs: node.inputs.map { UnsafePointer(constantPointer($0)) },
+                inputs: node.inputs.map { tensorIndex in
+                    if !node.kernel.readsConstantInputs && constants.values[tensorIndex] != nil {
+                        return UnsafePointer(placeholder.baseAddress)
+                    }
+                    return UnsafePointer(constantPointer(tensorIndex))
+                },
                 outputs: node.outputs.map { pointers[$0]! },
                 workspace: workspace.buffer))
         }
@@ -227,6 +234,7 @@ public final class Interpreter {
         for tensorIndex in subgraph.outputs where pointers[tensorIndex] == nil {
             _ = constantPointer(tensorIndex)
         }
+        storage.append(placeholder)
         self.constantStorage = storage
         self.tensorPointers = pointers
 

@@ -58,6 +58,8 @@ public struct DepthwiseConv2D: PreparedKernel {
     public let opName = "DEPTHWISE_CONV_2D"
     /// `[[N, OH, OW, Cout]]`.
     public let outputShapes: [TensorShape]
+    /// Filter and bias are copied and packed at prepare time.
+    public let readsConstantInputs = false
     /// `N · OH · OW · Cout · KH · KW`: every filter tap is counted, including
     /// taps that fall in the padding.
     public let multiplyAccumulates: Int

@@ -35,6 +35,8 @@ public struct FullyConnected: PreparedKernel {
     public let opName = "FULLY_CONNECTED"
     /// `[[B, Nout]]`, or `[[..., Nout]]` with `keepNumDims`.
     public let outputShapes: [TensorShape]
+    /// Filter and bias are copied and packed at prepare time.
+    public let readsConstantInputs = false
     /// `B · Nout · K`.
     public let multiplyAccumulates: Int
 

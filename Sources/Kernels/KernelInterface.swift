@@ -49,8 +49,8 @@ public struct KernelError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// Pointers to an operator's tensors for one invocation, in the operator's
 /// input and output order. All tensors are float32, dense, row-major (NHWC
-/// for 4-D). Constant inputs point at their folded float32 values; a kernel
-/// may ignore them in favour of the copies it packed at prepare time.
+/// for 4-D). Constant inputs point at their folded float32 values, except for
+/// kernels whose `readsConstantInputs` is false (see there).
 /// Every pointer may be read one `SIMD16<Float>` past its last element.
 public struct KernelIO: @unchecked Sendable {
     public var inputs: [UnsafePointer<Float>]
@@ -88,6 +88,10 @@ public protocol PreparedKernel: Sendable {
     func run(_ io: KernelIO, runner: ParallelRunner)
     /// Floats of scratch memory `run` needs with `threadCount` threads.
     func workspaceSize(threadCount: Int) throws -> Int
+    /// Whether the kernels read constant inputs through `KernelIO.inputs`. Kernels that
+    /// copied (and packed) their constants at prepare time return false; their constant
+    /// input pointers then point at a placeholder, so no second copy of the weights is kept.
+    var readsConstantInputs: Bool { get }
 }
 
 extension PreparedKernel {
@@ -96,4 +100,6 @@ extension PreparedKernel {
     public func run(_ io: KernelIO, runner: ParallelRunner) { runReference(io) }
     /// Default: no scratch memory.
     public func workspaceSize(threadCount: Int) throws -> Int { 0 }
+    /// Default: constant inputs are read through `KernelIO.inputs`.
+    public var readsConstantInputs: Bool { true }
 }
