@@ -39,8 +39,9 @@ public enum PNGCodec {
     /// are expanded, 16-bit channels are scaled to 8 bits (16-bit data without a gAMA/sRGB chunk
     /// is taken as sRGB-encoded, not linear), and an alpha channel (RGBA, gray+alpha, or a
     /// palette with tRNS) is **dropped**, not composited: the color channels are kept as stored.
-    /// As with any libpng simplified-API reader, a file that declares a gamma far from sRGB
-    /// (gAMA chunk) is converted to sRGB.
+    /// Color-management chunks (`gAMA`, `cHRM`, `sRGB`, `iCCP`, ...) are ignored, as OpenCV,
+    /// Pillow and MediaPipe ignore them: the samples are returned as stored, never converted
+    /// (see ``PNGColorChunks``).
     ///
     /// The header's size is checked against `limits` before the pixel buffer is allocated.
     public static func decode(_ bytes: [UInt8], limits: DecodeLimits = DecodeLimits()) throws(ImageIOError) -> RGBImage {
@@ -48,13 +49,21 @@ public enum PNGCodec {
         guard bytes.count <= limits.maxEncodedByteCount else {
             throw .encodedDataTooLarge(byteCount: bytes.count, limit: limits.maxEncodedByteCount)
         }
+        // libpng keeps the pointer between `begin` and `finish`, so both run while the
+        // stripped bytes are pinned.
+        let stripped = PNGColorChunks.stripped(bytes)
+        return try stripped.withUnsafeBytes { buffer in
+            Result { () throws(ImageIOError) in try decodeStored(buffer, limits: limits) }
+        }.get()
+    }
+
+    /// Decodes PNG bytes that stay valid for the whole call; see ``decode(_:limits:)``.
+    private static func decodeStored(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits) throws(ImageIOError) -> RGBImage {
         var image = png_image()
         image.version = LANDMARKER_PNG_IMAGE_VERSION
         defer { png_image_free(&image) }
 
-        let began = bytes.withUnsafeBytes { buffer in
-            png_image_begin_read_from_memory(&image, buffer.baseAddress, buffer.count)
-        }
+        let began = png_image_begin_read_from_memory(&image, bytes.baseAddress, bytes.count)
         guard began != 0 else {
             throw .corruptData(format: .png, message: message(of: &image))
         }

@@ -46,6 +46,42 @@ import Testing
         #expect(decoded.pixels == [70, 80, 90, 10, 20, 30, 40, 50, 60])
     }
 
+    /// ffmpeg writes gAMA 0.51 and cHRM into every frame it extracts; libpng's simplified API
+    /// would convert such samples to sRGB. They must come back exactly as stored.
+    @Test func colorManagementChunksDoNotChangeTheSamples() throws {
+        let samples: [UInt8] = [0, 1, 17, 64, 127, 128, 200, 254, 255]
+        let gamma051 = HandBuiltPNG.bigEndian(50994)
+        let chromaticities = [31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000].flatMap {
+            HandBuiltPNG.bigEndian(UInt32($0))
+        }
+        let variants: [[(type: String, data: [UInt8])]] = [
+            [],
+            [("gAMA", gamma051)],
+            [("cHRM", chromaticities), ("gAMA", gamma051)],
+            [("gAMA", HandBuiltPNG.bigEndian(100_000))],
+            [("sRGB", [0])],
+        ]
+        for chunks in variants {
+            let png = HandBuiltPNG(width: 3, height: 1, bitDepth: 8, colorType: 2,
+                                   scanlines: HandBuiltPNG.unfiltered(rows: [samples]), extraChunks: chunks)
+            let decoded = try PNGCodec.decode(png.bytes)
+            #expect(decoded.pixels == samples, "chunks \(chunks.map(\.type))")
+        }
+    }
+
+    @Test func strippingColorChunksKeepsEveryOtherByte() throws {
+        let plain = HandBuiltPNG(width: 1, height: 1, bitDepth: 8, colorType: 2,
+                                 scanlines: HandBuiltPNG.unfiltered(rows: [[1, 2, 3]]))
+        var withGamma = plain
+        withGamma.extraChunks = [("gAMA", HandBuiltPNG.bigEndian(50994))]
+        #expect(PNGColorChunks.stripped(withGamma.bytes) == plain.bytes)
+        #expect(PNGColorChunks.stripped(plain.bytes) == plain.bytes)
+        // A chunk length running past the end stops the walk; the bytes go to libpng as they are.
+        let truncated = Array(withGamma.bytes.prefix(40))
+        #expect(PNGColorChunks.stripped(truncated) == truncated)
+        #expect(throws: ImageIOError.self) { try PNGCodec.decode(truncated) }
+    }
+
     @Test func sixteenBitRGBIsScaledToEightBits() throws {
         // 16-bit samples v*257 are exactly v in 8 bits.
         let samples: [UInt8] = [0, 1, 127, 200, 254, 255]

@@ -22,6 +22,7 @@ import Testing
         let landmarker = try Self.landmarker(mode: .video)
         var distances: [Double] = []
         var countMismatches: [Int] = []
+        var firstTrackedFrame: (index: Int, meanDistance: Double)?
         for index in 0..<Self.frameCount {
             let name = String(format: "frame_%04d", index)
             let image = try MPImage(contentsOfFile: Fixtures.path("video/mp_hand_reach/\(name).png"))
@@ -34,22 +35,36 @@ import Testing
                 continue
             }
             guard let pose = result.landmarks.first, let expectedPose = expected.first else { continue }
+            var frameDistances: [Double] = []
             for (i, e) in (expectedPose["landmarks"] as! [[String: NSNumber]]).enumerated() {
                 let dx = (Double(pose[i].x) - e["x"]!.doubleValue) * Double(image.width)
                 let dy = (Double(pose[i].y) - e["y"]!.doubleValue) * Double(image.height)
-                distances.append((dx * dx + dy * dy).squareRoot())
+                frameDistances.append((dx * dx + dy * dy).squareRoot())
             }
+            if firstTrackedFrame == nil {
+                firstTrackedFrame = (index, frameDistances.reduce(0, +) / Double(frameDistances.count))
+            }
+            distances += frameDistances
         }
         let mean = distances.reduce(0, +) / Double(max(distances.count, 1))
         print(String(format: "video: %d landmarks compared, mean %.3f px, max %.3f px; count mismatches at %@",
                      distances.count, mean, distances.max() ?? 0, "\(countMismatches)"))
-        #expect(!distances.isEmpty)
-        // Known gap: on this clip (a torso whose head is out of frame) the pose detector's
-        // scores are borderline (0.50–0.64) and our detections differ from MediaPipe's
-        // recorded ones by up to 0.02 in score, although on every still fixture image they
-        // agree to 1e-7. The landmark model then extrapolates a head outside the frame from
-        // a different ROI, and tracking carries the difference on.
-        withKnownIssue("detections on the mp_hand_reach frames differ from MediaPipe's recorded ones") {
+        // The first pose of the clip comes from the detector with no tracking or smoothing
+        // history: it must match MediaPipe as image mode does.
+        let first = try #require(firstTrackedFrame, "no frame where both found a pose")
+        print(String(format: "first pose: frame %d, mean %.3f px", first.index, first.meanDistance))
+        #expect(first.index == 15 && first.meanDistance <= 0.5)
+        // Known gap: on this clip (a torso whose head is out of frame) the landmark model
+        // extrapolates the body far outside the frame, so the ROIs are about 4,200 px wide
+        // around a 640×360 image and the crop holds the frame in some 40×22 of its 256×256
+        // pixels. There, the landmarks are chaotic in the ROI: moving its centre by 0.001 px
+        // (a few float32 ulps) changes the crop's fixed-point sampling and moves the
+        // landmarks by 0.8 px on average; a rotation change of 1e-6 rad moves them 1.7 px
+        // (measured on frame 20 with OpenCV's warpPerspective and LiteRT). Following
+        // MediaPipe here would take bit-identical detector outputs, which no other kernel
+        // summation order gives; after a few frames the presence decisions (scores near
+        // 0.5) diverge and tracking carries the difference on.
+        withKnownIssue("mp_hand_reach: landmarks are chaotic in the ROI on this clip") {
             #expect(countMismatches.isEmpty, "frames where the number of poses differs: \(countMismatches)")
             #expect(mean <= 1.0, "mean landmark distance \(mean) px")
         }
