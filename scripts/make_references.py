@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Regenerates Tests/References/*.json: what MediaPipe 0.10.21 outputs on the sample photos of
+scripts/samples.tsv (fetched into samples/ by scripts/fetch_samples.sh) and on two short clips
+cut out of them.
+
+- pose_image.json: Tasks PoseLandmarker, IMAGE mode, num_poses 1 and 4, segmentation masks on.
+- hands_image.json: legacy `mp.solutions.hands.Hands` (static images, max_num_hands 2) for the
+  landmarks, and Tasks HandLandmarker (IMAGE mode, num_hands 2) for counts and handedness, with
+  the full and the lite models. The legacy graph is the landmark reference because it rotates
+  palm ROIs with the same 90-degree target as this package; the Tasks graph tilts them further
+  (see PIPELINE.md), which moves its landmarks by pixels.
+- pose_video.json / hands_video.json: a clip of integer crop windows sliding over one sample
+  (pure pixel copies, no resampling, so the tests rebuild the frames bit for bit from the windows
+  recorded in the file). Pose: Tasks PoseLandmarker VIDEO mode, num_poses 1, timestamps
+  frame index x 40 ms. Hands: legacy Hands with tracking (static_image_mode False, max_num_hands
+  2, full models) for the landmarks, Tasks HandLandmarker VIDEO mode for the counts.
+
+Each image is decoded with Pillow to RGB (gray replicated) and handed over as uint8 [H, W, 3];
+its FNV-1a 64 hash is recorded so that a test can check its own decoder gives the same pixels.
+Floats are the shortest decimals that round-trip to the same float32. Masks are stored as the
+run lengths of (mask > 0.5) in row-major order, starting with a run of zeros.
+
+Run it through scripts/make_references.sh, which sets up the venv and fetches the inputs.
+"""
+
+import argparse
+import datetime
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT / "Benchmarks" / "peer"))
+from mediapipe_bundles import BUNDLES, NEEDS_IMAGE_METADATA, build_bundle, import_mediapipe  # noqa: E402
+
+SCRIPT = "make_references.py"
+SCHEMA = "landmarker-references/1"
+FRAME_INTERVAL_MS = 40
+CONFIDENCE = 0.5
+# Clips: a crop window of a fixed size whose top-left corner moves linearly, in whole pixels,
+# from `start` to `end` over `frames` frames: x_i = x0 + (x1 - x0) * i // (frames - 1), same for y.
+POSE_CLIP = {"name": "bus_tilt", "source": "bus", "width": 520, "height": 700,
+             "start": [0, 380], "end": [10, 230], "frames": 30}
+HANDS_CLIP = {"name": "t1_pan", "source": "t1", "width": 480, "height": 400,
+              "start": [460, 330], "end": [560, 380], "frames": 30}
+
+
+def read_manifest():
+    """(name, file, package) of each sample in scripts/samples.tsv, in order."""
+    samples = []
+    for line in (REPO_ROOT / "scripts" / "samples.tsv").read_text().splitlines():
+        if not line or line.startswith("#"):
+            continue
+        file, package = line.split("\t")[:2]
+        samples.append((Path(file).stem, file, package))
+    return samples
+
+
+def fnv1a64(data):
+    """FNV-1a 64-bit hash of bytes, as 16 hex digits."""
+    value = 0xCBF29CE484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{value:016x}"
+
+
+class References:
+    def __init__(self, mediapipe, numpy, bundles):
+        from mediapipe.tasks.python import vision
+        from mediapipe.tasks.python.core.base_options import BaseOptions
+        self.mp, self.np, self.vision, self.bundles = mediapipe, numpy, vision, bundles
+        self.BaseOptions = BaseOptions
+
+    def f32(self, value):
+        """The shortest decimal that round-trips to the same float32, as a Python float."""
+        return float(str(self.np.float32(value)))
+
+    def image(self, array):
+        return self.mp.Image(image_format=self.mp.ImageFormat.SRGB, data=self.np.ascontiguousarray(array))
+
+    def pose_landmarker(self, num_poses, video, masks):
+        vision = self.vision
+        return vision.PoseLandmarker.create_from_options(vision.PoseLandmarkerOptions(
+            base_options=self.BaseOptions(model_asset_path=str(self.bundles["pose"])),
+            running_mode=vision.RunningMode.VIDEO if video else vision.RunningMode.IMAGE,
+            num_poses=num_poses, min_pose_detection_confidence=CONFIDENCE,
+            min_pose_presence_confidence=CONFIDENCE, min_tracking_confidence=CONFIDENCE,
+            output_segmentation_masks=masks))
+
+    def hand_landmarker(self, bundle, video):
+        vision = self.vision
+        return vision.HandLandmarker.create_from_options(vision.HandLandmarkerOptions(
+            base_options=self.BaseOptions(model_asset_path=str(self.bundles[bundle])),
+            running_mode=vision.RunningMode.VIDEO if video else vision.RunningMode.IMAGE,
+            num_hands=2, min_hand_detection_confidence=CONFIDENCE,
+            min_hand_presence_confidence=CONFIDENCE, min_tracking_confidence=CONFIDENCE))
+
+    def legacy_hands(self, complexity, static):
+        return self.mp.solutions.hands.Hands(
+            static_image_mode=static, max_num_hands=2, model_complexity=complexity,
+            min_detection_confidence=CONFIDENCE, min_tracking_confidence=CONFIDENCE)
+
+    def mask(self, mask):
+        """Size, mean and run lengths of (mask > 0.5), row-major, first run of zeros."""
+        values = self.np.asarray(mask.numpy_view(), dtype=self.np.float32)
+        values = values.reshape(values.shape[0], values.shape[1])
+        bits = (values > 0.5).ravel().astype(self.np.int8)
+        changes = self.np.flatnonzero(self.np.diff(bits)) + 1
+        bounds = self.np.concatenate(([0], changes, [bits.size]))
+        runs = self.np.diff(bounds).tolist()
+        if bits[0] == 1:
+            runs = [0] + runs
+        return {"width": int(values.shape[1]), "height": int(values.shape[0]),
+                "mean": self.f32(values.mean()), "fraction_gt_0.5": self.f32(bits.mean()),
+                "runs_gt_0.5": runs}
+
+    def poses(self, result):
+        poses = []
+        for k, landmarks in enumerate(result.pose_landmarks):
+            pose = {
+                "landmarks": [[self.f32(v) for v in (p.x, p.y, p.z, p.visibility, p.presence)] for p in landmarks],
+                "world_landmarks": [[self.f32(v) for v in (p.x, p.y, p.z)] for p in result.pose_world_landmarks[k]],
+            }
+            if result.segmentation_masks:
+                pose["mask"] = self.mask(result.segmentation_masks[k])
+            poses.append(pose)
+        return poses
+
+    def legacy_hand_list(self, result):
+        hands = []
+        for k, classification in enumerate(result.multi_handedness or []):
+            category = classification.classification[0]
+            hands.append({
+                "handedness": {"index": category.index, "score": self.f32(category.score), "label": category.label},
+                "landmarks": [[self.f32(v) for v in (p.x, p.y, p.z)] for p in result.multi_hand_landmarks[k].landmark],
+                "world_landmarks": [[self.f32(v) for v in (p.x, p.y, p.z)]
+                                    for p in result.multi_hand_world_landmarks[k].landmark],
+            })
+        return hands
+
+    def tasks_handedness(self, result):
+        return [{"index": h[0].index, "score": self.f32(h[0].score), "label": h[0].category_name}
+                for h in result.handedness]
+
+
+def clip_frames(clip, pixels):
+    """The clip's crop windows and frames (views into `pixels`)."""
+    frames = []
+    (x0, y0), (x1, y1), count = clip["start"], clip["end"], clip["frames"]
+    for i in range(count):
+        x = x0 + (x1 - x0) * i // (count - 1)
+        y = y0 + (y1 - y0) * i // (count - 1)
+        window = {"index": i, "x": x, "y": y, "timestamp_ms": i * FRAME_INTERVAL_MS}
+        frames.append((window, pixels[y:y + clip["height"], x:x + clip["width"]]))
+    return frames
+
+
+def write_json(path, value):
+    path.write_text(json.dumps(value, separators=(",", ":")) + "\n")
+    print(f"{SCRIPT}: wrote {path} ({path.stat().st_size} bytes)", file=sys.stderr)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=Path, default=REPO_ROOT / "samples", help="folder of the sample photos")
+    parser.add_argument("--models-dir", type=Path, default=REPO_ROOT / "models", help="folder of the .tflite files")
+    parser.add_argument("--output", type=Path, default=REPO_ROOT / "Tests" / "References", help="where the JSON goes")
+    args = parser.parse_args()
+
+    mediapipe, numpy = import_mediapipe(SCRIPT)
+    from PIL import Image
+    import PIL
+
+    samples = read_manifest()
+    pixels, images = {}, {}
+    for name, file, package in samples:
+        path = args.samples / file
+        if not path.exists():
+            sys.exit(f"{SCRIPT}: missing {path}: run scripts/fetch_samples.sh")
+        array = numpy.ascontiguousarray(numpy.asarray(Image.open(path).convert("RGB")))
+        pixels[name] = array
+        images[name] = {"file": file, "package": package, "width": int(array.shape[1]),
+                        "height": int(array.shape[0]), "rgb_fnv1a64": fnv1a64(array.tobytes())}
+
+    args.output.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        bundles = {name: build_bundle(name, args.models_dir, folder, SCRIPT) for name in BUNDLES}
+        refs = References(mediapipe, numpy, bundles)
+        producer = {
+            "mediapipe": mediapipe.__version__, "numpy": numpy.__version__, "pillow": PIL.__version__,
+            "python": sys.version.split()[0], "script": "scripts/make_references.py",
+            "date": datetime.date.today().isoformat(),
+            "bundles": {f"{name}_landmarker.task": members for name, members in BUNDLES.items()},
+            "image_input_metadata_added_to": sorted(NEEDS_IMAGE_METADATA),
+            "confidences": CONFIDENCE,
+        }
+
+        configurations = []
+        for num_poses in (1, 4):
+            with refs.pose_landmarker(num_poses, video=False, masks=True) as landmarker:
+                results = {name: refs.poses(landmarker.detect(refs.image(pixels[name]))) for name in pixels}
+            configurations.append({"api": "tasks PoseLandmarker", "running_mode": "IMAGE", "bundle": "pose_landmarker.task",
+                                   "num_poses": num_poses, "output_segmentation_masks": True, "results": results})
+        write_json(args.output / "pose_image.json", {"schema": SCHEMA, "producer": producer, "images": images,
+                                                     "configurations": configurations})
+
+        configurations = []
+        for variant, complexity, bundle in (("full", 1, "hand"), ("lite", 0, "hand_lite")):
+            results = {}
+            with refs.hand_landmarker(bundle, video=False) as landmarker:
+                tasks = {name: refs.tasks_handedness(landmarker.detect(refs.image(pixels[name]))) for name in pixels}
+            with refs.legacy_hands(complexity, static=True) as hands:
+                for name in pixels:
+                    results[name] = {"legacy": refs.legacy_hand_list(hands.process(pixels[name])), "tasks": tasks[name]}
+            configurations.append({"variant": variant, "legacy": {"api": "mp.solutions.hands.Hands",
+                                   "static_image_mode": True, "max_num_hands": 2, "model_complexity": complexity},
+                                   "tasks": {"api": "tasks HandLandmarker", "running_mode": "IMAGE",
+                                             "bundle": f"{bundle}_landmarker.task", "num_hands": 2},
+                                   "results": results})
+        write_json(args.output / "hands_image.json", {"schema": SCHEMA, "producer": producer, "images": images,
+                                                      "configurations": configurations})
+
+        frames = clip_frames(POSE_CLIP, pixels[POSE_CLIP["source"]])
+        results = []
+        with refs.pose_landmarker(1, video=True, masks=False) as landmarker:
+            for window, frame in frames:
+                result = landmarker.detect_for_video(refs.image(frame), window["timestamp_ms"])
+                results.append({**window, "poses": refs.poses(result)})
+        write_json(args.output / "pose_video.json", {
+            "schema": SCHEMA, "producer": producer, "image": images[POSE_CLIP["source"]], "clip": POSE_CLIP,
+            "api": "tasks PoseLandmarker", "running_mode": "VIDEO", "bundle": "pose_landmarker.task", "num_poses": 1,
+            "frames": results})
+
+        frames = clip_frames(HANDS_CLIP, pixels[HANDS_CLIP["source"]])
+        with refs.hand_landmarker("hand", video=True) as landmarker:
+            tasks = [refs.tasks_handedness(landmarker.detect_for_video(refs.image(frame), window["timestamp_ms"]))
+                     for window, frame in frames]
+        with refs.legacy_hands(1, static=False) as hands:
+            results = [{**window, "legacy": refs.legacy_hand_list(hands.process(numpy.ascontiguousarray(frame))),
+                        "tasks": tasks[window["index"]]} for window, frame in frames]
+        write_json(args.output / "hands_video.json", {
+            "schema": SCHEMA, "producer": producer, "image": images[HANDS_CLIP["source"]], "clip": HANDS_CLIP,
+            "legacy": {"api": "mp.solutions.hands.Hands", "static_image_mode": False, "max_num_hands": 2,
+                       "model_complexity": 1},
+            "tasks": {"api": "tasks HandLandmarker", "running_mode": "VIDEO", "bundle": "hand_landmarker.task",
+                      "num_hands": 2},
+            "frames": results})
+
+
+if __name__ == "__main__":
+    main()
