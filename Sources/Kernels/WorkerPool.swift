@@ -22,7 +22,9 @@ import Synchronization
 ///
 /// Between jobs a helper spins on `gate` for a short while (operators of one
 /// invocation follow each other within microseconds, far sooner than a
-/// sleeping thread wakes up), then sleeps on a condition variable.
+/// sleeping thread wakes up), then sleeps on a condition variable. A caller
+/// left waiting for a helper likewise spins briefly, then sleeps until the
+/// last helper leaves.
 final class WorkerPool: @unchecked Sendable {
     /// How long an idle helper spins before sleeping, in spin iterations
     /// (about 50 µs).
@@ -104,6 +106,9 @@ final class WorkerPoolState: @unchecked Sendable {
     /// Helpers asleep (or about to sleep) on `wakeUp`.
     private let sleepers = Atomic<Int>(0)
     private let wakeUp = NSCondition()
+    /// Whether the caller sleeps on `finished` until the last helper leaves.
+    private let callerSleeps = Atomic<Bool>(false)
+    private let finished = NSCondition()
     /// The current job: written by the caller while no helper takes part,
     /// read by helpers only between joining and leaving.
     private let job = UnsafeMutablePointer<WorkerPoolJob?>.allocate(capacity: 1)
@@ -158,14 +163,30 @@ final class WorkerPoolState: @unchecked Sendable {
 
     /// Stops helpers from joining the current job, then waits until those
     /// that joined have left; their writes are then visible here.
+    ///
+    /// A helper still at work is usually one chunk from done, so the caller
+    /// spins briefly; then it sleeps until the last helper leaves. Sleeping
+    /// matters on a busy machine: a helper that another process preempted in
+    /// the middle of a chunk waits for its core while this one spins, but
+    /// once this core is idle the kernel moves the helper onto it.
     func closeAndWait() {
         gate.bitwiseOr(Self.closedBit, ordering: .acquiringAndReleasing)
         var spins = 0
         while gate.load(ordering: .acquiring) & Self.participantMask != 0 {
             spins += 1
-            // A helper in the middle of a chunk may have been descheduled
-            // in favour of this thread.
-            if spins % 1024 == 0 { sched_yield() }
+            if spins > WorkerPool.spinIterations {
+                finished.lock()
+                // Sequentially consistent with the leaving helper's
+                // decrement and check: either this sees no participant or
+                // the last one sees this flag and signals.
+                callerSleeps.store(true, ordering: .sequentiallyConsistent)
+                while gate.load(ordering: .sequentiallyConsistent) & Self.participantMask != 0 {
+                    finished.wait()
+                }
+                callerSleeps.store(false, ordering: .relaxed)
+                finished.unlock()
+                return
+            }
         }
     }
 
@@ -189,7 +210,12 @@ final class WorkerPoolState: @unchecked Sendable {
             }
             // Releasing: the caller's acquiring load of a zero count sees
             // this helper's writes.
-            gate.wrappingSubtract(1, ordering: .releasing)
+            let before = gate.wrappingSubtract(1, ordering: .sequentiallyConsistent).oldValue
+            if before & Self.participantMask == 1 && callerSleeps.load(ordering: .sequentiallyConsistent) {
+                finished.lock()
+                finished.signal()
+                finished.unlock()
+            }
         }
     }
 
