@@ -26,8 +26,8 @@ import Synchronization
 /// left waiting for a helper likewise spins briefly, then sleeps until the
 /// last helper leaves.
 final class WorkerPool: @unchecked Sendable {
-    /// How long an idle helper spins before sleeping, in spin iterations
-    /// (about 50 µs).
+    /// How long an idle helper, or a caller waiting for helpers, spins
+    /// before sleeping, in spin iterations (about 50 µs).
     static let spinIterations = 20_000
 
     private let state: WorkerPoolState
@@ -208,8 +208,9 @@ final class WorkerPoolState: @unchecked Sendable {
             if let job = job.pointee, thread < job.threadCount {
                 claimChunks(of: job.workType, job: job, thread: thread)
             }
-            // Releasing: the caller's acquiring load of a zero count sees
-            // this helper's writes.
+            // Releasing (as sequentially consistent): the caller's acquiring
+            // load of a zero count sees this helper's writes. Sequentially
+            // consistent with `callerSleeps`, as in `closeAndWait`.
             let before = gate.wrappingSubtract(1, ordering: .sequentiallyConsistent).oldValue
             if before & Self.participantMask == 1 && callerSleeps.load(ordering: .sequentiallyConsistent) {
                 finished.lock()
