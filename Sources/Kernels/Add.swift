@@ -52,10 +52,16 @@ public struct Add: PreparedKernel {
     /// Eight lanes at a time along each output row, split over `runner` in
     /// memory-bound tasks. Bit-identical to `runReference`.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
+        runner.forEach(
+            rows.elementCount, minimumPerChunk: memoryBoundTaskGrain, AddElements(kernel: self, io: io))
+    }
+
+    /// Writes output elements `range` of `run`.
+    fileprivate func writeElements(_ range: Range<Int>, _ io: KernelIO) {
         let lower = self.lower, upper = self.upper
         let lowerLanes = SIMD8<Float>(repeating: lower), upperLanes = SIMD8<Float>(repeating: upper)
         rows.combine(
-            lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0], runner: runner,
+            range, lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0],
             vector: { left, right in clamp(left + right, lower: lowerLanes, upper: upperLanes) },
             scalar: { left, right in clamp(left + right, lower: lower, upper: upper) })
     }
@@ -72,4 +78,12 @@ public struct Add: PreparedKernel {
             y[output] = upper < raised ? upper : raised
         }
     }
+}
+
+/// The output elements of one ADD invocation, for `ParallelRunner.forEach`.
+private struct AddElements: ParallelWork {
+    let kernel: Add
+    let io: KernelIO
+
+    func run(_ range: Range<Int>, thread: Int) { kernel.writeElements(range, io) }
 }

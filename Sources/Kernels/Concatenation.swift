@@ -98,15 +98,20 @@ public struct Concatenation: PreparedKernel {
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         let total = outputShapes[0].elementCount
         guard total > 0 else { return }
-        let y = io.outputs[0], inputs = io.inputs, runLengths = self.runLengths
-        let rowLength = total / outerCount
-        forEachRange(outerCount, minimumPerTask: minimumRowsPerTask(rowLength: rowLength), runner: runner) { rows in
-            for row in rows {
-                var destination = y + row * rowLength
-                for (k, length) in runLengths.enumerated() {
-                    copyFloats(inputs[k] + row * length, to: destination, count: length)
-                    destination += length
-                }
+        runner.forEach(
+            outerCount, minimumPerChunk: minimumRowsPerTask(rowLength: total / outerCount),
+            ConcatenationRows(kernel: self, io: io))
+    }
+
+    /// Writes outer rows `rows` of `run`.
+    fileprivate func writeRows(_ rows: Range<Int>, _ io: KernelIO) {
+        let y = io.outputs[0], inputs = io.inputs
+        let rowLength = outputShapes[0].elementCount / outerCount
+        for row in rows {
+            var destination = y + row * rowLength
+            for (k, length) in runLengths.enumerated() {
+                copyFloats(inputs[k] + row * length, to: destination, count: length)
+                destination += length
             }
         }
     }
@@ -127,4 +132,12 @@ public struct Concatenation: PreparedKernel {
             }
         }
     }
+}
+
+/// The outer rows of one CONCATENATION invocation, for `ParallelRunner.forEach`.
+private struct ConcatenationRows: ParallelWork {
+    let kernel: Concatenation
+    let io: KernelIO
+
+    func run(_ rows: Range<Int>, thread: Int) { kernel.writeRows(rows, io) }
 }

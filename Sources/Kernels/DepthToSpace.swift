@@ -59,21 +59,24 @@ public struct DepthToSpace: PreparedKernel {
     /// `runner` in memory-bound tasks. Bit-identical to `runReference`.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         guard outputShapes[0].elementCount > 0 else { return }
-        let x = io.inputs[0], y = io.outputs[0]
+        let out = outputShapes[0]
+        runner.forEach(
+            out[0] * out[1], minimumPerChunk: minimumRowsPerTask(rowLength: out[2] * out[3]),
+            DepthToSpaceRows(kernel: self, x: io.inputs[0], y: io.outputs[0]))
+    }
+
+    /// Writes output rows `rows` (over all images) of `run`.
+    fileprivate func writeRows(_ rows: Range<Int>, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>) {
         let b = blockSize, out = outputShapes[0]
         let inputHeight = inputShape[1], inputWidth = inputShape[2], inputChannels = inputShape[3]
         let outputRowLength = out[2] * out[3]
         let run = b * out[3]
-        forEachRange(
-            out[0] * out[1], minimumPerTask: minimumRowsPerTask(rowLength: outputRowLength), runner: runner
-        ) { rows in
-            for row in rows {
-                let n = row / out[1], oy = row % out[1]
-                let source = x + (n * inputHeight + oy / b) * inputWidth * inputChannels + (oy % b) * run
-                let destination = y + row * outputRowLength
-                for ix in 0..<inputWidth {
-                    copyFloats(source + ix * inputChannels, to: destination + ix * run, count: run)
-                }
+        for row in rows {
+            let n = row / out[1], oy = row % out[1]
+            let source = x + (n * inputHeight + oy / b) * inputWidth * inputChannels + (oy % b) * run
+            let destination = y + row * outputRowLength
+            for ix in 0..<inputWidth {
+                copyFloats(source + ix * inputChannels, to: destination + ix * run, count: run)
             }
         }
     }
@@ -101,4 +104,13 @@ public struct DepthToSpace: PreparedKernel {
             }
         }
     }
+}
+
+/// The output rows of one DEPTH_TO_SPACE invocation, for `ParallelRunner.forEach`.
+private struct DepthToSpaceRows: ParallelWork {
+    let kernel: DepthToSpace
+    let x: UnsafePointer<Float>
+    let y: UnsafeMutablePointer<Float>
+
+    func run(_ rows: Range<Int>, thread: Int) { kernel.writeRows(rows, x: x, y: y) }
 }

@@ -82,54 +82,59 @@ public struct MaxPool2D: PreparedKernel {
     /// The reference's maximum, eight channels at a time (scalar tail), over
     /// output rows split across `runner`. Bit-identical to `runReference`.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
-        let input = io.inputs[0]    // [N, H, W, C]
-        let output = io.outputs[0]  // [N, OH, OW, C]
+        let g = window
+        // Each output element reads up to KH·KW inputs: weigh a row by its taps.
+        let rowWork = g.outputWidth * channels * min(g.filterHeight * g.filterWidth, g.inputHeight * g.inputWidth)
+        runner.forEach(
+            g.batch * g.outputHeight, minimumPerChunk: minimumRowsPerTask(rowLength: rowWork),
+            MaxPoolRows(kernel: self, input: io.inputs[0], output: io.outputs[0]))
+    }
+
+    /// Writes output rows `rows` (over all images) of `run`.
+    fileprivate func writeRows(
+        _ rows: Range<Int>, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
+    ) {
+        // input: [N, H, W, C]; output: [N, OH, OW, C].
         let g = window, channels = self.channels
         let range = activation.clampRange
         let lower = SIMD8<Float>(repeating: range.lower), upper = SIMD8<Float>(repeating: range.upper)
         let lowest = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
         let rowLength = g.outputWidth * channels
-        // Each output element reads up to KH·KW inputs: weigh a row by its taps.
-        let rowWork = rowLength * min(g.filterHeight * g.filterWidth, g.inputHeight * g.inputWidth)
-        forEachRange(
-            g.batch * g.outputHeight, minimumPerTask: minimumRowsPerTask(rowLength: rowWork), runner: runner
-        ) { rows in
-            for row in rows {
-                let n = row / g.outputHeight, oy = row % g.outputHeight
-                let originY = oy * g.strideH - g.padTop
-                let taps = max(0, -originY)..<min(g.filterHeight, g.inputHeight - originY)
-                let image = input + n * g.inputHeight * g.inputWidth * channels
-                var destination = output + row * rowLength
-                for ox in 0..<g.outputWidth {
-                    let originX = ox * g.strideW - g.padLeft
-                    let columns = max(0, -originX)..<min(g.filterWidth, g.inputWidth - originX)
-                    var c = 0
-                    while c + 8 <= channels {
-                        var largest = lowest
-                        for ky in taps {
-                            let rowOffset = ((originY + ky) * g.inputWidth + originX) * channels + c
-                            for kx in columns {
-                                let value = loadVector8(image + rowOffset + kx * channels)
-                                largest.replace(with: value, where: largest .< value)
-                            }
+        for row in rows {
+            let n = row / g.outputHeight, oy = row % g.outputHeight
+            let originY = oy * g.strideH - g.padTop
+            let taps = max(0, -originY)..<min(g.filterHeight, g.inputHeight - originY)
+            let image = input + n * g.inputHeight * g.inputWidth * channels
+            var destination = output + row * rowLength
+            for ox in 0..<g.outputWidth {
+                let originX = ox * g.strideW - g.padLeft
+                let columns = max(0, -originX)..<min(g.filterWidth, g.inputWidth - originX)
+                var c = 0
+                while c + 8 <= channels {
+                    var largest = lowest
+                    for ky in taps {
+                        let rowOffset = ((originY + ky) * g.inputWidth + originX) * channels + c
+                        for kx in columns {
+                            let value = loadVector8(image + rowOffset + kx * channels)
+                            largest.replace(with: value, where: largest .< value)
                         }
-                        storeVector8(clamp(largest, lower: lower, upper: upper), destination + c)
-                        c += 8
                     }
-                    while c < channels {
-                        var largest = -Float.greatestFiniteMagnitude
-                        for ky in taps {
-                            let rowOffset = ((originY + ky) * g.inputWidth + originX) * channels + c
-                            for kx in columns {
-                                let value = image[rowOffset + kx * channels]
-                                if largest < value { largest = value }
-                            }
-                        }
-                        destination[c] = clamp(largest, lower: range.lower, upper: range.upper)
-                        c += 1
-                    }
-                    destination += channels
+                    storeVector8(clamp(largest, lower: lower, upper: upper), destination + c)
+                    c += 8
                 }
+                while c < channels {
+                    var largest = -Float.greatestFiniteMagnitude
+                    for ky in taps {
+                        let rowOffset = ((originY + ky) * g.inputWidth + originX) * channels + c
+                        for kx in columns {
+                            let value = image[rowOffset + kx * channels]
+                            if largest < value { largest = value }
+                        }
+                    }
+                    destination[c] = clamp(largest, lower: range.lower, upper: range.upper)
+                    c += 1
+                }
+                destination += channels
             }
         }
     }
@@ -168,4 +173,13 @@ public struct MaxPool2D: PreparedKernel {
             }
         }
     }
+}
+
+/// The output rows of one MAX_POOL_2D invocation, for `ParallelRunner.forEach`.
+private struct MaxPoolRows: ParallelWork {
+    let kernel: MaxPool2D
+    let input: UnsafePointer<Float>
+    let output: UnsafeMutablePointer<Float>
+
+    func run(_ rows: Range<Int>, thread: Int) { kernel.writeRows(rows, input: input, output: output) }
 }

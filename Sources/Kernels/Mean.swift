@@ -153,33 +153,14 @@ public struct Mean: PreparedKernel {
             runReference(io)
             return
         }
-        let input = io.inputs[0], output = io.outputs[0]
-        let divisor = Float(reducedCount), divisorLanes = SIMD8<Float>(repeating: divisor)
-        let blockWidth = 32
+        let blockWidth = MeanBlocks.blockWidth
         let blocksPerRow = (inner + blockWidth - 1) / blockWidth
         let blockWork = reduced * min(inner, blockWidth)
-        forEachRange(
-            outer * blocksPerRow, minimumPerTask: minimumRowsPerTask(rowLength: blockWork), runner: runner
-        ) { blocks in
-            for block in blocks {
-                let o = block / blocksPerRow, start = (block % blocksPerRow) * blockWidth
-                let end = min(start + blockWidth, inner)
-                let source = input + o * reduced * inner, destination = output + o * inner
-                var i = start
-                while i + 8 <= end {
-                    var sum = SIMD8<Float>(repeating: 0)
-                    for r in 0..<reduced { sum += loadVector8(source + r * inner + i) }
-                    storeVector8(sum / divisorLanes, destination + i)
-                    i += 8
-                }
-                while i < end {
-                    var sum: Float = 0
-                    for r in 0..<reduced { sum += source[r * inner + i] }
-                    destination[i] = sum / divisor
-                    i += 1
-                }
-            }
-        }
+        runner.forEach(
+            outer * blocksPerRow, minimumPerChunk: minimumRowsPerTask(rowLength: blockWork),
+            MeanBlocks(
+                input: io.inputs[0], output: io.outputs[0], reduced: reduced, inner: inner,
+                blocksPerRow: blocksPerRow, divisor: Float(reducedCount)))
     }
 
     /// Adds every input element to its output in input order, then divides
@@ -205,6 +186,42 @@ public struct Mean: PreparedKernel {
         let divisor = Float(reducedCount)
         for o in 0..<outputCount {
             output[o] = output[o] / divisor
+        }
+    }
+}
+
+/// The blocks of one MEAN invocation's block view, for `ParallelRunner.forEach`:
+/// block `k` holds inner elements `(k % blocksPerRow) · 32 ..<` (up to 32 of
+/// them) of outer row `k / blocksPerRow`.
+private struct MeanBlocks: ParallelWork {
+    static let blockWidth = 32
+
+    let input: UnsafePointer<Float>
+    let output: UnsafeMutablePointer<Float>
+    let reduced: Int
+    let inner: Int
+    let blocksPerRow: Int
+    let divisor: Float
+
+    func run(_ blocks: Range<Int>, thread: Int) {
+        let divisorLanes = SIMD8<Float>(repeating: divisor)
+        for block in blocks {
+            let o = block / blocksPerRow, start = (block % blocksPerRow) * Self.blockWidth
+            let end = min(start + Self.blockWidth, inner)
+            let source = input + o * reduced * inner, destination = output + o * inner
+            var i = start
+            while i + 8 <= end {
+                var sum = SIMD8<Float>(repeating: 0)
+                for r in 0..<reduced { sum += loadVector8(source + r * inner + i) }
+                storeVector8(sum / divisorLanes, destination + i)
+                i += 8
+            }
+            while i < end {
+                var sum: Float = 0
+                for r in 0..<reduced { sum += source[r * inner + i] }
+                destination[i] = sum / divisor
+                i += 1
+            }
         }
     }
 }

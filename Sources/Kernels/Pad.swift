@@ -130,40 +130,43 @@ public struct Pad: PreparedKernel {
     /// row and trailing zeros. Rows are split over `runner` in memory-bound
     /// tasks. Bit-identical to `runReference`.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
-        let x = io.inputs[0], y = io.outputs[0]
         let total = outputShapes[0].elementCount
         guard !inputSizes.contains(0) else {
-            forEachRange(total, minimumPerTask: memoryBoundTaskGrain, runner: runner) { range in
-                zeroFloats(y + range.lowerBound, count: range.count)
-            }
+            runner.forEach(
+                total, minimumPerChunk: memoryBoundTaskGrain, ZeroFloatsWork(destination: io.outputs[0]))
             return
         }
+        let rowLength = mergedOutputSizes[4]
+        runner.forEach(
+            total / rowLength, minimumPerChunk: minimumRowsPerTask(rowLength: rowLength),
+            PadRows(pad: self, x: io.inputs[0], y: io.outputs[0]))
+    }
+
+    /// Writes output rows `rows` of `run`.
+    fileprivate func writeRows(_ rows: Range<Int>, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>) {
         let n = mergedInputSizes, before = mergedBefore, padded = mergedOutputSizes
         let rowLength = padded[4], copied = n[4], lead = before[4]
-        let rowCount = total / rowLength
-        forEachRange(rowCount, minimumPerTask: minimumRowsPerTask(rowLength: rowLength), runner: runner) { rows in
-            for row in rows {
-                let destination = y + row * rowLength
-                // Output coordinates of the row, innermost first, and the
-                // input row they read if all of them are inside the input.
-                var rest = row, source = 0, sourceStride = n[4], inside = true
-                for axis in stride(from: 3, through: 0, by: -1) {
-                    let index = rest % padded[axis] - before[axis]
-                    rest /= padded[axis]
-                    guard index >= 0, index < n[axis] else {
-                        inside = false
-                        break
-                    }
-                    source += index * sourceStride
-                    sourceStride *= n[axis]
+        for row in rows {
+            let destination = y + row * rowLength
+            // Output coordinates of the row, innermost first, and the
+            // input row they read if all of them are inside the input.
+            var rest = row, source = 0, sourceStride = n[4], inside = true
+            for axis in stride(from: 3, through: 0, by: -1) {
+                let index = rest % padded[axis] - before[axis]
+                rest /= padded[axis]
+                guard index >= 0, index < n[axis] else {
+                    inside = false
+                    break
                 }
-                if inside {
-                    zeroFloats(destination, count: lead)
-                    copyFloats(x + source, to: destination + lead, count: copied)
-                    zeroFloats(destination + lead + copied, count: rowLength - lead - copied)
-                } else {
-                    zeroFloats(destination, count: rowLength)
-                }
+                source += index * sourceStride
+                sourceStride *= n[axis]
+            }
+            if inside {
+                zeroFloats(destination, count: lead)
+                copyFloats(x + source, to: destination + lead, count: copied)
+                zeroFloats(destination + lead + copied, count: rowLength - lead - copied)
+            } else {
+                zeroFloats(destination, count: rowLength)
             }
         }
     }
@@ -192,4 +195,13 @@ public struct Pad: PreparedKernel {
             }
         }
     }
+}
+
+/// The output rows of one PAD invocation, for `ParallelRunner.forEach`.
+private struct PadRows: ParallelWork {
+    let pad: Pad
+    let x: UnsafePointer<Float>
+    let y: UnsafeMutablePointer<Float>
+
+    func run(_ rows: Range<Int>, thread: Int) { pad.writeRows(rows, x: x, y: y) }
 }

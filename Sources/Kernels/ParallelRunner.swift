@@ -1,11 +1,32 @@
-import Dispatch
+/// Work over the items `0..<count` that `ParallelRunner.forEach` spreads over
+/// threads.
+///
+/// A conforming value holds what the work reads and writes (pointers, sizes,
+/// packed weights) and computes items in `run(_:thread:)`. The runner lends
+/// its helper threads a pointer to the caller's value — no copy, no closure —
+/// so handing work to another thread allocates nothing (a closure that
+/// reaches another thread needs a heap-allocated context).
+///
+/// Conform with a concrete, non-generic type: helper threads call `run`
+/// through the conformance, so a generic type's `run` would run there
+/// unspecialised.
+public protocol ParallelWork {
+    /// Computes `items`, a contiguous part of `0..<count`, on thread `thread`
+    /// (`0..<threadCount` of the runner, 0 being the calling thread), which
+    /// may pick per-thread scratch. It must write only memory that these
+    /// items own, and an item's result must not depend on which range or
+    /// thread computes it.
+    func run(_ items: Range<Int>, thread: Int)
+}
 
 /// Splits independent work items over a fixed number of threads: the calling
 /// thread plus the helper threads of a `WorkerPool`.
 ///
-/// Work item `i` is always computed the same way whatever the thread count
-/// (threads split the output, never a reduction), so results are
-/// bit-identical for any `threadCount`.
+/// Items are cut into contiguous chunks that threads claim one at a time, so
+/// a thread that starts late or is descheduled delays the others by at most
+/// one chunk. Work item `i` is always computed the same way whatever the
+/// thread count or the chunk that holds it (threads split the output, never
+/// a reduction), so results are bit-identical for any `threadCount`.
 ///
 /// A runner made with `init(threadCount:)` owns its pool; copies and
 /// `limited(to:)` share it. One runner serves one caller at a time (an
@@ -14,6 +35,11 @@ public struct ParallelRunner: Sendable {
     /// Number of threads work is spread over (at least 1).
     public let threadCount: Int
     private let pool: WorkerPool?
+
+    /// Chunks per thread: enough that a thread that falls behind leaves
+    /// little for the others to wait for, few enough that claiming them costs
+    /// nothing next to the work.
+    static let chunksPerThread = 8
 
     /// A runner over `threadCount` threads; above 1 it starts
     /// `threadCount − 1` helper threads that live as long as the runner.
@@ -36,20 +62,19 @@ public struct ParallelRunner: Sendable {
         ParallelRunner(threadCount: max(1, min(count, threadCount)), pool: pool)
     }
 
-    /// Calls `body(i)` for every `i` in `0..<count`, spread over the threads in
-    /// contiguous chunks. `body` must only write memory that item `i` owns.
-    /// Allocates nothing.
-    public func forEach(_ count: Int, _ body: (Int) -> Void) {
+    /// Calls `work.run` over every item of `0..<count`, in chunks of at least
+    /// `minimumPerChunk` items (when there are at least that many) spread
+    /// over the threads; with one thread, or one chunk, in a single call
+    /// on the calling thread. Returns when all items are done. Allocates
+    /// nothing.
+    public func forEach<Work: ParallelWork>(_ count: Int, minimumPerChunk: Int = 1, _ work: Work) {
         guard count > 0 else { return }
-        let workers = min(threadCount, count)
-        guard workers > 1, let pool else {
-            for i in 0..<count { body(i) }
+        let (perThread, overflow) = threadCount.multipliedReportingOverflow(by: Self.chunksPerThread)
+        let chunkCount = min(count / max(1, minimumPerChunk), overflow ? count : perThread)
+        guard chunkCount > 1, let pool else {
+            work.run(0..<count, thread: 0)
             return
         }
-        pool.run(workers: workers) { worker in
-            let start = count * worker / workers
-            let end = count * (worker + 1) / workers
-            for i in start..<end { body(i) }
-        }
+        pool.run(work, count: count, chunkCount: chunkCount, threadCount: threadCount)
     }
 }

@@ -33,9 +33,15 @@ public struct Prelu: PreparedKernel {
     /// `input [1, H, W, C]` with `alpha [C]`), split over `runner` in
     /// memory-bound tasks. Bit-identical to `runReference`.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
+        runner.forEach(
+            rows.elementCount, minimumPerChunk: memoryBoundTaskGrain, PreluElements(kernel: self, io: io))
+    }
+
+    /// Writes output elements `range` of `run`.
+    fileprivate func writeElements(_ range: Range<Int>, _ io: KernelIO) {
         let zero = SIMD8<Float>(repeating: 0)
         rows.combine(
-            lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0], runner: runner,
+            range, lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0],
             vector: { value, alpha in
                 // The product where `value >= 0` fails, which also keeps NaN and -0.
                 value.replacing(with: value * alpha, where: .!(value .>= zero))
@@ -51,4 +57,12 @@ public struct Prelu: PreparedKernel {
             y[output] = value >= 0 ? value : value * alpha[alphaIndex]
         }
     }
+}
+
+/// The output elements of one PRELU invocation, for `ParallelRunner.forEach`.
+private struct PreluElements: ParallelWork {
+    let kernel: Prelu
+    let io: KernelIO
+
+    func run(_ range: Range<Int>, thread: Int) { kernel.writeElements(range, io) }
 }

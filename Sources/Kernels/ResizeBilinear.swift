@@ -137,46 +137,49 @@ public struct ResizeBilinear: PreparedKernel {
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         // x: [N, H, W, C]; y: [N, newHeight, newWidth, C].
         guard outputShapes[0].elementCount > 0 else { return }
-        let x = io.inputs[0], y = io.outputs[0]
+        // Four reads per output element.
+        runner.forEach(
+            batches * outputHeight, minimumPerChunk: minimumRowsPerTask(rowLength: 4 * outputWidth * channels),
+            ResizeBilinearRows(kernel: self, x: io.inputs[0], y: io.outputs[0]))
+    }
+
+    /// Writes output rows `rows` (over all images) of `run`.
+    fileprivate func writeRows(_ rows: Range<Int>, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>) {
         let channels = self.channels
         let rowStride = inputWidth * channels, imageStride = inputHeight * rowStride
         let outputRowLength = outputWidth * channels
-        // Four reads per output element.
-        let minimumRows = minimumRowsPerTask(rowLength: 4 * outputRowLength)
         rowBlends.withUnsafeBufferPointer { rowBlends in
             columnBlends.withUnsafeBufferPointer { columnBlends in
-                forEachRange(batches * outputHeight, minimumPerTask: minimumRows, runner: runner) { rows in
-                    for row in rows {
-                        let b = row / outputHeight, rowBlend = rowBlends[row % outputHeight]
-                        let top = x + b * imageStride + rowBlend.lower * rowStride
-                        let bottom = x + b * imageStride + rowBlend.upper * rowStride
-                        let dy = rowBlend.upperWeight, oneMinusDy = rowBlend.lowerWeight
-                        let dyLanes = SIMD8<Float>(repeating: dy), oneMinusDyLanes = SIMD8<Float>(repeating: oneMinusDy)
-                        var destination = y + row * outputRowLength
-                        for columnBlend in columnBlends {
-                            let left = columnBlend.lower * channels, right = columnBlend.upper * channels
-                            let dx = columnBlend.upperWeight, oneMinusDx = columnBlend.lowerWeight
-                            let dxLanes = SIMD8<Float>(repeating: dx)
-                            let oneMinusDxLanes = SIMD8<Float>(repeating: oneMinusDx)
-                            var c = 0
-                            while c + 8 <= channels {
-                                var sum = loadVector8(top + left + c) * oneMinusDyLanes * oneMinusDxLanes
-                                sum += loadVector8(bottom + left + c) * dyLanes * oneMinusDxLanes
-                                sum += loadVector8(top + right + c) * oneMinusDyLanes * dxLanes
-                                sum += loadVector8(bottom + right + c) * dyLanes * dxLanes
-                                storeVector8(sum, destination + c)
-                                c += 8
-                            }
-                            while c < channels {
-                                var sum: Float = top[left + c] * oneMinusDy * oneMinusDx
-                                sum += bottom[left + c] * dy * oneMinusDx
-                                sum += top[right + c] * oneMinusDy * dx
-                                sum += bottom[right + c] * dy * dx
-                                destination[c] = sum
-                                c += 1
-                            }
-                            destination += channels
+                for row in rows {
+                    let b = row / outputHeight, rowBlend = rowBlends[row % outputHeight]
+                    let top = x + b * imageStride + rowBlend.lower * rowStride
+                    let bottom = x + b * imageStride + rowBlend.upper * rowStride
+                    let dy = rowBlend.upperWeight, oneMinusDy = rowBlend.lowerWeight
+                    let dyLanes = SIMD8<Float>(repeating: dy), oneMinusDyLanes = SIMD8<Float>(repeating: oneMinusDy)
+                    var destination = y + row * outputRowLength
+                    for columnBlend in columnBlends {
+                        let left = columnBlend.lower * channels, right = columnBlend.upper * channels
+                        let dx = columnBlend.upperWeight, oneMinusDx = columnBlend.lowerWeight
+                        let dxLanes = SIMD8<Float>(repeating: dx)
+                        let oneMinusDxLanes = SIMD8<Float>(repeating: oneMinusDx)
+                        var c = 0
+                        while c + 8 <= channels {
+                            var sum = loadVector8(top + left + c) * oneMinusDyLanes * oneMinusDxLanes
+                            sum += loadVector8(bottom + left + c) * dyLanes * oneMinusDxLanes
+                            sum += loadVector8(top + right + c) * oneMinusDyLanes * dxLanes
+                            sum += loadVector8(bottom + right + c) * dyLanes * dxLanes
+                            storeVector8(sum, destination + c)
+                            c += 8
                         }
+                        while c < channels {
+                            var sum: Float = top[left + c] * oneMinusDy * oneMinusDx
+                            sum += bottom[left + c] * dy * oneMinusDx
+                            sum += top[right + c] * oneMinusDy * dx
+                            sum += bottom[right + c] * dy * dx
+                            destination[c] = sum
+                            c += 1
+                        }
+                        destination += channels
                     }
                 }
             }
@@ -228,4 +231,13 @@ public struct ResizeBilinear: PreparedKernel {
             }
         }
     }
+}
+
+/// The output rows of one RESIZE_BILINEAR invocation, for `ParallelRunner.forEach`.
+private struct ResizeBilinearRows: ParallelWork {
+    let kernel: ResizeBilinear
+    let x: UnsafePointer<Float>
+    let y: UnsafeMutablePointer<Float>
+
+    func run(_ rows: Range<Int>, thread: Int) { kernel.writeRows(rows, x: x, y: y) }
 }

@@ -2,119 +2,259 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Helper threads that run one parallel job at a time with low wake-up latency.
+/// Helper threads that share one parallel job at a time with the calling
+/// thread, with low wake-up latency and no allocation per job.
 ///
-/// Each helper is a long-lived block on its own serial dispatch queue. Between
-/// jobs a helper spins on the job counter for a short while (operators of one
+/// A job is `count` items of a `ParallelWork` value cut into `chunkCount`
+/// contiguous chunks. The caller and the helpers claim chunks one at a time
+/// from a shared counter, so when a helper is late (asleep, or descheduled by
+/// another process on a busy machine) the caller simply does more chunks
+/// instead of waiting for a fixed share. The caller waits only for helpers
+/// that joined the job and are still finishing a chunk.
+///
+/// Helpers are told about a job through `gate`, one word that holds the job's
+/// generation, a closed flag and the number of helpers taking part. A helper
+/// joins by incrementing that number while the generation it saw is still
+/// open; the caller closes the job once every chunk is claimed and returns
+/// when the number is back to zero. A helper that arrives after the close,
+/// however late, sees a closed or newer generation and cannot claim chunks of
+/// a job it did not join, nor read a job that is being replaced.
+///
+/// Between jobs a helper spins on `gate` for a short while (operators of one
 /// invocation follow each other within microseconds, far sooner than a
-/// sleeping thread wakes up), then sleeps on a condition variable until the
-/// next job. Starting a job and waiting for it allocate nothing.
+/// sleeping thread wakes up), then sleeps on a condition variable. A caller
+/// left waiting for a helper likewise spins briefly, then sleeps until the
+/// last helper leaves.
 final class WorkerPool: @unchecked Sendable {
-    /// How long an idle helper spins before sleeping, in spin iterations
-    /// (about 50 µs).
+    /// How long an idle helper, or a caller waiting for helpers, spins
+    /// before sleeping, in spin iterations (about 50 µs).
     static let spinIterations = 20_000
 
     private let state: WorkerPoolState
 
-    /// Starts `helperCount` helper threads.
+    /// Starts `helperCount` helper threads; they are threads `1...helperCount`
+    /// of every job, the calling thread being thread 0.
     init(helperCount: Int) {
-        state = WorkerPoolState(helperCount: helperCount)
+        state = WorkerPoolState()
         for helper in 1...helperCount {
             let state = self.state
             DispatchQueue(label: "landmarker.kernels.worker.\(helper)").async {
-                state.helperLoop(index: helper)
+                state.helperLoop(thread: helper)
             }
         }
     }
 
     deinit { state.stop() }
 
-    /// Runs `body(worker)` for every worker in `0..<workers` — worker 0 on the
-    /// calling thread, the others on helpers — and returns when all are done.
-    /// `workers` must be at most `helperCount + 1`.
-    func run(workers: Int, _ body: (Int) -> Void) {
-        withoutActuallyEscaping(body) { body in
-            state.start(job: body, workers: workers)
-            body(0)
-            state.waitForHelpers()
+    /// Runs `work` over `0..<count` in `chunkCount` chunks on threads
+    /// `0..<threadCount` — thread 0 being the calling thread — and returns
+    /// when every chunk is done. `threadCount` must be at most
+    /// `helperCount + 1`. Allocates nothing: helpers read `work` through a
+    /// pointer to the caller's value.
+    func run<Work: ParallelWork>(_ work: Work, count: Int, chunkCount: Int, threadCount: Int) {
+        withUnsafePointer(to: work) { pointer in
+            let job = WorkerPoolJob(
+                work: UnsafeRawPointer(pointer), workType: Work.self,
+                chunks: ParallelChunks(count: count, chunkCount: chunkCount), threadCount: threadCount)
+            state.open(job)
+            state.claimChunks(of: Work.self, job: job, thread: 0)
+            state.closeAndWait()
         }
     }
 }
 
-/// The state the caller and the helpers share. The job closure and worker
-/// count are written before the generation counter is released and read after
-/// it is acquired, so the counter orders them.
+/// One job as the caller publishes it to the helpers.
+struct WorkerPoolJob {
+    /// The caller's `ParallelWork` value, alive until the job is closed.
+    let work: UnsafeRawPointer
+    /// Its type, so that a helper can call its `run`.
+    let workType: any ParallelWork.Type
+    let chunks: ParallelChunks
+    /// Threads that may take part (the caller is thread 0).
+    let threadCount: Int
+}
+
+/// `count` items cut into `chunkCount` contiguous chunks whose sizes differ by
+/// at most one.
+struct ParallelChunks {
+    let count: Int
+    let chunkCount: Int
+
+    init(count: Int, chunkCount: Int) {
+        precondition(count >= 0 && chunkCount >= 1, "no chunks to cut")
+        self.count = count
+        self.chunkCount = chunkCount
+    }
+
+    /// The items of chunk `index` (`0..<chunkCount`).
+    func items(_ index: Int) -> Range<Int> {
+        let base = count / chunkCount, extra = count % chunkCount
+        // index·base ≤ count and min(index, extra) < chunkCount: no overflow.
+        let start = index * base + min(index, extra)
+        return start..<(start + base + (index < extra ? 1 : 0))
+    }
+}
+
+/// The state the caller and the helpers share.
 final class WorkerPoolState: @unchecked Sendable {
-    private let helperCount: Int
-    /// Incremented (releasing) each time a job starts.
-    private let generation = Atomic<Int>(0)
-    /// Helpers that have not yet finished the current job. Every helper
-    /// reports, also one the job does not use, so none still reads the job's
-    /// fields when the caller moves on to the next.
-    private let remaining = Atomic<Int>(0)
+    /// Bits 32–63: generation of the latest job; bit 31: that job is closed
+    /// to helpers that have not joined; bits 0–30: helpers taking part.
+    private let gate = Atomic<Int>(WorkerPoolState.closedBit)
+    /// The next chunk to claim in the current job.
+    private let nextChunk = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
-    /// Wakes helpers that fell asleep between jobs.
+    /// Helpers asleep (or about to sleep) on `wakeUp`.
+    private let sleepers = Atomic<Int>(0)
     private let wakeUp = NSCondition()
-    private var job: ((Int) -> Void)?
-    private var activeWorkers = 0
+    /// Whether the caller sleeps on `finished` until the last helper leaves.
+    private let callerSleeps = Atomic<Bool>(false)
+    private let finished = NSCondition()
+    /// The current job: written by the caller while no helper takes part,
+    /// read by helpers only between joining and leaving.
+    private let job = UnsafeMutablePointer<WorkerPoolJob?>.allocate(capacity: 1)
 
-    init(helperCount: Int) {
-        self.helperCount = helperCount
+    static let closedBit = 1 << 31
+    static let participantMask = closedBit - 1
+    static let generationShift = 32
+
+    init() {
+        job.initialize(to: nil)
     }
 
-    func start(job: @escaping (Int) -> Void, workers: Int) {
-        precondition(workers >= 1 && workers <= helperCount + 1, "more workers than threads")
-        self.job = job
-        activeWorkers = workers
-        remaining.store(helperCount, ordering: .relaxed)
-        wakeUp.lock()
-        generation.wrappingAdd(1, ordering: .releasing)
-        wakeUp.broadcast()
-        wakeUp.unlock()
+    deinit {
+        job.deinitialize(count: 1)
+        job.deallocate()
     }
 
-    /// Waits until every helper of the current job is done, then drops the job.
-    func waitForHelpers() {
-        var spins = 0
-        while remaining.load(ordering: .acquiring) > 0 {
-            spins += 1
-            if spins % 1024 == 0 { sched_yield() }
+    private static func generation(_ gate: Int) -> Int { gate >> generationShift }
+
+    /// Publishes `job` under a new generation and wakes sleeping helpers.
+    /// The previous job must be closed and left by every helper.
+    func open(_ job: WorkerPoolJob) {
+        let previous = gate.load(ordering: .relaxed)
+        precondition(previous & Self.participantMask == 0, "a job is still running")
+        self.job.pointee = job
+        nextChunk.store(0, ordering: .relaxed)
+        // The generation wraps after 2^31 jobs; a helper only compares it
+        // for equality with the one it last saw.
+        let generation = (Self.generation(previous) &+ 1) & ((1 << 31) - 1)
+        // Sequentially consistent with `sleepers` below, and with the
+        // sleeping helper's increment and re-check: either this sees the
+        // sleeper or the sleeper sees this generation.
+        gate.store(generation << Self.generationShift, ordering: .sequentiallyConsistent)
+        if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
+            wakeUp.lock()
+            wakeUp.broadcast()
+            wakeUp.unlock()
         }
-        job = nil
+    }
+
+    /// Claims and runs chunks of the current job on `thread` until none is
+    /// left. Called by the caller with the job's type, by helpers through
+    /// the job's `workType`.
+    func claimChunks<Work: ParallelWork>(of type: Work.Type, job: WorkerPoolJob, thread: Int) {
+        let work = job.work.assumingMemoryBound(to: Work.self)
+        while true {
+            let chunk = nextChunk.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard chunk < job.chunks.chunkCount else { return }
+            work.pointee.run(job.chunks.items(chunk), thread: thread)
+        }
+    }
+
+    /// Stops helpers from joining the current job, then waits until those
+    /// that joined have left; their writes are then visible here.
+    ///
+    /// A helper still at work is usually one chunk from done, so the caller
+    /// spins briefly; then it sleeps until the last helper leaves. Sleeping
+    /// matters on a busy machine: a helper that another process preempted in
+    /// the middle of a chunk waits for its core while this one spins, but
+    /// once this core is idle the kernel moves the helper onto it.
+    func closeAndWait() {
+        gate.bitwiseOr(Self.closedBit, ordering: .acquiringAndReleasing)
+        var spins = 0
+        while gate.load(ordering: .acquiring) & Self.participantMask != 0 {
+            spins += 1
+            if spins > WorkerPool.spinIterations {
+                finished.lock()
+                // Sequentially consistent with the leaving helper's
+                // decrement and check: either this sees no participant or
+                // the last one sees this flag and signals.
+                callerSleeps.store(true, ordering: .sequentiallyConsistent)
+                while gate.load(ordering: .sequentiallyConsistent) & Self.participantMask != 0 {
+                    finished.wait()
+                }
+                callerSleeps.store(false, ordering: .relaxed)
+                finished.unlock()
+                return
+            }
+        }
     }
 
     func stop() {
         wakeUp.lock()
-        stopping.store(true, ordering: .releasing)
+        stopping.store(true, ordering: .sequentiallyConsistent)
         wakeUp.broadcast()
         wakeUp.unlock()
     }
 
-    /// The body of helper `index` (1...helperCount): wait for a job, do this
-    /// helper's share if the job uses it, report, repeat until stopped.
-    func helperLoop(index: Int) {
+    /// The body of helper `thread` (≥ 1): wait for a job of a new
+    /// generation, join it if it is still open, claim chunks, leave; repeat
+    /// until stopped.
+    func helperLoop(thread: Int) {
         var seen = 0
+        while let observed = waitForGeneration(after: seen) {
+            seen = Self.generation(observed)
+            guard join(observed) else { continue }
+            if let job = job.pointee, thread < job.threadCount {
+                claimChunks(of: job.workType, job: job, thread: thread)
+            }
+            // Releasing (as sequentially consistent): the caller's acquiring
+            // load of a zero count sees this helper's writes. Sequentially
+            // consistent with `callerSleeps`, as in `closeAndWait`.
+            let before = gate.wrappingSubtract(1, ordering: .sequentiallyConsistent).oldValue
+            if before & Self.participantMask == 1 && callerSleeps.load(ordering: .sequentiallyConsistent) {
+                finished.lock()
+                finished.signal()
+                finished.unlock()
+            }
+        }
+    }
+
+    /// Joins the job of `observed`'s generation if it is still open.
+    private func join(_ observed: Int) -> Bool {
+        var current = observed
+        while current & Self.closedBit == 0
+            && Self.generation(current) == Self.generation(observed) {
+            // Acquiring: the job fields written before the gate was opened
+            // are visible after joining.
+            let (joined, found) = gate.compareExchange(
+                expected: current, desired: current + 1, ordering: .acquiring)
+            if joined { return true }
+            current = found
+        }
+        return false
+    }
+
+    /// Spins, then sleeps, until the gate shows a generation other than
+    /// `seen`; returns the gate, or nil when the pool stops.
+    private func waitForGeneration(after seen: Int) -> Int? {
+        var spins = 0
         while true {
-            var current = generation.load(ordering: .acquiring)
-            var spins = 0
-            while current == seen && !stopping.load(ordering: .acquiring) {
-                spins += 1
-                if spins > WorkerPool.spinIterations {
-                    wakeUp.lock()
-                    while generation.load(ordering: .acquiring) == seen && !stopping.load(ordering: .acquiring) {
-                        wakeUp.wait()
-                    }
-                    wakeUp.unlock()
-                    spins = 0
+            if stopping.load(ordering: .relaxed) { return nil }
+            let current = gate.load(ordering: .acquiring)
+            if Self.generation(current) != seen { return current }
+            spins += 1
+            if spins > WorkerPool.spinIterations {
+                wakeUp.lock()
+                sleepers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+                while Self.generation(gate.load(ordering: .sequentiallyConsistent)) == seen
+                    && !stopping.load(ordering: .sequentiallyConsistent) {
+                    wakeUp.wait()
                 }
-                current = generation.load(ordering: .acquiring)
+                sleepers.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+                wakeUp.unlock()
+                spins = 0
             }
-            if stopping.load(ordering: .acquiring) { return }
-            seen = current
-            if index < activeWorkers, let job {
-                job(index)
-            }
-            remaining.subtract(1, ordering: .releasing)
         }
     }
 }

@@ -58,28 +58,27 @@ struct BroadcastRows: Sendable {
         return (lhs, rhs)
     }
 
-    /// Computes `output[i] = scalar(lhs[·], rhs[·])` for every output element,
-    /// split over `runner` in ranges of whole memory-bound tasks; `vector`
-    /// must compute exactly what `scalar` computes, lane by lane.
+    /// Computes `output[i] = scalar(lhs[·], rhs[·])` for the output elements
+    /// `i` in `range`; `vector` must compute exactly what `scalar` computes,
+    /// lane by lane. A kernel splits `0..<elementCount` over threads in
+    /// ranges of at least `memoryBoundTaskGrain` elements.
     @inline(__always)
     func combine(
+        _ range: Range<Int>,
         lhs: UnsafePointer<Float>, rhs: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
-        runner: ParallelRunner,
         vector: (SIMD8<Float>, SIMD8<Float>) -> SIMD8<Float>,
         scalar: (Float, Float) -> Float
     ) {
-        forEachRange(elementCount, minimumPerTask: memoryBoundTaskGrain, runner: runner) { range in
-            var start = range.lowerBound
-            while start < range.upperBound {
-                let row = start / rowLength, column = start % rowLength
-                let count = min(rowLength - column, range.upperBound - start)
-                let origins = rowOrigins(row)
-                combineRow(
-                    lhs: lhs + origins.lhs + column * lhsInnerStride, lhsStride: lhsInnerStride,
-                    rhs: rhs + origins.rhs + column * rhsInnerStride, rhsStride: rhsInnerStride,
-                    output: output + start, count: count, vector: vector, scalar: scalar)
-                start += count
-            }
+        var start = range.lowerBound
+        while start < range.upperBound {
+            let row = start / rowLength, column = start % rowLength
+            let count = min(rowLength - column, range.upperBound - start)
+            let origins = rowOrigins(row)
+            combineRow(
+                lhs: lhs + origins.lhs + column * lhsInnerStride, lhsStride: lhsInnerStride,
+                rhs: rhs + origins.rhs + column * rhsInnerStride, rhsStride: rhsInnerStride,
+                output: output + start, count: count, vector: vector, scalar: scalar)
+            start += count
         }
     }
 }

@@ -25,24 +25,39 @@ public func depthwiseConvolutionF32(
     precondition(
         geometry.kernelHeight == weights.kernelHeight && geometry.kernelWidth == weights.kernelWidth,
         "geometry and filter disagree")
-    let g = geometry, channels = weights.channels
-    // Tensor sizes were validated: these products are element counts of
-    // the input and output tensors.
-    let inputImage = g.inputHeight * g.inputWidth * channels
-    let outputRowSize = g.outputWidth * channels
+    /// The output rows of this call (over all images), for `ParallelRunner.forEach`.
+    struct Rows: ParallelWork {
+        let geometry: ConvolutionGeometry
+        let weights: PackedDepthwiseWeights
+        let input: UnsafePointer<Float>
+        let output: UnsafeMutablePointer<Float>
+        let clamp: (lower: Float, upper: Float)
+
+        func run(_ rows: Range<Int>, thread: Int) {
+            let g = geometry, channels = weights.channels
+            // Tensor sizes were validated: these products are element counts of
+            // the input and output tensors.
+            let inputImage = g.inputHeight * g.inputWidth * channels
+            let outputRowSize = g.outputWidth * channels
+            let interior = g.interiorColumns
+            for outputRow in rows {
+                let n = outputRow / g.outputHeight, oy = outputRow % g.outputHeight
+                let image = input + n * inputImage
+                let out = output + outputRow * outputRowSize
+                depthwiseF32Row(
+                    geometry: g, weights: weights, image: image, outputRow: out, oy: oy,
+                    interior: interior, lower: clamp.lower, upper: clamp.upper)
+            }
+        }
+    }
+    let g = geometry
+    // Validated tensor sizes: the product is the output's element count.
     let totalRows = batch * g.outputHeight
     let threads = usefulThreadCount(
-        runner.threadCount, multiplyAdds: totalRows, outputRowSize, g.kernelHeight * g.kernelWidth)
-    let runner = runner.limited(to: threads)
-    let interior = g.interiorColumns
-    runner.forEach(totalRows) { outputRow in
-        let n = outputRow / g.outputHeight, oy = outputRow % g.outputHeight
-        let image = input + n * inputImage
-        let out = output + outputRow * outputRowSize
-        depthwiseF32Row(
-            geometry: g, weights: weights, image: image, outputRow: out, oy: oy,
-            interior: interior, lower: clamp.lower, upper: clamp.upper)
-    }
+        runner.threadCount, multiplyAdds: totalRows, g.outputWidth * weights.channels,
+        g.kernelHeight * g.kernelWidth)
+    runner.limited(to: threads).forEach(
+        totalRows, Rows(geometry: g, weights: weights, input: input, output: output, clamp: clamp))
 }
 
 /// One output row `oy` of one image: the interior, then the border pixels.

@@ -19,16 +19,30 @@ public func gemmF32(
     clamp: (lower: Float, upper: Float),
     runner: ParallelRunner
 ) {
-    let tiling = GemmTiling(rows: rows, weights: weights, threadCount: runner.threadCount)
-    let layout = GemmRows.contiguous(depth: weights.inputChannels, rowStride: weights.inputChannels)
-    runner.forEach(tiling.tileCount) { tile in
-        let (rowRange, panelRange) = tiling.tile(tile)
-        gemmF32Block(
-            a: input + rowRange.lowerBound * weights.inputChannels, layout: layout,
-            rows: rowRange.count, weights: weights, panels: panelRange,
-            c: output + rowRange.lowerBound * weights.outputChannels,
-            cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper)
+    /// The tiles of this call, for `ParallelRunner.forEach`.
+    struct Tiles: ParallelWork {
+        let tiling: GemmTiling
+        let input: UnsafePointer<Float>
+        let weights: PackedGemmWeights
+        let output: UnsafeMutablePointer<Float>
+        let clamp: (lower: Float, upper: Float)
+
+        func run(_ tiles: Range<Int>, thread: Int) {
+            let layout = GemmRows.contiguous(depth: weights.inputChannels, rowStride: weights.inputChannels)
+            for tile in tiles {
+                let (rowRange, panelRange) = tiling.tile(tile)
+                gemmF32Block(
+                    a: input + rowRange.lowerBound * weights.inputChannels, layout: layout,
+                    rows: rowRange.count, weights: weights, panels: panelRange,
+                    c: output + rowRange.lowerBound * weights.outputChannels,
+                    cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper)
+            }
+        }
     }
+    let tiling = GemmTiling(rows: rows, weights: weights, threadCount: runner.threadCount)
+    runner.forEach(
+        tiling.tileCount,
+        Tiles(tiling: tiling, input: input, weights: weights, output: output, clamp: clamp))
 }
 
 /// How `gemmF32` cuts the output into tiles: blocks of rows (whole 6-row

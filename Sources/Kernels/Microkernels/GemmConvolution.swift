@@ -30,72 +30,89 @@ public func convolutionF32(
     weights: PackedGemmWeights, workspace: UnsafeMutableBufferPointer<Float>,
     clamp: (lower: Float, upper: Float), runner: ParallelRunner
 ) {
-    let g = geometry
-    let depth = weights.inputChannels, outputs = weights.outputChannels
-    let runLength = g.kernelWidth * inputChannels
-    precondition(g.kernelHeight * runLength == depth, "geometry and filter disagree")
-    let tilePixels = convolutionTilePixels(kernelDepth: depth)
-    let scratchPerThread = tilePixels * depth
-    precondition(workspace.count >= scratchPerThread * runner.threadCount, "workspace too small")
+    /// The output rows of this call (over all images), for `ParallelRunner.forEach`.
+    struct Rows: ParallelWork {
+        let geometry: ConvolutionGeometry
+        let inputChannels: Int
+        let weights: PackedGemmWeights
+        let input: UnsafePointer<Float>
+        let output: UnsafeMutablePointer<Float>
+        /// One tile of gathered pixels per thread.
+        let scratch: UnsafeMutablePointer<Float>
+        let tilePixels: Int
+        let clamp: (lower: Float, upper: Float)
 
-    // Validated tensor sizes: these products are element counts of the
-    // input and output tensors.
-    let imageSize = g.inputHeight * g.inputWidth * inputChannels
-    let inputRowSize = g.inputWidth * inputChannels
-    let totalRows = batch * g.outputHeight
-    let inPlace = GemmRows(
-        rowStride: g.strideWidth * inputChannels, segmentCount: g.kernelHeight,
-        segmentLength: runLength, segmentStride: g.dilationHeight * inputRowSize)
-    let gathered = GemmRows(
-        rowStride: depth, segmentCount: g.kernelHeight, segmentLength: runLength,
-        segmentStride: runLength)
-    let interior = g.dilationWidth == 1 ? g.interiorColumns : 0..<0
-    let workers = min(
-        totalRows,
-        usefulThreadCount(runner.threadCount, multiplyAdds: totalRows * g.outputWidth, depth, outputs))
-    let scratchBase = workspace.baseAddress!
-    runner.forEach(workers) { worker in
-        let scratch = scratchBase + worker * scratchPerThread
-        for outputRow in (totalRows * worker / workers)..<(totalRows * (worker + 1) / workers) {
-            let n = outputRow / g.outputHeight, oy = outputRow % g.outputHeight
-            let image = input + n * imageSize
-            let out = output + outputRow * g.outputWidth * outputs
-            let validRows = g.validKernelRows(outputRow: oy)
+        func run(_ rows: Range<Int>, thread: Int) {
+            let g = geometry
+            let depth = weights.inputChannels, outputs = weights.outputChannels
+            let runLength = g.kernelWidth * inputChannels
+            // Validated tensor sizes: these products are element counts of
+            // the input and output tensors.
+            let imageSize = g.inputHeight * g.inputWidth * inputChannels
+            let inputRowSize = g.inputWidth * inputChannels
+            let inPlace = GemmRows(
+                rowStride: g.strideWidth * inputChannels, segmentCount: g.kernelHeight,
+                segmentLength: runLength, segmentStride: g.dilationHeight * inputRowSize)
+            let gathered = GemmRows(
+                rowStride: depth, segmentCount: g.kernelHeight, segmentLength: runLength,
+                segmentStride: runLength)
+            let interior = g.dilationWidth == 1 ? g.interiorColumns : 0..<0
+            let scratch = self.scratch + thread * tilePixels * depth
+            for outputRow in rows {
+                let n = outputRow / g.outputHeight, oy = outputRow % g.outputHeight
+                let image = input + n * imageSize
+                let out = output + outputRow * g.outputWidth * outputs
+                let validRows = g.validKernelRows(outputRow: oy)
 
-            // Gathers columns `range` of this row in tiles, then multiplies them.
-            func gatherAndMultiply(_ range: Range<Int>) {
-                var first = range.lowerBound
-                while first < range.upperBound {
-                    let count = min(tilePixels, range.upperBound - first)
-                    for p in 0..<count {
-                        im2colGatherF32(
-                            image: image, geometry: g, channels: inputChannels, oy: oy,
-                            ox: first + p, validRows: validRows, row: scratch + p * depth)
+                // Gathers columns `range` of this row in tiles, then multiplies them.
+                func gatherAndMultiply(_ range: Range<Int>) {
+                    var first = range.lowerBound
+                    while first < range.upperBound {
+                        let count = min(tilePixels, range.upperBound - first)
+                        for p in 0..<count {
+                            im2colGatherF32(
+                                image: image, geometry: g, channels: inputChannels, oy: oy,
+                                ox: first + p, validRows: validRows, row: scratch + p * depth)
+                        }
+                        gemmF32Block(
+                            a: UnsafePointer(scratch), layout: gathered, rows: count,
+                            weights: weights, panels: 0..<weights.columnBlockCount,
+                            c: out + first * outputs, cStride: outputs,
+                            lower: clamp.lower, upper: clamp.upper)
+                        first += count
                     }
-                    gemmF32Block(
-                        a: UnsafePointer(scratch), layout: gathered, rows: count,
-                        weights: weights, panels: 0..<weights.columnBlockCount,
-                        c: out + first * outputs, cStride: outputs,
-                        lower: clamp.lower, upper: clamp.upper)
-                    first += count
                 }
-            }
 
-            guard validRows.count == g.kernelHeight, !interior.isEmpty else {
-                gatherAndMultiply(0..<g.outputWidth)
-                continue
+                guard validRows.count == g.kernelHeight, !interior.isEmpty else {
+                    gatherAndMultiply(0..<g.outputWidth)
+                    continue
+                }
+                let iy0 = oy * g.strideHeight - g.padTop
+                let ix0 = interior.lowerBound * g.strideWidth - g.padLeft
+                gemmF32Block(
+                    a: image + iy0 * inputRowSize + ix0 * inputChannels, layout: inPlace,
+                    rows: interior.count, weights: weights, panels: 0..<weights.columnBlockCount,
+                    c: out + interior.lowerBound * outputs, cStride: outputs,
+                    lower: clamp.lower, upper: clamp.upper)
+                gatherAndMultiply(0..<interior.lowerBound)
+                gatherAndMultiply(interior.upperBound..<g.outputWidth)
             }
-            let iy0 = oy * g.strideHeight - g.padTop
-            let ix0 = interior.lowerBound * g.strideWidth - g.padLeft
-            gemmF32Block(
-                a: image + iy0 * inputRowSize + ix0 * inputChannels, layout: inPlace,
-                rows: interior.count, weights: weights, panels: 0..<weights.columnBlockCount,
-                c: out + interior.lowerBound * outputs, cStride: outputs,
-                lower: clamp.lower, upper: clamp.upper)
-            gatherAndMultiply(0..<interior.lowerBound)
-            gatherAndMultiply(interior.upperBound..<g.outputWidth)
         }
     }
+    let g = geometry
+    let depth = weights.inputChannels, outputs = weights.outputChannels
+    precondition(g.kernelHeight * g.kernelWidth * inputChannels == depth, "geometry and filter disagree")
+    let tilePixels = convolutionTilePixels(kernelDepth: depth)
+    precondition(workspace.count >= tilePixels * depth * runner.threadCount, "workspace too small")
+    // Validated tensor sizes: the product is the output's pixel count.
+    let totalRows = batch * g.outputHeight
+    let threads = usefulThreadCount(
+        runner.threadCount, multiplyAdds: totalRows * g.outputWidth, depth, outputs)
+    runner.limited(to: threads).forEach(
+        totalRows,
+        Rows(
+            geometry: g, inputChannels: inputChannels, weights: weights, input: input, output: output,
+            scratch: workspace.baseAddress!, tilePixels: tilePixels, clamp: clamp))
 }
 
 /// Floats of scratch `convolutionF32` needs for `threadCount` threads: one
