@@ -5,8 +5,8 @@ import TestSupport
 import Testing
 
 /// Records the live-stream results of one pose landmarker. They arrive on the landmarker's
-/// queue while the test threads submit, so every field is guarded by `lock` (an `NSLock`, whose
-/// hand-over the thread sanitizer sees).
+/// queue while the test threads submit, so every field is guarded by `lock` (an `NSCondition`,
+/// a pthread mutex whose hand-over the thread sanitizer sees).
 final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Sendable {
     struct Delivery {
         let timestamp: Int
@@ -16,7 +16,7 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
         let landmarker: ObjectIdentifier
     }
 
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var log: [Delivery] = []
     private var isClosed = false
     private var lateCount = 0
@@ -28,6 +28,17 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
     /// Call once `close()` has returned: any later result is counted as late.
     func markClosed() { lock.withLock { isClosed = true } }
 
+    /// Waits until more than `count` results have arrived; false after `timeout` seconds.
+    func waitForDeliveries(moreThan count: Int, timeout: TimeInterval) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while log.count <= count {
+            if !lock.wait(until: deadline) { return false }
+        }
+        return true
+    }
+
     func poseLandmarker(
         _ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
         timestampInMilliseconds: Int, error: Error?
@@ -36,6 +47,7 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
             if isClosed { lateCount += 1 }
             log.append(Delivery(timestamp: timestampInMilliseconds, result: result, error: error,
                                 landmarker: ObjectIdentifier(poseLandmarker)))
+            lock.broadcast()
         }
     }
 }
@@ -47,6 +59,11 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
 @Suite struct LandmarkerStressTests {
     static let liveSubmitters = 4
     static let liveFramesPerSubmitter = 2_500
+    /// After each block of this many submissions a submitter waits for a result newer than the
+    /// block's start, so submissions and deliveries overlap however slow the build is.
+    static let liveSubmissionsPerCheckpoint = 250
+    /// Every this many timestamps, the submitter pauses between taking it and submitting.
+    static let delayedSubmissionPeriod = 16
     static let videoLandmarkers = 4
     static let videoFramesPerLandmarker = 24
 
@@ -77,8 +94,9 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
 
     /// Four threads feed 2,500 live-stream frames each to one landmarker, taking timestamps from
     /// one shared counter, while four more threads each load their own video-mode landmarker and
-    /// run a few dozen frames through it. The submitters pause 0.5 ms between frames, so that
-    /// the submissions overlap many deliveries instead of ending while the first frame runs.
+    /// run a few dozen frames through it. Every 250 frames a submitter waits for a new result
+    /// (there always is one coming: the newest accepted frame is never dropped), so the
+    /// submissions overlap at least ten deliveries instead of ending while the first frame runs.
     ///
     /// Timestamps: a thread may take a timestamp from the counter and be overtaken by another
     /// before it submits, so its frame arrives older than the last accepted one. The landmarker
@@ -101,8 +119,15 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
 
         runOnThreads(Self.liveSubmitters + Self.videoLandmarkers) { thread in
             if thread < Self.liveSubmitters {
-                for _ in 0..<Self.liveFramesPerSubmitter {
+                var deliveriesAtCheckpoint = 0
+                for submission in 0..<Self.liveFramesPerSubmitter {
+                    if submission % Self.liveSubmissionsPerCheckpoint == 0 {
+                        deliveriesAtCheckpoint = log.deliveries.count
+                    }
                     let timestamp = counters.next.wrappingAdd(1, ordering: .relaxed).newValue
+                    // Now and then a submitter is held up between taking its timestamp and
+                    // submitting, as a preempted thread would be, so that others overtake it.
+                    if timestamp % Self.delayedSubmissionPeriod == 0 { Thread.sleep(forTimeInterval: 0.0002) }
                     do {
                         try live.detectAsync(image: liveFrames[timestamp % liveFrames.count],
                                              timestampInMilliseconds: timestamp)
@@ -112,7 +137,10 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
                     } catch {
                         failures.append("live submitter \(thread): \(error)")
                     }
-                    Thread.sleep(forTimeInterval: 0.0005)
+                    if submission % Self.liveSubmissionsPerCheckpoint == Self.liveSubmissionsPerCheckpoint - 1,
+                       !log.waitForDeliveries(moreThan: deliveriesAtCheckpoint, timeout: 120) {
+                        failures.append("live submitter \(thread): no result within 120 s")
+                    }
                 }
             } else {
                 do {
@@ -138,6 +166,7 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
         #expect(acceptedSet.count + refused.values.count == submitted)
         #expect(acceptedSet.union(refused.values.map(\.timestamp)) == Set(1...submitted))
         #expect(refused.values.allSatisfy { $0.received == $0.timestamp && $0.previous > $0.timestamp })
+        #expect(!refused.values.isEmpty, "no submitter was overtaken, although some pause before submitting")
 
         // Accepted frames: delivered once each in increasing order, or dropped before a newer one.
         let deliveries = log.deliveries
@@ -148,6 +177,7 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
         #expect(zip(delivered, delivered.dropFirst()).allSatisfy { $0 < $1 }, "results out of timestamp order")
         #expect(Set(delivered).isSubset(of: acceptedSet))
         #expect(delivered.count + dropped.count == acceptedSet.count)
+        #expect(delivered.count >= Self.liveFramesPerSubmitter / Self.liveSubmissionsPerCheckpoint)
         #expect(delivered.first == acceptedSet.min(), "the first accepted frame is always processed")
         #expect(delivered.last == acceptedSet.max(), "the last accepted frame is never dropped")
         #expect(deliveries.allSatisfy { $0.error == nil && $0.result?.timestampInMilliseconds == $0.timestamp })
