@@ -75,7 +75,7 @@ struct SoakCommand: ParsableCommand {
     private func soak() throws {
         let images = try FrameInput.decodeFolder(frames)
         let feeder = try makeFeeder()
-        print("\(task.rawValue), \(mode.rawValue) mode, \(modelPath): \(count) frames cycling over "
+        report("\(task.rawValue), \(mode.rawValue) mode, \(modelPath): \(count) frames cycling over "
               + "\(images.count) of \(images[0].width)x\(images[0].height), \(threads) thread(s)")
         var baseline: Int?
         var peakAfterWarmUp = 0
@@ -88,19 +88,19 @@ struct SoakCommand: ParsableCommand {
             if done == warmUp { baseline = last }
             if let baseline {
                 peakAfterWarmUp = max(peakAfterWarmUp, last)
-                print(String(format: "frame %d: resident %.3f MiB, %+.0f KiB since frame %d",
+                report(String(format: "frame %d: resident %.3f MiB, %+.0f KiB since frame %d",
                              done, Self.mebibytes(last), Double(last - baseline) / 1024, warmUp))
             } else {
-                print(String(format: "frame %d: resident %.3f MiB", done, Self.mebibytes(last)))
+                report(String(format: "frame %d: resident %.3f MiB", done, Self.mebibytes(last)))
             }
         }
         let outcome = try feeder.finish()
-        print("processed \(outcome.processed), with a result \(outcome.withResult), dropped \(outcome.dropped), "
+        report("processed \(outcome.processed), with a result \(outcome.withResult), dropped \(outcome.dropped), "
               + "errors \(outcome.errors)")
         // `warmUp` is in 1...count, so the baseline was taken.
         let start = baseline ?? last
         let growthKib = Double(last - start) / 1024
-        print(String(format: "resident after frame %d: %.3f MiB; after frame %d: %.3f MiB; growth %+.0f KiB "
+        report(String(format: "resident after frame %d: %.3f MiB; after frame %d: %.3f MiB; growth %+.0f KiB "
                      + "(limit %d KiB); peak after warm-up %.3f MiB",
                      warmUp, Self.mebibytes(start), count, Self.mebibytes(last), growthKib, maxGrowthKib,
                      Self.mebibytes(peakAfterWarmUp)))
@@ -111,6 +111,12 @@ struct SoakCommand: ParsableCommand {
     }
 
     private static func mebibytes(_ bytes: Int) -> Double { Double(bytes) / 1_048_576 }
+
+    /// Writes a line to standard output at once (unbuffered), so that a long run shows its
+    /// progress in a log as it goes.
+    private func report(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
 
     /// A landmarker of the chosen task and mode, wrapped in the feeder that drives it.
     private func makeFeeder() throws -> any SoakFeeder {
