@@ -8,10 +8,16 @@ import Tensor
 /// prepares (validates and packs) every kernel and plans one arena for all
 /// activations. `invoke` then allocates nothing.
 ///
-/// Thread safety: an `Interpreter` holds mutable tensor memory and must be
-/// used from one thread at a time; create one per thread for parallel use.
+/// Thread safety: not `Sendable`. An `Interpreter` holds mutable tensor memory
+/// and must be used from one thread at a time; it may move from one thread to
+/// another when the hand-over is synchronised (a lock or a serial queue, as the
+/// landmarkers do). Create one per thread for parallel use: interpreters share
+/// no mutable state. `invoke` spreads its work over the interpreter's own
+/// worker threads and returns only when they are done.
 public final class Interpreter {
     /// Which kernels `invoke` runs.
+    ///
+    /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
     public enum ExecutionMode: String, Sendable, CaseIterable {
         /// The fastest kernel of each op, spread over `threadCount` threads.
         case fast
@@ -19,6 +25,9 @@ public final class Interpreter {
         case reference
     }
 
+    /// How the interpreter runs: threads and kernels.
+    ///
+    /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
     public struct Options: Sendable {
         /// Threads the fast kernels split their output over (at least 1).
         public var threadCount: Int
@@ -31,6 +40,8 @@ public final class Interpreter {
     }
 
     /// A graph input or output.
+    ///
+    /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
     public struct TensorDescription: Sendable {
         /// The tensor's name in the file.
         public let name: String

@@ -4,6 +4,8 @@ import Tensor
 
 /// Everything that can stop a model from loading or an input from being set.
 /// Messages say what is wrong and where (operator index, op name, tensor).
+///
+/// Thread safety: a `Sendable` value; it can be thrown across threads and queues.
 public enum InterpreterError: Error, CustomStringConvertible, Sendable {
     /// The file failed verification or semantic validation.
     case invalidModel(ModelError)

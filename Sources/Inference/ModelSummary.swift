@@ -1,4 +1,6 @@
 /// Static facts about a loaded model, for `landmarker inspect` and benchmarks.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct ModelSummary: Sendable, Codable {
     /// Operators in the file by builtin name, folded ones included.
     public let operatorHistogram: [String: Int]

@@ -58,6 +58,25 @@ final class FrameInput {
         printError("landmarker: done, \(count) frames")
     }
 
+    /// Decodes every frame of a folder (sorted by name, EXIF orientation applied) into memory.
+    static func decodeFolder(_ path: String) throws -> [MPImage] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandFailure("\(path): not a folder of PNG/JPEG frames")
+        }
+        // The frame rate only sets `Frame.timestampMs`, which is not used here.
+        let input = try FrameInput.open(path, folderFramesPerSecond: 25)
+        var images: [MPImage] = []
+        while let frame = try input.next() {
+            do {
+                images.append(try MPImage(rgbImage: frame.image))
+            } catch {
+                throw CommandFailure("\(frame.name): \(error)")
+            }
+        }
+        return images
+    }
+
     /// Decodes an image file, with the path in the error message.
     static func loadImage(_ path: String) throws -> MPImage {
         do {

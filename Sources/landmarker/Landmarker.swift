@@ -6,5 +6,5 @@ struct Landmarker: ParsableCommand {
         commandName: "landmarker",
         abstract: "Pose and hand landmark detection with a pure-Swift TensorFlow Lite runtime.",
         subcommands: [PoseCommand.self, HandCommand.self, InspectCommand.self, RunCommand.self, BenchCommand.self,
-                      PipelineBenchCommand.self])
+                      PipelineBenchCommand.self, SoakCommand.self])
 }

@@ -66,7 +66,7 @@ struct PipelineBenchCommand: ParsableCommand {
     }
 
     private func benchmark() throws {
-        let images = try loadFrames()
+        let images = try FrameInput.decodeFolder(frames)
         var milliseconds: [Double] = []
         milliseconds.reserveCapacity(images.count * runs)
         var framesWithResult = 0
@@ -119,24 +119,6 @@ struct PipelineBenchCommand: ParsableCommand {
         let elapsed = clock.now - start
         milliseconds.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) * 1e-15)
         return result
-    }
-
-    /// Decodes every frame of the folder (sorted by name), EXIF orientation applied.
-    private func loadFrames() throws -> [MPImage] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: frames, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CommandFailure("\(frames): not a folder of PNG/JPEG frames")
-        }
-        let input = try FrameInput.open(frames, folderFramesPerSecond: 1000 / Double(Self.frameIntervalMs))
-        var images: [MPImage] = []
-        while let frame = try input.next() {
-            do {
-                images.append(try MPImage(rgbImage: frame.image))
-            } catch {
-                throw CommandFailure("\(frame.name): \(error)")
-            }
-        }
-        return images
     }
 
     /// Creates a landmarker and returns a closure that runs one frame through it (in video mode

@@ -46,7 +46,7 @@ private final class EchoLandmarker: Sendable {
                 landmarks: [[NormalizedLandmark(x: value, y: 0, z: 0)]], worldLandmarks: [[]],
                 segmentationMasks: nil, timestampInMilliseconds: timestamp)
         }
-        owner.object = self
+        if configuration.runningMode == .liveStream { owner.object = self }
     }
 
     deinit { runner.close() }

@@ -3,6 +3,8 @@
 /// Coordinates are normalized to whatever frame the step that made it works in: the
 /// (letterboxed) detector tensor straight after decoding, the image after
 /// ``LetterboxPadding/removing(from:)-(Detection)``.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct Detection: Sendable, Hashable, Codable {
     /// Confidence in `[0, 1]` (sigmoid of the score logit).
     public var score: Float

@@ -3,6 +3,8 @@
 ///
 /// Rows are in XYWH order (`reverse_output_order: true`):
 /// `[dx, dy, w, h, kx0, ky0, kx1, ky1, …]`.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct DetectionDecodingOptions: Sendable, Hashable {
     /// Floats per anchor row of the box tensor (12 pose, 18 palm).
     public var coordinatesPerRow: Int
@@ -61,6 +63,8 @@ public struct DetectionDecodingOptions: Sendable, Hashable {
 /// A candidate is dropped when its score is below the threshold, when its width or height
 /// is negative or NaN, or (unlike MediaPipe, which would keep it) when its score is NaN.
 /// Coordinates are normalized to the detector tensor, i.e. still letterboxed.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct DetectionDecoder: Sendable {
     public let anchors: [SSDAnchor]
     public let options: DetectionDecodingOptions

@@ -6,8 +6,12 @@ import Foundation
 /// The rotation always comes from two keypoints (`startKeypoint` → `endKeypoint`, see
 /// ``RectRotation/rotation(from:to:targetAngle:imageWidth:imageHeight:)``). The centre and size
 /// come from ``Extent``.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct DetectionToRect: Sendable, Hashable {
     /// Where the rect's centre and size come from.
+    ///
+    /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
     public enum Extent: Sendable, Hashable {
         /// `AlignmentPointsRectsCalculator`: centre = the start keypoint, side (pixels) =
         /// 2·‖end − start‖, square in pixels. The detection box is not used.

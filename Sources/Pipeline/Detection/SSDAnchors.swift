@@ -1,4 +1,6 @@
 /// One SSD anchor, normalized to the detector input (fractions of its width and height).
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct SSDAnchor: Sendable, Hashable {
     public var xCenter: Float
     public var yCenter: Float
@@ -25,6 +27,8 @@ public struct SSDAnchor: Sendable, Hashable {
 /// `ceil(input / stride)` with `anchorsPerLayer × (layers in the group)` anchors per cell.
 /// Anchors are ordered by feature-map group, then row, then column, then anchor within the
 /// cell; anchor *i* belongs to row *i* of the detector's outputs.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct SSDAnchorOptions: Sendable, Hashable {
     /// Detector input width in pixels.
     public let inputWidth: Int

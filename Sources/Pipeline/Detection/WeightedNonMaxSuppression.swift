@@ -11,6 +11,8 @@
 ///    (a degenerate seed with zero area: it is still output, then the loop stops).
 ///
 /// Output order is descending seed score. No score floor and no maximum count are applied.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct WeightedNonMaxSuppression: Sendable, Hashable {
     /// Candidates need IoU with the seed strictly greater than this.
     public var iouThreshold: Float

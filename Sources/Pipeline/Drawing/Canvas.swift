@@ -1,6 +1,8 @@
 import ImageIO
 
 /// An RGB8 colour.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct DrawingColor: Sendable, Hashable {
     public var red: UInt8
     public var green: UInt8

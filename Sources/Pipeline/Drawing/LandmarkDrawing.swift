@@ -6,6 +6,9 @@ import ImageIO
 /// ``lineThickness(width:height:)`` pixels thick and landmarks are filled circles with a
 /// white rim; everything is clipped to the image. Landmarks with non-finite or absurd
 /// coordinates, and connections that name a missing landmark, are skipped: no input traps.
+///
+/// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
+/// number of threads at once.
 public enum LandmarkDrawing {
     /// Pose: landmarks and connections on the subject's left side (odd indices from 11, and
     /// the left eye, ear and mouth corner).

@@ -10,6 +10,8 @@
 /// Legacy pose, legacy palm and Tasks pose detections use this removal. Tasks palm detections
 /// are instead projected through the detector ROI's matrix (§2.5), which gives the same result
 /// when the ROI is the unrotated full image.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct LetterboxPadding: Sendable, Hashable, Codable {
     public var left: Float
     public var top: Float

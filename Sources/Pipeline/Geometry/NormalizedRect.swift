@@ -4,6 +4,8 @@
 ///
 /// A rect's local coordinates (u, v) in pixels from the centre map to image pixels as
 /// `p = c + R(θ)·(u, v)` with `R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]`.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct NormalizedRect: Sendable, Hashable, Codable {
     public var xCenter: Float
     public var yCenter: Float

@@ -3,6 +3,8 @@
 ///
 /// These errors describe data, never programming mistakes: a model file with unexpected output
 /// sizes or a caller's timestamp can cause them, so they are thrown rather than trapped.
+///
+/// Thread safety: a `Sendable` value; it can be thrown across threads and queues.
 public enum PipelineInputError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A model output holds `actual` floats where the step needs `expected`.
     case tensorSizeMismatch(tensor: String, expected: Int, actual: Int)

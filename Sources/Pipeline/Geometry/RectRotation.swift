@@ -1,6 +1,9 @@
 import Foundation
 
 /// Rotation of ROIs built from two points (PIPELINE.md §2.6).
+///
+/// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
+/// number of threads at once.
 public enum RectRotation {
     /// 90° in radians as MediaPipe stores `rotation_vector_target_angle_degrees: 90`.
     ///

@@ -3,6 +3,8 @@ import Foundation
 /// Scale, shift and square a ``NormalizedRect`` (MediaPipe `RectTransformationCalculator`,
 /// PIPELINE.md §2.7). Only the options the pose and hand graphs use are modelled:
 /// a common scale for x and y, a shift along the rect's own y axis, and `square_long`.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct RectTransformation: Sendable, Hashable {
     /// Multiplies the width and the height (after squaring).
     public var scale: Float

@@ -1,5 +1,7 @@
 /// An axis-aligned box in normalized image coordinates (fractions of the image width and
 /// height; top-left origin, y down), stored as MediaPipe's `RelativeBoundingBox`.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct RelativeBox: Sendable, Hashable, Codable {
     public var xmin: Float
     public var ymin: Float

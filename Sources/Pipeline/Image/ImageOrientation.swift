@@ -5,6 +5,8 @@ import ImageIO
 /// to appear upright, `.left` 90° counter-clockwise, `.down` 180°.
 ///
 /// The mirrored cases exist for API parity; like MediaPipe Tasks on iOS, ``MPImage`` refuses them.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum ImageOrientation: Sendable, Hashable, CaseIterable {
     case up, down, left, right
     case upMirrored, downMirrored, leftMirrored, rightMirrored

@@ -8,8 +8,13 @@ import ImageIO
 /// The warp runs on the 8-bit pixels and rounds to uint8 before the value mapping, reproducing
 /// OpenCV's arithmetic (see ``Arithmetic``). Tensor pixel (i, j) samples the image at
 /// `c + R(θ)·((i/W_t − ½)·roiW, (j/H_t − ½)·roiH)` (pixel centres at integer coordinates).
+///
+/// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
+/// number of threads at once.
 public enum ImageToTensor {
     /// What pixels outside the image read as.
+    ///
+    /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
     public enum BorderMode: Sendable, Hashable {
         /// Constant 0 (MediaPipe `BORDER_ZERO`; used by the detectors' letterbox).
         case zero
@@ -18,6 +23,8 @@ public enum ImageToTensor {
     }
 
     /// Which OpenCV bilinear arithmetic to reproduce bit for bit.
+    ///
+    /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
     public enum Arithmetic: Sendable, Hashable {
         /// MediaPipe's `cv::warpPerspective(INTER_LINEAR)` on uint8 as in OpenCV up to 4.10 (the
         /// OpenCV MediaPipe is built with): the ROI corners come from `cv::boxPoints` in float32,
@@ -32,6 +39,8 @@ public enum ImageToTensor {
     }
 
     /// Conversion parameters.
+    ///
+    /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
     public struct Options: Sendable, Hashable {
         /// Tensor width W_t (pixels, > 0).
         public var outputWidth: Int
@@ -60,6 +69,8 @@ public enum ImageToTensor {
     }
 
     /// What the caller needs to map tensor coordinates back to the image.
+    ///
+    /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
     public struct Transform: Sendable, Hashable {
         /// The letterbox padding (all 0 without `keepAspectRatio`).
         public let padding: LetterboxPadding

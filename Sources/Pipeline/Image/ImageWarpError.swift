@@ -1,4 +1,6 @@
 /// Why an image-to-tensor conversion or a mask warp was refused.
+///
+/// Thread safety: a `Sendable` value; it can be thrown across threads and queues.
 public enum ImageWarpError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The region of interest has a non-finite field or a non-positive size
     /// (MediaPipe's width-0/height-0 "sentinel" rect must be skipped by the caller).

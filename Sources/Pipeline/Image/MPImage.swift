@@ -13,7 +13,8 @@ import ImageIO
 /// ``rgbImage`` is the photo as a viewer shows it; the `orientation` argument then describes a
 /// further rotation declared by the caller, as with `UIImage(cgImage:scale:orientation:)`.
 ///
-/// `MPImage` is immutable, hence `Sendable`: share it freely between threads.
+/// Thread safety: `MPImage` is immutable, hence `Sendable`: share it freely between threads,
+/// also with several landmarkers at once.
 public final class MPImage: Sendable {
     /// The stored pixels, layout `[bufferHeight, bufferWidth, 3]` RGB8.
     public let rgbImage: RGBImage

@@ -1,6 +1,8 @@
 import ImageIO
 
 /// Why an ``MPImage`` could not be created.
+///
+/// Thread safety: a `Sendable` value; it can be thrown across threads and queues.
 public enum MPImageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Reading or decoding the file or bytes failed.
     case decodeFailed(ImageIOError)

@@ -1,4 +1,6 @@
 /// Layouts of caller-supplied 8-bit pixel buffers accepted by ``MPImage``.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum PixelFormat: Sendable, Hashable, CaseIterable {
     /// 3 bytes per pixel: R, G, B.
     case rgb8

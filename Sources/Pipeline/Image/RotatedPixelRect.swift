@@ -8,6 +8,8 @@
 ///
 /// Stored in `Double`. The MediaPipe-parity warp (``ImageToTensor/Arithmetic/fixedPoint``) rounds
 /// every field to `Float` first, as MediaPipe holds them; the other arithmetic uses them as given.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct RotatedPixelRect: Sendable, Hashable {
     /// Centre x, pixels.
     public var centerX: Double

@@ -10,6 +10,9 @@
 /// in float32; sample positions are rounded to 1/32 pixel in fixed point (row start
 /// `round((a1·y + a2)·1024) + 16`, per-column `round(a0·x·1024)`, then `>> 5`), and the four
 /// taps are blended with float32 weights `(1−β)(1−α), (1−β)α, β(1−α), βα` summed left to right.
+///
+/// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
+/// number of threads at once.
 public enum SegmentationMaskWarp {
     /// Warps a `[maskHeight, maskWidth]` float32 mask onto a caller-supplied `[imageHeight, imageWidth]` buffer.
     /// - Parameters:

@@ -1,4 +1,6 @@
 /// One handedness classification (MediaPipe `Category` / `Classification`).
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct HandednessCategory: Sendable, Hashable, Codable {
     /// Class index: 0 gets the model's score s, 1 gets 1 − s.
     public var index: Int
@@ -16,6 +18,8 @@ public struct HandednessCategory: Sendable, Hashable, Codable {
 
 /// Which label belongs to which class index (PIPELINE.md §4.6). For the same hand and the same
 /// raw score the two conventions report opposite labels.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum HandednessConvention: Sendable, Hashable {
     /// Tasks API ≥ 0.10.5 (this package's public API): index 0 = "Right", 1 = "Left"; labels
     /// name the subject's hands in a non-mirrored image.

@@ -16,6 +16,8 @@
 /// past the bottom edge the landmark is not skipped: the clipped window still holds the last
 /// rows while `row < H + k`. That is reproduced here (identical for square heatmaps with the
 /// documented skip, except for rows in `[H, H + k)`).
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct HeatmapRefinement: Sendable, Hashable {
     /// Window side in cells (odd).
     public var kernelSize: Int

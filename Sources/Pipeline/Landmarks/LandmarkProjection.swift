@@ -2,6 +2,9 @@ import Foundation
 
 /// Maps landmarks from the model crop to the image through the crop's ROI
 /// (PIPELINE.md §2.8).
+///
+/// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
+/// number of threads at once.
 public enum LandmarkProjection {
     /// `LandmarkProjectionCalculator`: with `u = x − 0.5`, `v = y − 0.5` (crop-normalized),
     ///

@@ -4,6 +4,8 @@
 /// Landmark *i* reads values `[i·d, i·d + d)`: x, y, z, then visibility and presence if
 /// `d ≥ 4` / `d ≥ 5`, both passed through a sigmoid. The normalized output is
 /// `x/W_t`, `y/H_t`, `z/W_t/normalizeZ` in the crop's frame.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct LandmarkTensorLayout: Sendable, Hashable {
     /// Landmarks in the tensor (39 pose, 21 hand).
     public let landmarkCount: Int

@@ -2,6 +2,8 @@
 /// a result counts only if the model's presence flag is **strictly greater** than the
 /// threshold. When it fails, the ROI gives no landmarks, world landmarks, mask, handedness or
 /// next-frame ROI.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct PresenceGate: Sendable, Hashable {
     /// Tasks `min_pose_presence_confidence` / `min_hand_presence_confidence` (0.5); the legacy
     /// flavour uses `min_tracking_confidence` here.

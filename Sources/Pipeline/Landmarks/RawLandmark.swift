@@ -4,6 +4,8 @@
 ///
 /// `visibility` and `presence` are probabilities in `[0, 1]` (after the sigmoid); models that
 /// do not predict them (the hand landmark models) leave them 0.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct RawLandmark: Sendable, Hashable, Codable {
     public var x: Float
     public var y: Float
@@ -26,6 +28,8 @@ public struct RawLandmark: Sendable, Hashable, Codable {
 /// A world landmark: x, y, z in metres, origin at the object's centre (between the hips for
 /// poses, the hand's approximate geometric centre for hands); x right, y down as in the image.
 /// `visibility` and `presence` are copied from the normalized landmark (poses) or 0 (hands).
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct RawWorldLandmark: Sendable, Hashable, Codable {
     public var x: Float
     public var y: Float

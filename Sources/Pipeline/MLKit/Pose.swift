@@ -6,6 +6,8 @@ import Foundation
 /// off-image points fall outside `0..<width` / `0..<height`). `z` is depth on the same pixel
 /// scale as `x`, with the hip midpoint at 0 and negative values toward the camera. As in ML
 /// Kit, `z` of the face landmarks carries little meaning.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct Vision3DPoint: Sendable, Equatable {
     /// Pixels from the left edge of the upright image.
     public var x: CGFloat
@@ -25,6 +27,8 @@ public struct Vision3DPoint: Sendable, Equatable {
 ///
 /// Named `MLKPoseLandmark` (ML Kit's Objective-C name) here because this module already has a
 /// Tasks enum called `PoseLandmark`; `import MLKit` is meant to expose it as `PoseLandmark`.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct MLKPoseLandmark: Sendable, Equatable {
     /// Which body point this is.
     public let type: PoseLandmarkType
@@ -46,6 +50,8 @@ public struct MLKPoseLandmark: Sendable, Equatable {
 }
 
 /// One detected person: ML Kit's `Pose`. Either all 33 landmarks are present or there is no pose.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct Pose: Sendable, Equatable {
     /// The 33 landmarks, indexed by ``PoseLandmarkType/rawValue`` (``PoseLandmarkType/allTypes`` order).
     public let landmarks: [MLKPoseLandmark]

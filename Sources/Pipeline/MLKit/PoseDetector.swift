@@ -25,20 +25,45 @@ import Foundation
 /// fails, returns a detector whose every call reports ``PoseDetectorError/modelUnavailable(path:reason:)``.
 /// Check ``loadError`` to find out at once.
 ///
-/// **Threads.** The detector is `Sendable`. Calls from several threads take turns; in `.stream`
-/// mode they are tracked in the order they take their timestamps. ``process(_:completion:)``
-/// runs detection and then the completion on the detector's private serial queue (Linux
-/// programs have no main run loop by default), one image after another in call order; hop to
-/// another queue in the completion if needed.
+/// **Threads.** The detector is `Sendable`: share one between threads freely. Calls from
+/// several threads take turns (each blocks until the ones ahead of it are done); in `.stream`
+/// mode they are tracked in the order they take their timestamps, so they never fail for being
+/// out of order. ``process(_:completion:)`` runs detection and then the completion on the
+/// detector's private serial queue (Linux programs have no main run loop by default), one image
+/// after another in call order; hop to another queue in the completion if needed. Releasing the
+/// detector with `process` calls still queued is safe: they complete.
 public final class PoseDetector: Sendable {
     /// The mode the detector was made with.
     public let detectorMode: PoseDetectorMode
     /// The model bundle path the detector was made from (as resolved, possibly relative).
     public let modelPath: String
 
-    private let landmarker: Result<PoseLandmarker, PoseDetectorError>
-    private let streamTimestamps: StreamTimestamps
+    /// Everything a detection needs; queued ``process(_:completion:)`` calls hold this, not the
+    /// detector.
+    private let detection: Detection
     private let processingQueue = DispatchQueue(label: "pose-detector")
+
+    /// The landmarker and the stream clock behind a detector.
+    private struct Detection: Sendable {
+        let mode: PoseDetectorMode
+        let landmarker: Result<PoseLandmarker, PoseDetectorError>
+        let streamTimestamps: StreamTimestamps
+
+        /// The poses in `image`, in pixels of the upright image.
+        func poses(in image: MPImage) throws -> [Pose] {
+            let landmarker = try landmarker.get()
+            let result: PoseLandmarkerResult
+            switch mode {
+            case .singleImage:
+                result = try landmarker.detect(image: image)
+            case .stream:
+                result = try streamTimestamps.withNextTimestamp { timestamp in
+                    try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
+                }
+            }
+            return result.landmarks.map { Pose(normalized: $0, width: image.width, height: image.height) }
+        }
+    }
 
     /// A detector with the given options. Never fails; see the type's notes on a missing model.
     public static func poseDetector(options: PoseDetectorOptions) -> PoseDetector {
@@ -51,21 +76,22 @@ public final class PoseDetector: Sendable {
     init(mode: PoseDetectorMode, modelPath: String, clock: @escaping StreamTimestamps.Clock) {
         detectorMode = mode
         self.modelPath = modelPath
-        streamTimestamps = StreamTimestamps(clock: clock)
         let options = PoseLandmarkerOptions()
         options.baseOptions.modelAssetPath = modelPath
         options.runningMode = mode == .stream ? .video : .image
         options.numPoses = 1
+        let landmarker: Result<PoseLandmarker, PoseDetectorError>
         do {
             landmarker = .success(try PoseLandmarker(options: options))
         } catch {
             landmarker = .failure(.modelUnavailable(path: modelPath, reason: "\(error)"))
         }
+        detection = Detection(mode: mode, landmarker: landmarker, streamTimestamps: StreamTimestamps(clock: clock))
     }
 
     /// Why the model could not be loaded, or nil when the detector is ready.
     public var loadError: PoseDetectorError? {
-        if case .failure(let error) = landmarker { return error }
+        if case .failure(let error) = detection.landmarker { return error }
         return nil
     }
 
@@ -74,39 +100,27 @@ public final class PoseDetector: Sendable {
     /// - Throws: ``PoseDetectorError/modelUnavailable(path:reason:)`` when the model did not load,
     ///   `MPImageError.mirroredOrientationUnsupported` for a mirrored ``VisionImage/orientation``.
     public func results(in image: VisionImage) throws -> [Pose] {
-        try detect(image.mpImage())
+        try detection.poses(in: image.mpImage())
     }
 
     /// Detects the pose in `image` without blocking; `completion` receives the poses (empty
     /// when nobody is found) or the error that ``results(in:)`` would throw, never both.
     ///
     /// The image is read before this method returns. Detection and `completion` run on the
-    /// detector's private serial queue, in call order.
+    /// detector's private serial queue, in call order. The queued call keeps the models it needs
+    /// alive, not the detector: it still completes if the detector is released meanwhile.
     public func process(
         _ image: VisionImage, completion: @escaping @Sendable ([Pose]?, (any Error)?) -> Void
     ) {
         let frame = Result { () throws(MPImageError) -> MPImage in try image.mpImage() }
+        let detection = detection
         processingQueue.async {
             do {
-                let poses = try self.detect(frame.get())
+                let poses = try detection.poses(in: frame.get())
                 completion(poses, nil)
             } catch {
                 completion(nil, error)
             }
         }
-    }
-
-    private func detect(_ image: MPImage) throws -> [Pose] {
-        let landmarker = try landmarker.get()
-        let result: PoseLandmarkerResult
-        switch detectorMode {
-        case .singleImage:
-            result = try landmarker.detect(image: image)
-        case .stream:
-            result = try streamTimestamps.withNextTimestamp { timestamp in
-                try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
-            }
-        }
-        return result.landmarks.map { Pose(normalized: $0, width: image.width, height: image.height) }
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 
 /// Why a ``PoseDetector`` cannot detect poses.
+///
+/// Thread safety: a `Sendable` value; it can be thrown across threads and queues.
 public enum PoseDetectorError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// The pose model bundle at `path` could not be loaded when the detector was made; every
     /// call of that detector reports this error. `reason` is the loader's message.

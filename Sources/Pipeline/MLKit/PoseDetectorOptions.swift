@@ -1,6 +1,8 @@
 import Foundation
 
 /// How a ``PoseDetector`` treats successive images (ML Kit's `PoseDetectorMode`).
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum PoseDetectorMode: Sendable, Hashable {
     /// Video: the most prominent person is detected once, then tracked from frame to frame
     /// (the person detector runs again only when the track is lost) and the landmarks are
@@ -25,6 +27,10 @@ public enum PoseDetectorMode: Sendable, Hashable {
 /// 3. ``defaultModelPath``, `models/pose_landmarker_full.task`.
 ///
 /// Relative paths are resolved against the process's current directory when the detector is made.
+///
+/// Thread safety: not `Sendable` (a mutable class, as on iOS): set it up on one thread. The
+/// detector (``PoseDetector/poseDetector(options:)``) reads it once, when it is created; later
+/// changes do not reach an existing detector.
 public class PoseDetectorOptions {
     /// The bundle used when neither ``modelPath`` nor the environment variable names one.
     public static let defaultModelPath = "models/pose_landmarker_full.task"
@@ -57,4 +63,6 @@ public class PoseDetectorOptions {
 /// ML Kit ships two SDKs with different models. Here both run the same pipeline and the same
 /// model, `pose_landmark_full` (the only one available), so the two option classes behave
 /// identically; the choice is only a label kept for source compatibility.
+///
+/// Thread safety: as ``PoseDetectorOptions``: not `Sendable`; set it up on one thread.
 public final class AccuratePoseDetectorOptions: PoseDetectorOptions {}

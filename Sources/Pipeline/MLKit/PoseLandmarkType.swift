@@ -4,6 +4,8 @@
 /// MediaPipe order, PIPELINE.md §6), so the mapping to the Tasks ``PoseLandmark`` enum is 1:1
 /// by index; only some names differ (`leftPinkyFinger` is Tasks' `leftPinky`, `leftToe` is
 /// `leftFootIndex`, …). "Left" and "right" are the subject's sides.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum PoseLandmarkType: Int, CaseIterable, Sendable {
     case nose = 0
     case leftEyeInner, leftEye, leftEyeOuter

@@ -6,13 +6,17 @@ import Foundation
 ///
 /// ``withNextTimestamp(_:)`` holds a lock while it runs its body, so frames reach the
 /// landmarker in timestamp order even when several threads call at once.
-final class StreamTimestamps: Sendable {
+///
+/// `@unchecked Sendable`: `lastTimestamp` is mutable, and every access to it holds `lock` (an
+/// `NSLock`, whose hand-over the thread sanitizer sees).
+final class StreamTimestamps: @unchecked Sendable {
     /// Reads the current time in milliseconds; must never decrease.
     typealias Clock = @Sendable () -> Int
 
     private let clock: Clock
     private let lock = NSLock()
-    private nonisolated(unsafe) var lastTimestamp: Int?
+    /// Guarded by `lock`.
+    private var lastTimestamp: Int?
 
     init(clock: @escaping Clock) {
         self.clock = clock

@@ -8,7 +8,7 @@ import ImageIO
 /// Mirrored orientations are accepted here but refused by the detector
 /// (`MPImageError.mirroredOrientationUnsupported`), as MediaPipe does.
 ///
-/// Not `Sendable` (``orientation`` is mutable): use an image from one thread at a time. The
+/// Thread safety: not `Sendable` (``orientation`` is mutable): use an image from one thread at a time. The
 /// detector copies what it needs when a call starts, so changing the image afterwards does not
 /// affect a detection already under way.
 public final class VisionImage {

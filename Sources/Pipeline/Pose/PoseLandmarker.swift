@@ -2,9 +2,16 @@ import Foundation
 import ImageIO
 import Inference
 
-/// Receives live-stream results of a `PoseLandmarker` (running mode `.liveStream`), on the
-/// landmarker's private serial queue, in increasing timestamp order. Frames dropped because
-/// the landmarker was busy produce no call.
+/// Receives live-stream results of a `PoseLandmarker` (running mode `.liveStream`), in increasing
+/// timestamp order, each accepted frame at most once. Frames dropped because the landmarker was
+/// busy produce no call (see the landmarker's notes on threads for how to tell them).
+///
+/// Thread safety: the landmarker calls its delegate on its own private serial queue, never on
+/// the thread that submitted the frame, one call at a time. A conforming type must therefore be
+/// safe to call from that queue while other threads use it (guard shared state with a lock, or
+/// hop to another queue). The protocol does not require `Sendable`, so that delegate classes
+/// written for iOS port unchanged; the compiler does not check this for you. The landmarker
+/// holds its delegate weakly.
 public protocol PoseLandmarkerLiveStreamDelegate: AnyObject {
     func poseLandmarker(
         _ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
@@ -34,8 +41,30 @@ extension PoseLandmarkerOptions {
 /// Images with an orientation other than `.up` are processed upright: landmarks are
 /// normalized to the upright image (`MPImage.width` × `MPImage.height`).
 ///
-/// Thread safety: the landmarker is `Sendable`. Calls from several threads are serialised;
-/// the tracking state is never touched by two frames at once.
+/// **Threads.** The landmarker is `Sendable`: one instance may be shared by any number of threads.
+/// - `detect(image:)` and `detect(videoFrame:timestampInMilliseconds:)` called from several
+///   threads take turns: each call blocks until the ones ahead of it are done, and the tracking
+///   state is never touched by two frames at once. A video frame whose timestamp is not greater
+///   than the last accepted one (another thread got in first) throws
+///   `TaskError.nonMonotonicTimestamp` and leaves the tracking state as it was.
+/// - `detectAsync(image:timestampInMilliseconds:)` may be called from several threads. Each call
+///   is accepted or refused at once: a timestamp not greater than the last accepted one throws
+///   `TaskError.nonMonotonicTimestamp`. Threads that take timestamps from a shared counter can
+///   still reach the landmarker out of order and get this error; to avoid it, take the timestamp
+///   and call `detectAsync` under one lock.
+/// - Live-stream results reach the delegate on the landmarker's private serial queue, one at a
+///   time, in increasing timestamp order, each accepted frame at most once.
+/// - **Dropped frames.** While one frame runs, at most one more waits; a newer frame replaces
+///   the waiting one, which is dropped without a callback. The newest accepted frame is never
+///   dropped. So when the delegate receives timestamp *t*, every accepted frame older than *t*
+///   that has had no callback was dropped, and once `close()` returns, every accepted frame
+///   has had its callback or was dropped.
+/// - `close()` may be called from any thread. It returns once every accepted frame is
+///   delivered or dropped; no callback comes after it. From inside the delegate it returns at
+///   once instead, and the frame waiting, if any, is still delivered. Every later call throws
+///   `TaskError.closed`.
+/// - Releasing the last reference without `close()` is safe; results not yet delivered then
+///   get no callback.
 public final class PoseLandmarker: Sendable {
     /// The 35 connections between pose landmarks, for drawing a skeleton.
     public static var poseLandmarks: [Connection] { PoseLandmarksConnections.poseLandmarks }
@@ -89,7 +118,11 @@ public final class PoseLandmarker: Sendable {
                     : nil,
                 timestampInMilliseconds: timestamp)
         }
-        owner.object = self
+        // Only the live-stream handler reads `owner`. Forming a weak reference gives `self` a
+        // side table that, once `owner` is freed at the end of this init, only the object's
+        // encoded header points to: a leak checker then reports it as lost for as long as the
+        // landmarker lives. In live-stream mode `owner` lives in the runner, beside it.
+        if configuration.runningMode == .liveStream { owner.object = self }
     }
 
     deinit { runner.close() }
@@ -105,13 +138,18 @@ public final class PoseLandmarker: Sendable {
     }
 
     /// Queues a live-stream frame (`.liveStream` mode) and returns at once; the result reaches
-    /// the delegate. Timestamps must increase strictly.
+    /// the delegate, unless a newer frame displaces this one while it waits (see the notes on
+    /// threads). Timestamps must increase strictly.
+    /// - Throws: `TaskError.nonMonotonicTimestamp` when the timestamp is not greater than the
+    ///   last accepted one (the frame is refused and gets no callback), `TaskError.closed`,
+    ///   `TaskError.runningModeMismatch`, `TaskError.timestampOutOfRange`.
     public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws {
         try runner.processLiveStreamFrame(image, timestampInMilliseconds: timestampInMilliseconds)
     }
 
-    /// Waits for accepted live-stream frames, then frees the models. Later calls throw
-    /// `TaskError.closed`.
+    /// Waits for accepted live-stream frames to be delivered or dropped, then frees the models.
+    /// Later calls throw `TaskError.closed`. Idempotent; callable from any thread, including
+    /// the delegate (where it does not wait).
     public func close() { runner.close() }
 }
 

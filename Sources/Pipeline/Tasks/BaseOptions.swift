@@ -5,6 +5,9 @@ import Foundation
 /// A landmarker's model asset is a `.task` bundle: a zip archive of *stored* (uncompressed)
 /// `.tflite` members (see `LandmarkerBundleKind` for the member names). Set exactly one of
 /// the two properties.
+///
+/// Thread safety: not `Sendable` (a mutable class, as on iOS): set it up on one thread. The
+/// landmarker reads it once, when it is created; later changes do not reach an existing landmarker.
 public final class BaseOptions {
     /// Absolute or working-directory-relative path of the `.task` bundle on disk.
     public var modelAssetPath: String?
@@ -48,6 +51,8 @@ public final class BaseOptions {
 }
 
 /// Where a model asset bundle is read from.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum ModelAssetSource: Sendable, Equatable {
     /// A `.task` file on disk.
     case path(String)

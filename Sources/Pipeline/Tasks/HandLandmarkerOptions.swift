@@ -5,6 +5,9 @@
 ///
 /// The live-stream delegate (`handLandmarkerLiveStreamDelegate`, declared beside the landmarker
 /// class) is a weak reference that must be set exactly when `runningMode` is `.liveStream`.
+///
+/// Thread safety: not `Sendable` (a mutable class, as on iOS): set it up on one thread. The
+/// landmarker reads it once, when it is created; later changes do not reach an existing landmarker.
 public final class HandLandmarkerOptions {
     /// The largest accepted `numHands`. Each hand runs the landmark model once per frame.
     public static let maximumNumHands = 64

@@ -4,6 +4,8 @@
 /// `HandLandmark` order and one handedness category. All arrays are empty when no hand was found.
 ///
 /// JSON keys: `handedness`, `landmarks`, `worldLandmarks`, `timestampInMilliseconds`.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct HandLandmarkerResult: Codable, Sendable, Equatable {
     /// `[hands][1]`: "Left" or "Right", the subject's hand in a non-mirrored image.
     public var handedness: [[ResultCategory]]

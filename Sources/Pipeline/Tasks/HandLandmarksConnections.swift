@@ -1,5 +1,8 @@
 /// The hand skeleton used to draw landmarks (on iOS: the `HandLandmarker.hand*Connections`
 /// class properties).
+///
+/// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
+/// number of threads at once.
 public enum HandLandmarksConnections {
     /// The 6 palm edges: wrist to the thumb and index bases, across the finger bases, and
     /// wrist to the pinky base.

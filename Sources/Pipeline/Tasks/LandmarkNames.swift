@@ -1,6 +1,8 @@
 /// The 33 pose landmarks, in model output order (`rawValue` = index into a pose's landmarks).
 ///
 /// "Left" and "right" are the subject's sides.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum PoseLandmark: Int, CaseIterable, Sendable {
     case nose = 0
     case leftEyeInner, leftEye, leftEyeOuter
@@ -22,6 +24,8 @@ public enum PoseLandmark: Int, CaseIterable, Sendable {
 
 /// The 21 hand landmarks, in model output order (`rawValue` = index into a hand's landmarks),
 /// named as the iOS `HandLandmark`.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum HandLandmark: Int, CaseIterable, Sendable {
     case wrist = 0
     case thumbCMC, thumbMCP, thumbIP, thumbTIP

@@ -1,6 +1,8 @@
 /// A landmark in normalized image coordinates, mirroring the iOS `NormalizedLandmark`.
 ///
 /// JSON keys: `x`, `y`, `z`, `visibility`, `presence` (the last two omitted when nil).
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct NormalizedLandmark: Codable, Sendable, Equatable {
     /// Horizontal position divided by the image width: 0 = left edge, 1 = right edge
     /// (values outside [0, 1] are off-image).
@@ -30,6 +32,8 @@ public struct NormalizedLandmark: Codable, Sendable, Equatable {
 ///
 /// Metres, with the origin at the hip midpoint (poses) or at the hand's
 /// geometric centre (hands). JSON keys: `x`, `y`, `z`, `visibility`, `presence`.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct Landmark: Codable, Sendable, Equatable {
     /// Metres.
     public var x: Float

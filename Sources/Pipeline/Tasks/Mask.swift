@@ -6,6 +6,8 @@
 ///
 /// JSON keys: `width`, `height`, `float32Data`. Decoding rejects data whose length is not
 /// `width * height`.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct Mask: Codable, Sendable, Equatable {
     /// Pixels per row.
     public let width: Int

@@ -24,6 +24,10 @@ enum ModelLoading {
 
 /// Carries a graph into the runner's `@Sendable` processor. Contract: the runner never runs
 /// the processor concurrently with itself, so the graph is used by one thread at a time.
+/// `@unchecked Sendable` because the graph (interpreters, tracking state) is mutable and not
+/// `Sendable`; the lock that makes this safe is the runner's (`VisionTaskRunner` runs the
+/// processor under its synchronous-call lock or on its serial delivery queue, never both, as a
+/// runner has one running mode), and the stress tests check it under the thread sanitizer.
 struct UnsafeSendableGraph<Graph>: @unchecked Sendable {
     let graph: Graph
     init(_ graph: Graph) { self.graph = graph }

@@ -5,6 +5,9 @@
 ///
 /// The live-stream delegate (`poseLandmarkerLiveStreamDelegate`, declared beside the landmarker
 /// class) is a weak reference that must be set exactly when `runningMode` is `.liveStream`.
+///
+/// Thread safety: not `Sendable` (a mutable class, as on iOS): set it up on one thread. The
+/// landmarker reads it once, when it is created; later changes do not reach an existing landmarker.
 public final class PoseLandmarkerOptions {
     /// The largest accepted `numPoses`. Each pose runs the landmark model once per frame.
     public static let maximumNumPoses = 64

@@ -5,6 +5,8 @@
 ///
 /// JSON keys: `landmarks`, `worldLandmarks`, `segmentationMasks` (omitted when nil),
 /// `timestampInMilliseconds`.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct PoseLandmarkerResult: Codable, Sendable, Equatable {
     /// `[poses][33]`, normalized image coordinates.
     public var landmarks: [[NormalizedLandmark]]

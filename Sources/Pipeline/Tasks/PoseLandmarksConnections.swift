@@ -1,4 +1,7 @@
 /// The pose skeleton used to draw landmarks (on iOS: `PoseLandmarker.poseLandmarks`).
+///
+/// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
+/// number of threads at once.
 public enum PoseLandmarksConnections {
     /// The 35 edges between the 33 pose landmarks: face, arms and hands, torso, legs and feet.
     public static let poseLandmarks: [Connection] = [

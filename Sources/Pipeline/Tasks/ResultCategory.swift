@@ -1,6 +1,8 @@
 /// A classification result, mirroring the iOS `ResultCategory` (used for handedness).
 ///
 /// JSON keys: `index`, `score`, `categoryName`, `displayName` (the last two omitted when nil).
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct ResultCategory: Codable, Sendable, Equatable {
     /// The label's index in the model's label list; -1 when unknown.
     public var index: Int

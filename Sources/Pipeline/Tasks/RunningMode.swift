@@ -8,6 +8,8 @@
 ///
 /// In `.video` and `.liveStream` the landmarks of one frame give the region of interest of the
 /// next one (tracking); in `.image` every call runs the detector.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum RunningMode: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Independent still images.
     case image

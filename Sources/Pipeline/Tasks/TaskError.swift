@@ -4,6 +4,8 @@ import Foundation
 /// timestamps, and use after `close()`.
 ///
 /// On iOS these are `NSError`s; here they are a Swift enum whose `description` is the message.
+///
+/// Thread safety: a `Sendable` value; it can be thrown across threads and queues.
 public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// Neither `baseOptions.modelAssetPath` nor `baseOptions.modelAssetBuffer` is set.
     case missingModelAsset

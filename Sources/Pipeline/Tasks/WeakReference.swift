@@ -17,6 +17,13 @@ import Foundation
 /// }), label: "…", processor: …)
 /// owner.object = self
 /// ```
+///
+/// Point a `WeakReference` at an object only where something keeps the `WeakReference` alive
+/// as long as the object (here the runner's handler). Forming a weak reference gives the object
+/// a side table, and the object's header encodes its address in a form a leak checker does not
+/// recognise: with no weak reference left, LeakSanitizer reports that side table as a 32-byte
+/// leak for as long as the object lives (a landmarker in image or video mode still alive at
+/// exit, for instance).
 package final class WeakReference<Object>: @unchecked Sendable {
     // `Object` is left unconstrained because a class-bound protocol existential such as
     // `any PoseLandmarkerLiveStreamDelegate` does not satisfy an `AnyObject` constraint. Use a

@@ -8,6 +8,9 @@
 /// * the IoU of the two landmark bounding boxes (normalized, axis-aligned) is > 0.2.
 ///
 /// Remove a suppressed hand's landmarks, world landmarks, handedness and next-frame ROI.
+///
+/// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
+/// number of threads at once.
 public enum HandDeduplication {
     public static let landmarksPerHand = 21
     static let minimumMatchingLandmarks = 10

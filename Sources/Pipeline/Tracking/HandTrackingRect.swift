@@ -3,6 +3,9 @@ import Foundation
 /// The hand ROI built from a frame's 21 landmarks, for the next frame
 /// (MediaPipe `HandLandmarksToRectCalculator` + `RectTransformationCalculator`,
 /// PIPELINE.md §4.4). Both flavours use it.
+///
+/// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
+/// number of threads at once.
 public enum HandTrackingRect {
     /// Landmarks that shape the rect: the wrist, thumb joints 1–3, and the MCP and PIP joints
     /// of the four fingers.

@@ -3,6 +3,9 @@
 ///
 /// One smoother follows one object. Each call is one frame; timestamps are microseconds and
 /// must increase (a sample at or before the previous timestamp passes through unfiltered).
+///
+/// Thread safety: a `Sendable` value that carries filter state: each copy filters on its own;
+/// mutate one copy from one thread at a time.
 public struct LandmarksSmoother: Sendable {
     public let parameters: OneEuroParameters
     private var filters: [OneEuroFilter] = []  // 3 per landmark: x, y, z

@@ -4,6 +4,9 @@
 /// The first sample passes through; after that `y = α·x + (1 − α)·y_prev`. As in MediaPipe,
 /// `α·x` is a `Float` product while `(1 − α)·y_prev` and the sum are evaluated in `Double`,
 /// then the result is stored as `Float`. The filter also remembers the last raw input.
+///
+/// Thread safety: a `Sendable` value that carries filter state: each copy filters on its own;
+/// mutate one copy from one thread at a time.
 public struct LowPassFilter: Sendable, Hashable {
     /// The smoothing factor in `[0, 1]`; 1 = no smoothing.
     public private(set) var alpha: Float

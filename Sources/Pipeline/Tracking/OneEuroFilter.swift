@@ -3,6 +3,8 @@ import Foundation
 /// Parameters of a One-Euro filter and of the landmark smoother around it
 /// (`OneEuroFilter` options of MediaPipe's `LandmarksSmoothingCalculator`, PIPELINE.md §2.10,
 /// §3.6).
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct OneEuroParameters: Sendable, Hashable {
     /// Initial sampling frequency in Hz, used until two timestamps give a real one (30).
     public var frequency: Double
@@ -55,6 +57,9 @@ public struct OneEuroParameters: Sendable, Hashable {
 /// * `edx = LowPass_d(dx)` with `α(derivateCutoff)`; `cutoff = minCutoff + beta·|edx|`;
 ///   `y = LowPass_x(x)` with `α(cutoff)`.
 /// * `α(fc) = 1 / (1 + τ/T_e)`, `τ = 1/(2π·fc)`, `T_e = 1/f`.
+///
+/// Thread safety: a `Sendable` value that carries filter state: each copy filters on its own;
+/// mutate one copy from one thread at a time.
 public struct OneEuroFilter: Sendable, Hashable {
     public let minCutoff: Double
     public let beta: Double

@@ -1,5 +1,8 @@
 /// The pose ROI built from a frame's landmarks, for the next frame (PIPELINE.md §3.5) and as
 /// the landmark smoother's object scale (§3.6).
+///
+/// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
+/// number of threads at once.
 public enum PoseTrackingRect {
     /// The alignment-points rect of the two auxiliary landmarks, *before* the ×1.25 scale:
     /// centre = aux 0 (body centre, model landmark 33), side = 2·‖aux1 − aux0‖ pixels,

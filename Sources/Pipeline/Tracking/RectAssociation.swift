@@ -1,5 +1,8 @@
 /// Merging of tracked and newly detected ROIs by axis-aligned IoU, rotation ignored
 /// (PIPELINE.md §2.9). Overlap means IoU **> threshold**.
+///
+/// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
+/// number of threads at once.
 public enum RectAssociation {
     /// `AssociationNormRectCalculator` (Tasks pose, legacy hands): later rects win.
     ///

@@ -9,6 +9,9 @@
 ///
 /// `u` approximates the uncertainty (binary entropy) of `p`: confident pixels keep the new
 /// value, uncertain ones lean on the previous frame.
+///
+/// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
+/// number of threads at once.
 public enum SegmentationSmoothing {
     /// `combine_with_previous_ratio` of the legacy pose graph.
     public static let legacyPoseRatio: Float = 0.7

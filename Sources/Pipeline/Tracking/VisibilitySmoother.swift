@@ -5,6 +5,9 @@
 ///
 /// MediaPipe never resets these filters, not even when the object is lost: the state carries
 /// over to the next time it appears. If the landmark count changes, the filters start afresh.
+///
+/// Thread safety: a `Sendable` value that carries filter state: each copy filters on its own;
+/// mutate one copy from one thread at a time.
 public struct VisibilitySmoother: Sendable {
     /// The low-pass α (pose landmarks and pose world landmarks: 0.1).
     public let alpha: Float

@@ -2,6 +2,9 @@ import Foundation
 
 /// A `.task` model asset bundle: a stored-entry zip archive of `.tflite` models, read from a
 /// file or from memory. Models are returned as bytes; nothing is unpacked to disk.
+///
+/// Thread safety: a `Sendable` value holding an immutable copy of the bundle bytes; read it from
+/// any number of threads at once.
 public struct ModelAssetBundle: Sendable {
     private let archive: StoredZipArchive
 
@@ -48,6 +51,8 @@ public struct ModelAssetBundle: Sendable {
 }
 
 /// Which landmarker a bundle is for, and the member names that landmarker reads from it.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum LandmarkerBundleKind: Sendable, CaseIterable {
     /// `pose_landmarker*.task`: `pose_detector.tflite` + `pose_landmarks_detector.tflite`.
     case poseLandmarker
@@ -72,6 +77,8 @@ public enum LandmarkerBundleKind: Sendable, CaseIterable {
 }
 
 /// The two `.tflite` models of a landmarker, as bytes. Other members of the bundle are ignored.
+///
+/// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct LandmarkerModels: Sendable, Equatable {
     /// The detector (`pose_detector.tflite` or `hand_detector.tflite`).
     public let detectorModel: [UInt8]

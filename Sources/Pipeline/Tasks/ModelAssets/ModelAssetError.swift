@@ -1,6 +1,8 @@
 import Foundation
 
 /// Why a model asset bundle could not be loaded.
+///
+/// Thread safety: a `Sendable` value; it can be thrown across threads and queues.
 public enum ModelAssetError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// The bundle file could not be read.
     case unreadableFile(path: String, reason: String)

@@ -5,8 +5,13 @@
 /// central-directory record and every local header, with each offset and size bounds-checked.
 /// It rejects compressed, encrypted and zip64 entries, multi-disk archives, duplicate names
 /// and data that overlaps the central directory. `contents(of:)` also verifies the CRC-32.
+///
+/// Thread safety: a `Sendable` value holding an immutable copy of the archive bytes; read it from
+/// any number of threads at once.
 public struct StoredZipArchive: Sendable {
     /// One stored member of the archive.
+    ///
+    /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
     public struct Entry: Sendable, Equatable {
         /// The entry's path inside the archive, for example `pose_detector.tflite`.
         public let name: String

@@ -11,6 +11,9 @@
 /// try writer.addEntry(named: "pose_landmarks_detector.tflite", contents: landmarksBytes)
 /// let bundle = try writer.finish()
 /// ```
+///
+/// Thread safety: a `Sendable` value; each copy builds its own archive. Call its mutating methods
+/// on one copy from one thread at a time.
 public struct StoredZipWriter: Sendable {
     private var output: [UInt8] = []
     private var centralDirectory: [UInt8] = []

@@ -3,6 +3,8 @@ import Foundation
 /// Why a zip archive could not be read or written by the stored-entry zip reader and writer.
 ///
 /// Offsets are byte offsets from the start of the archive.
+///
+/// Thread safety: a `Sendable` value; it can be thrown across threads and queues.
 public enum ZipArchiveError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// No end-of-central-directory record ends the data: not a zip archive, or truncated.
     case endOfCentralDirectoryNotFound

@@ -1,0 +1,163 @@
+import ArgumentParser
+import Foundation
+import Pipeline
+
+/// `landmarker soak`: runs one landmarker over many frames and checks that its resident memory
+/// stays flat once warmed up.
+struct SoakCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "soak",
+        abstract: "Run a pose or hand landmarker over many frames and check that resident memory stays flat.",
+        discussion: """
+            The PNG/JPEG frames of --frames (sorted by name) are decoded into memory first, then fed
+            in a cycle until --count frames have run, with timestamps 40 ms apart (25 fps). Video
+            mode calls detect(videoFrame:timestampInMilliseconds:); live-stream mode calls
+            detectAsync(image:timestampInMilliseconds:) with at most two frames outstanding and
+            counts the frames the landmarker drops. The resident set size (/proc/self/statm) is
+            printed every --every frames and after the last one. The command fails (exit status 1)
+            when the size after the last frame exceeds the size after --warm-up frames by more
+            than --max-growth-kib.
+            """)
+
+    enum Mode: String, ExpressibleByArgument, CaseIterable {
+        case video, livestream
+    }
+
+    /// Milliseconds between two timestamps (25 fps).
+    static let frameIntervalMs = 40
+
+    @Argument(help: "pose or hand.")
+    var task: PipelineBenchCommand.Task
+
+    @Option(help: "A folder of PNG/JPEG frames, fed in a cycle.")
+    var frames: String
+
+    @Option(help: "Frames to run in all.")
+    var count = 10_000
+
+    @Option(help: "video: detect(videoFrame:timestampInMilliseconds:); livestream: detectAsync(image:timestampInMilliseconds:).")
+    var mode: Mode = .video
+
+    @Option(help: "Threads for the model kernels.")
+    var threads = 1
+
+    @Option(help: "Print the resident size every this many frames.")
+    var every = 500
+
+    @Option(help: "The frame after which the resident size is the baseline.")
+    var warmUp = 500
+
+    @Option(help: "The most the resident size may grow from the baseline to the last frame, in KiB.")
+    var maxGrowthKib = 2048
+
+    @Option(help: """
+        The landmarker bundle (.task); default models/pose_landmarker_full.task for pose, \
+        models/hand_landmarker_full.task for hand.
+        """)
+    var model: String?
+
+    func validate() throws {
+        guard count >= 1 && count <= 100_000_000 else { throw ValidationError("--count must be between 1 and 100000000") }
+        guard warmUp >= 1 && warmUp <= count else { throw ValidationError("--warm-up must be between 1 and --count") }
+        guard every >= 1 else { throw ValidationError("--every must be at least 1") }
+        guard maxGrowthKib >= 0 else { throw ValidationError("--max-growth-kib must not be negative") }
+        guard threads >= 1 && threads <= 256 else { throw ValidationError("--threads must be between 1 and 256") }
+    }
+
+    private var modelPath: String {
+        model ?? (task == .pose ? "models/pose_landmarker_full.task" : HandCommand.fullModel)
+    }
+
+    func run() throws {
+        try reportingFailures(soak)
+    }
+
+    private func soak() throws {
+        let images = try FrameInput.decodeFolder(frames)
+        let feeder = try makeFeeder()
+        report("\(task.rawValue), \(mode.rawValue) mode, \(modelPath): \(count) frames cycling over "
+              + "\(images.count) of \(images[0].width)x\(images[0].height), \(threads) thread(s)")
+        var baseline: Int?
+        var peakAfterWarmUp = 0
+        var last = 0
+        for index in 0..<count {
+            try feeder.feed(images[index % images.count], timestampInMilliseconds: index * Self.frameIntervalMs)
+            let done = index + 1
+            guard done % every == 0 || done == warmUp || done == count else { continue }
+            last = try ResidentMemory.currentBytes()
+            if done == warmUp { baseline = last }
+            if let baseline {
+                peakAfterWarmUp = max(peakAfterWarmUp, last)
+                report(String(format: "frame %d: resident %.3f MiB, %+.0f KiB since frame %d",
+                             done, Self.mebibytes(last), Double(last - baseline) / 1024, warmUp))
+            } else {
+                report(String(format: "frame %d: resident %.3f MiB", done, Self.mebibytes(last)))
+            }
+        }
+        let outcome = try feeder.finish()
+        report("processed \(outcome.processed), with a result \(outcome.withResult), dropped \(outcome.dropped), "
+              + "errors \(outcome.errors)")
+        // `warmUp` is in 1...count, so the baseline was taken.
+        let start = baseline ?? last
+        let growthKib = Double(last - start) / 1024
+        report(String(format: "resident after frame %d: %.3f MiB; after frame %d: %.3f MiB; growth %+.0f KiB "
+                     + "(limit %d KiB); peak after warm-up %.3f MiB",
+                     warmUp, Self.mebibytes(start), count, Self.mebibytes(last), growthKib, maxGrowthKib,
+                     Self.mebibytes(peakAfterWarmUp)))
+        guard last - start <= maxGrowthKib * 1024 else {
+            throw CommandFailure(String(format: "resident memory grew by %.0f KiB between frame %d and frame %d, more than %d KiB",
+                                        growthKib, warmUp, count, maxGrowthKib))
+        }
+    }
+
+    private static func mebibytes(_ bytes: Int) -> Double { Double(bytes) / 1_048_576 }
+
+    /// Writes a line to standard output at once (unbuffered), so that a long run shows its
+    /// progress in a log as it goes.
+    private func report(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// A landmarker of the chosen task and mode, wrapped in the feeder that drives it.
+    private func makeFeeder() throws -> any SoakFeeder {
+        let runningMode: RunningMode = mode == .video ? .video : .liveStream
+        let receiver = LiveStreamSoakReceiver()
+        do {
+            switch task {
+            case .pose:
+                let options = PoseLandmarkerOptions()
+                options.baseOptions.modelAssetPath = modelPath
+                options.baseOptions.numThreads = threads
+                options.runningMode = runningMode
+                if runningMode == .liveStream { options.poseLandmarkerLiveStreamDelegate = receiver }
+                let landmarker = try PoseLandmarker(options: options)
+                if runningMode == .video {
+                    return VideoSoakFeeder(detect: { image, timestamp in
+                        !(try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp).landmarks.isEmpty)
+                    }, close: landmarker.close)
+                }
+                return LiveStreamSoakFeeder(receiver: receiver, submit: { image, timestamp in
+                    try landmarker.detectAsync(image: image, timestampInMilliseconds: timestamp)
+                }, close: landmarker.close)
+            case .hand:
+                let options = HandLandmarkerOptions()
+                options.baseOptions.modelAssetPath = modelPath
+                options.baseOptions.numThreads = threads
+                options.runningMode = runningMode
+                options.numHands = 2
+                if runningMode == .liveStream { options.handLandmarkerLiveStreamDelegate = receiver }
+                let landmarker = try HandLandmarker(options: options)
+                if runningMode == .video {
+                    return VideoSoakFeeder(detect: { image, timestamp in
+                        !(try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp).landmarks.isEmpty)
+                    }, close: landmarker.close)
+                }
+                return LiveStreamSoakFeeder(receiver: receiver, submit: { image, timestamp in
+                    try landmarker.detectAsync(image: image, timestampInMilliseconds: timestamp)
+                }, close: landmarker.close)
+            }
+        } catch {
+            throw CommandFailure("\(modelPath): \(error)")
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Dispatch
+import Foundation
+@testable import Pipeline
+import TestSupport
+import Testing
+
+/// A landmarker or detector is freed once its user lets go of it: no retain cycle through the
+/// live-stream delegate, the private queues or the ML Kit completion path. (The suite's leak
+/// check under the address sanitizer would also catch one, but only at exit and without
+/// naming the mode.)
+@Suite struct LandmarkerLifetimeTests {
+    /// Polls `isReleased` every millisecond for up to 10 s. Work already on a landmarker's or a
+    /// detector's private queue may hold it until that work returns; nothing else should.
+    static func eventually(_ isReleased: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while !isReleased() {
+            if Date() > deadline { return false }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        return true
+    }
+
+    static func clipFrame() throws -> MPImage {
+        try MPImage(contentsOfFile: Fixtures.path("video/mp_hand_reach/frame_0010.png"))
+    }
+
+    /// Runs two frames through `landmarker` in its mode; in live-stream mode also closes it when
+    /// `closeLiveStream` is set, else leaves the frames pending.
+    static func use(_ landmarker: PoseLandmarker, mode: RunningMode, frame: MPImage, closeLiveStream: Bool) throws {
+        switch mode {
+        case .image:
+            _ = try landmarker.detect(image: frame)
+            _ = try landmarker.detect(image: frame)
+        case .video:
+            _ = try landmarker.detect(videoFrame: frame, timestampInMilliseconds: 0)
+            _ = try landmarker.detect(videoFrame: frame, timestampInMilliseconds: 40)
+        case .liveStream:
+            try landmarker.detectAsync(image: frame, timestampInMilliseconds: 0)
+            try landmarker.detectAsync(image: frame, timestampInMilliseconds: 40)
+            if closeLiveStream { landmarker.close() }
+        }
+    }
+
+    static func use(_ landmarker: HandLandmarker, mode: RunningMode, frame: MPImage, closeLiveStream: Bool) throws {
+        switch mode {
+        case .image:
+            _ = try landmarker.detect(image: frame)
+            _ = try landmarker.detect(image: frame)
+        case .video:
+            _ = try landmarker.detect(videoFrame: frame, timestampInMilliseconds: 0)
+            _ = try landmarker.detect(videoFrame: frame, timestampInMilliseconds: 40)
+        case .liveStream:
+            try landmarker.detectAsync(image: frame, timestampInMilliseconds: 0)
+            try landmarker.detectAsync(image: frame, timestampInMilliseconds: 40)
+            if closeLiveStream { landmarker.close() }
+        }
+    }
+
+    /// Image and video mode, and live stream after `close()`: freed when the scope ends. Live
+    /// stream without `close()`: a result being delivered holds the landmarker until the delegate
+    /// returns, so it is freed once the queue is idle. The delegate is never kept alive either.
+    @Test(arguments: [(RunningMode.image, false), (.video, false), (.liveStream, true), (.liveStream, false)])
+    func poseLandmarkerIsFreedAfterItsLastUse(mode: RunningMode, closeLiveStream: Bool) throws {
+        let frame = try Self.clipFrame()
+        weak var weakLandmarker: PoseLandmarker?
+        weak var weakDelegate: PoseLiveStreamLog?
+        do {
+            let delegate = mode == .liveStream ? PoseLiveStreamLog() : nil
+            let landmarker = try LandmarkerStressTests.poseLandmarker(mode, delegate: delegate)
+            weakLandmarker = landmarker
+            weakDelegate = delegate
+            try Self.use(landmarker, mode: mode, frame: frame, closeLiveStream: closeLiveStream)
+            if closeLiveStream { #expect(delegate?.deliveries.map(\.timestamp) == [0, 40]) }
+        }
+        if mode == .liveStream && !closeLiveStream {
+            #expect(Self.eventually { weakLandmarker == nil }, "the \(mode) landmarker was never freed")
+            #expect(Self.eventually { weakDelegate == nil }, "the delegate was kept alive")
+        } else {
+            #expect(weakLandmarker == nil, "the \(mode) landmarker outlived its last use")
+            #expect(weakDelegate == nil, "the delegate was kept alive")
+        }
+    }
+
+    @Test(arguments: [(RunningMode.image, false), (.video, false), (.liveStream, true), (.liveStream, false)])
+    func handLandmarkerIsFreedAfterItsLastUse(mode: RunningMode, closeLiveStream: Bool) throws {
+        let frame = try Self.clipFrame()
+        weak var weakLandmarker: HandLandmarker?
+        weak var weakDelegate: LiveStreamRecorder?
+        do {
+            let delegate = mode == .liveStream ? LiveStreamRecorder() : nil
+            let options = HandLandmarkerOptions()
+            options.baseOptions.modelAssetPath = HandLandmarkerAPITests.fullBundle
+            options.baseOptions.numThreads = 1
+            options.runningMode = mode
+            options.handLandmarkerLiveStreamDelegate = delegate
+            let landmarker = try HandLandmarker(options: options)
+            weakLandmarker = landmarker
+            weakDelegate = delegate
+            try Self.use(landmarker, mode: mode, frame: frame, closeLiveStream: closeLiveStream)
+            if closeLiveStream { #expect(delegate?.received.map(\.timestamp) == [0, 40]) }
+        }
+        if mode == .liveStream && !closeLiveStream {
+            #expect(Self.eventually { weakLandmarker == nil }, "the \(mode) landmarker was never freed")
+            #expect(Self.eventually { weakDelegate == nil }, "the delegate was kept alive")
+        } else {
+            #expect(weakLandmarker == nil, "the \(mode) landmarker outlived its last use")
+            #expect(weakDelegate == nil, "the delegate was kept alive")
+        }
+    }
+
+    /// Freed when the scope ends, after `results(in:)` and also with `process(_:completion:)`
+    /// calls still queued: those hold the models they need, not the detector, and still complete.
+    @Test(arguments: [PoseDetectorMode.stream, .singleImage])
+    func poseDetectorIsFreedAfterItsLastUse(mode: PoseDetectorMode) throws {
+        let image = try VisionImage(contentsOfFile: Fixtures.path("images/mp_pose_sitting.png"))
+        weak var weakSynchronous: PoseDetector?
+        do {
+            let detector = try MLKitPoseDetectorTests.detector(mode)
+            weakSynchronous = detector
+            #expect(try detector.results(in: image).count == 1)
+        }
+        #expect(weakSynchronous == nil, "the \(mode) detector outlived its last synchronous use")
+
+        weak var weakAsynchronous: PoseDetector?
+        let completed = DispatchSemaphore(value: 0)
+        let poseCounts = TasksRecorder<Int>()
+        do {
+            let detector = try MLKitPoseDetectorTests.detector(mode)
+            weakAsynchronous = detector
+            for _ in 0..<2 {
+                detector.process(image) { poses, _ in
+                    poseCounts.append(poses?.count ?? -1)
+                    completed.signal()
+                }
+            }
+        }
+        #expect(weakAsynchronous == nil, "queued process(_:completion:) calls kept the \(mode) detector alive")
+        for _ in 0..<2 { #expect(completed.wait(timeout: .now() + 60) == .success) }
+        #expect(poseCounts.values == [1, 1])
+    }
+}
