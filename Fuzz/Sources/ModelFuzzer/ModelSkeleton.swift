@@ -61,23 +61,66 @@ struct ModelSkeleton {
         return models[Int(first)]
     }
 
-    /// Writes the model bytes `input` stands for into `output` (replacing its contents).
-    func decode(_ input: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
-        output.removeAll(keepingCapacity: true)
-        guard let base = base(of: input) else {
-            output.append(contentsOf: input.dropFirst())
-            return
-        }
-        var rest = input.dropFirst()
-        var position = 0
+    /// The length of the model `structure` (an input without its index byte) decodes to with `base`.
+    private static func decodedLength(_ structure: Int, base: Base) -> Int {
+        var rest = structure, position = 0
         for range in base.weightRanges {
             let gap = range.lowerBound - position
-            output.append(contentsOf: rest.prefix(gap))
-            rest = rest.dropFirst(gap)
-            guard !rest.isEmpty else { return }
-            output.append(contentsOf: base.bytes[range])
+            guard rest > gap else { return position + rest }
+            rest -= gap
             position = range.upperBound
         }
-        output.append(contentsOf: rest)
+        return position + rest
     }
+
+    /// Writes the model bytes `input` stands for into `output`.
+    ///
+    /// `output` must be empty or hold the result of the previous call: while
+    /// successive inputs edit the same real model, only their structural
+    /// bytes and any newly uncovered weight bytes are written, not the whole
+    /// multi-megabyte file.
+    func decode(_ input: UnsafeBufferPointer<UInt8>, into output: inout DecodedModel) {
+        guard let first = input.first, Int(first) < models.count else {
+            output.index = nil
+            output.bytes.removeAll(keepingCapacity: true)
+            output.bytes.append(contentsOf: input.dropFirst())
+            return
+        }
+        let index = Int(first), base = models[index]
+        if output.index != index {
+            output.index = index
+            output.bytes.removeAll(keepingCapacity: true)
+        }
+        // Invariant: inside `output.bytes`, every weight range holds the base's bytes.
+        let structure = input.dropFirst()
+        let length = Self.decodedLength(structure.count, base: base)
+        if length < output.bytes.count {
+            output.bytes.removeLast(output.bytes.count - length)
+        } else if length > output.bytes.count {
+            let reused = min(output.bytes.count, base.bytes.count)
+            output.bytes.append(contentsOf: base.bytes[reused..<min(length, base.bytes.count)])
+            output.bytes.append(contentsOf: repeatElement(0, count: length - output.bytes.count))
+        }
+        output.bytes.withUnsafeMutableBufferPointer { bytes in
+            var source = structure.startIndex, position = 0
+            func copy(_ count: Int) {
+                // count ≤ the bytes left in both: decodedLength made room for every structural byte.
+                UnsafeMutableRawPointer(bytes.baseAddress! + position)
+                    .copyMemory(from: input.baseAddress! + source, byteCount: count)
+                source += count
+                position += count
+            }
+            for range in base.weightRanges where source < structure.endIndex {
+                copy(min(range.lowerBound - position, structure.endIndex - source))
+                if source < structure.endIndex { position = range.upperBound }
+            }
+            copy(structure.endIndex - source)
+        }
+    }
+}
+
+/// The model bytes of the last decoded input and the real model they edit.
+struct DecodedModel {
+    var index: Int?
+    var bytes: [UInt8] = []
 }

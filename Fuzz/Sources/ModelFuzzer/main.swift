@@ -8,11 +8,11 @@ let realModelNames = [
 ]
 
 nonisolated(unsafe) private var skeleton: ModelSkeleton!
-/// The decoded model bytes, in one array reused across executions: once its
-/// capacity has grown to the largest model, decoding an input touches no
-/// fresh memory (a multi-megabyte allocation per execution costs more in
-/// page faults than the validation itself).
-nonisolated(unsafe) private var modelBytes: [UInt8] = []
+/// The decoded model, reused across executions: decoding an input rewrites
+/// only its structural bytes and touches no fresh memory once the capacity
+/// has grown (a multi-megabyte copy or allocation per execution would cost
+/// more than the validation itself).
+nonisolated(unsafe) private var decoded = DecodedModel()
 /// Where to write each executed input as a patch file (`$MODEL_FUZZER_EXPORT`),
 /// the form the test suite replays (see `ModelPatch`).
 nonisolated(unsafe) private var exportFolder: String?
@@ -61,17 +61,17 @@ public func initializeFuzzer(
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzModelBytes(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = UnsafeBufferPointer(start: data, count: size)
-    skeleton.decode(input, into: &modelBytes)
+    skeleton.decode(input, into: &decoded)
     // Exported before validating, so that an input that crashes is written too.
     if let exportFolder {
         do {
-            try ModelPatch(model: modelBytes, base: skeleton.base(of: input)).write(into: exportFolder)
+            try ModelPatch(model: decoded.bytes, base: skeleton.base(of: input)).write(into: exportFolder)
         } catch {
             FileHandle.standardError.write(Data("ModelFuzzer: cannot export: \(error)\n".utf8))
             exit(1)
         }
     }
-    _ = try? Interpreter.validate(bytes: modelBytes)
+    _ = try? Interpreter.validate(bytes: decoded.bytes)
     return 0
 }
 
