@@ -43,9 +43,5 @@ mkdir -p "$corpus" "$here/.artifacts" "$here/.logs"
 MODEL_FUZZER_WRITE_SEEDS="$corpus" "$binary"
 # -jobs writes one fuzz-N.log per job into the working folder.
 cd "$here/.logs"
-# -entropic_scale_per_exec_time=1: an edit of pose_detection, whose 1 MB of
-# sparse-weight metadata is decoded and densified on every execution, takes
-# ~80 ms against ~3-10 ms for the other models; its edits get energy in
-# proportion, instead of taking most of the run.
-exec "$binary" -max_len=2000000 -rss_limit_mb=3000 -timeout=30 -entropic_scale_per_exec_time=1 \
+exec "$binary" -max_len=2000000 -rss_limit_mb=3000 -timeout=30 \
   -artifact_prefix="$here/.artifacts/" "$@" "$corpus"
