@@ -5,7 +5,8 @@
 # Usage: Fuzz/run.sh [libFuzzer flags], e.g.
 #   Fuzz/run.sh -runs=500000 -jobs=2 -workers=2     # 2 processes, 1,000,000 executions
 #   Fuzz/run.sh -max_total_time=600
-#   Fuzz/run.sh export FOLDER INPUT...               # write inputs as patch files
+#   Fuzz/run.sh export FOLDER INPUT...               # write inputs as patch files and
+#                                                    # print each one's validate outcome
 #
 # What one execution checks: Interpreter.validate, i.e. every load-time check of
 # a .reference load (verifier, graph validation, constant folding including

@@ -48,8 +48,8 @@ struct ModelPatch: Encodable {
         self.patches = patches
     }
 
-    /// Writes `<model or raw>-<hash of the JSON>.json` into `folder`.
-    func write(into folder: String) throws {
+    /// Writes `<model or raw>-<hash of the JSON>.json` into `folder`; returns the name.
+    func write(into folder: String) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = try encoder.encode(self)
@@ -57,5 +57,6 @@ struct ModelPatch: Encodable {
         for byte in json { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let name = "\(model ?? "raw")-\(String(hash, radix: 16)).json"
         try json.write(to: URL(fileURLWithPath: folder).appendingPathComponent(name))
+        return name
     }
 }

@@ -62,16 +62,25 @@ public func initializeFuzzer(
 public func fuzzModelBytes(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = UnsafeBufferPointer(start: data, count: size)
     skeleton.decode(input, into: &decoded)
-    // Exported before validating, so that an input that crashes is written too.
-    if let exportFolder {
-        do {
-            try ModelPatch(model: decoded.bytes, base: skeleton.base(of: input)).write(into: exportFolder)
-        } catch {
-            FileHandle.standardError.write(Data("ModelFuzzer: cannot export: \(error)\n".utf8))
-            exit(1)
-        }
+    guard let exportFolder else {
+        _ = try? Interpreter.validate(bytes: decoded.bytes)
+        return 0
     }
-    _ = try? Interpreter.validate(bytes: decoded.bytes)
+    // Exported before validating, so that an input that crashes is written too;
+    // the outcome follows on standard output.
+    let name: String
+    do {
+        name = try ModelPatch(model: decoded.bytes, base: skeleton.base(of: input)).write(into: exportFolder)
+    } catch {
+        FileHandle.standardError.write(Data("ModelFuzzer: cannot export: \(error)\n".utf8))
+        exit(1)
+    }
+    do {
+        let summary = try Interpreter.validate(bytes: decoded.bytes)
+        print("\(name)\tloads: \(summary.preparedOperatorCount) operators")
+    } catch {
+        print("\(name)\t\(error)")
+    }
     return 0
 }
 
