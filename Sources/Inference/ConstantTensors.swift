@@ -5,6 +5,12 @@ import Tensor
 /// Reads the constant tensors of a subgraph and folds the load-time-only
 /// operators (DEQUANTIZE of float16 weights, DENSIFY of sparse weights) into
 /// new constants, so that `invoke` never runs them.
+///
+/// With `readsWeights` false (`Interpreter.validate`), dense float32 and
+/// float16 constants become `ConstantData.unreadFloat32` of their element
+/// count: their bytes are not decoded (the validator already matched each
+/// buffer's byte count to its tensor's shape, so decoding them cannot fail).
+/// Int32 constants and sparse values, which are read at load time, are always decoded.
 struct ConstantTensors {
     /// Folded value of each constant tensor, by tensor index.
     private(set) var values: [Int: ConstantData] = [:]
@@ -12,10 +18,13 @@ struct ConstantTensors {
     private var sparse: [Int: (values: [Float], description: SparseTensorDescription)] = [:]
 
     /// Reads every tensor that has a non-empty buffer.
-    init(model: TFLiteModel, subgraph: SubGraph, shapes: [TensorShape]) throws {
+    init(model: TFLiteModel, subgraph: SubGraph, shapes: [TensorShape], readsWeights: Bool = true) throws {
         for (index, tensor) in subgraph.tensors.enumerated() where tensor.buffer > 0 {
             let data: ConstantData? = try model.withBufferBytes(tensor.buffer) { bytes in
                 guard bytes.count > 0 else { return nil }
+                if !readsWeights, tensor.sparsity == nil, let count = Self.floatCount(bytes, type: tensor.type) {
+                    return .unreadFloat32(count: count)
+                }
                 return try Self.decode(bytes, type: tensor.type, tensorName: tensor.name)
             }
             guard let data else { continue }
@@ -56,6 +65,15 @@ struct ConstantTensors {
             return true
         default:
             return false
+        }
+    }
+
+    /// The number of values in a float32 or float16 buffer; nil for other types.
+    private static func floatCount(_ bytes: UnsafeRawBufferPointer, type: TensorType) -> Int? {
+        switch type {
+        case .float32: return bytes.count / 4
+        case .float16: return bytes.count / 2
+        default: return nil
         }
     }
 

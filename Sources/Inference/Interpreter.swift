@@ -96,110 +96,26 @@ public final class Interpreter {
 
     /// Prepares an already-verified model.
     public init(model: TFLiteModel, options: Options = Options()) throws {
-        guard let subgraph = model.subgraphs.first else { throw InterpreterError.noSubgraph }
+        let plan = try LoadPlan(model: model, readsWeights: true)
         self.model = model
         self.options = options
         self.runner = ParallelRunner(threadCount: options.threadCount)
+        let subgraph = plan.subgraph
+        let constants = plan.constants
+        let prepared = plan.nodes.map { node in
+            guard case .kernel(let kernel) = node.prepared else {
+                preconditionFailure("a load that reads weights prepares a kernel for every operator")
+            }
+            return (kernel: kernel, inputs: node.inputs, outputs: node.outputs)
+        }
+        self.inputs = subgraph.inputs.map(plan.describe)
+        self.outputs = subgraph.outputs.map(plan.describe)
 
-        let shapes = try subgraph.tensors.map { tensor in
-            do {
-                return try TensorShape(tensor.shape.map(Int.init))
-            } catch {
-                throw InterpreterError.invalidShape(tensor: tensor.name, detail: "\(error)")
-            }
-        }
-        var constants = try ConstantTensors(model: model, subgraph: subgraph, shapes: shapes)
-
-        // Prepare every operator that is not folded into a constant.
-        var prepared: [(kernel: any PreparedKernel, inputs: [Int], outputs: [Int])] = []
-        var histogram: [String: Int] = [:]
-        for (index, op) in subgraph.operators.enumerated() {
-            let builtin = model.operatorCodes[op.opcodeIndex].builtin
-            histogram[builtin.description, default: 0] += 1
-            if try constants.fold(op, builtin: builtin, index: index) { continue }
-
-            let inputIndices = op.inputs.filter { $0 >= 0 }
-            var operands: [Operand] = []
-            for tensorIndex in inputIndices {
-                let tensor = subgraph.tensors[tensorIndex]
-                if let value = constants.values[tensorIndex] {
-                    operands.append(Operand(shape: shapes[tensorIndex], constant: value))
-                } else if constants.isConstant(tensorIndex) {
-                    throw InterpreterError.unsupportedOption(
-                        index: index, op: builtin.description,
-                        detail: "sparse input '\(tensor.name)' without a DENSIFY operator")
-                } else {
-                    guard tensor.type == .float32 else {
-                        throw InterpreterError.unsupportedTensorType(tensor: tensor.name, type: "\(tensor.type)")
-                    }
-                    operands.append(Operand(shape: shapes[tensorIndex]))
-                }
-            }
-            let kernel = try OperatorRegistry.prepare(
-                builtin: builtin, options: op.options, operands: operands, index: index)
-            guard kernel.outputShapes.count == op.outputs.count else {
-                throw InterpreterError.invalidOperator(index: index, error: KernelError(
-                    op: builtin.description,
-                    "has \(op.outputs.count) outputs, the kernel produces \(kernel.outputShapes.count)"))
-            }
-            for (k, tensorIndex) in op.outputs.enumerated() {
-                let tensor = subgraph.tensors[tensorIndex]
-                guard tensor.type == .float32 else {
-                    throw InterpreterError.unsupportedTensorType(tensor: tensor.name, type: "\(tensor.type)")
-                }
-                let computed = kernel.outputShapes[k]
-                if computed.elementCount != shapes[tensorIndex].elementCount {
-                    throw InterpreterError.outputShapeMismatch(
-                        index: index, op: builtin.description, tensor: tensor.name,
-                        declared: shapes[tensorIndex].dimensions, computed: computed.dimensions)
-                }
-            }
-            prepared.append((kernel, inputIndices, op.outputs))
-        }
-
-        // Graph inputs and outputs.
-        func describe(_ tensorIndex: Int) -> TensorDescription {
-            TensorDescription(
-                name: subgraph.tensors[tensorIndex].name, shape: shapes[tensorIndex], tensorIndex: tensorIndex)
-        }
-        for tensorIndex in subgraph.inputs {
-            let tensor = subgraph.tensors[tensorIndex]
-            guard tensor.type == .float32 else {
-                throw InterpreterError.unsupportedTensorType(tensor: tensor.name, type: "\(tensor.type)")
-            }
-        }
-        self.inputs = subgraph.inputs.map(describe)
-        self.outputs = subgraph.outputs.map(describe)
-
-        // Plan the activation arena: graph inputs and outputs live for the whole
-        // invocation so they can be set before and read after it.
-        let end = prepared.count
-        var lifetimes: [Int: (first: Int, last: Int)] = [:]
-        for tensorIndex in subgraph.inputs { lifetimes[tensorIndex] = (0, end) }
-        for (nodeIndex, node) in prepared.enumerated() {
-            for tensorIndex in node.inputs where constants.values[tensorIndex] == nil {
-                let current = lifetimes[tensorIndex] ?? (nodeIndex, nodeIndex)
-                lifetimes[tensorIndex] = (current.first, max(current.last, nodeIndex))
-            }
-            for tensorIndex in node.outputs where lifetimes[tensorIndex] == nil {
-                lifetimes[tensorIndex] = (nodeIndex, nodeIndex)
-            }
-        }
-        for tensorIndex in subgraph.outputs where constants.values[tensorIndex] == nil {
-            let current = lifetimes[tensorIndex] ?? (0, end)
-            lifetimes[tensorIndex] = (current.first, end)
-        }
-        let planned = lifetimes.keys.sorted()
-        let plan = MemoryPlan(requests: planned.map { tensorIndex in
-            MemoryPlan.Request(
-                elementCount: shapes[tensorIndex].elementCount,
-                firstUse: lifetimes[tensorIndex]!.first, lastUse: lifetimes[tensorIndex]!.last)
-        })
-        let arena = AlignedBuffer(count: plan.arenaCount)
+        let arena = AlignedBuffer(count: plan.memoryPlan.arenaCount)
         self.arena = arena
         var pointers: [Int: UnsafeMutablePointer<Float>] = [:]
-        for (k, tensorIndex) in planned.enumerated() {
-            pointers[tensorIndex] = arena.baseAddress + plan.offsets[k]
+        for (k, tensorIndex) in plan.plannedTensors.enumerated() {
+            pointers[tensorIndex] = arena.baseAddress + plan.memoryPlan.offsets[k]
         }
 
         // Constants the kernels read, as float storage (int32 bit patterns kept).
@@ -210,6 +126,7 @@ public final class Interpreter {
             switch constants.values[tensorIndex]! {
             case .float32(let values): buffer = AlignedBuffer(values)
             case .int32(let values): buffer = AlignedBuffer(values.map { Float(bitPattern: UInt32(bitPattern: $0)) })
+            case .unreadFloat32: preconditionFailure("a load that reads weights has no unread constants")
             }
             storage.append(buffer)
             pointers[tensorIndex] = buffer.baseAddress
@@ -248,19 +165,31 @@ public final class Interpreter {
         storage.append(placeholder)
         self.constantStorage = storage
         self.tensorPointers = pointers
+        self.summary = plan.summary
+    }
 
-        var parameters = 0
-        for node in prepared {
-            for tensorIndex in node.inputs {
-                if case .float32(let values)? = constants.values[tensorIndex] { parameters += values.count }
-            }
+    /// Checks that `model` would load as `init(model:options:)` loads it with
+    /// `.reference` mode, and returns the summary that load would report,
+    /// without building anything that only running needs: float weights are
+    /// neither decoded nor packed (their byte counts, shapes and every
+    /// operator's checks still apply, and the packed sizes are still checked),
+    /// and the activation arena is planned but not allocated. Throws the
+    /// `InterpreterError` such a load would throw. Meant for fuzzing and for
+    /// checking many files quickly; a fast-mode load also sizes the fast
+    /// kernels' scratch memory, which this does not check.
+    public static func validate(model: TFLiteModel) throws -> ModelSummary {
+        try LoadPlan(model: model, readsWeights: false).summary
+    }
+
+    /// `validate(model:)` for model bytes in memory, verified first.
+    public static func validate(bytes: [UInt8]) throws -> ModelSummary {
+        let model: TFLiteModel
+        do {
+            model = try TFLiteModel(bytes: ModelBytes(bytes: bytes))
+        } catch let error as ModelError {
+            throw InterpreterError.invalidModel(error)
         }
-        self.summary = ModelSummary(
-            operatorHistogram: histogram,
-            preparedOperatorCount: prepared.count,
-            parameterCount: parameters,
-            multiplyAccumulates: prepared.reduce(0) { $0 + $1.kernel.multiplyAccumulates },
-            arenaBytes: plan.arenaCount * MemoryLayout<Float>.stride)
+        return try validate(model: model)
     }
 
     private let tensorPointers: [Int: UnsafeMutablePointer<Float>]

@@ -2,17 +2,53 @@ import FlatBufferReader
 import Kernels
 import Tensor
 
+/// One operator after load-time preparation.
+enum PreparedOperator {
+    /// A kernel ready to run.
+    case kernel(any PreparedKernel)
+    /// A weighted op checked by its `validate` entry point, with no kernel
+    /// built (`Interpreter.validate`: weights are neither read nor packed).
+    case validated(ValidatedOperator)
+
+    var outputShapes: [TensorShape] {
+        switch self {
+        case .kernel(let kernel): return kernel.outputShapes
+        case .validated(let validated): return validated.outputShapes
+        }
+    }
+
+    var multiplyAccumulates: Int {
+        switch self {
+        case .kernel(let kernel): return kernel.multiplyAccumulates
+        case .validated(let validated): return validated.multiplyAccumulates
+        }
+    }
+}
+
 /// Maps a TFLite builtin operator and its options table to a prepared kernel.
 /// This is the one place that knows both the file format and the kernels:
 /// adding an op means one case here plus its kernel file.
 enum OperatorRegistry {
-    /// Prepares the kernel for operator `index`.
+    /// Prepares the kernel for operator `index`, or, when `readsWeights` is
+    /// false, only validates the weighted ops (CONV_2D, DEPTHWISE_CONV_2D,
+    /// FULLY_CONNECTED), whose weight and bias operands may then be unread
+    /// constants. Every other op is prepared either way: none of them reads
+    /// float constant values at prepare time.
     /// - Parameters:
     ///   - operands: the operator's present inputs (absent optional inputs dropped).
     static func prepare(
-        builtin: BuiltinOperator, options: BuiltinOptions, operands: [Operand], index: Int
-    ) throws -> any PreparedKernel {
+        builtin: BuiltinOperator, options: BuiltinOptions, operands: [Operand], index: Int,
+        readsWeights: Bool = true
+    ) throws -> PreparedOperator {
         let name = builtin.description
+        /// A weighted op: its kernel, or only its validation.
+        func weighted<Options, Kernel: PreparedKernel>(
+            _ prepare: ([Operand], Options) throws -> Kernel,
+            _ validate: ([Operand], Options) throws -> ValidatedOperator,
+            _ options: Options
+        ) throws -> PreparedOperator {
+            readsWeights ? .kernel(try prepare(operands, options)) : .validated(try validate(operands, options))
+        }
         func activation(_ value: ActivationFunction) throws -> FusedActivation {
             switch value {
             case .none: return .none
@@ -34,51 +70,51 @@ enum OperatorRegistry {
         do {
             switch (builtin, options) {
             case (.conv2D, .conv2D(let o)):
-                return try Conv2D.prepare(inputs: operands, options: .init(
+                return try weighted(Conv2D.prepare, Conv2D.validate, Conv2D.Options(
                     padding: padding(o.padding),
                     strideH: Int(o.strideH), strideW: Int(o.strideW),
                     dilationH: Int(o.dilationHFactor), dilationW: Int(o.dilationWFactor),
                     activation: try activation(o.fusedActivation)))
             case (.depthwiseConv2D, .depthwiseConv2D(let o)):
-                return try DepthwiseConv2D.prepare(inputs: operands, options: .init(
+                return try weighted(DepthwiseConv2D.prepare, DepthwiseConv2D.validate, DepthwiseConv2D.Options(
                     padding: padding(o.padding),
                     strideH: Int(o.strideH), strideW: Int(o.strideW),
                     dilationH: Int(o.dilationHFactor), dilationW: Int(o.dilationWFactor),
                     depthMultiplier: Int(o.depthMultiplier),
                     activation: try activation(o.fusedActivation)))
             case (.fullyConnected, .fullyConnected(let o)):
-                return try FullyConnected.prepare(inputs: operands, options: .init(
+                return try weighted(FullyConnected.prepare, FullyConnected.validate, FullyConnected.Options(
                     activation: try activation(o.fusedActivation), keepNumDims: o.keepNumDims))
             case (.add, .add(let o)):
-                return try Add.prepare(inputs: operands, options: .init(
-                    activation: try activation(o.fusedActivation)))
+                return .kernel(try Add.prepare(inputs: operands, options: .init(
+                    activation: try activation(o.fusedActivation))))
             case (.maxPool2D, .pool2D(let o)):
-                return try MaxPool2D.prepare(inputs: operands, options: .init(
+                return .kernel(try MaxPool2D.prepare(inputs: operands, options: .init(
                     padding: padding(o.padding),
                     strideH: Int(o.strideH), strideW: Int(o.strideW),
                     filterH: Int(o.filterHeight), filterW: Int(o.filterWidth),
-                    activation: try activation(o.fusedActivation)))
+                    activation: try activation(o.fusedActivation))))
             case (.mean, .reducer(let o)):
-                return try Mean.prepare(inputs: operands, options: .init(keepDims: o.keepDims))
+                return .kernel(try Mean.prepare(inputs: operands, options: .init(keepDims: o.keepDims)))
             case (.pad, _):
-                return try Pad.prepare(inputs: operands)
+                return .kernel(try Pad.prepare(inputs: operands))
             case (.prelu, _):
-                return try Prelu.prepare(inputs: operands)
+                return .kernel(try Prelu.prepare(inputs: operands))
             case (.logistic, _):
-                return try Logistic.prepare(inputs: operands)
+                return .kernel(try Logistic.prepare(inputs: operands))
             case (.reshape, .reshape(let o)):
-                return try Reshape.prepare(inputs: operands, options: .init(newShape: o.newShape))
+                return .kernel(try Reshape.prepare(inputs: operands, options: .init(newShape: o.newShape)))
             case (.reshape, .none):
-                return try Reshape.prepare(inputs: operands, options: .init(newShape: nil))
+                return .kernel(try Reshape.prepare(inputs: operands, options: .init(newShape: nil)))
             case (.concatenation, .concatenation(let o)):
-                return try Concatenation.prepare(inputs: operands, options: .init(
-                    axis: Int(o.axis), activation: try activation(o.fusedActivation)))
+                return .kernel(try Concatenation.prepare(inputs: operands, options: .init(
+                    axis: Int(o.axis), activation: try activation(o.fusedActivation))))
             case (.resizeBilinear, .resizeBilinear(let o)):
-                return try ResizeBilinear.prepare(inputs: operands, options: .init(
-                    alignCorners: o.alignCorners, halfPixelCenters: o.halfPixelCenters))
+                return .kernel(try ResizeBilinear.prepare(inputs: operands, options: .init(
+                    alignCorners: o.alignCorners, halfPixelCenters: o.halfPixelCenters)))
             case (.depthToSpace, .depthToSpace(let o)):
-                return try DepthToSpace.prepare(inputs: operands, options: .init(
-                    blockSize: Int(o.blockSize)))
+                return .kernel(try DepthToSpace.prepare(inputs: operands, options: .init(
+                    blockSize: Int(o.blockSize))))
             case (.dequantize, _), (.densify, _):
                 throw InterpreterError.unsupportedOption(
                     index: index, op: name, detail: "only constant inputs are supported (folded at load time)")

@@ -86,6 +86,44 @@ public struct Conv2D: PreparedKernel {
     /// bias that is not a float32 constant; a bias without `Cout` elements;
     /// strides or dilations outside `1...Int32.max`; an empty input or output.
     public static func prepare(inputs: [Operand], options: Options) throws -> Conv2D {
+        let checked = try check(inputs: inputs, options: options)
+        let filter = try inputs[1].requireConstantFloats(op: checked.op, role: "filter")
+        let bias = try optionalConstantBias(op: checked.op, inputs: inputs, channels: checked.outputChannels)
+        let packed = try PackedGemmWeights(
+            outputChannels: checked.outputChannels, inputChannels: checked.patchSize,
+            weights: filter, bias: bias)
+        return Conv2D(
+            outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
+            window: checked.window, inputChannels: checked.inputChannels,
+            outputChannels: checked.outputChannels, activation: options.activation,
+            filter: filter, bias: bias, packed: packed, geometry: checked.window.convolutionGeometry)
+    }
+
+    /// Every check of `prepare`, without reading or packing the filter and bias
+    /// (which may be `ConstantData.unreadFloat32`): the output shape and cost
+    /// `prepare` would give, or the `KernelError` it would throw.
+    public static func validate(inputs: [Operand], options: Options) throws -> ValidatedOperator {
+        let checked = try check(inputs: inputs, options: options)
+        try PackedGemmWeights.checkSize(
+            outputChannels: checked.outputChannels, inputChannels: checked.patchSize)
+        return ValidatedOperator(
+            outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates)
+    }
+
+    /// What the operand and option checks establish.
+    private struct Checked {
+        let op: String
+        let window: WindowGeometry
+        let inputChannels: Int
+        let outputChannels: Int
+        /// KH·KW·Cin, the GEMM's K.
+        let patchSize: Int
+        let outputShape: TensorShape
+        let multiplyAccumulates: Int
+    }
+
+    /// The checks shared by `prepare` and `validate`; constant values are not read.
+    private static func check(inputs: [Operand], options: Options) throws -> Checked {
         let op = "CONV_2D"
         guard inputs.count == 2 || inputs.count == 3 else {
             throw KernelError(
@@ -116,8 +154,8 @@ public struct Conv2D: PreparedKernel {
                 "input channels \(inputChannels) do not match the filter's input channels "
                     + "\(filterInputChannels) (filter shape \(filterShape))")
         }
-        let filter = try inputs[1].requireConstantFloats(op: op, role: "filter")
-        let bias = try optionalConstantBias(op: op, inputs: inputs, channels: outputChannels)
+        try inputs[1].requireConstantFloatCount(op: op, role: "filter")
+        try requireOptionalConstantBias(op: op, inputs: inputs, channels: outputChannels)
         let window = try WindowGeometry(
             op: op, input: inputShape,
             filterHeight: filterShape[1], filterWidth: filterShape[2],
@@ -131,14 +169,10 @@ public struct Conv2D: PreparedKernel {
         // element count and Cout·KH·KW·Cin is the filter's, both ≤ 2^31, so the
         // product is ≤ 2^62.
         let macs = window.batch * window.outputHeight * window.outputWidth * filterShape.elementCount
-        let packed = try PackedGemmWeights(
-            outputChannels: outputChannels, inputChannels: filterShape.elementCount / outputChannels,
-            weights: filter, bias: bias)
-        return Conv2D(
-            outputShapes: [outputShape], multiplyAccumulates: macs, window: window,
-            inputChannels: inputChannels, outputChannels: outputChannels,
-            activation: options.activation, filter: filter, bias: bias,
-            packed: packed, geometry: window.convolutionGeometry)
+        return Checked(
+            op: op, window: window, inputChannels: inputChannels, outputChannels: outputChannels,
+            patchSize: filterShape.elementCount / outputChannels, outputShape: outputShape,
+            multiplyAccumulates: macs)
     }
 
     /// 1×1 convolutions run as one GEMM over all pixels; others as im2col

@@ -90,6 +90,48 @@ public struct DepthwiseConv2D: PreparedKernel {
     /// `Cout` elements; strides or dilations outside `1...Int32.max`; an empty
     /// input or output.
     public static func prepare(inputs: [Operand], options: Options) throws -> DepthwiseConv2D {
+        let checked = try check(inputs: inputs, options: options)
+        let filter = try inputs[1].requireConstantFloats(op: checked.op, role: "filter")
+        let bias = try optionalConstantBias(op: checked.op, inputs: inputs, channels: checked.outputChannels)
+        let window = checked.window
+        let packed = checked.outputChannels == checked.inputChannels
+            ? try PackedDepthwiseWeights(
+                channels: checked.outputChannels, kernelHeight: window.filterHeight,
+                kernelWidth: window.filterWidth, weights: filter, bias: bias)
+            : nil
+        return DepthwiseConv2D(
+            outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
+            depthMultiplier: checked.outputChannels / checked.inputChannels, window: window,
+            inputChannels: checked.inputChannels, outputChannels: checked.outputChannels,
+            activation: options.activation, filter: filter, bias: bias, packed: packed)
+    }
+
+    /// Every check of `prepare`, without reading or packing the filter and bias
+    /// (which may be `ConstantData.unreadFloat32`): the output shape and cost
+    /// `prepare` would give, or the `KernelError` it would throw.
+    public static func validate(inputs: [Operand], options: Options) throws -> ValidatedOperator {
+        let checked = try check(inputs: inputs, options: options)
+        if checked.outputChannels == checked.inputChannels {
+            try PackedDepthwiseWeights.checkSize(
+                channels: checked.outputChannels, kernelHeight: checked.window.filterHeight,
+                kernelWidth: checked.window.filterWidth)
+        }
+        return ValidatedOperator(
+            outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates)
+    }
+
+    /// What the operand and option checks establish.
+    private struct Checked {
+        let op: String
+        let window: WindowGeometry
+        let inputChannels: Int
+        let outputChannels: Int
+        let outputShape: TensorShape
+        let multiplyAccumulates: Int
+    }
+
+    /// The checks shared by `prepare` and `validate`; constant values are not read.
+    private static func check(inputs: [Operand], options: Options) throws -> Checked {
         let op = "DEPTHWISE_CONV_2D"
         guard inputs.count == 2 || inputs.count == 3 else {
             throw KernelError(
@@ -112,8 +154,8 @@ public struct DepthwiseConv2D: PreparedKernel {
                 "filter channels \(outputChannels) are not a whole multiple of the input channels "
                     + "\(inputChannels) (depth multiplier option \(options.depthMultiplier))")
         }
-        let filter = try inputs[1].requireConstantFloats(op: op, role: "filter")
-        let bias = try optionalConstantBias(op: op, inputs: inputs, channels: outputChannels)
+        try inputs[1].requireConstantFloatCount(op: op, role: "filter")
+        try requireOptionalConstantBias(op: op, inputs: inputs, channels: outputChannels)
         let window = try WindowGeometry(
             op: op, input: inputShape,
             filterHeight: filterShape[1], filterWidth: filterShape[2],
@@ -127,16 +169,9 @@ public struct DepthwiseConv2D: PreparedKernel {
         // element count and KH·KW·Cout is the filter's, both ≤ 2^31, so the
         // product is ≤ 2^62.
         let macs = window.batch * window.outputHeight * window.outputWidth * filterShape.elementCount
-        let packed = outputChannels == inputChannels
-            ? try PackedDepthwiseWeights(
-                channels: outputChannels, kernelHeight: window.filterHeight, kernelWidth: window.filterWidth,
-                weights: filter, bias: bias)
-            : nil
-        return DepthwiseConv2D(
-            outputShapes: [outputShape], multiplyAccumulates: macs,
-            depthMultiplier: outputChannels / inputChannels, window: window,
-            inputChannels: inputChannels, outputChannels: outputChannels,
-            activation: options.activation, filter: filter, bias: bias, packed: packed)
+        return Checked(
+            op: op, window: window, inputChannels: inputChannels, outputChannels: outputChannels,
+            outputShape: outputShape, multiplyAccumulates: macs)
     }
 
     /// The SIMD kernel over channels for depth multiplier 1; the reference otherwise.

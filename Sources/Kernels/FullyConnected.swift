@@ -62,6 +62,40 @@ public struct FullyConnected: PreparedKernel {
     /// weights or bias that are not float32 constants; a bias without `Nout`
     /// elements; an empty input or an output too large to represent.
     public static func prepare(inputs: [Operand], options: Options) throws -> FullyConnected {
+        let checked = try check(inputs: inputs, options: options)
+        let weights = try inputs[1].requireConstantFloats(op: checked.op, role: "weights")
+        let bias = try optionalConstantBias(op: checked.op, inputs: inputs, channels: checked.outputDepth)
+        let packed = try PackedGemmWeights(
+            outputChannels: checked.outputDepth, inputChannels: checked.inputDepth,
+            weights: weights, bias: bias)
+        return FullyConnected(
+            outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
+            batch: checked.batch, inputDepth: checked.inputDepth, outputDepth: checked.outputDepth,
+            activation: options.activation, weights: weights, bias: bias, packed: packed)
+    }
+
+    /// Every check of `prepare`, without reading or packing the weights and bias
+    /// (which may be `ConstantData.unreadFloat32`): the output shape and cost
+    /// `prepare` would give, or the `KernelError` it would throw.
+    public static func validate(inputs: [Operand], options: Options) throws -> ValidatedOperator {
+        let checked = try check(inputs: inputs, options: options)
+        try PackedGemmWeights.checkSize(outputChannels: checked.outputDepth, inputChannels: checked.inputDepth)
+        return ValidatedOperator(
+            outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates)
+    }
+
+    /// What the operand and option checks establish.
+    private struct Checked {
+        let op: String
+        let batch: Int
+        let inputDepth: Int
+        let outputDepth: Int
+        let outputShape: TensorShape
+        let multiplyAccumulates: Int
+    }
+
+    /// The checks shared by `prepare` and `validate`; constant values are not read.
+    private static func check(inputs: [Operand], options: Options) throws -> Checked {
         let op = "FULLY_CONNECTED"
         guard inputs.count == 2 || inputs.count == 3 else {
             throw KernelError(
@@ -100,18 +134,15 @@ public struct FullyConnected: PreparedKernel {
         } else {
             outputDimensions = [batch, outputDepth]
         }
-        let weights = try inputs[1].requireConstantFloats(op: op, role: "weights")
-        let bias = try optionalConstantBias(op: op, inputs: inputs, channels: outputDepth)
+        try inputs[1].requireConstantFloatCount(op: op, role: "weights")
+        try requireOptionalConstantBias(op: op, inputs: inputs, channels: outputDepth)
         let outputShape = try makeOutputShape(op: op, outputDimensions)
         // Cannot overflow: B·Nout is the output's element count and K ≤ the
         // weights' element count, both ≤ 2^31, so the product is ≤ 2^62.
         let macs = outputShape.elementCount * inputDepth
-        let packed = try PackedGemmWeights(
-            outputChannels: outputDepth, inputChannels: inputDepth, weights: weights, bias: bias)
-        return FullyConnected(
-            outputShapes: [outputShape], multiplyAccumulates: macs,
-            batch: batch, inputDepth: inputDepth, outputDepth: outputDepth,
-            activation: options.activation, weights: weights, bias: bias, packed: packed)
+        return Checked(
+            op: op, batch: batch, inputDepth: inputDepth, outputDepth: outputDepth,
+            outputShape: outputShape, multiplyAccumulates: macs)
     }
 
     /// One GEMM over the batch rows with the packed weights.

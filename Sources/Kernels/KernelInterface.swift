@@ -4,6 +4,12 @@ import Tensor
 public enum ConstantData: Sendable {
     case float32([Float])
     case int32([Int32])
+    /// A float32 constant of `count` values that were not read. Only the
+    /// `validate` entry points of the weighted ops (CONV_2D, DEPTHWISE_CONV_2D,
+    /// FULLY_CONNECTED) accept it in place of weights and bias: they check
+    /// shapes, options and counts without reading or packing any value. Every
+    /// other op ignores the values of its float constants at prepare time.
+    case unreadFloat32(count: Int)
 
     /// The values as integers (for shape, axis and padding operands), or nil
     /// if the constant is not int32.
@@ -16,6 +22,21 @@ public enum ConstantData: Sendable {
     public var floatValues: [Float]? {
         if case .float32(let values) = self { return values }
         return nil
+    }
+}
+
+/// What a weighted op's `validate` establishes without building its kernel:
+/// the output shapes and cost its `prepare` would give for the same operands
+/// and options (and it throws whatever `prepare` would throw).
+public struct ValidatedOperator: Sendable {
+    /// Shapes of the outputs, in output order.
+    public let outputShapes: [TensorShape]
+    /// Multiply-accumulates per invocation.
+    public let multiplyAccumulates: Int
+
+    public init(outputShapes: [TensorShape], multiplyAccumulates: Int) {
+        self.outputShapes = outputShapes
+        self.multiplyAccumulates = multiplyAccumulates
     }
 }
 

@@ -97,22 +97,48 @@ extension WindowGeometry {
 }
 
 extension Operand {
-    /// The values of a float32 constant operand (weights, bias), checked to
-    /// hold exactly one value per element of its shape.
-    func requireConstantFloats(op: String, role: String) throws -> [Float] {
+    /// Checks that this operand is a float32 constant, read or unread, with
+    /// one value per element of its shape.
+    func requireConstantFloatCount(op: String, role: String) throws {
         guard let constant else {
             throw KernelError(
                 op: op, "\(role) must be a constant tensor, got a runtime tensor of shape \(shape)")
         }
-        guard let values = constant.floatValues else {
-            throw KernelError(op: op, "\(role) must be a float32 constant, got an int32 constant")
+        let count: Int
+        switch constant {
+        case .float32(let values): count = values.count
+        case .unreadFloat32(let unread): count = unread
+        case .int32: throw KernelError(op: op, "\(role) must be a float32 constant, got an int32 constant")
         }
-        guard values.count == shape.elementCount else {
+        guard count == shape.elementCount else {
             throw KernelError(
                 op: op,
-                "\(role) constant holds \(values.count) values but its shape \(shape) needs \(shape.elementCount)")
+                "\(role) constant holds \(count) values but its shape \(shape) needs \(shape.elementCount)")
+        }
+    }
+
+    /// The values of a float32 constant operand (weights, bias), checked to
+    /// hold exactly one value per element of its shape.
+    func requireConstantFloats(op: String, role: String) throws -> [Float] {
+        try requireConstantFloatCount(op: op, role: role)
+        guard case .float32(let values)? = constant else {
+            preconditionFailure("\(op): \(role) values were not read; only validate takes unread constants")
         }
         return values
+    }
+}
+
+/// Checks an optional bias: absent (two operands), or a float32 constant,
+/// read or unread, with one value per output channel.
+func requireOptionalConstantBias(op: String, inputs: [Operand], channels: Int) throws {
+    guard inputs.count > 2 else { return }
+    try inputs[2].requireConstantFloatCount(op: op, role: "bias")
+    let count = inputs[2].shape.elementCount
+    guard count == channels else {
+        throw KernelError(
+            op: op,
+            "bias has \(count) elements (shape \(inputs[2].shape)), expected \(channels), "
+                + "one per output channel")
     }
 }
 
@@ -120,14 +146,8 @@ extension Operand {
 /// per output channel, or `channels` zeros when there is no third operand.
 func optionalConstantBias(op: String, inputs: [Operand], channels: Int) throws -> [Float] {
     guard inputs.count > 2 else { return [Float](repeating: 0, count: channels) }
-    let values = try inputs[2].requireConstantFloats(op: op, role: "bias")
-    guard values.count == channels else {
-        throw KernelError(
-            op: op,
-            "bias has \(values.count) elements (shape \(inputs[2].shape)), expected \(channels), "
-                + "one per output channel")
-    }
-    return values
+    try requireOptionalConstantBias(op: op, inputs: inputs, channels: channels)
+    return try inputs[2].requireConstantFloats(op: op, role: "bias")
 }
 
 /// A validated output shape, or a `KernelError` if it is too large.

@@ -32,16 +32,8 @@ public struct PackedDepthwiseWeights: Sendable {
         precondition(
             !tapsOverflow && !countOverflow && weights.count == count, "weights are not [KH, KW, C]")
         precondition(bias == nil || bias?.count == channels, "bias is not [C]")
-        // channels ≤ maxElements (it is a tensor dimension): rounding cannot overflow.
-        let stride = (channels + 15) / 16 * 16
-        let (rows, rowsOverflow) = taps.addingReportingOverflow(1)
-        let (total, totalOverflow) = rows.multipliedReportingOverflow(by: stride)
-        guard !rowsOverflow, !totalOverflow, total <= TensorShape.maxElements else {
-            throw KernelError(
-                op: "weight packing",
-                "packed depthwise filter \(kernelHeight)×\(kernelWidth)×\(channels) exceeds "
-                    + "\(TensorShape.maxElements) floats")
-        }
+        let (stride, total) = try Self.layout(
+            channels: channels, kernelHeight: kernelHeight, kernelWidth: kernelWidth)
         let storage = AlignedBuffer(count: total)
         let packed = storage.baseAddress
         for t in 0..<taps {
@@ -55,6 +47,32 @@ public struct PackedDepthwiseWeights: Sendable {
         self.kernelWidth = kernelWidth
         self.channelStride = stride
         self.storage = storage
+    }
+
+    /// Throws the `KernelError` that `init` throws for these sizes (a packed
+    /// layout above `TensorShape.maxElements` floats), without packing anything.
+    /// Sizes must be at least 1.
+    public static func checkSize(channels: Int, kernelHeight: Int, kernelWidth: Int) throws(KernelError) {
+        precondition(min(channels, kernelHeight, kernelWidth) >= 1, "empty depthwise filter")
+        _ = try layout(channels: channels, kernelHeight: kernelHeight, kernelWidth: kernelWidth)
+    }
+
+    /// The tap stride and the packed size in floats (taps plus the bias row).
+    private static func layout(
+        channels: Int, kernelHeight: Int, kernelWidth: Int
+    ) throws(KernelError) -> (stride: Int, total: Int) {
+        // channels ≤ maxElements (it is a tensor dimension): rounding cannot overflow.
+        let stride = (channels + 15) / 16 * 16
+        let (taps, tapsOverflow) = kernelHeight.multipliedReportingOverflow(by: kernelWidth)
+        let (rows, rowsOverflow) = taps.addingReportingOverflow(1)
+        let (total, totalOverflow) = rows.multipliedReportingOverflow(by: stride)
+        guard !tapsOverflow, !rowsOverflow, !totalOverflow, total <= TensorShape.maxElements else {
+            throw KernelError(
+                op: "weight packing",
+                "packed depthwise filter \(kernelHeight)×\(kernelWidth)×\(channels) exceeds "
+                    + "\(TensorShape.maxElements) floats")
+        }
+        return (stride, total)
     }
 
     /// Weights of tap `(ky, kx)`, `channelStride` floats apart per tap.

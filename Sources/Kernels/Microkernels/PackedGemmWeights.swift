@@ -57,20 +57,11 @@ public struct PackedGemmWeights: Sendable {
         precondition(bias == nil || bias?.count == n, "bias is not [N]")
 
         let width = Self.panelWidth
-        let dot = n <= Self.maxDotOutputs
-        let panels = dot ? 0 : (n + width - 1) / width  // n ≤ maxElements: cannot overflow
-        let lastWidth = dot ? 0 : (n - (panels - 1) * width <= 8 ? 8 : width)
-        let storedColumns = dot ? n : (panels - 1) * width + lastWidth
-        let (weightFloats, sizeOverflow) = storedColumns.multipliedReportingOverflow(by: k)
-        guard !sizeOverflow, weightFloats <= TensorShape.maxElements else {
-            throw Self.tooLarge(n, k)
-        }
-        // Both terms are at most maxElements + 15 (2^31 + 15): the sum cannot overflow.
-        let biasOffset = (weightFloats + width - 1) / width * width
-        let total = biasOffset + (n + width - 1) / width * width
-        guard total <= TensorShape.maxElements else { throw Self.tooLarge(n, k) }
+        let layout = try Self.layout(outputChannels: n, inputChannels: k)
+        let dot = layout.usesDotProducts, panels = layout.panelCount, lastWidth = layout.lastPanelWidth
+        let biasOffset = layout.biasOffset
 
-        let storage = AlignedBuffer(count: total)
+        let storage = AlignedBuffer(count: layout.totalFloats)
         let packed = storage.baseAddress
         weights.withUnsafeBufferPointer { source in
             let w = source.baseAddress!
@@ -97,6 +88,42 @@ public struct PackedGemmWeights: Sendable {
         self.lastPanelWidth = lastWidth
         self.biasOffset = biasOffset
         self.storage = storage
+    }
+
+    /// Throws the `KernelError` that `init` throws for these sizes (a packed
+    /// layout above `TensorShape.maxElements` floats), without packing anything.
+    /// Both sizes must be at least 1.
+    public static func checkSize(outputChannels: Int, inputChannels: Int) throws(KernelError) {
+        precondition(outputChannels >= 1 && inputChannels >= 1, "empty GEMM weights")
+        _ = try layout(outputChannels: outputChannels, inputChannels: inputChannels)
+    }
+
+    /// Where `init` puts the panels (or rows) and the bias, in floats.
+    private struct Layout {
+        let usesDotProducts: Bool
+        let panelCount: Int
+        let lastPanelWidth: Int
+        let biasOffset: Int
+        let totalFloats: Int
+    }
+
+    private static func layout(outputChannels n: Int, inputChannels k: Int) throws(KernelError) -> Layout {
+        let width = panelWidth
+        let dot = n <= maxDotOutputs
+        let panels = dot ? 0 : (n + width - 1) / width  // n ≤ maxElements: cannot overflow
+        let lastWidth = dot ? 0 : (n - (panels - 1) * width <= 8 ? 8 : width)
+        let storedColumns = dot ? n : (panels - 1) * width + lastWidth
+        let (weightFloats, sizeOverflow) = storedColumns.multipliedReportingOverflow(by: k)
+        guard !sizeOverflow, weightFloats <= TensorShape.maxElements else {
+            throw tooLarge(n, k)
+        }
+        // Both terms are at most maxElements + 15 (2^31 + 15): the sum cannot overflow.
+        let biasOffset = (weightFloats + width - 1) / width * width
+        let total = biasOffset + (n + width - 1) / width * width
+        guard total <= TensorShape.maxElements else { throw tooLarge(n, k) }
+        return Layout(
+            usesDotProducts: dot, panelCount: panels, lastPanelWidth: lastWidth,
+            biasOffset: biasOffset, totalFloats: total)
     }
 
     private static func tooLarge(_ n: Int, _ k: Int) -> KernelError {

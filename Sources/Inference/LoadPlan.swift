@@ -1,0 +1,160 @@
+import FlatBufferReader
+import Kernels
+import Tensor
+
+/// The load-time work that `Interpreter.init` and `Interpreter.validate`
+/// share, in order: tensor shapes, constants with DEQUANTIZE/DENSIFY folded,
+/// one prepared operator per node that runs at invoke time (output counts,
+/// types and shapes checked against the file), graph input types, and the
+/// activation memory plan. Nothing here allocates tensor memory.
+///
+/// With `readsWeights` false, dense float weights are not decoded and the
+/// weighted ops are validated instead of prepared (see `ConstantTensors` and
+/// `OperatorRegistry.prepare`); every check that can reject a model still runs.
+struct LoadPlan {
+    /// One operator that runs at invoke time, with its tensor indices
+    /// (absent optional inputs dropped).
+    struct Node {
+        let prepared: PreparedOperator
+        let inputs: [Int]
+        let outputs: [Int]
+    }
+
+    let subgraph: SubGraph
+    /// The validated shape of every tensor, by tensor index.
+    let shapes: [TensorShape]
+    let constants: ConstantTensors
+    let nodes: [Node]
+    /// Operators in the file by builtin name, folded ones included.
+    let histogram: [String: Int]
+    /// The tensors that live in the arena, in `memoryPlan`'s request order.
+    let plannedTensors: [Int]
+    let memoryPlan: MemoryPlan
+
+    init(model: TFLiteModel, readsWeights: Bool) throws {
+        guard let subgraph = model.subgraphs.first else { throw InterpreterError.noSubgraph }
+        self.subgraph = subgraph
+
+        let shapes = try subgraph.tensors.map { tensor in
+            do {
+                return try TensorShape(tensor.shape.map(Int.init))
+            } catch {
+                throw InterpreterError.invalidShape(tensor: tensor.name, detail: "\(error)")
+            }
+        }
+        self.shapes = shapes
+        var constants = try ConstantTensors(
+            model: model, subgraph: subgraph, shapes: shapes, readsWeights: readsWeights)
+
+        // Prepare every operator that is not folded into a constant.
+        var nodes: [Node] = []
+        var histogram: [String: Int] = [:]
+        for (index, op) in subgraph.operators.enumerated() {
+            let builtin = model.operatorCodes[op.opcodeIndex].builtin
+            histogram[builtin.description, default: 0] += 1
+            if try constants.fold(op, builtin: builtin, index: index) { continue }
+
+            let inputIndices = op.inputs.filter { $0 >= 0 }
+            var operands: [Operand] = []
+            for tensorIndex in inputIndices {
+                let tensor = subgraph.tensors[tensorIndex]
+                if let value = constants.values[tensorIndex] {
+                    operands.append(Operand(shape: shapes[tensorIndex], constant: value))
+                } else if constants.isConstant(tensorIndex) {
+                    throw InterpreterError.unsupportedOption(
+                        index: index, op: builtin.description,
+                        detail: "sparse input '\(tensor.name)' without a DENSIFY operator")
+                } else {
+                    guard tensor.type == .float32 else {
+                        throw InterpreterError.unsupportedTensorType(tensor: tensor.name, type: "\(tensor.type)")
+                    }
+                    operands.append(Operand(shape: shapes[tensorIndex]))
+                }
+            }
+            let prepared = try OperatorRegistry.prepare(
+                builtin: builtin, options: op.options, operands: operands, index: index,
+                readsWeights: readsWeights)
+            let outputShapes = prepared.outputShapes
+            guard outputShapes.count == op.outputs.count else {
+                throw InterpreterError.invalidOperator(index: index, error: KernelError(
+                    op: builtin.description,
+                    "has \(op.outputs.count) outputs, the kernel produces \(outputShapes.count)"))
+            }
+            for (k, tensorIndex) in op.outputs.enumerated() {
+                let tensor = subgraph.tensors[tensorIndex]
+                guard tensor.type == .float32 else {
+                    throw InterpreterError.unsupportedTensorType(tensor: tensor.name, type: "\(tensor.type)")
+                }
+                let computed = outputShapes[k]
+                if computed.elementCount != shapes[tensorIndex].elementCount {
+                    throw InterpreterError.outputShapeMismatch(
+                        index: index, op: builtin.description, tensor: tensor.name,
+                        declared: shapes[tensorIndex].dimensions, computed: computed.dimensions)
+                }
+            }
+            nodes.append(Node(prepared: prepared, inputs: inputIndices, outputs: op.outputs))
+        }
+        self.constants = constants
+        self.nodes = nodes
+        self.histogram = histogram
+
+        for tensorIndex in subgraph.inputs {
+            let tensor = subgraph.tensors[tensorIndex]
+            guard tensor.type == .float32 else {
+                throw InterpreterError.unsupportedTensorType(tensor: tensor.name, type: "\(tensor.type)")
+            }
+        }
+
+        // Plan the activation arena: graph inputs and outputs live for the whole
+        // invocation so they can be set before and read after it.
+        let end = nodes.count
+        var lifetimes: [Int: (first: Int, last: Int)] = [:]
+        for tensorIndex in subgraph.inputs { lifetimes[tensorIndex] = (0, end) }
+        for (nodeIndex, node) in nodes.enumerated() {
+            for tensorIndex in node.inputs where constants.values[tensorIndex] == nil {
+                let current = lifetimes[tensorIndex] ?? (nodeIndex, nodeIndex)
+                lifetimes[tensorIndex] = (current.first, max(current.last, nodeIndex))
+            }
+            for tensorIndex in node.outputs where lifetimes[tensorIndex] == nil {
+                lifetimes[tensorIndex] = (nodeIndex, nodeIndex)
+            }
+        }
+        for tensorIndex in subgraph.outputs where constants.values[tensorIndex] == nil {
+            let current = lifetimes[tensorIndex] ?? (0, end)
+            lifetimes[tensorIndex] = (current.first, end)
+        }
+        let planned = lifetimes.keys.sorted()
+        self.plannedTensors = planned
+        self.memoryPlan = MemoryPlan(requests: planned.map { tensorIndex in
+            MemoryPlan.Request(
+                elementCount: shapes[tensorIndex].elementCount,
+                firstUse: lifetimes[tensorIndex]!.first, lastUse: lifetimes[tensorIndex]!.last)
+        })
+    }
+
+    /// The model's graph input or output `tensorIndex`.
+    func describe(_ tensorIndex: Int) -> Interpreter.TensorDescription {
+        Interpreter.TensorDescription(
+            name: subgraph.tensors[tensorIndex].name, shape: shapes[tensorIndex], tensorIndex: tensorIndex)
+    }
+
+    /// What `landmarker inspect` reports about the planned model.
+    var summary: ModelSummary {
+        var parameters = 0
+        for node in nodes {
+            for tensorIndex in node.inputs {
+                switch constants.values[tensorIndex] {
+                case .float32(let values)?: parameters += values.count
+                case .unreadFloat32(let count)?: parameters += count
+                case .int32?, nil: break
+                }
+            }
+        }
+        return ModelSummary(
+            operatorHistogram: histogram,
+            preparedOperatorCount: nodes.count,
+            parameterCount: parameters,
+            multiplyAccumulates: nodes.reduce(0) { $0 + $1.prepared.multiplyAccumulates },
+            arenaBytes: memoryPlan.arenaCount * MemoryLayout<Float>.stride)
+    }
+}
