@@ -78,15 +78,20 @@ public struct Conv2D: PreparedKernel {
             && g.padTop == 0 && g.padLeft == 0
     }
 
-    /// Validates the operands and options and copies the constant filter and bias.
+    /// Validates the operands and options and copies the constant filter and bias,
+    /// packed for the microkernels of `instructionSet`.
     ///
     /// Throws `KernelError` for: an operand count other than 2 or 3; an input or
     /// filter that is not 4-D; an empty filter; input channels that differ from
     /// the filter's (grouped convolution is reported as unsupported); a filter or
     /// bias that is not a float32 constant; a bias without `Cout` elements;
-    /// strides or dilations outside `1...Int32.max`; an empty input or output.
-    public static func prepare(inputs: [Operand], options: Options) throws -> Conv2D {
+    /// strides or dilations outside `1...Int32.max`; an empty input or output;
+    /// an unsupported `instructionSet`.
+    public static func prepare(
+        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet = .detected
+    ) throws -> Conv2D {
         let op = "CONV_2D"
+        try instructionSet.requireSupported(op: op)
         guard inputs.count == 2 || inputs.count == 3 else {
             throw KernelError(
                 op: op, "expects 2 or 3 inputs (input, filter, optional bias), got \(inputs.count)")
@@ -133,7 +138,7 @@ public struct Conv2D: PreparedKernel {
         let macs = window.batch * window.outputHeight * window.outputWidth * filterShape.elementCount
         let packed = try PackedGemmWeights(
             outputChannels: outputChannels, inputChannels: filterShape.elementCount / outputChannels,
-            weights: filter, bias: bias)
+            weights: filter, bias: bias, instructionSet: instructionSet)
         return Conv2D(
             outputShapes: [outputShape], multiplyAccumulates: macs, window: window,
             inputChannels: inputChannels, outputChannels: outputChannels,

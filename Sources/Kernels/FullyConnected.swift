@@ -54,15 +54,20 @@ public struct FullyConnected: PreparedKernel {
     /// Weights and bias packed into GEMM panels for `run`.
     let packed: PackedGemmWeights
 
-    /// Validates the operands and options and copies the constant weights and bias.
+    /// Validates the operands and options and copies the constant weights and bias,
+    /// packed for the microkernels of `instructionSet`.
     ///
     /// Throws `KernelError` for: an operand count other than 2 or 3; a scalar
     /// input; weights that are not 2-D or are empty; K not dividing the input's
     /// element count; with `keepNumDims`, an input whose last dimension is not K;
     /// weights or bias that are not float32 constants; a bias without `Nout`
-    /// elements; an empty input or an output too large to represent.
-    public static func prepare(inputs: [Operand], options: Options) throws -> FullyConnected {
+    /// elements; an empty input or an output too large to represent;
+    /// an unsupported `instructionSet`.
+    public static func prepare(
+        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet = .detected
+    ) throws -> FullyConnected {
         let op = "FULLY_CONNECTED"
+        try instructionSet.requireSupported(op: op)
         guard inputs.count == 2 || inputs.count == 3 else {
             throw KernelError(
                 op: op, "expects 2 or 3 inputs (input, weights, optional bias), got \(inputs.count)")
@@ -107,7 +112,8 @@ public struct FullyConnected: PreparedKernel {
         // weights' element count, both ≤ 2^31, so the product is ≤ 2^62.
         let macs = outputShape.elementCount * inputDepth
         let packed = try PackedGemmWeights(
-            outputChannels: outputDepth, inputChannels: inputDepth, weights: weights, bias: bias)
+            outputChannels: outputDepth, inputChannels: inputDepth, weights: weights, bias: bias,
+            instructionSet: instructionSet)
         return FullyConnected(
             outputShapes: [outputShape], multiplyAccumulates: macs,
             batch: batch, inputDepth: inputDepth, outputDepth: outputDepth,

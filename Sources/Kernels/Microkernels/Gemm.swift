@@ -1,3 +1,7 @@
+#if LANDMARKER_AVX512
+import KernelsAVX512
+#endif
+
 /// `C[P, N] = clamp(A[P, K] · Wᵀ + bias, lower, upper)` with packed weights:
 /// the 1×1 convolution (`P = N·H·W` pixels of an NHWC tensor, `K = Cin`,
 /// `N = Cout`) and FULLY_CONNECTED (`P` = batch rows).
@@ -31,8 +35,8 @@ public func gemmF32(
     }
 }
 
-/// How `gemmF32` cuts the output into tiles: blocks of rows (whole 6-row
-/// microkernel tiles, sized so that a block's rows of A and C stay in L2
+/// How `gemmF32` cuts the output into tiles: blocks of rows (whole
+/// microkernel tiles of 6 rows, 8 for the AVX-512 kernels, sized so that a block's rows of A and C stay in L2
 /// while every panel passes over them) times groups of panels (more than
 /// one group only when there are too few row blocks to keep every thread
 /// busy). The tiling never changes what is computed, only who computes it.
@@ -41,8 +45,10 @@ struct GemmTiling {
     static let rowBlockFloats = 32 * 1024
     /// Tiles wanted per thread, so that uneven tiles still balance.
     static let tilesPerThread = 4
-    /// Rows per microkernel call.
-    static let microkernelRows = 6
+    /// Rows per microkernel call of the baseline kernels.
+    static let baselineMicrokernelRows = 6
+    /// Rows per microkernel call of the AVX-512 kernels.
+    static let avx512MicrokernelRows = 8
 
     let rows: Int
     let rowBlock: Int
@@ -51,7 +57,7 @@ struct GemmTiling {
     let panelGroupCount: Int
 
     init(rows: Int, weights: PackedGemmWeights, threadCount: Int) {
-        let mr = Self.microkernelRows
+        let mr = weights.instructionSet == .avx512 ? Self.avx512MicrokernelRows : Self.baselineMicrokernelRows
         self.rows = rows
         panelCount = weights.columnBlockCount
         let rowTiles = (rows + mr - 1) / mr
@@ -102,10 +108,12 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 }
 
 /// Computes rows `0..<rows` × the columns of `panels` of C on the calling
-/// thread: for each panel, every 6-row tile of the block in turn (8-row
-/// tiles for an 8-wide panel), so the panel stays in L1 while the block of
-/// A streams from L2. In the
-/// dot-product layout, `panels` are output channels.
+/// thread with the microkernels of `weights.instructionSet`: for each panel,
+/// every 6-row tile of the block in turn (8-row tiles for an 8-wide panel
+/// and for the AVX-512 kernels), so the panel stays in L1 while the block
+/// of A streams from L2. An 8-wide last panel uses the same `SIMD8` kernel
+/// in both families. In the dot-product layout, `panels` are output
+/// channels.
 func gemmF32Block(
     a: UnsafePointer<Float>, layout: GemmRows, rows: Int,
     weights: PackedGemmWeights, panels: Range<Int>,
@@ -131,31 +139,50 @@ func gemmF32Block(
         }
         return
     }
-    let width = PackedGemmWeights.panelWidth
-    for p in panels {
-        let panel = weights.panel(p)
-        let column = p * width
-        let columns = min(width, n - column)
-        let narrow = p == weights.panelCount - 1 && weights.lastPanelWidth == 8
-        var row = 0
-        if narrow {
+    let width = weights.panelWidth
+    let lastPanel = weights.panelCount - 1
+    let narrowLast = weights.lastPanelWidth == 8 && panels.contains(lastPanel)
+    let widePanels = panels.lowerBound..<(narrowLast ? lastPanel : panels.upperBound)
+    switch weights.instructionSet {
+    case .avx512:
+        #if LANDMARKER_AVX512
+        gemmF32PanelsAVX512(
+            a: a, rows: rows,
+            runs: GemmRowRuns(
+                rowStride: layout.rowStride, segmentCount: layout.segmentCount,
+                segmentLength: layout.segmentLength, segmentStride: layout.segmentStride),
+            packed: weights.panel(0), bias: bias, outputs: n, panels: widePanels,
+            lastPanel: lastPanel, lastPanelWidth: weights.lastPanelWidth,
+            c: c, cStride: cStride, lower: lower, upper: upper)
+        #else
+        preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
+        #endif
+    case .baseline:
+        for p in widePanels {
+            let panel = weights.panel(p)
+            let column = p * width
+            let columns = min(width, n - column)
+            var row = 0
             while row < rows {
-                gemmF32Microkernel8x8(
-                    rows: min(8, rows - row), a: a + row * aStride, layout: layout,
+                gemmF32Microkernel6x16(
+                    rows: min(6, rows - row), a: a + row * aStride, layout: layout,
                     panel: panel, bias: bias + column,
                     c: c + row * cStride + column, cStride: cStride, columns: columns,
                     lower: lower, upper: upper)
-                row += 8
+                row += 6
             }
-            continue
         }
-        while row < rows {
-            gemmF32Microkernel6x16(
-                rows: min(6, rows - row), a: a + row * aStride, layout: layout,
-                panel: panel, bias: bias + column,
-                c: c + row * cStride + column, cStride: cStride, columns: columns,
-                lower: lower, upper: upper)
-            row += 6
-        }
+    }
+    guard narrowLast else { return }
+    let panel = weights.panel(lastPanel)
+    let column = lastPanel * width
+    var row = 0
+    while row < rows {
+        gemmF32Microkernel8x8(
+            rows: min(8, rows - row), a: a + row * aStride, layout: layout,
+            panel: panel, bias: bias + column,
+            c: c + row * cStride + column, cStride: cStride, columns: n - column,
+            lower: lower, upper: upper)
+        row += 8
     }
 }

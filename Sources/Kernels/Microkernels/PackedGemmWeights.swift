@@ -7,21 +7,28 @@ import Tensor
 /// row of `K` input values). This is TFLite's FULLY_CONNECTED `[out, in]`
 /// and CONV_2D `[Cout, KH, KW, Cin]` with `K = KH·KW·Cin`.
 ///
-/// Packed layout, in one 64-byte-aligned buffer:
-/// - **Panels.** Output channels are cut into panels of
-///   `PackedGemmWeights.panelWidth` (16) channels; panel `p` covers channels
-///   `16p ..< 16p + width` and starts at float offset `16p·K`. A panel is
-///   K-major: element `[k, j]` is at `panel + k·width + j` and holds
-///   `W[16p + j, k]`, or 0 past the last channel. Every panel is 16 wide
-///   except the last, which is 8 wide when at most 8 channels remain.
-/// - **Bias.** `N` values at `biasOffset`, zero-padded to a multiple of 16
+/// Packed layout, in one 64-byte-aligned buffer, for the microkernel family
+/// `instructionSet` (the panel width `w` is 16 for `.baseline`, 32 for
+/// `.avx512`):
+/// - **Panels.** Output channels are cut into panels of `w` channels; panel
+///   `p` covers channels `w·p ..< w·p + width` and starts at float offset
+///   `w·p·K`. A panel is K-major: element `[k, j]` is at
+///   `panel + k·width + j` and holds `W[w·p + j, k]`, or 0 past the last
+///   channel. Every panel is `w` wide except the last, which is the
+///   narrowest of 8, 16 (`.avx512` only) and `w` that holds the channels
+///   left.
+/// - **Bias.** `N` values at `biasOffset`, zero-padded to a multiple of `w`
 ///   (all zeros when there is no bias).
 /// - **Rows.** When `N ≤ PackedGemmWeights.maxDotOutputs`, a panel would be
 ///   mostly padding, so the weights are kept row-major `[N, K]` at offset 0
-///   instead and read by a dot-product kernel.
+///   instead and read by a dot-product kernel (the same for both families).
 public struct PackedGemmWeights: Sendable {
-    /// Output channels per full panel (two `SIMD8<Float>` vectors).
-    public static let panelWidth = 16
+    /// Output channels per full panel of the baseline kernels (two
+    /// `SIMD8<Float>` vectors).
+    public static let baselinePanelWidth = 16
+    /// Output channels per full panel of the AVX-512 kernels (two
+    /// `SIMD16<Float>` vectors).
+    public static let avx512PanelWidth = 32
     /// Up to this many output channels, the weights stay row-major and each
     /// output is a dot product over `K`.
     public static let maxDotOutputs = 2
@@ -30,25 +37,31 @@ public struct PackedGemmWeights: Sendable {
     public let inputChannels: Int
     /// `N`: the number of output channels.
     public let outputChannels: Int
+    /// The microkernels that read these weights.
+    public let instructionSet: KernelInstructionSet
+    /// Output channels per full panel: 16, or 32 for `.avx512`.
+    let panelWidth: Int
     /// Whether the weights are stored row-major for the dot-product kernel.
     let usesDotProducts: Bool
     /// Number of panels (0 in the dot-product layout).
     let panelCount: Int
-    /// Width of the last panel: 8 or 16 (0 in the dot-product layout).
+    /// Width of the last panel: 8, 16 or 32 (0 in the dot-product layout).
     let lastPanelWidth: Int
     /// Float offset of the bias in `storage`.
     let biasOffset: Int
     let storage: AlignedBuffer
 
     /// Packs `weights` (`[N, K]` row-major, `N·K` values) and `bias` (`N`
-    /// values, or nil for none).
+    /// values, or nil for none) for the microkernels of `instructionSet`.
     ///
     /// `outputChannels` and `inputChannels` must be at least 1 and the
     /// counts must match (the caller validated the operand shapes).
     /// - Throws: `KernelError` when the padded layout would exceed
-    ///   `TensorShape.maxElements` floats.
+    ///   `TensorShape.maxElements` floats, or when `instructionSet` is not
+    ///   supported here.
     public init(
-        outputChannels: Int, inputChannels: Int, weights: [Float], bias: [Float]?
+        outputChannels: Int, inputChannels: Int, weights: [Float], bias: [Float]?,
+        instructionSet: KernelInstructionSet = .detected
     ) throws(KernelError) {
         precondition(outputChannels >= 1 && inputChannels >= 1, "empty GEMM weights")
         let n = outputChannels, k = inputChannels
@@ -56,16 +69,18 @@ public struct PackedGemmWeights: Sendable {
         precondition(!weightOverflow && weights.count == weightCount, "weights are not [N, K]")
         precondition(bias == nil || bias?.count == n, "bias is not [N]")
 
-        let width = Self.panelWidth
+        try instructionSet.requireSupported(op: "weight packing")
+        let width = instructionSet == .avx512 ? Self.avx512PanelWidth : Self.baselinePanelWidth
         let dot = n <= Self.maxDotOutputs
         let panels = dot ? 0 : (n + width - 1) / width  // n ≤ maxElements: cannot overflow
-        let lastWidth = dot ? 0 : (n - (panels - 1) * width <= 8 ? 8 : width)
+        let remaining = n - (panels - 1) * width  // 1...width when not `dot`
+        let lastWidth = dot ? 0 : remaining <= 8 ? 8 : remaining <= 16 ? 16 : width
         let storedColumns = dot ? n : (panels - 1) * width + lastWidth
         let (weightFloats, sizeOverflow) = storedColumns.multipliedReportingOverflow(by: k)
         guard !sizeOverflow, weightFloats <= TensorShape.maxElements else {
             throw Self.tooLarge(n, k)
         }
-        // Both terms are at most maxElements + 15 (2^31 + 15): the sum cannot overflow.
+        // Both terms are at most maxElements + 31 (2^31 + 31): the sum cannot overflow.
         let biasOffset = (weightFloats + width - 1) / width * width
         let total = biasOffset + (n + width - 1) / width * width
         guard total <= TensorShape.maxElements else { throw Self.tooLarge(n, k) }
@@ -92,6 +107,8 @@ public struct PackedGemmWeights: Sendable {
         }
         self.inputChannels = k
         self.outputChannels = n
+        self.instructionSet = instructionSet
+        self.panelWidth = width
         self.usesDotProducts = dot
         self.panelCount = panels
         self.lastPanelWidth = lastWidth
@@ -109,13 +126,13 @@ public struct PackedGemmWeights: Sendable {
     /// the dot-product layout.
     var columnBlockCount: Int { usesDotProducts ? outputChannels : panelCount }
 
-    /// Start of panel `p` (K-major, `panelWidth(p)` floats per k).
+    /// Start of panel `p` (K-major, the panel's width in floats per k).
     @inline(__always)
     func panel(_ p: Int) -> UnsafePointer<Float> {
-        UnsafePointer(storage.baseAddress + p * Self.panelWidth * inputChannels)
+        UnsafePointer(storage.baseAddress + p * panelWidth * inputChannels)
     }
 
-    /// The bias, zero-padded to a multiple of 16.
+    /// The bias, zero-padded to a multiple of `panelWidth`.
     @inline(__always)
     var bias: UnsafePointer<Float> { UnsafePointer(storage.baseAddress + biasOffset) }
 }

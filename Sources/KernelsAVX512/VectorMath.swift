@@ -1,0 +1,52 @@
+// Load, store and clamp helpers of the 512-bit kernels. This module is
+// compiled for AVX-512 (`-target-cpu skylake-avx512`): a `SIMD16<Float>` is
+// one zmm register and `addingProduct` one fused `vfmadd`. Nothing here is
+// `@inlinable`, so none of it is compiled into callers outside the module.
+
+/// Loads 16 floats starting at `pointer` (no alignment required).
+@inline(__always)
+func loadVector16(_ pointer: UnsafePointer<Float>) -> SIMD16<Float> {
+    UnsafeRawPointer(pointer).loadUnaligned(as: SIMD16<Float>.self)
+}
+
+/// Stores 16 floats starting at `pointer` (no alignment required).
+@inline(__always)
+func storeVector16(_ value: SIMD16<Float>, _ pointer: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD16<Float>.self)
+}
+
+/// Loads 8 floats starting at `pointer` (no alignment required).
+@inline(__always)
+func loadVector8(_ pointer: UnsafePointer<Float>) -> SIMD8<Float> {
+    UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
+}
+
+/// Stores 8 floats starting at `pointer` (no alignment required).
+@inline(__always)
+func storeVector8(_ value: SIMD8<Float>, _ pointer: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD8<Float>.self)
+}
+
+/// `min(max(x, lower), upper)` per lane, a NaN lane staying NaN: the same
+/// selects as the baseline kernels' `clamp`, so both give identical bits.
+/// (Concrete overloads: through a generic `SIMD` the comparisons would run
+/// lane by lane.)
+@inline(__always)
+func clamp(_ x: SIMD16<Float>, lower: SIMD16<Float>, upper: SIMD16<Float>) -> SIMD16<Float> {
+    let raised = x.replacing(with: lower, where: x .< lower)
+    return raised.replacing(with: upper, where: upper .< raised)
+}
+
+/// `clamp` for eight lanes.
+@inline(__always)
+func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8<Float> {
+    let raised = x.replacing(with: lower, where: x .< lower)
+    return raised.replacing(with: upper, where: upper .< raised)
+}
+
+/// `min(max(x, lower), upper)` for one scalar, with the same NaN behaviour.
+@inline(__always)
+func clamp(_ x: Float, lower: Float, upper: Float) -> Float {
+    let raised = x < lower ? lower : x
+    return upper < raised ? upper : raised
+}
