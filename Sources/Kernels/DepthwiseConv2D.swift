@@ -81,16 +81,21 @@ public struct DepthwiseConv2D: PreparedKernel {
     /// is not 1 (those run the reference kernel).
     let packed: PackedDepthwiseWeights?
 
-    /// Validates the operands and options and copies the constant filter and bias.
+    /// Validates the operands and options and copies the constant filter and bias,
+    /// packed for the microkernels of `instructionSet`.
     ///
     /// Throws `KernelError` for: an operand count other than 2 or 3; an input or
     /// filter that is not 4-D; a filter whose first dimension is not 1; an empty
     /// filter; filter channels that are not a whole multiple (≥ 1) of the input
     /// channels; a filter or bias that is not a float32 constant; a bias without
     /// `Cout` elements; strides or dilations outside `1...Int32.max`; an empty
-    /// input or output.
-    public static func prepare(inputs: [Operand], options: Options) throws -> DepthwiseConv2D {
+    /// input or output;
+    /// an unsupported `instructionSet`.
+    public static func prepare(
+        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet = .detected
+    ) throws -> DepthwiseConv2D {
         let op = "DEPTHWISE_CONV_2D"
+        try instructionSet.requireSupported(op: op)
         guard inputs.count == 2 || inputs.count == 3 else {
             throw KernelError(
                 op: op, "expects 2 or 3 inputs (input, filter, optional bias), got \(inputs.count)")
@@ -130,7 +135,7 @@ public struct DepthwiseConv2D: PreparedKernel {
         let packed = outputChannels == inputChannels
             ? try PackedDepthwiseWeights(
                 channels: outputChannels, kernelHeight: window.filterHeight, kernelWidth: window.filterWidth,
-                weights: filter, bias: bias)
+                weights: filter, bias: bias, instructionSet: instructionSet)
             : nil
         return DepthwiseConv2D(
             outputShapes: [outputShape], multiplyAccumulates: macs,
