@@ -23,10 +23,20 @@ public final class Interpreter {
         /// Threads the fast kernels split their output over (at least 1).
         public var threadCount: Int
         public var mode: ExecutionMode
+        /// The microkernel family of the fast convolution and fully connected
+        /// kernels; by default the fastest this CPU supports
+        /// (`KernelInstructionSet.detected`). With one this CPU does not
+        /// support, loading throws `InterpreterError.invalidOperator` at the
+        /// first such operator. Both families give identical results.
+        public var instructionSet: KernelInstructionSet
 
-        public init(threadCount: Int = 1, mode: ExecutionMode = .fast) {
+        public init(
+            threadCount: Int = 1, mode: ExecutionMode = .fast,
+            instructionSet: KernelInstructionSet = .detected
+        ) {
             self.threadCount = threadCount
             self.mode = mode
+            self.instructionSet = instructionSet
         }
     }
 
@@ -125,7 +135,8 @@ public final class Interpreter {
                 }
             }
             let kernel = try OperatorRegistry.prepare(
-                builtin: builtin, options: op.options, operands: operands, index: index)
+                builtin: builtin, options: op.options, operands: operands, index: index,
+                instructionSet: options.instructionSet)
             guard kernel.outputShapes.count == op.outputs.count else {
                 throw InterpreterError.invalidOperator(index: index, error: KernelError(
                     op: builtin.description,

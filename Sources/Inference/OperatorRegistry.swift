@@ -9,8 +9,10 @@ enum OperatorRegistry {
     /// Prepares the kernel for operator `index`.
     /// - Parameters:
     ///   - operands: the operator's present inputs (absent optional inputs dropped).
+    ///   - instructionSet: the microkernel family of the kernels that have two.
     static func prepare(
-        builtin: BuiltinOperator, options: BuiltinOptions, operands: [Operand], index: Int
+        builtin: BuiltinOperator, options: BuiltinOptions, operands: [Operand], index: Int,
+        instructionSet: KernelInstructionSet
     ) throws -> any PreparedKernel {
         let name = builtin.description
         func activation(_ value: ActivationFunction) throws -> FusedActivation {
@@ -38,17 +40,21 @@ enum OperatorRegistry {
                     padding: padding(o.padding),
                     strideH: Int(o.strideH), strideW: Int(o.strideW),
                     dilationH: Int(o.dilationHFactor), dilationW: Int(o.dilationWFactor),
-                    activation: try activation(o.fusedActivation)))
+                    activation: try activation(o.fusedActivation)),
+                    instructionSet: instructionSet)
             case (.depthwiseConv2D, .depthwiseConv2D(let o)):
                 return try DepthwiseConv2D.prepare(inputs: operands, options: .init(
                     padding: padding(o.padding),
                     strideH: Int(o.strideH), strideW: Int(o.strideW),
                     dilationH: Int(o.dilationHFactor), dilationW: Int(o.dilationWFactor),
                     depthMultiplier: Int(o.depthMultiplier),
-                    activation: try activation(o.fusedActivation)))
+                    activation: try activation(o.fusedActivation)),
+                    instructionSet: instructionSet)
             case (.fullyConnected, .fullyConnected(let o)):
-                return try FullyConnected.prepare(inputs: operands, options: .init(
-                    activation: try activation(o.fusedActivation), keepNumDims: o.keepNumDims))
+                return try FullyConnected.prepare(
+                    inputs: operands,
+                    options: .init(activation: try activation(o.fusedActivation), keepNumDims: o.keepNumDims),
+                    instructionSet: instructionSet)
             case (.add, .add(let o)):
                 return try Add.prepare(inputs: operands, options: .init(
                     activation: try activation(o.fusedActivation)))
