@@ -154,7 +154,7 @@ func gemmF32Microkernel8x32(
         return
     }
     let tile = (c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71)
-    storeTile(tile, rowWidth: 32, rows: rows, columns: columns, c: c, cStride: cStride)
+    storeTile(tile, rowVectors: 2, rows: rows, columns: columns, c: c, cStride: cStride)
 }
 
 /// A `rows × columns` tile (rows 1...8, columns 1...16) from the 16-wide
@@ -211,21 +211,27 @@ func gemmF32Microkernel8x16(
         return
     }
     storeTile(
-        (c0, c1, c2, c3, c4, c5, c6, c7), rowWidth: 16, rows: rows, columns: columns, c: c,
+        (c0, c1, c2, c3, c4, c5, c6, c7), rowVectors: 1, rows: rows, columns: columns, c: c,
         cStride: cStride)
 }
 
-/// Copies the first `rows` rows and `columns` columns of a tile of
-/// vectors (`rowWidth` floats per row, rows one after another) to `c`.
+/// Stores the first `rows` rows and `columns` columns of a tile of
+/// `SIMD16<Float>` vectors (`rowVectors` per row, rows one after another)
+/// to `c`, a vector at a time: for the last row tile and a narrow last
+/// panel.
 @inline(__always)
 private func storeTile<Tile>(
-    _ tile: Tile, rowWidth: Int, rows: Int, columns: Int,
-    c: UnsafeMutablePointer<Float>, cStride: Int
+    _ tile: Tile, rowVectors: Int, rows: Int, columns: Int, c: UnsafeMutablePointer<Float>, cStride: Int
 ) {
     withUnsafeBytes(of: tile) { bytes in
-        let values = bytes.assumingMemoryBound(to: Float.self)
+        let vectors = bytes.assumingMemoryBound(to: SIMD16<Float>.self)
         for r in 0..<rows {
-            for j in 0..<columns { c[r * cStride + j] = values[r * rowWidth + j] }
+            var remaining = columns, v = 0
+            while remaining > 0 {
+                storeVector16(vectors[r * rowVectors + v], c + r * cStride + 16 * v, count: min(16, remaining))
+                remaining -= 16
+                v += 1
+            }
         }
     }
 }

@@ -15,6 +15,35 @@ func storeVector16(_ value: SIMD16<Float>, _ pointer: UnsafeMutablePointer<Float
     UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD16<Float>.self)
 }
 
+/// Stores the first `count` lanes (0...16) of `value` at `pointer`: whole
+/// vectors of 16, 8 and 4 lanes, then single lanes.
+@inline(__always)
+func storeVector16(_ value: SIMD16<Float>, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
+    if count == 16 {
+        storeVector16(value, pointer)
+        return
+    }
+    var rest = value.lowHalf, offset = 0
+    if count & 8 != 0 {
+        storeVector8(rest, pointer)
+        rest = value.highHalf
+        offset = 8
+    }
+    var quarter = rest.lowHalf
+    if count & 4 != 0 {
+        UnsafeMutableRawPointer(pointer + offset).storeBytes(of: quarter, as: SIMD4<Float>.self)
+        quarter = rest.highHalf
+        offset += 4
+    }
+    if count & 2 != 0 {
+        UnsafeMutableRawPointer(pointer + offset).storeBytes(of: quarter.lowHalf, as: SIMD2<Float>.self)
+        offset += 2
+        if count & 1 != 0 { pointer[offset] = quarter[2] }
+    } else if count & 1 != 0 {
+        pointer[offset] = quarter[0]
+    }
+}
+
 /// Loads 8 floats starting at `pointer` (no alignment required).
 @inline(__always)
 func loadVector8(_ pointer: UnsafePointer<Float>) -> SIMD8<Float> {

@@ -68,7 +68,7 @@ import Testing
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         for depth in Self.sizes + [64, 100] {
-            for outputs in Self.sizes + [40, 48, 63, 64, 65, 80] {
+            for outputs in Self.sizes + [37, 38, 40, 45, 46, 48, 63, 64, 65, 80] {
                 let rows = [1, 7, 13][(depth + outputs) % 3]
                 let problem = Problem(rows: rows, depth: depth, outputs: outputs, rng: &rng)
                 expectClose(
