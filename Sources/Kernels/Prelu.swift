@@ -33,13 +33,10 @@ public struct Prelu: PreparedKernel {
     /// `input [1, H, W, C]` with `alpha [C]`), split over `runner` in
     /// memory-bound tasks. Bit-identical to `runReference`.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
-        let zero = SIMD8<Float>(repeating: 0)
         rows.combine(
             lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0], runner: runner,
-            vector: { value, alpha in
-                // The product where `value >= 0` fails, which also keeps NaN and -0.
-                value.replacing(with: value * alpha, where: .!(value .>= zero))
-            },
+            // The product where `value >= 0` fails, which also keeps NaN and -0.
+            vector: { value, alpha in prelu(value, alpha: alpha) },
             scalar: { value, alpha in value >= 0 ? value : value * alpha })
     }
 

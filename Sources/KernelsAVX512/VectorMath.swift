@@ -73,6 +73,26 @@ func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8
     return raised.replacing(with: upper, where: upper .< raised)
 }
 
+/// PRELU per lane: `x >= 0 ? x : alpha·x` (NaN lanes take the product).
+/// Written lane by lane: the comparison operators of `SIMD` compile to a
+/// loop over lanes here, while this form becomes one compare and blend.
+@inline(__always)
+func prelu(_ x: SIMD16<Float>, alpha: SIMD16<Float>) -> SIMD16<Float> {
+    let scaled = x * alpha
+    var result = x
+    for lane in 0..<16 { result[lane] = x[lane] >= 0 ? x[lane] : scaled[lane] }
+    return result
+}
+
+/// `prelu` for eight lanes.
+@inline(__always)
+func prelu(_ x: SIMD8<Float>, alpha: SIMD8<Float>) -> SIMD8<Float> {
+    let scaled = x * alpha
+    var result = x
+    for lane in 0..<8 { result[lane] = x[lane] >= 0 ? x[lane] : scaled[lane] }
+    return result
+}
+
 /// `min(max(x, lower), upper)` for one scalar, with the same NaN behaviour.
 @inline(__always)
 func clamp(_ x: Float, lower: Float, upper: Float) -> Float {

@@ -36,6 +36,18 @@ func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8
     return raised.replacing(with: upper, where: upper .< raised)
 }
 
+/// PRELU per lane: `x >= 0 ? x : alpha·x` (NaN lanes take the product, as
+/// in TFLite). Written lane by lane: `SIMD`'s comparison operators can
+/// compile to a loop over lanes, while this form becomes one compare and
+/// blend.
+@inline(__always)
+func prelu(_ x: SIMD8<Float>, alpha: SIMD8<Float>) -> SIMD8<Float> {
+    let scaled = x * alpha
+    var result = x
+    for lane in 0..<8 { result[lane] = x[lane] >= 0 ? x[lane] : scaled[lane] }
+    return result
+}
+
 /// `min(max(x, lower), upper)` for one scalar, with the same NaN behaviour
 /// as the vector `clamp`.
 @inline(__always)
