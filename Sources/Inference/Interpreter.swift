@@ -29,14 +29,19 @@ public final class Interpreter {
         /// support, loading throws `InterpreterError.invalidOperator` at the
         /// first such operator. Both families give identical results.
         public var instructionSet: KernelInstructionSet
+        /// In fast mode, fold the ADD and PRELU that finish a CONV_2D into
+        /// its kernel (`OperatorFusion`). The outputs are bit-identical
+        /// either way; folding saves passes over whole tensors.
+        public var fusesOperators: Bool
 
         public init(
             threadCount: Int = 1, mode: ExecutionMode = .fast,
-            instructionSet: KernelInstructionSet = .detected
+            instructionSet: KernelInstructionSet = .detected, fusesOperators: Bool = true
         ) {
             self.threadCount = threadCount
             self.mode = mode
             self.instructionSet = instructionSet
+            self.fusesOperators = fusesOperators
         }
     }
 
@@ -110,7 +115,7 @@ public final class Interpreter {
         var constants = try ConstantTensors(model: model, subgraph: subgraph, shapes: shapes)
 
         // Prepare every operator that is not folded into a constant.
-        var prepared: [(kernel: any PreparedKernel, inputs: [Int], outputs: [Int])] = []
+        var prepared: [PreparedNode] = []
         var histogram: [String: Int] = [:]
         for (index, op) in subgraph.operators.enumerated() {
             let builtin = model.operatorCodes[op.opcodeIndex].builtin
@@ -155,6 +160,19 @@ public final class Interpreter {
                 }
             }
             prepared.append((kernel, inputIndices, op.outputs))
+        }
+
+        // Parameters count the constants of the operators in the file, fused or not.
+        var parameters = 0
+        for node in prepared {
+            for tensorIndex in node.inputs {
+                if case .float32(let values)? = constants.values[tensorIndex] { parameters += values.count }
+            }
+        }
+        if options.mode == .fast && options.fusesOperators {
+            prepared = OperatorFusion.fuse(
+                prepared, constants: constants.values, isConstant: constants.isConstant, shapes: shapes,
+                graphOutputs: subgraph.outputs)
         }
 
         // Graph inputs and outputs.
@@ -249,12 +267,6 @@ public final class Interpreter {
         self.constantStorage = storage
         self.tensorPointers = pointers
 
-        var parameters = 0
-        for node in prepared {
-            for tensorIndex in node.inputs {
-                if case .float32(let values)? = constants.values[tensorIndex] { parameters += values.count }
-            }
-        }
         self.summary = ModelSummary(
             operatorHistogram: histogram,
             preparedOperatorCount: prepared.count,

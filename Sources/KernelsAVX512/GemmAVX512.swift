@@ -49,12 +49,14 @@ let gemmMicrokernelRowsAVX512 = 8
 ///   - bias: the bias, zero-padded to a multiple of 32 floats.
 ///   - outputs: N, the number of columns of C.
 ///   - c: row 0 of C, column 0; row `r` starts at `c + r·cStride`.
+///   - epilogue: applied to each tile in registers before it is stored, or nil.
 @inline(never)
 public func gemmF32PanelsAVX512(
     a: UnsafePointer<Float>, rows: Int, runs: GemmRowRuns,
     packed: UnsafePointer<Float>, bias: UnsafePointer<Float>, outputs: Int,
     panels: Range<Int>, lastPanel: Int, lastPanelWidth: Int,
-    c: UnsafeMutablePointer<Float>, cStride: Int, lower: Float, upper: Float
+    c: UnsafeMutablePointer<Float>, cStride: Int, lower: Float, upper: Float,
+    epilogue: TileEpilogue?
 ) {
     let width = gemmPanelWidthAVX512, mr = gemmMicrokernelRowsAVX512
     let depth = runs.segmentCount * runs.segmentLength
@@ -63,21 +65,20 @@ public func gemmF32PanelsAVX512(
         let column = p * width
         let columns = min(width, outputs - column)
         var row = 0
-        if p == lastPanel && lastPanelWidth == 16 {
-            while row < rows {
+        let narrow = p == lastPanel && lastPanelWidth == 16
+        let finish = epilogue?.forColumns(startingAt: column)
+        while row < rows {
+            if narrow {
                 gemmF32Microkernel8x16(
                     rows: min(mr, rows - row), a: a + row * runs.rowStride, runs: runs,
                     panel: panel, bias: bias + column, c: c + row * cStride + column,
-                    cStride: cStride, columns: columns, lower: lower, upper: upper)
-                row += mr
+                    cStride: cStride, columns: columns, lower: lower, upper: upper, epilogue: finish)
+            } else {
+                gemmF32Microkernel8x32(
+                    rows: min(mr, rows - row), a: a + row * runs.rowStride, runs: runs,
+                    panel: panel, bias: bias + column, c: c + row * cStride + column,
+                    cStride: cStride, columns: columns, lower: lower, upper: upper, epilogue: finish)
             }
-            continue
-        }
-        while row < rows {
-            gemmF32Microkernel8x32(
-                rows: min(mr, rows - row), a: a + row * runs.rowStride, runs: runs,
-                panel: panel, bias: bias + column, c: c + row * cStride + column,
-                cStride: cStride, columns: columns, lower: lower, upper: upper)
             row += mr
         }
     }
@@ -85,13 +86,14 @@ public func gemmF32PanelsAVX512(
 
 /// A `rows × columns` tile (rows 1...8, columns 1...32) from one 32-wide
 /// panel: 16 `SIMD16<Float>` accumulators, two loads of the panel and eight
-/// broadcasts of A per k.
+/// broadcasts of A per k. `epilogue` (its channels starting at the tile's
+/// first column) finishes the clamped rows before they are stored.
 @inline(never)
 func gemmF32Microkernel8x32(
     rows: Int, a: UnsafePointer<Float>, runs: GemmRowRuns,
     panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
     c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
-    lower: Float, upper: Float
+    lower: Float, upper: Float, epilogue: TileEpilogue?
 ) {
     let stride = runs.rowStride
     let a0 = a
@@ -141,6 +143,17 @@ func gemmF32Microkernel8x32(
     c50 = clamp(c50, lower: lo, upper: hi); c51 = clamp(c51, lower: lo, upper: hi)
     c60 = clamp(c60, lower: lo, upper: hi); c61 = clamp(c61, lower: lo, upper: hi)
     c70 = clamp(c70, lower: lo, upper: hi); c71 = clamp(c71, lower: lo, upper: hi)
+    if let epilogue {
+        // Rows past `rows` are not finished: their residual may lie past the tensor.
+        (c00, c01) = epilogue.finished(c00, c01, c, columns: columns)
+        if rows > 1 { (c10, c11) = epilogue.finished(c10, c11, c + cStride, columns: columns) }
+        if rows > 2 { (c20, c21) = epilogue.finished(c20, c21, c + 2 * cStride, columns: columns) }
+        if rows > 3 { (c30, c31) = epilogue.finished(c30, c31, c + 3 * cStride, columns: columns) }
+        if rows > 4 { (c40, c41) = epilogue.finished(c40, c41, c + 4 * cStride, columns: columns) }
+        if rows > 5 { (c50, c51) = epilogue.finished(c50, c51, c + 5 * cStride, columns: columns) }
+        if rows > 6 { (c60, c61) = epilogue.finished(c60, c61, c + 6 * cStride, columns: columns) }
+        if rows > 7 { (c70, c71) = epilogue.finished(c70, c71, c + 7 * cStride, columns: columns) }
+    }
     if rows == 8 && columns == 32 {
         var out = c
         storeVector16(c00, out); storeVector16(c01, out + 16); out += cStride
@@ -166,7 +179,7 @@ func gemmF32Microkernel8x16(
     rows: Int, a: UnsafePointer<Float>, runs: GemmRowRuns,
     panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
     c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
-    lower: Float, upper: Float
+    lower: Float, upper: Float, epilogue: TileEpilogue?
 ) {
     let stride = runs.rowStride
     let a0 = a
@@ -203,6 +216,17 @@ func gemmF32Microkernel8x16(
     c2 = clamp(c2, lower: lo, upper: hi); c3 = clamp(c3, lower: lo, upper: hi)
     c4 = clamp(c4, lower: lo, upper: hi); c5 = clamp(c5, lower: lo, upper: hi)
     c6 = clamp(c6, lower: lo, upper: hi); c7 = clamp(c7, lower: lo, upper: hi)
+    if let epilogue {
+        // Rows past `rows` are not finished: their residual may lie past the tensor.
+        c0 = epilogue.finished(c0, c)
+        if rows > 1 { c1 = epilogue.finished(c1, c + cStride) }
+        if rows > 2 { c2 = epilogue.finished(c2, c + 2 * cStride) }
+        if rows > 3 { c3 = epilogue.finished(c3, c + 3 * cStride) }
+        if rows > 4 { c4 = epilogue.finished(c4, c + 4 * cStride) }
+        if rows > 5 { c5 = epilogue.finished(c5, c + 5 * cStride) }
+        if rows > 6 { c6 = epilogue.finished(c6, c + 6 * cStride) }
+        if rows > 7 { c7 = epilogue.finished(c7, c + 7 * cStride) }
+    }
     if rows == 8 && columns == 16 {
         storeVector16(c0, c); storeVector16(c1, c + cStride)
         storeVector16(c2, c + 2 * cStride); storeVector16(c3, c + 3 * cStride)
@@ -233,5 +257,77 @@ private func storeTile<Tile>(
                 v += 1
             }
         }
+    }
+}
+
+/// Element-wise operations applied to each tile of C in registers before
+/// it is stored, in place of a following ADD and PRELU (Kernels'
+/// `EpilogueOperands`, whose float operations these repeat exactly):
+/// `y = clamp(y + residual, lower, upper)` (or `residual + y`), then
+/// `y = y >= 0 ? y : alpha[channel]·y`.
+public struct TileEpilogue {
+    /// C's first element.
+    public var output: UnsafePointer<Float>
+    /// The residual's first element (C's layout, readable 16 floats past
+    /// its end), or nil for no ADD.
+    public var residual: UnsafePointer<Float>?
+    public var lower: Float
+    public var upper: Float
+    /// Whether the residual is the ADD's first operand.
+    public var residualFirst: Bool
+    /// PRELU's alpha per channel, readable up to a multiple of 32 floats, or nil.
+    public var alpha: UnsafePointer<Float>?
+
+    public init(
+        output: UnsafePointer<Float>, residual: UnsafePointer<Float>?, lower: Float, upper: Float,
+        residualFirst: Bool, alpha: UnsafePointer<Float>?
+    ) {
+        self.output = output
+        self.residual = residual
+        self.lower = lower
+        self.upper = upper
+        self.residualFirst = residualFirst
+        self.alpha = alpha
+    }
+
+    /// The same epilogue for a tile whose first column is channel `column`.
+    func forColumns(startingAt column: Int) -> TileEpilogue {
+        var shifted = self
+        shifted.alpha = alpha.map { $0 + column }
+        return shifted
+    }
+
+    /// The 16 outputs of one row that would be stored at `c`, whose first
+    /// is channel 0 of `alpha`'s view (`forColumns`), finished. Reads 16
+    /// residual values even where fewer outputs are stored: the tensor may
+    /// be read one vector past its end. (Returns values rather than taking
+    /// `inout` accumulators, which would keep them in memory.)
+    @inline(__always)
+    func finished(_ value: SIMD16<Float>, _ c: UnsafeMutablePointer<Float>) -> SIMD16<Float> {
+        finished(value, c, channel: 0)
+    }
+
+    /// The `columns` (1...32) outputs of one row that would be stored at
+    /// `c`, as two vectors, finished; the second only when `columns > 16`.
+    @inline(__always)
+    func finished(
+        _ low: SIMD16<Float>, _ high: SIMD16<Float>, _ c: UnsafeMutablePointer<Float>, columns: Int
+    ) -> (SIMD16<Float>, SIMD16<Float>) {
+        (finished(low, c, channel: 0), columns > 16 ? finished(high, c + 16, channel: 16) : high)
+    }
+
+    @inline(__always)
+    private func finished(_ value: SIMD16<Float>, _ c: UnsafeMutablePointer<Float>, channel: Int) -> SIMD16<Float> {
+        var v = value
+        if let residual {
+            let other = loadVector16(residual + (UnsafePointer(c) - output))
+            v = clamp(
+                residualFirst ? other + v : v + other,
+                lower: SIMD16(repeating: lower), upper: SIMD16(repeating: upper))
+        }
+        if let alpha {
+            v = prelu(v, alpha: loadVector16(alpha + channel))
+        }
+        return v
     }
 }

@@ -26,6 +26,9 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Time the reference kernels instead of the fast ones.")
     var reference = false
 
+    @Flag(help: "Run ADD and PRELU as operators of their own, not folded into the convolution before them.")
+    var unfused = false
+
     @Flag(help: "Also print the time per operator type (one profiled pass per run).")
     var perOp = false
 
@@ -44,7 +47,8 @@ struct BenchCommand: ParsableCommand {
         do {
             interpreter = try Interpreter(
                 contentsOfFile: path,
-                options: .init(threadCount: threads, mode: reference ? .reference : .fast))
+                options: .init(
+                    threadCount: threads, mode: reference ? .reference : .fast, fusesOperators: !unfused))
         } catch {
             printError("landmarker: \(path): \(error)")
             throw ExitCode.failure

@@ -89,6 +89,25 @@ import Testing
         }
     }
 
+    @Test(arguments: models)
+    func foldedOperatorsGiveIdenticalOutputs(model: String) throws {
+        var outputs: [[[Float]]] = []
+        var operators: [Int] = []
+        for fuses in [false, true] {
+            let interpreter = try Interpreter(
+                contentsOfFile: try Fixtures.model(model), options: .init(threadCount: 1, fusesOperators: fuses))
+            try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
+            interpreter.invoke()
+            outputs.append(try interpreter.outputs.indices.map { try interpreter.output(at: $0) })
+            operators.append(interpreter.summary.preparedOperatorCount)
+        }
+        #expect(operators[1] < operators[0], "\(model): nothing was folded")
+        for (k, (folded, separate)) in zip(outputs[1], outputs[0]).enumerated() {
+            let differing = zip(folded, separate).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(differing == 0, "\(model) output \(k): \(differing) values differ with operators folded")
+        }
+    }
+
     @Test func repeatedInvokeGivesIdenticalOutputs() throws {
         let interpreter = try Interpreter(contentsOfFile: try Fixtures.model("hand_landmark_lite"))
         try interpreter.setInput(try Fixtures.floats("tensors/hand_landmark_lite/real_input.bin"))

@@ -13,6 +13,9 @@ import KernelsAVX512
 ///   - output: C, `[P, N]` row-major (`N = weights.outputChannels`); must
 ///     not overlap `input`.
 ///   - clamp: output range, e.g. `FusedActivation.clampRange`.
+///   - epilogue: element-wise operations applied to the output after the
+///     clamp; `residual` is its ADD's other operand, `[P, N]` (nil when it
+///     has no ADD).
 ///   - runner: the output is split into tiles of rows × column panels; the
 ///     sum over K is never split, so results are bit-identical for every
 ///     thread count.
@@ -21,17 +24,19 @@ public func gemmF32(
     weights: PackedGemmWeights,
     output: UnsafeMutablePointer<Float>,
     clamp: (lower: Float, upper: Float),
+    epilogue: ConvolutionEpilogue = .none, residual: UnsafePointer<Float>? = nil,
     runner: ParallelRunner
 ) {
     let tiling = GemmTiling(rows: rows, weights: weights, threadCount: runner.threadCount)
     let layout = GemmRows.contiguous(depth: weights.inputChannels, rowStride: weights.inputChannels)
+    let finish = epilogue.operands(output: output, residual: residual)
     runner.forEach(tiling.tileCount) { tile in
         let (rowRange, panelRange) = tiling.tile(tile)
         gemmF32Block(
             a: input + rowRange.lowerBound * weights.inputChannels, layout: layout,
             rows: rowRange.count, weights: weights, panels: panelRange,
             c: output + rowRange.lowerBound * weights.outputChannels,
-            cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper)
+            cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper, epilogue: finish)
     }
 }
 
@@ -113,12 +118,12 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 /// and for the AVX-512 kernels), so the panel stays in L1 while the block
 /// of A streams from L2. An 8-wide last panel uses the same `SIMD8` kernel
 /// in both families. In the dot-product layout, `panels` are output
-/// channels.
+/// channels. `epilogue` finishes each tile right after it is computed.
 func gemmF32Block(
     a: UnsafePointer<Float>, layout: GemmRows, rows: Int,
     weights: PackedGemmWeights, panels: Range<Int>,
     c: UnsafeMutablePointer<Float>, cStride: Int,
-    lower: Float, upper: Float
+    lower: Float, upper: Float, epilogue: EpilogueOperands?
 ) {
     assert(layout.depth == weights.inputChannels, "rows of A do not have K values")
     let k = weights.inputChannels, n = weights.outputChannels
@@ -134,6 +139,8 @@ func gemmF32Block(
                     weights: w + channel * k, bias: bias[channel],
                     c: c + row * cStride + channel, cStride: cStride,
                     lower: lower, upper: upper)
+                epilogue?.apply(
+                    c: c + row * cStride, cStride: cStride, rows: min(8, rows - row), column: channel, columns: 1)
                 row += 8
             }
         }
@@ -153,7 +160,12 @@ func gemmF32Block(
                 segmentLength: layout.segmentLength, segmentStride: layout.segmentStride),
             packed: weights.panel(0), bias: bias, outputs: n, panels: widePanels,
             lastPanel: lastPanel, lastPanelWidth: weights.lastPanelWidth,
-            c: c, cStride: cStride, lower: lower, upper: upper)
+            c: c, cStride: cStride, lower: lower, upper: upper,
+            epilogue: epilogue.map {
+                TileEpilogue(
+                    output: $0.output, residual: $0.residual, lower: $0.lower, upper: $0.upper,
+                    residualFirst: $0.residualFirst, alpha: $0.alpha)
+            })
         #else
         preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
         #endif
@@ -162,13 +174,14 @@ func gemmF32Block(
             let panel = weights.panel(p)
             let column = p * width
             let columns = min(width, n - column)
+            let finish = epilogue?.forColumns(startingAt: column)
             var row = 0
             while row < rows {
                 gemmF32Microkernel6x16(
                     rows: min(6, rows - row), a: a + row * aStride, layout: layout,
                     panel: panel, bias: bias + column,
                     c: c + row * cStride + column, cStride: cStride, columns: columns,
-                    lower: lower, upper: upper)
+                    lower: lower, upper: upper, epilogue: finish)
                 row += 6
             }
         }
@@ -176,13 +189,14 @@ func gemmF32Block(
     guard narrowLast else { return }
     let panel = weights.panel(lastPanel)
     let column = lastPanel * width
+    let finish = epilogue?.forColumns(startingAt: column)
     var row = 0
     while row < rows {
         gemmF32Microkernel8x8(
             rows: min(8, rows - row), a: a + row * aStride, layout: layout,
             panel: panel, bias: bias + column,
             c: c + row * cStride + column, cStride: cStride, columns: n - column,
-            lower: lower, upper: upper)
+            lower: lower, upper: upper, epilogue: finish)
         row += 8
     }
 }

@@ -24,11 +24,16 @@ import Tensor
 ///   - workspace: at least `convolutionF32WorkspaceSize(weights:threadCount:)`
 ///     floats for `runner.threadCount`, used as scratch.
 ///   - clamp: output range, e.g. `FusedActivation.clampRange`.
+///   - epilogue: element-wise operations applied to the output after the
+///     clamp; `residual` is its ADD's other operand, the output's shape
+///     (nil when it has no ADD).
 public func convolutionF32(
     input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
     batch: Int, geometry: ConvolutionGeometry, inputChannels: Int,
     weights: PackedGemmWeights, workspace: UnsafeMutableBufferPointer<Float>,
-    clamp: (lower: Float, upper: Float), runner: ParallelRunner
+    clamp: (lower: Float, upper: Float),
+    epilogue: ConvolutionEpilogue = .none, residual: UnsafePointer<Float>? = nil,
+    runner: ParallelRunner
 ) {
     let g = geometry
     let depth = weights.inputChannels, outputs = weights.outputChannels
@@ -54,6 +59,7 @@ public func convolutionF32(
         totalRows,
         usefulThreadCount(runner.threadCount, multiplyAdds: totalRows * g.outputWidth, depth, outputs))
     let scratchBase = workspace.baseAddress!
+    let finish = epilogue.operands(output: output, residual: residual)
     runner.forEach(workers) { worker in
         let scratch = scratchBase + worker * scratchPerThread
         for outputRow in (totalRows * worker / workers)..<(totalRows * (worker + 1) / workers) {
@@ -76,7 +82,7 @@ public func convolutionF32(
                         a: UnsafePointer(scratch), layout: gathered, rows: count,
                         weights: weights, panels: 0..<weights.columnBlockCount,
                         c: out + first * outputs, cStride: outputs,
-                        lower: clamp.lower, upper: clamp.upper)
+                        lower: clamp.lower, upper: clamp.upper, epilogue: finish)
                     first += count
                 }
             }
@@ -91,7 +97,7 @@ public func convolutionF32(
                 a: image + iy0 * inputRowSize + ix0 * inputChannels, layout: inPlace,
                 rows: interior.count, weights: weights, panels: 0..<weights.columnBlockCount,
                 c: out + interior.lowerBound * outputs, cStride: outputs,
-                lower: clamp.lower, upper: clamp.upper)
+                lower: clamp.lower, upper: clamp.upper, epilogue: finish)
             gatherAndMultiply(0..<interior.lowerBound)
             gatherAndMultiply(interior.upperBound..<g.outputWidth)
         }

@@ -1,0 +1,148 @@
+import Tensor
+
+/// Element-wise operations a CONV_2D applies to its output right after
+/// computing it, in place of the ADD and PRELU operators that follow it in
+/// the graph (folded by the interpreter): each tile of the output is
+/// finished while it is still in L1, instead of in further passes over the
+/// whole tensor.
+///
+/// For output element `y` (already clamped by the convolution's own
+/// activation) at channel `c`:
+///
+///     y = clamp(y + residual, addLower, addUpper)   (or residual + y)   with `add`
+///     y = y >= 0 ? y : alpha[c] · y                                      with `preluAlpha`
+///
+/// with exactly the float operations of the ADD and PRELU kernels, so the
+/// results are bit-identical to running those operators.
+public struct ConvolutionEpilogue: Sendable {
+    /// An ADD of a tensor of the output's shape (read at run time from the
+    /// kernel's last input), clamped as the ADD's activation clamps.
+    struct ResidualAdd: Sendable {
+        var lower: Float
+        var upper: Float
+        /// Whether the residual is the ADD's first operand (`residual + y`).
+        var residualFirst: Bool
+    }
+
+    var add: ResidualAdd?
+    /// PRELU's alpha per output channel, zero-padded to a multiple of 32
+    /// floats (vector loads never leave the buffer).
+    var preluAlpha: AlignedBuffer?
+
+    /// No operation.
+    public static let none = ConvolutionEpilogue()
+
+    var isEmpty: Bool { add == nil && preluAlpha == nil }
+
+    /// The pointers and constants of one run, for the GEMM block loops.
+    func operands(output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?) -> EpilogueOperands? {
+        if isEmpty { return nil }
+        precondition((add == nil) == (residual == nil), "a residual add needs its residual and only then")
+        return EpilogueOperands(
+            output: UnsafePointer(output), residual: residual,
+            lower: add?.lower ?? -.infinity, upper: add?.upper ?? .infinity,
+            residualFirst: add?.residualFirst ?? false,
+            alpha: preluAlpha.map { UnsafePointer($0.baseAddress) })
+    }
+
+    /// Applies the epilogue to one output element of channel `channel`
+    /// (the reference form).
+    func apply(_ y: Float, residual: Float, channel: Int) -> Float {
+        var value = y
+        if let add {
+            let sum = add.residualFirst ? residual + value : value + residual
+            value = clamp(sum, lower: add.lower, upper: add.upper)
+        }
+        if let preluAlpha, !(value >= 0) {
+            value = value * preluAlpha.baseAddress[channel]
+        }
+        return value
+    }
+}
+
+/// `ConvolutionEpilogue` for one run: where the output and the residual
+/// are, so that a tile of the output at any pointer finds its residual at
+/// the same offset.
+struct EpilogueOperands {
+    /// The output tensor's first element.
+    var output: UnsafePointer<Float>
+    /// The residual's first element (the output's layout), or nil.
+    var residual: UnsafePointer<Float>?
+    var lower: Float
+    var upper: Float
+    var residualFirst: Bool
+    /// PRELU's alpha per channel, or nil.
+    var alpha: UnsafePointer<Float>?
+
+    /// The same operands for a tile whose first column is channel `column`.
+    func forColumns(startingAt column: Int) -> EpilogueOperands {
+        var shifted = self
+        shifted.alpha = alpha.map { $0 + column }
+        return shifted
+    }
+
+    /// The 8 outputs of one row that would be stored at `c`, whose first is
+    /// channel 0 of `alpha`'s view (`forColumns`), finished. Reads 8
+    /// residual values even where fewer outputs are stored: tensors may be
+    /// read one vector past their end. (Returns values rather than taking
+    /// `inout` accumulators, which would keep them in memory.)
+    @inline(__always)
+    func finished(_ value: SIMD8<Float>, _ c: UnsafeMutablePointer<Float>, channel: Int = 0) -> SIMD8<Float> {
+        var v = value
+        if let residual {
+            let other = loadVector8(residual + (UnsafePointer(c) - output))
+            v = clamp(
+                residualFirst ? other + v : v + other,
+                lower: SIMD8(repeating: lower), upper: SIMD8(repeating: upper))
+        }
+        if let alpha {
+            v = prelu(v, alpha: loadVector8(alpha + channel))
+        }
+        return v
+    }
+
+    /// The `columns` (1...16) outputs of one row that would be stored at
+    /// `c`, as two vectors, finished; the second only when `columns > 8`.
+    @inline(__always)
+    func finished(
+        _ low: SIMD8<Float>, _ high: SIMD8<Float>, _ c: UnsafeMutablePointer<Float>, columns: Int
+    ) -> (SIMD8<Float>, SIMD8<Float>) {
+        (finished(low, c), columns > 8 ? finished(high, c + 8, channel: 8) : high)
+    }
+
+    /// Finishes rows `0..<rows`, columns `column ..< column + columns` of
+    /// the tile already stored at `c` (row `r` at `c + r·cStride`; column 0
+    /// of `c` is channel 0), eight lanes at a time with a scalar tail: for
+    /// the dot-product kernel, which has no vector of a row's outputs.
+    @inline(never)
+    func apply(
+        c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int, columns: Int
+    ) {
+        let lo = SIMD8<Float>(repeating: lower), hi = SIMD8<Float>(repeating: upper)
+        let offset = UnsafePointer(c) - output
+        for r in 0..<rows {
+            let y = c + r * cStride + column
+            let x = residual.map { $0 + offset + r * cStride + column }
+            var j = 0
+            while j + 8 <= columns {
+                var v = loadVector8(y + j)
+                if let x {
+                    let other = loadVector8(x + j)
+                    v = clamp(residualFirst ? other + v : v + other, lower: lo, upper: hi)
+                }
+                if let alpha {
+                    v = prelu(v, alpha: loadVector8(alpha + column + j))
+                }
+                storeVector8(v, y + j)
+                j += 8
+            }
+            while j < columns {
+                var v = y[j]
+                if let x { v = clamp(residualFirst ? x[j] + v : v + x[j], lower: lower, upper: upper) }
+                if let alpha, !(v >= 0) { v = v * alpha[column + j] }
+                y[j] = v
+                j += 1
+            }
+        }
+    }
+}
