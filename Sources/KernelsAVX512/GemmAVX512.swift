@@ -36,64 +36,91 @@ let gemmPanelWidthAVX512 = 32
 /// Rows of C per microkernel call: Kernels' `GemmTiling.avx512MicrokernelRows`.
 let gemmMicrokernelRowsAVX512 = 8
 
-/// Computes rows `0..<rows` × the columns of `panels` of C: for each panel,
-/// every 8-row tile in turn, so that the panel stays in L1 while the rows of
-/// A stream from L2.
+/// Computes rows `0..<rows` × the columns of `panels` of C. When the
+/// panels are too large for L1, for each panel every 8-row tile in turn,
+/// so that the panel stays in L1 while the rows of A stream from L2;
+/// otherwise for each 8-row tile every panel in turn, so that the tile's
+/// rows of A are read once and each row of C is written whole. The order
+/// never changes what is computed.
 ///
 /// - Parameters:
 ///   - a: row 0 of A, laid out as `runs` says (`K = segmentCount·segmentLength`).
-///   - packed: the packed weights, panel `p` at float offset `32·p·K`,
-///     K-major with `width(p)` floats per k: 32, except panel `lastPanel`,
-///     which is `lastPanelWidth` (16 or 32) wide. `panels` must not hold an
-///     8-wide panel.
+///   - packed: the packed weights (Kernels' `PackedGemmWeights`): panels
+///     `0 ..< fullPanelCount` are 32 wide, panel `p` at float offset
+///     `32·p·K`; panel `fullPanelCount` is 16 wide, at `32·fullPanelCount·K`.
+///     Each is K-major, its width in floats per k. `panels` holds only
+///     these (not a last panel of 8).
 ///   - bias: the bias, zero-padded to a multiple of 32 floats.
 ///   - outputs: N, the number of columns of C.
 ///   - c: row 0 of C, column 0; row `r` starts at `c + r·cStride`.
-///   - epilogue: applied to each tile in registers before it is stored, or nil.
+///   - epilogue: applied to each tile right after it is stored (while it is
+///     in L1), or nil.
 @inline(never)
 public func gemmF32PanelsAVX512(
     a: UnsafePointer<Float>, rows: Int, runs: GemmRowRuns,
     packed: UnsafePointer<Float>, bias: UnsafePointer<Float>, outputs: Int,
-    panels: Range<Int>, lastPanel: Int, lastPanelWidth: Int,
+    panels: Range<Int>, fullPanelCount: Int,
     c: UnsafeMutablePointer<Float>, cStride: Int, lower: Float, upper: Float,
     epilogue: TileEpilogue?
 ) {
     let width = gemmPanelWidthAVX512, mr = gemmMicrokernelRowsAVX512
     let depth = runs.segmentCount * runs.segmentLength
-    for p in panels {
+    /// One tile: rows `row ..< row + 8` of panel `p`; its columns.
+    func tile(row: Int, panel p: Int) -> Range<Int> {
         let panel = packed + p * width * depth
         let column = p * width
-        let columns = min(width, outputs - column)
-        var row = 0
-        let narrow = p == lastPanel && lastPanelWidth == 16
-        let finish = epilogue?.forColumns(startingAt: column)
-        while row < rows {
-            if narrow {
-                gemmF32Microkernel8x16(
-                    rows: min(mr, rows - row), a: a + row * runs.rowStride, runs: runs,
-                    panel: panel, bias: bias + column, c: c + row * cStride + column,
-                    cStride: cStride, columns: columns, lower: lower, upper: upper, epilogue: finish)
-            } else {
-                gemmF32Microkernel8x32(
-                    rows: min(mr, rows - row), a: a + row * runs.rowStride, runs: runs,
-                    panel: panel, bias: bias + column, c: c + row * cStride + column,
-                    cStride: cStride, columns: columns, lower: lower, upper: upper, epilogue: finish)
+        let columns = min(p == fullPanelCount ? 16 : width, outputs - column)
+        if p == fullPanelCount {
+            gemmF32Microkernel8x16(
+                rows: min(mr, rows - row), a: a + row * runs.rowStride, runs: runs,
+                panel: panel, bias: bias + column, c: c + row * cStride + column,
+                cStride: cStride, columns: columns, lower: lower, upper: upper)
+        } else {
+            gemmF32Microkernel8x32(
+                rows: min(mr, rows - row), a: a + row * runs.rowStride, runs: runs,
+                panel: panel, bias: bias + column, c: c + row * cStride + column,
+                cStride: cStride, columns: columns, lower: lower, upper: upper)
+        }
+        return column..<(column + columns)
+    }
+    // `depth` and `panels.count` are at most the packed buffer's float count: no overflow.
+    if depth * panels.count * width <= panelsInL1Floats {
+        // The epilogue goes over whole rows of the tile: their residual is contiguous.
+        for row in stride(from: 0, to: rows, by: mr) {
+            var covered = 0..<0
+            for p in panels {
+                let columns = tile(row: row, panel: p)
+                covered = covered.isEmpty ? columns : covered.lowerBound..<columns.upperBound
             }
-            row += mr
+            epilogue?.apply(
+                c: c + row * cStride, cStride: cStride, rows: min(mr, rows - row), column: covered.lowerBound,
+                columns: covered.count)
+        }
+    } else {
+        for p in panels {
+            for row in stride(from: 0, to: rows, by: mr) {
+                let columns = tile(row: row, panel: p)
+                epilogue?.apply(
+                    c: c + row * cStride, cStride: cStride, rows: min(mr, rows - row), column: columns.lowerBound,
+                    columns: columns.count)
+            }
         }
     }
 }
 
+/// Floats of packed panels that stay in L1 while every tile of rows passes
+/// over all of them: 24 KiB, half of a 48 KiB L1.
+let panelsInL1Floats = 6 * 1024
+
 /// A `rows × columns` tile (rows 1...8, columns 1...32) from one 32-wide
 /// panel: 16 `SIMD16<Float>` accumulators, two loads of the panel and eight
-/// broadcasts of A per k. `epilogue` (its channels starting at the tile's
-/// first column) finishes the clamped rows before they are stored.
+/// broadcasts of A per k.
 @inline(never)
 func gemmF32Microkernel8x32(
     rows: Int, a: UnsafePointer<Float>, runs: GemmRowRuns,
     panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
     c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
-    lower: Float, upper: Float, epilogue: TileEpilogue?
+    lower: Float, upper: Float
 ) {
     let stride = runs.rowStride
     let a0 = a
@@ -143,17 +170,6 @@ func gemmF32Microkernel8x32(
     c50 = clamp(c50, lower: lo, upper: hi); c51 = clamp(c51, lower: lo, upper: hi)
     c60 = clamp(c60, lower: lo, upper: hi); c61 = clamp(c61, lower: lo, upper: hi)
     c70 = clamp(c70, lower: lo, upper: hi); c71 = clamp(c71, lower: lo, upper: hi)
-    if let epilogue {
-        // Rows past `rows` are not finished: their residual may lie past the tensor.
-        (c00, c01) = epilogue.finished(c00, c01, c, columns: columns)
-        if rows > 1 { (c10, c11) = epilogue.finished(c10, c11, c + cStride, columns: columns) }
-        if rows > 2 { (c20, c21) = epilogue.finished(c20, c21, c + 2 * cStride, columns: columns) }
-        if rows > 3 { (c30, c31) = epilogue.finished(c30, c31, c + 3 * cStride, columns: columns) }
-        if rows > 4 { (c40, c41) = epilogue.finished(c40, c41, c + 4 * cStride, columns: columns) }
-        if rows > 5 { (c50, c51) = epilogue.finished(c50, c51, c + 5 * cStride, columns: columns) }
-        if rows > 6 { (c60, c61) = epilogue.finished(c60, c61, c + 6 * cStride, columns: columns) }
-        if rows > 7 { (c70, c71) = epilogue.finished(c70, c71, c + 7 * cStride, columns: columns) }
-    }
     if rows == 8 && columns == 32 {
         var out = c
         storeVector16(c00, out); storeVector16(c01, out + 16); out += cStride
@@ -166,8 +182,10 @@ func gemmF32Microkernel8x32(
         storeVector16(c70, out); storeVector16(c71, out + 16)
         return
     }
-    let tile = (c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71)
-    storeTile(tile, rowVectors: 2, rows: rows, columns: columns, c: c, cStride: cStride)
+    var tile = (c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71)
+    withUnsafeMutableBytes(of: &tile) { bytes in
+        storePartialTile(bytes, rowWidth: 32, rows: rows, columns: columns, c: c, cStride: cStride)
+    }
 }
 
 /// A `rows × columns` tile (rows 1...8, columns 1...16) from the 16-wide
@@ -179,7 +197,7 @@ func gemmF32Microkernel8x16(
     rows: Int, a: UnsafePointer<Float>, runs: GemmRowRuns,
     panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
     c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
-    lower: Float, upper: Float, epilogue: TileEpilogue?
+    lower: Float, upper: Float
 ) {
     let stride = runs.rowStride
     let a0 = a
@@ -216,17 +234,6 @@ func gemmF32Microkernel8x16(
     c2 = clamp(c2, lower: lo, upper: hi); c3 = clamp(c3, lower: lo, upper: hi)
     c4 = clamp(c4, lower: lo, upper: hi); c5 = clamp(c5, lower: lo, upper: hi)
     c6 = clamp(c6, lower: lo, upper: hi); c7 = clamp(c7, lower: lo, upper: hi)
-    if let epilogue {
-        // Rows past `rows` are not finished: their residual may lie past the tensor.
-        c0 = epilogue.finished(c0, c)
-        if rows > 1 { c1 = epilogue.finished(c1, c + cStride) }
-        if rows > 2 { c2 = epilogue.finished(c2, c + 2 * cStride) }
-        if rows > 3 { c3 = epilogue.finished(c3, c + 3 * cStride) }
-        if rows > 4 { c4 = epilogue.finished(c4, c + 4 * cStride) }
-        if rows > 5 { c5 = epilogue.finished(c5, c + 5 * cStride) }
-        if rows > 6 { c6 = epilogue.finished(c6, c + 6 * cStride) }
-        if rows > 7 { c7 = epilogue.finished(c7, c + 7 * cStride) }
-    }
     if rows == 8 && columns == 16 {
         storeVector16(c0, c); storeVector16(c1, c + cStride)
         storeVector16(c2, c + 2 * cStride); storeVector16(c3, c + 3 * cStride)
@@ -234,29 +241,32 @@ func gemmF32Microkernel8x16(
         storeVector16(c6, c + 6 * cStride); storeVector16(c7, c + 7 * cStride)
         return
     }
-    storeTile(
-        (c0, c1, c2, c3, c4, c5, c6, c7), rowVectors: 1, rows: rows, columns: columns, c: c,
-        cStride: cStride)
+    var tile = (c0, c1, c2, c3, c4, c5, c6, c7)
+    withUnsafeMutableBytes(of: &tile) { bytes in
+        storePartialTile(bytes, rowWidth: 16, rows: rows, columns: columns, c: c, cStride: cStride)
+    }
 }
 
-/// Stores the first `rows` rows and `columns` columns of a tile of
-/// `SIMD16<Float>` vectors (`rowVectors` per row, rows one after another)
-/// to `c`, a vector at a time: for the last row tile and a narrow last
-/// panel.
-@inline(__always)
-private func storeTile<Tile>(
-    _ tile: Tile, rowVectors: Int, rows: Int, columns: Int, c: UnsafeMutablePointer<Float>, cStride: Int
+/// Copies the first `rows` rows and `columns` columns of a tile spilled to
+/// `tile` (`rowWidth` floats per row, rows one after another) to `c`, 16,
+/// 8, 4, 2 and 1 floats at a time: for the last row tile and a partial
+/// panel. The microkernels spill the tile with whole-vector stores and call
+/// this out of line: passing the vectors themselves, or extracting their
+/// lanes inline, leads the compiler to split every vector of the tile into
+/// quarters, which slows the whole-tile path several times over.
+@inline(never)
+private func storePartialTile(
+    _ tile: UnsafeMutableRawBufferPointer, rowWidth: Int, rows: Int, columns: Int,
+    c: UnsafeMutablePointer<Float>, cStride: Int
 ) {
-    withUnsafeBytes(of: tile) { bytes in
-        let vectors = bytes.assumingMemoryBound(to: SIMD16<Float>.self)
-        for r in 0..<rows {
-            var remaining = columns, v = 0
-            while remaining > 0 {
-                storeVector16(vectors[r * rowVectors + v], c + r * cStride + 16 * v, count: min(16, remaining))
-                remaining -= 16
-                v += 1
-            }
+    let base = UnsafePointer(tile.baseAddress!.assumingMemoryBound(to: Float.self))
+    for r in 0..<rows {
+        var j = 0
+        while j + 16 <= columns {
+            storeVector16(loadVector16(base + r * rowWidth + j), c + r * cStride + j)
+            j += 16
         }
+        storeVector16(loadVector16(base + r * rowWidth + j), c + r * cStride + j, count: columns - j)
     }
 }
 
@@ -290,44 +300,49 @@ public struct TileEpilogue {
         self.alpha = alpha
     }
 
-    /// The same epilogue for a tile whose first column is channel `column`.
-    func forColumns(startingAt column: Int) -> TileEpilogue {
-        var shifted = self
-        shifted.alpha = alpha.map { $0 + column }
-        return shifted
-    }
-
-    /// The 16 outputs of one row that would be stored at `c`, whose first
-    /// is channel 0 of `alpha`'s view (`forColumns`), finished. Reads 16
-    /// residual values even where fewer outputs are stored: the tensor may
-    /// be read one vector past its end. (Returns values rather than taking
-    /// `inout` accumulators, which would keep them in memory.)
-    @inline(__always)
-    func finished(_ value: SIMD16<Float>, _ c: UnsafeMutablePointer<Float>) -> SIMD16<Float> {
-        finished(value, c, channel: 0)
-    }
-
-    /// The `columns` (1...32) outputs of one row that would be stored at
-    /// `c`, as two vectors, finished; the second only when `columns > 16`.
-    @inline(__always)
-    func finished(
-        _ low: SIMD16<Float>, _ high: SIMD16<Float>, _ c: UnsafeMutablePointer<Float>, columns: Int
-    ) -> (SIMD16<Float>, SIMD16<Float>) {
-        (finished(low, c, channel: 0), columns > 16 ? finished(high, c + 16, channel: 16) : high)
-    }
-
-    @inline(__always)
-    private func finished(_ value: SIMD16<Float>, _ c: UnsafeMutablePointer<Float>, channel: Int) -> SIMD16<Float> {
-        var v = value
-        if let residual {
-            let other = loadVector16(residual + (UnsafePointer(c) - output))
-            v = clamp(
-                residualFirst ? other + v : v + other,
-                lower: SIMD16(repeating: lower), upper: SIMD16(repeating: upper))
+    /// Finishes rows `0..<rows`, columns `column ..< column + columns` of
+    /// the tile already stored at `c` (row `r` at `c + r·cStride`; column 0
+    /// of `c` is channel 0): 16 lanes at a time, then 8, then one by one.
+    /// (Applied in the microkernels' registers instead, these operations
+    /// make the compiler split every vector of the tile into quarters.)
+    @inline(never)
+    func apply(c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int, columns: Int) {
+        let offset = UnsafePointer(c) - output
+        for r in 0..<rows {
+            let y = c + r * cStride + column
+            let x = residual.map { $0 + offset + r * cStride + column }
+            var j = 0
+            while j + 16 <= columns {
+                var v = loadVector16(y + j)
+                if let x {
+                    let other = loadVector16(x + j)
+                    v = clamp(
+                        residualFirst ? other + v : v + other,
+                        lower: SIMD16(repeating: lower), upper: SIMD16(repeating: upper))
+                }
+                if let alpha { v = prelu(v, alpha: loadVector16(alpha + column + j)) }
+                storeVector16(v, y + j)
+                j += 16
+            }
+            if j + 8 <= columns {
+                var v = loadVector8(y + j)
+                if let x {
+                    let other = loadVector8(x + j)
+                    v = clamp(
+                        residualFirst ? other + v : v + other,
+                        lower: SIMD8(repeating: lower), upper: SIMD8(repeating: upper))
+                }
+                if let alpha { v = prelu(v, alpha: loadVector8(alpha + column + j)) }
+                storeVector8(v, y + j)
+                j += 8
+            }
+            while j < columns {
+                var v = y[j]
+                if let x { v = clamp(residualFirst ? x[j] + v : v + x[j], lower: lower, upper: upper) }
+                if let alpha, !(v >= 0) { v = v * alpha[column + j] }
+                y[j] = v
+                j += 1
+            }
         }
-        if let alpha {
-            v = prelu(v, alpha: loadVector16(alpha + channel))
-        }
-        return v
     }
 }

@@ -58,19 +58,27 @@ func storeVector8(_ value: SIMD8<Float>, _ pointer: UnsafeMutablePointer<Float>)
 
 /// `min(max(x, lower), upper)` per lane, a NaN lane staying NaN: the same
 /// selects as the baseline kernels' `clamp`, so both give identical bits.
-/// (Concrete overloads: through a generic `SIMD` the comparisons would run
-/// lane by lane.)
+/// Written lane by lane (as `prelu` is): through `replacing(with:where:)`
+/// the selects may compile to quarter-width pieces.
 @inline(__always)
 func clamp(_ x: SIMD16<Float>, lower: SIMD16<Float>, upper: SIMD16<Float>) -> SIMD16<Float> {
-    let raised = x.replacing(with: lower, where: x .< lower)
-    return raised.replacing(with: upper, where: upper .< raised)
+    var result = x
+    for lane in 0..<16 {
+        let raised = x[lane] < lower[lane] ? lower[lane] : x[lane]
+        result[lane] = upper[lane] < raised ? upper[lane] : raised
+    }
+    return result
 }
 
 /// `clamp` for eight lanes.
 @inline(__always)
 func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8<Float> {
-    let raised = x.replacing(with: lower, where: x .< lower)
-    return raised.replacing(with: upper, where: upper .< raised)
+    var result = x
+    for lane in 0..<8 {
+        let raised = x[lane] < lower[lane] ? lower[lane] : x[lane]
+        result[lane] = upper[lane] < raised ? upper[lane] : raised
+    }
+    return result
 }
 
 /// PRELU per lane: `x >= 0 ? x : alpha·x` (NaN lanes take the product).

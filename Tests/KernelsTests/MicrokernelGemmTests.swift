@@ -68,7 +68,7 @@ import Testing
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         for depth in Self.sizes + [64, 100] {
-            for outputs in Self.sizes + [37, 38, 40, 45, 46, 48, 63, 64, 65, 80] {
+            for outputs in Self.sizes + [37, 38, 40, 45, 46, 48, 52, 56, 63, 64, 65, 80, 88] {
                 let rows = [1, 7, 13][(depth + outputs) % 3]
                 let problem = Problem(rows: rows, depth: depth, outputs: outputs, rng: &rng)
                 expectClose(
@@ -175,7 +175,7 @@ import Testing
         let packed = try PackedGemmWeights(
             outputChannels: outputs, inputChannels: depth, weights: w, bias: bias,
             instructionSet: .baseline)
-        #expect(packed.panelCount == 2 && packed.lastPanelWidth == 16)
+        #expect(packed.panelCount == 2 && packed.fullPanelCount == 2 && !packed.hasPanelOf8)
         for p in 0..<2 {
             for k in 0..<depth {
                 for j in 0..<16 {
@@ -189,32 +189,38 @@ import Testing
         let narrow = try PackedGemmWeights(
             outputChannels: 20, inputChannels: 1, weights: (0..<20).map(Float.init), bias: nil,
             instructionSet: .baseline)
-        #expect(narrow.panelCount == 2 && narrow.lastPanelWidth == 8)
+        #expect(narrow.panelCount == 2 && narrow.hasPanelOf8 && narrow.width(ofPanel: 1) == 8)
         for j in 0..<8 { #expect(narrow.panel(1)[j] == (j < 4 ? Float(16 + j) : 0)) }
     }
 
     @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"))
-    func avx512PackingUsesPanelsOf32WithA16Or8WideLastPanel() throws {
+    func avx512PackingUsesPanelsOf32ThenOf16And8() throws {
         // W[n, k] = 100·n + k, so every packed value names its source.
-        for (outputs, panels, lastWidth) in [(27, 1, 32), (45, 2, 16), (40, 2, 8), (64, 2, 32), (3, 1, 8)] {
+        let cases: [(outputs: Int, widths: [Int])] = [
+            (27, [32]), (45, [32, 16]), (40, [32, 8]), (64, [32, 32]), (3, [8]), (24, [16, 8]),
+            (56, [32, 16, 8]), (52, [32, 16, 8]), (90, [32, 32, 32]),
+        ]
+        for (outputs, widths) in cases {
             let depth = 3
             let w = (0..<outputs).flatMap { n in (0..<depth).map { k in Float(100 * n + k) } }
             let packed = try PackedGemmWeights(
                 outputChannels: outputs, inputChannels: depth, weights: w,
                 bias: (0..<outputs).map { Float(-$0) }, instructionSet: .avx512)
-            #expect(packed.panelCount == panels && packed.lastPanelWidth == lastWidth, "N=\(outputs)")
-            for p in 0..<panels {
-                let width = p == panels - 1 ? lastWidth : 32
+            #expect((0..<packed.panelCount).map(packed.width(ofPanel:)) == widths, "N=\(outputs)")
+            var column = 0
+            for (p, width) in widths.enumerated() {
+                #expect(packed.column(ofPanel: p) == column, "N=\(outputs) panel \(p)")
                 for k in 0..<depth {
                     for j in 0..<width {
-                        let n = 32 * p + j
+                        let n = column + j
                         #expect(
                             packed.panel(p)[k * width + j] == (n < outputs ? Float(100 * n + k) : 0),
                             "N=\(outputs) panel \(p) k \(k) j \(j)")
                     }
                 }
+                column += width
             }
-            for n in 0..<(32 * panels) { #expect(packed.bias[n] == (n < outputs ? Float(-n) : 0)) }
+            for n in 0..<column { #expect(packed.bias[n] == (n < outputs ? Float(-n) : 0)) }
         }
     }
 }

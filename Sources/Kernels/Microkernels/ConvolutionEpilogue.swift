@@ -74,46 +74,12 @@ struct EpilogueOperands {
     /// PRELU's alpha per channel, or nil.
     var alpha: UnsafePointer<Float>?
 
-    /// The same operands for a tile whose first column is channel `column`.
-    func forColumns(startingAt column: Int) -> EpilogueOperands {
-        var shifted = self
-        shifted.alpha = alpha.map { $0 + column }
-        return shifted
-    }
-
-    /// The 8 outputs of one row that would be stored at `c`, whose first is
-    /// channel 0 of `alpha`'s view (`forColumns`), finished. Reads 8
-    /// residual values even where fewer outputs are stored: tensors may be
-    /// read one vector past their end. (Returns values rather than taking
-    /// `inout` accumulators, which would keep them in memory.)
-    @inline(__always)
-    func finished(_ value: SIMD8<Float>, _ c: UnsafeMutablePointer<Float>, channel: Int = 0) -> SIMD8<Float> {
-        var v = value
-        if let residual {
-            let other = loadVector8(residual + (UnsafePointer(c) - output))
-            v = clamp(
-                residualFirst ? other + v : v + other,
-                lower: SIMD8(repeating: lower), upper: SIMD8(repeating: upper))
-        }
-        if let alpha {
-            v = prelu(v, alpha: loadVector8(alpha + channel))
-        }
-        return v
-    }
-
-    /// The `columns` (1...16) outputs of one row that would be stored at
-    /// `c`, as two vectors, finished; the second only when `columns > 8`.
-    @inline(__always)
-    func finished(
-        _ low: SIMD8<Float>, _ high: SIMD8<Float>, _ c: UnsafeMutablePointer<Float>, columns: Int
-    ) -> (SIMD8<Float>, SIMD8<Float>) {
-        (finished(low, c), columns > 8 ? finished(high, c + 8, channel: 8) : high)
-    }
-
     /// Finishes rows `0..<rows`, columns `column ..< column + columns` of
     /// the tile already stored at `c` (row `r` at `c + r·cStride`; column 0
-    /// of `c` is channel 0), eight lanes at a time with a scalar tail: for
-    /// the dot-product kernel, which has no vector of a row's outputs.
+    /// of `c` is channel 0), eight lanes at a time with a scalar tail. The
+    /// GEMM block loops call it right after each microkernel, while the
+    /// tile is in L1. (Applied in the microkernels' registers instead, these
+    /// operations can make the compiler split the tile's vectors.)
     @inline(never)
     func apply(
         c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int, columns: Int

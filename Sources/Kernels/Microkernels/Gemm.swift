@@ -146,9 +146,8 @@ func gemmF32Block(
         }
         return
     }
-    let width = weights.panelWidth
     let lastPanel = weights.panelCount - 1
-    let narrowLast = weights.lastPanelWidth == 8 && panels.contains(lastPanel)
+    let narrowLast = weights.hasPanelOf8 && panels.contains(lastPanel)
     let widePanels = panels.lowerBound..<(narrowLast ? lastPanel : panels.upperBound)
     switch weights.instructionSet {
     case .avx512:
@@ -159,7 +158,7 @@ func gemmF32Block(
                 rowStride: layout.rowStride, segmentCount: layout.segmentCount,
                 segmentLength: layout.segmentLength, segmentStride: layout.segmentStride),
             packed: weights.panel(0), bias: bias, outputs: n, panels: widePanels,
-            lastPanel: lastPanel, lastPanelWidth: weights.lastPanelWidth,
+            fullPanelCount: weights.fullPanelCount,
             c: c, cStride: cStride, lower: lower, upper: upper,
             epilogue: epilogue.map {
                 TileEpilogue(
@@ -172,31 +171,34 @@ func gemmF32Block(
     case .baseline:
         for p in widePanels {
             let panel = weights.panel(p)
-            let column = p * width
-            let columns = min(width, n - column)
-            let finish = epilogue?.forColumns(startingAt: column)
+            let column = weights.column(ofPanel: p)
+            let columns = min(weights.panelWidth, n - column)
             var row = 0
             while row < rows {
                 gemmF32Microkernel6x16(
                     rows: min(6, rows - row), a: a + row * aStride, layout: layout,
                     panel: panel, bias: bias + column,
                     c: c + row * cStride + column, cStride: cStride, columns: columns,
-                    lower: lower, upper: upper, epilogue: finish)
+                    lower: lower, upper: upper)
+                epilogue?.apply(
+                    c: c + row * cStride, cStride: cStride, rows: min(6, rows - row), column: column,
+                    columns: columns)
                 row += 6
             }
         }
     }
     guard narrowLast else { return }
     let panel = weights.panel(lastPanel)
-    let column = lastPanel * width
-    let finish = epilogue?.forColumns(startingAt: column)
+    let column = weights.column(ofPanel: lastPanel)
     var row = 0
     while row < rows {
         gemmF32Microkernel8x8(
             rows: min(8, rows - row), a: a + row * aStride, layout: layout,
             panel: panel, bias: bias + column,
             c: c + row * cStride + column, cStride: cStride, columns: n - column,
-            lower: lower, upper: upper, epilogue: finish)
+            lower: lower, upper: upper)
+        epilogue?.apply(
+            c: c + row * cStride, cStride: cStride, rows: min(8, rows - row), column: column, columns: n - column)
         row += 8
     }
 }

@@ -39,15 +39,12 @@ struct GemmRows {
 ///   - panel: K-major panel, 16 floats per k (`PackedGemmWeights` layout).
 ///   - bias: 16 floats for the panel's columns.
 ///   - c: row 0 of the output tile; row `r` starts at `c + r·cStride`.
-///   - epilogue: with its channels starting at the tile's first column
-///     (`EpilogueOperands.forColumns`), finishes the clamped rows before
-///     they are stored; nil for none.
 @inline(never)
 func gemmF32Microkernel6x16(
     rows: Int, a: UnsafePointer<Float>, layout: GemmRows,
     panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
     c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
-    lower: Float, upper: Float, epilogue: EpilogueOperands?
+    lower: Float, upper: Float
 ) {
     let stride = layout.rowStride
     let a0 = a
@@ -88,15 +85,6 @@ func gemmF32Microkernel6x16(
     c30 = clamp(c30, lower: lo, upper: hi); c31 = clamp(c31, lower: lo, upper: hi)
     c40 = clamp(c40, lower: lo, upper: hi); c41 = clamp(c41, lower: lo, upper: hi)
     c50 = clamp(c50, lower: lo, upper: hi); c51 = clamp(c51, lower: lo, upper: hi)
-    if let epilogue {
-        // Rows past `rows` are not finished: their residual may lie past the tensor.
-        (c00, c01) = epilogue.finished(c00, c01, c, columns: columns)
-        if rows > 1 { (c10, c11) = epilogue.finished(c10, c11, c + cStride, columns: columns) }
-        if rows > 2 { (c20, c21) = epilogue.finished(c20, c21, c + 2 * cStride, columns: columns) }
-        if rows > 3 { (c30, c31) = epilogue.finished(c30, c31, c + 3 * cStride, columns: columns) }
-        if rows > 4 { (c40, c41) = epilogue.finished(c40, c41, c + 4 * cStride, columns: columns) }
-        if rows > 5 { (c50, c51) = epilogue.finished(c50, c51, c + 5 * cStride, columns: columns) }
-    }
     if rows == 6 && columns == 16 {
         storeVector8(c00, c); storeVector8(c01, c + 8)
         storeVector8(c10, c + cStride); storeVector8(c11, c + cStride + 8)
@@ -120,7 +108,7 @@ func gemmF32Microkernel8x8(
     rows: Int, a: UnsafePointer<Float>, layout: GemmRows,
     panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
     c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
-    lower: Float, upper: Float, epilogue: EpilogueOperands?
+    lower: Float, upper: Float
 ) {
     let stride = layout.rowStride
     let a0 = a
@@ -157,17 +145,6 @@ func gemmF32Microkernel8x8(
     c2 = clamp(c2, lower: lo, upper: hi); c3 = clamp(c3, lower: lo, upper: hi)
     c4 = clamp(c4, lower: lo, upper: hi); c5 = clamp(c5, lower: lo, upper: hi)
     c6 = clamp(c6, lower: lo, upper: hi); c7 = clamp(c7, lower: lo, upper: hi)
-    if let epilogue {
-        // Rows past `rows` are not finished: their residual may lie past the tensor.
-        c0 = epilogue.finished(c0, c)
-        if rows > 1 { c1 = epilogue.finished(c1, c + cStride) }
-        if rows > 2 { c2 = epilogue.finished(c2, c + 2 * cStride) }
-        if rows > 3 { c3 = epilogue.finished(c3, c + 3 * cStride) }
-        if rows > 4 { c4 = epilogue.finished(c4, c + 4 * cStride) }
-        if rows > 5 { c5 = epilogue.finished(c5, c + 5 * cStride) }
-        if rows > 6 { c6 = epilogue.finished(c6, c + 6 * cStride) }
-        if rows > 7 { c7 = epilogue.finished(c7, c + 7 * cStride) }
-    }
     if rows == 8 && columns == 8 {
         storeVector8(c0, c); storeVector8(c1, c + cStride)
         storeVector8(c2, c + 2 * cStride); storeVector8(c3, c + 3 * cStride)

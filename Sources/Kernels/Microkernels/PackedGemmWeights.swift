@@ -10,13 +10,14 @@ import Tensor
 /// Packed layout, in one 64-byte-aligned buffer, for the microkernel family
 /// `instructionSet` (the panel width `w` is 16 for `.baseline`, 32 for
 /// `.avx512`):
-/// - **Panels.** Output channels are cut into panels of `w` channels; panel
-///   `p` covers channels `w·p ..< w·p + width` and starts at float offset
-///   `w·p·K`. A panel is K-major: element `[k, j]` is at
-///   `panel + k·width + j` and holds `W[w·p + j, k]`, or 0 past the last
-///   channel. Every panel is `w` wide except the last, which is the
-///   narrowest of 8, 16 (`.avx512` only) and `w` that holds the channels
-///   left.
+/// - **Panels.** Output channels are cut into panels: `⌊N / w⌋` panels of
+///   `w` channels, then the rest `r = N mod w` as the narrowest panels that
+///   cover it: one of 8 (`r ≤ 8`), one of 16 (`.avx512`, `r ≤ 16`), one of
+///   16 and one of 8 (`.avx512`, `r ≤ 24`), or one more of `w`. A panel
+///   covering channels `j₀ ..< j₀ + width` starts at float offset `j₀·K`
+///   and is K-major: element `[k, j]` is at `panel + k·width + j` and holds
+///   `W[j₀ + j, k]`, or 0 past the last channel. Whole panels of 8 and 16
+///   keep the microkernels' stores whole vectors.
 /// - **Bias.** `N` values at `biasOffset`, zero-padded to a multiple of `w`
 ///   (all zeros when there is no bias).
 /// - **Rows.** When `N ≤ PackedGemmWeights.maxDotOutputs`, a panel would be
@@ -43,10 +44,12 @@ public struct PackedGemmWeights: Sendable {
     let panelWidth: Int
     /// Whether the weights are stored row-major for the dot-product kernel.
     let usesDotProducts: Bool
-    /// Number of panels (0 in the dot-product layout).
-    let panelCount: Int
-    /// Width of the last panel: 8, 16 or 32 (0 in the dot-product layout).
-    let lastPanelWidth: Int
+    /// Panels of `panelWidth` channels, the first ones (0 in the dot-product layout).
+    let fullPanelCount: Int
+    /// Whether a 16-wide panel follows the full ones (`.avx512` only).
+    let hasPanelOf16: Bool
+    /// Whether an 8-wide panel comes last.
+    let hasPanelOf8: Bool
     /// Float offset of the bias in `storage`.
     let biasOffset: Int
     let storage: AlignedBuffer
@@ -72,10 +75,13 @@ public struct PackedGemmWeights: Sendable {
         try instructionSet.requireSupported(op: "weight packing")
         let width = instructionSet == .avx512 ? Self.avx512PanelWidth : Self.baselinePanelWidth
         let dot = n <= Self.maxDotOutputs
-        let panels = dot ? 0 : (n + width - 1) / width  // n ≤ maxElements: cannot overflow
-        let remaining = n - (panels - 1) * width  // 1...width when not `dot`
-        let lastWidth = dot ? 0 : remaining <= 8 ? 8 : remaining <= 16 ? 16 : width
-        let storedColumns = dot ? n : (panels - 1) * width + lastWidth
+        let rest = n % width
+        let wideRest = instructionSet == .avx512 ? 24 : 8  // the most a 16 and an 8 cover
+        let full = dot ? 0 : n / width + (rest > wideRest ? 1 : 0)
+        let of16 = !dot && instructionSet == .avx512 && (9...24).contains(rest)
+        let of8 = !dot && ((1...8).contains(rest) || (instructionSet == .avx512 && (17...24).contains(rest)))
+        // n ≤ maxElements: none of these can overflow.
+        let storedColumns = dot ? n : full * width + (of16 ? 16 : 0) + (of8 ? 8 : 0)
         let (weightFloats, sizeOverflow) = storedColumns.multipliedReportingOverflow(by: k)
         guard !sizeOverflow, weightFloats <= TensorShape.maxElements else {
             throw Self.tooLarge(n, k)
@@ -85,7 +91,17 @@ public struct PackedGemmWeights: Sendable {
         let total = biasOffset + (n + width - 1) / width * width
         guard total <= TensorShape.maxElements else { throw Self.tooLarge(n, k) }
 
+        self.instructionSet = instructionSet
+        self.panelWidth = width
+        self.usesDotProducts = dot
+        self.fullPanelCount = full
+        self.hasPanelOf16 = of16
+        self.hasPanelOf8 = of8
+        self.inputChannels = k
+        self.outputChannels = n
+        self.biasOffset = biasOffset
         let storage = AlignedBuffer(count: total)
+        self.storage = storage
         let packed = storage.baseAddress
         weights.withUnsafeBufferPointer { source in
             let w = source.baseAddress!
@@ -93,11 +109,11 @@ public struct PackedGemmWeights: Sendable {
                 packed.update(from: w, count: weightCount)
                 return
             }
-            for p in 0..<panels {
-                let panelWidth = p == panels - 1 ? lastWidth : width
-                let panel = packed + p * width * k
-                for j in 0..<min(panelWidth, n - p * width) {
-                    let row = w + (p * width + j) * k
+            for p in 0..<panelCount {
+                let panelWidth = self.width(ofPanel: p), column = self.column(ofPanel: p)
+                let panel = packed + column * k
+                for j in 0..<min(panelWidth, n - column) {
+                    let row = w + (column + j) * k
                     for kk in 0..<k { panel[kk * panelWidth + j] = row[kk] }
                 }
             }
@@ -105,15 +121,6 @@ public struct PackedGemmWeights: Sendable {
         if let bias {
             for i in 0..<n { packed[biasOffset + i] = bias[i] }
         }
-        self.inputChannels = k
-        self.outputChannels = n
-        self.instructionSet = instructionSet
-        self.panelWidth = width
-        self.usesDotProducts = dot
-        self.panelCount = panels
-        self.lastPanelWidth = lastWidth
-        self.biasOffset = biasOffset
-        self.storage = storage
     }
 
     private static func tooLarge(_ n: Int, _ k: Int) -> KernelError {
@@ -126,10 +133,25 @@ public struct PackedGemmWeights: Sendable {
     /// the dot-product layout.
     var columnBlockCount: Int { usesDotProducts ? outputChannels : panelCount }
 
+    /// Number of panels (0 in the dot-product layout).
+    var panelCount: Int { fullPanelCount + (hasPanelOf16 ? 1 : 0) + (hasPanelOf8 ? 1 : 0) }
+
+    /// Output channels of panel `p`: `panelWidth`, 16 or 8.
+    @inline(__always)
+    func width(ofPanel p: Int) -> Int {
+        p < fullPanelCount ? panelWidth : (p == fullPanelCount && hasPanelOf16 ? 16 : 8)
+    }
+
+    /// The first output channel of panel `p`.
+    @inline(__always)
+    func column(ofPanel p: Int) -> Int {
+        p <= fullPanelCount ? p * panelWidth : fullPanelCount * panelWidth + 16
+    }
+
     /// Start of panel `p` (K-major, the panel's width in floats per k).
     @inline(__always)
     func panel(_ p: Int) -> UnsafePointer<Float> {
-        UnsafePointer(storage.baseAddress + p * panelWidth * inputChannels)
+        UnsafePointer(storage.baseAddress + column(ofPanel: p) * inputChannels)
     }
 
     /// The bias, zero-padded to a multiple of `panelWidth`.
