@@ -56,49 +56,50 @@ func storeVector8(_ value: SIMD8<Float>, _ pointer: UnsafeMutablePointer<Float>)
     UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD8<Float>.self)
 }
 
+/// The lanes of `a` where `mask` is set, of `b` elsewhere. Written with the
+/// integer `&` and `^` of the lanes' bits, which compile to whole-vector
+/// operations: `replacing(with:where:)` and per-lane loops go lane by lane
+/// and leave it to the compiler to put the lanes back into vectors, which it
+/// does only sometimes, and then often in quarter-width pieces.
+@inline(__always)
+func select(_ mask: SIMDMask<SIMD16<Int32>>, _ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
+    let aBits = unsafeBitCast(a, to: SIMD16<Int32>.self), bBits = unsafeBitCast(b, to: SIMD16<Int32>.self)
+    return unsafeBitCast(bBits ^ ((aBits ^ bBits) & mask._storage), to: SIMD16<Float>.self)
+}
+
+/// `select` for eight lanes.
+@inline(__always)
+func select(_ mask: SIMDMask<SIMD8<Int32>>, _ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+    let aBits = unsafeBitCast(a, to: SIMD8<Int32>.self), bBits = unsafeBitCast(b, to: SIMD8<Int32>.self)
+    return unsafeBitCast(bBits ^ ((aBits ^ bBits) & mask._storage), to: SIMD8<Float>.self)
+}
+
 /// `min(max(x, lower), upper)` per lane, a NaN lane staying NaN: the same
 /// selects as the baseline kernels' `clamp`, so both give identical bits.
-/// Written lane by lane (as `prelu` is): through `replacing(with:where:)`
-/// the selects may compile to quarter-width pieces.
 @inline(__always)
 func clamp(_ x: SIMD16<Float>, lower: SIMD16<Float>, upper: SIMD16<Float>) -> SIMD16<Float> {
-    var result = x
-    for lane in 0..<16 {
-        let raised = x[lane] < lower[lane] ? lower[lane] : x[lane]
-        result[lane] = upper[lane] < raised ? upper[lane] : raised
-    }
-    return result
+    let raised = select(x .< lower, lower, x)
+    return select(upper .< raised, upper, raised)
 }
 
 /// `clamp` for eight lanes.
 @inline(__always)
 func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8<Float> {
-    var result = x
-    for lane in 0..<8 {
-        let raised = x[lane] < lower[lane] ? lower[lane] : x[lane]
-        result[lane] = upper[lane] < raised ? upper[lane] : raised
-    }
-    return result
+    let raised = select(x .< lower, lower, x)
+    return select(upper .< raised, upper, raised)
 }
 
-/// PRELU per lane: `x >= 0 ? x : alpha·x` (NaN lanes take the product).
-/// Written lane by lane: the comparison operators of `SIMD` compile to a
-/// loop over lanes here, while this form becomes one compare and blend.
+/// PRELU per lane: `x >= 0 ? x : alpha·x` (NaN lanes take the product, as
+/// in TFLite).
 @inline(__always)
 func prelu(_ x: SIMD16<Float>, alpha: SIMD16<Float>) -> SIMD16<Float> {
-    let scaled = x * alpha
-    var result = x
-    for lane in 0..<16 { result[lane] = x[lane] >= 0 ? x[lane] : scaled[lane] }
-    return result
+    select(x .>= SIMD16(repeating: 0), x, x * alpha)
 }
 
 /// `prelu` for eight lanes.
 @inline(__always)
 func prelu(_ x: SIMD8<Float>, alpha: SIMD8<Float>) -> SIMD8<Float> {
-    let scaled = x * alpha
-    var result = x
-    for lane in 0..<8 { result[lane] = x[lane] >= 0 ? x[lane] : scaled[lane] }
-    return result
+    select(x .>= SIMD8(repeating: 0), x, x * alpha)
 }
 
 /// `min(max(x, lower), upper)` for one scalar, with the same NaN behaviour.
