@@ -34,6 +34,27 @@ let librarySettings: [SwiftSetting] = nativeCodegen
 let computeSettings: [SwiftSetting] = librarySettings
     + (nativeCodegen ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : [])
 
+// AVX-512 microkernels are chosen at run time, not at build time: the
+// library must still run on x86-64 CPUs without AVX-512. They live in their
+// own target, `KernelsAVX512`, the only code compiled with
+// `-target-cpu skylake-avx512` (AVX-512 F/CD/BW/DQ/VL on top of Haswell's
+// AVX2 + FMA); with it `SIMD16<Float>.addingProduct` is one 512-bit
+// `vfmadd231ps`. Kernels calls into it only after
+// `KernelInstructionSet.detected` has found those features in
+// /proc/cpuinfo (and `LANDMARKER_NO_AVX512` is not `1`), and its functions
+// are not `@inlinable`, so no AVX-512 instruction reaches code that runs
+// unconditionally. The target exists only with the native flags above;
+// `LANDMARKER_AVX512` tells Kernels it is there.
+let avx512Settings: [SwiftSetting] = [
+    .unsafeFlags(["-target-cpu", "skylake-avx512"]),
+    .unsafeFlags(["-O"], .when(configuration: .debug)),
+]
+let avx512Targets: [Target] = nativeCodegen
+    ? [.target(name: "KernelsAVX512", swiftSettings: avx512Settings)]
+    : []
+let kernelsDependencies: [Target.Dependency] = ["Tensor"] + (nativeCodegen ? ["KernelsAVX512"] : [])
+let kernelsSettings: [SwiftSetting] = computeSettings + (nativeCodegen ? [.define("LANDMARKER_AVX512")] : [])
+
 let package = Package(
     name: "landmarker",
     platforms: [.macOS(.v15)],
@@ -54,7 +75,7 @@ let package = Package(
     targets: [
         .target(name: "FlatBufferReader", swiftSettings: librarySettings),
         .target(name: "Tensor", swiftSettings: librarySettings),
-        .target(name: "Kernels", dependencies: ["Tensor"], swiftSettings: computeSettings),
+        .target(name: "Kernels", dependencies: kernelsDependencies, swiftSettings: kernelsSettings),
         .target(
             name: "Inference",
             dependencies: ["FlatBufferReader", "Tensor", "Kernels"],
@@ -98,5 +119,5 @@ let package = Package(
             name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "ImageIO", "Inference", "TestSupport"]),
-    ]
+    ] + avx512Targets
 )

@@ -32,10 +32,25 @@ public final class Interpreter {
         /// Threads the fast kernels split their output over (at least 1).
         public var threadCount: Int
         public var mode: ExecutionMode
+        /// The microkernel family of the fast convolution and fully connected
+        /// kernels; by default the fastest this CPU supports
+        /// (`KernelInstructionSet.detected`). With one this CPU does not
+        /// support, loading throws `InterpreterError.invalidOperator` at the
+        /// first such operator. Both families give identical results.
+        public var instructionSet: KernelInstructionSet
+        /// In fast mode, fold the ADD and PRELU that finish a CONV_2D into
+        /// its kernel (`OperatorFusion`). The outputs are bit-identical
+        /// either way; folding saves passes over whole tensors.
+        public var fusesOperators: Bool
 
-        public init(threadCount: Int = 1, mode: ExecutionMode = .fast) {
+        public init(
+            threadCount: Int = 1, mode: ExecutionMode = .fast,
+            instructionSet: KernelInstructionSet = .detected, fusesOperators: Bool = true
+        ) {
             self.threadCount = threadCount
             self.mode = mode
+            self.instructionSet = instructionSet
+            self.fusesOperators = fusesOperators
         }
     }
 
@@ -96,7 +111,9 @@ public final class Interpreter {
 
     /// Prepares an already-verified model.
     public init(model: TFLiteModel, options: Options = Options()) throws {
-        let plan = try LoadPlan(model: model, readsWeights: true)
+        let plan = try LoadPlan(
+            model: model, readsWeights: true, instructionSet: options.instructionSet,
+            fusesOperators: options.mode == .fast && options.fusesOperators)
         self.model = model
         self.options = options
         self.runner = ParallelRunner(threadCount: options.threadCount)
@@ -178,7 +195,7 @@ public final class Interpreter {
     /// checking many files quickly; a fast-mode load also sizes the fast
     /// kernels' scratch memory, which this does not check.
     public static func validate(model: TFLiteModel) throws -> ModelSummary {
-        try LoadPlan(model: model, readsWeights: false).summary
+        try LoadPlan(model: model, readsWeights: false, instructionSet: .detected, fusesOperators: false).summary
     }
 
     /// `validate(model:)` for model bytes in memory, verified first.

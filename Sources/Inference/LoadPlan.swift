@@ -11,6 +11,10 @@ import Tensor
 /// With `readsWeights` false, dense float weights are not decoded and the
 /// weighted ops are validated instead of prepared (see `ConstantTensors` and
 /// `OperatorRegistry.prepare`); every check that can reject a model still runs.
+/// With `fusesOperators` (and weights read), the ADD and PRELU that finish a
+/// CONV_2D are folded into it (`OperatorFusion`) before memory is planned; the
+/// summary still counts the operators, parameters and multiply-accumulates
+/// of the file.
 struct LoadPlan {
     /// One operator that runs at invoke time, with its tensor indices
     /// (absent optional inputs dropped).
@@ -30,8 +34,13 @@ struct LoadPlan {
     /// The tensors that live in the arena, in `memoryPlan`'s request order.
     let plannedTensors: [Int]
     let memoryPlan: MemoryPlan
+    /// Parameters and multiply-accumulates of the prepared operators before fusion.
+    private let fileParameterCount: Int
+    private let fileMultiplyAccumulates: Int
 
-    init(model: TFLiteModel, readsWeights: Bool) throws {
+    init(
+        model: TFLiteModel, readsWeights: Bool, instructionSet: KernelInstructionSet, fusesOperators: Bool
+    ) throws {
         guard let subgraph = model.subgraphs.first else { throw InterpreterError.noSubgraph }
         self.subgraph = subgraph
 
@@ -73,7 +82,7 @@ struct LoadPlan {
             }
             let prepared = try OperatorRegistry.prepare(
                 builtin: builtin, options: op.options, operands: operands, index: index,
-                readsWeights: readsWeights)
+                readsWeights: readsWeights, instructionSet: instructionSet)
             let outputShapes = prepared.outputShapes
             guard outputShapes.count == op.outputs.count else {
                 throw InterpreterError.invalidOperator(index: index, error: KernelError(
@@ -93,6 +102,20 @@ struct LoadPlan {
                 }
             }
             nodes.append(Node(prepared: prepared, inputs: inputIndices, outputs: op.outputs))
+        }
+        self.fileParameterCount = Self.parameterCount(of: nodes, constants: constants)
+        self.fileMultiplyAccumulates = nodes.reduce(0) { $0 + $1.prepared.multiplyAccumulates }
+        if readsWeights && fusesOperators {
+            let fused = OperatorFusion.fuse(
+                nodes.map { node -> PreparedNode in
+                    guard case .kernel(let kernel) = node.prepared else {
+                        preconditionFailure("a load that reads weights prepares a kernel for every operator")
+                    }
+                    return (kernel, node.inputs, node.outputs)
+                },
+                constants: constants.values, isConstant: constants.isConstant, shapes: shapes,
+                graphOutputs: subgraph.outputs)
+            nodes = fused.map { Node(prepared: .kernel($0.kernel), inputs: $0.inputs, outputs: $0.outputs) }
         }
         self.constants = constants
         self.nodes = nodes
@@ -140,6 +163,16 @@ struct LoadPlan {
 
     /// What `landmarker inspect` reports about the planned model.
     var summary: ModelSummary {
+        ModelSummary(
+            operatorHistogram: histogram,
+            preparedOperatorCount: nodes.count,
+            parameterCount: fileParameterCount,
+            multiplyAccumulates: fileMultiplyAccumulates,
+            arenaBytes: memoryPlan.arenaCount * MemoryLayout<Float>.stride)
+    }
+
+    /// Constant floats read by `nodes`, decoded or not.
+    private static func parameterCount(of nodes: [Node], constants: ConstantTensors) -> Int {
         var parameters = 0
         for node in nodes {
             for tensorIndex in node.inputs {
@@ -150,11 +183,6 @@ struct LoadPlan {
                 }
             }
         }
-        return ModelSummary(
-            operatorHistogram: histogram,
-            preparedOperatorCount: nodes.count,
-            parameterCount: parameters,
-            multiplyAccumulates: nodes.reduce(0) { $0 + $1.prepared.multiplyAccumulates },
-            arenaBytes: memoryPlan.arenaCount * MemoryLayout<Float>.stride)
+        return parameters
     }
 }

@@ -36,9 +36,10 @@ enum OperatorRegistry {
     /// float constant values at prepare time.
     /// - Parameters:
     ///   - operands: the operator's present inputs (absent optional inputs dropped).
+    ///   - instructionSet: the microkernel family of the kernels that have two.
     static func prepare(
         builtin: BuiltinOperator, options: BuiltinOptions, operands: [Operand], index: Int,
-        readsWeights: Bool = true
+        readsWeights: Bool = true, instructionSet: KernelInstructionSet = .detected
     ) throws -> PreparedOperator {
         let name = builtin.description
         /// A weighted op: its kernel, or only its validation.
@@ -70,21 +71,27 @@ enum OperatorRegistry {
         do {
             switch (builtin, options) {
             case (.conv2D, .conv2D(let o)):
-                return try weighted(Conv2D.prepare, Conv2D.validate, Conv2D.Options(
-                    padding: padding(o.padding),
-                    strideH: Int(o.strideH), strideW: Int(o.strideW),
-                    dilationH: Int(o.dilationHFactor), dilationW: Int(o.dilationWFactor),
-                    activation: try activation(o.fusedActivation)))
+                return try weighted(
+                    { try Conv2D.prepare(inputs: $0, options: $1, instructionSet: instructionSet) },
+                    Conv2D.validate, Conv2D.Options(
+                        padding: padding(o.padding),
+                        strideH: Int(o.strideH), strideW: Int(o.strideW),
+                        dilationH: Int(o.dilationHFactor), dilationW: Int(o.dilationWFactor),
+                        activation: try activation(o.fusedActivation)))
             case (.depthwiseConv2D, .depthwiseConv2D(let o)):
-                return try weighted(DepthwiseConv2D.prepare, DepthwiseConv2D.validate, DepthwiseConv2D.Options(
-                    padding: padding(o.padding),
-                    strideH: Int(o.strideH), strideW: Int(o.strideW),
-                    dilationH: Int(o.dilationHFactor), dilationW: Int(o.dilationWFactor),
-                    depthMultiplier: Int(o.depthMultiplier),
-                    activation: try activation(o.fusedActivation)))
+                return try weighted(
+                    { try DepthwiseConv2D.prepare(inputs: $0, options: $1, instructionSet: instructionSet) },
+                    DepthwiseConv2D.validate, DepthwiseConv2D.Options(
+                        padding: padding(o.padding),
+                        strideH: Int(o.strideH), strideW: Int(o.strideW),
+                        dilationH: Int(o.dilationHFactor), dilationW: Int(o.dilationWFactor),
+                        depthMultiplier: Int(o.depthMultiplier),
+                        activation: try activation(o.fusedActivation)))
             case (.fullyConnected, .fullyConnected(let o)):
-                return try weighted(FullyConnected.prepare, FullyConnected.validate, FullyConnected.Options(
-                    activation: try activation(o.fusedActivation), keepNumDims: o.keepNumDims))
+                return try weighted(
+                    { try FullyConnected.prepare(inputs: $0, options: $1, instructionSet: instructionSet) },
+                    FullyConnected.validate, FullyConnected.Options(
+                        activation: try activation(o.fusedActivation), keepNumDims: o.keepNumDims))
             case (.add, .add(let o)):
                 return .kernel(try Add.prepare(inputs: operands, options: .init(
                     activation: try activation(o.fusedActivation))))

@@ -46,7 +46,11 @@ public struct Conv2D: PreparedKernel {
         }
     }
 
-    public let opName = "CONV_2D"
+    /// "CONV_2D", with "+ADD" and "+PRELU" when those operators are fused
+    /// into it.
+    public var opName: String {
+        "CONV_2D" + (epilogue.add != nil ? "+ADD" : "") + (epilogue.preluAlpha != nil ? "+PRELU" : "")
+    }
     /// `[[N, OH, OW, Cout]]`.
     public let outputShapes: [TensorShape]
     /// Filter and bias are copied and packed at prepare time.
@@ -70,6 +74,12 @@ public struct Conv2D: PreparedKernel {
     let packed: PackedGemmWeights
     /// The window as the fast kernels describe it.
     let geometry: ConvolutionGeometry
+    /// Operands of the convolution itself (2 or 3); a fused ADD's residual
+    /// is the operand after them.
+    let convolutionOperandCount: Int
+    /// Operators fused into this one (`fusing(add:residualIsFirstOperand:)`,
+    /// `fusing(prelu:alpha:)`).
+    var epilogue = ConvolutionEpilogue.none
 
     /// A 1×1 filter with unit strides and no padding: a plain GEMM over pixels.
     var isPointwise: Bool {
@@ -78,25 +88,31 @@ public struct Conv2D: PreparedKernel {
             && g.padTop == 0 && g.padLeft == 0
     }
 
-    /// Validates the operands and options and copies the constant filter and bias.
+    /// Validates the operands and options and copies the constant filter and bias,
+    /// packed for the microkernels of `instructionSet`.
     ///
     /// Throws `KernelError` for: an operand count other than 2 or 3; an input or
     /// filter that is not 4-D; an empty filter; input channels that differ from
     /// the filter's (grouped convolution is reported as unsupported); a filter or
     /// bias that is not a float32 constant; a bias without `Cout` elements;
-    /// strides or dilations outside `1...Int32.max`; an empty input or output.
-    public static func prepare(inputs: [Operand], options: Options) throws -> Conv2D {
+    /// strides or dilations outside `1...Int32.max`; an empty input or output;
+    /// an unsupported `instructionSet`.
+    public static func prepare(
+        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet = .detected
+    ) throws -> Conv2D {
         let checked = try check(inputs: inputs, options: options)
+        try instructionSet.requireSupported(op: checked.op)
         let filter = try inputs[1].requireConstantFloats(op: checked.op, role: "filter")
         let bias = try optionalConstantBias(op: checked.op, inputs: inputs, channels: checked.outputChannels)
         let packed = try PackedGemmWeights(
             outputChannels: checked.outputChannels, inputChannels: checked.patchSize,
-            weights: filter, bias: bias)
+            weights: filter, bias: bias, instructionSet: instructionSet)
         return Conv2D(
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             window: checked.window, inputChannels: checked.inputChannels,
             outputChannels: checked.outputChannels, activation: options.activation,
-            filter: filter, bias: bias, packed: packed, geometry: checked.window.convolutionGeometry)
+            filter: filter, bias: bias, packed: packed, geometry: checked.window.convolutionGeometry,
+            convolutionOperandCount: inputs.count)
     }
 
     /// Every check of `prepare`, without reading or packing the filter and bias
@@ -175,18 +191,63 @@ public struct Conv2D: PreparedKernel {
             multiplyAccumulates: macs)
     }
 
+    // MARK: Fusion
+
+    /// This convolution followed by `add`, an ADD of its output and a
+    /// tensor of the same shape (the residual), run as one kernel whose
+    /// last input is the residual: the sum is computed as each output tile
+    /// is written, with the ADD's float operations, so the results are
+    /// bit-identical to running both. Nil when `add` broadcasts, does not
+    /// have this convolution's output shape, or something is already fused.
+    /// - Parameter residualIsFirstOperand: whether the residual is the ADD's
+    ///   first operand (this convolution's output its second).
+    public func fusing(add: Add, residualIsFirstOperand: Bool) -> Conv2D? {
+        guard epilogue.isEmpty, add.broadcast.isElementwise,
+              add.outputShapes[0] == outputShapes[0]
+        else { return nil }
+        var fused = self
+        fused.epilogue.add = .init(lower: add.lower, upper: add.upper, residualFirst: residualIsFirstOperand)
+        return fused
+    }
+
+    /// This convolution (and any fused ADD) followed by `prelu` with one
+    /// `alpha` per output channel, run as one kernel, bit-identical to
+    /// running both. Nil when `alpha` is not a float32 constant of
+    /// `[..., Cout]` with every other dimension 1, when the PRELU's output
+    /// is not this convolution's output shape, or when a PRELU is already
+    /// fused.
+    public func fusing(prelu: Prelu, alpha: Operand) -> Conv2D? {
+        guard epilogue.preluAlpha == nil, prelu.outputShapes[0] == outputShapes[0],
+              alpha.shape.rank >= 1, alpha.shape[alpha.shape.rank - 1] == outputChannels,
+              alpha.shape.elementCount == outputChannels,
+              let values = alpha.constant?.floatValues
+        else { return nil }
+        // outputChannels ≤ maxElements: rounding up cannot overflow.
+        let padded = AlignedBuffer(count: (outputChannels + 31) / 32 * 32)
+        for (c, value) in values.enumerated() { padded.baseAddress[c] = value }
+        var fused = self
+        fused.epilogue.preluAlpha = padded
+        return fused
+    }
+
+    /// The residual of a fused ADD, from the kernel's inputs.
+    private func residual(_ io: KernelIO) -> UnsafePointer<Float>? {
+        epilogue.add == nil ? nil : io.inputs[convolutionOperandCount]
+    }
+
     /// 1×1 convolutions run as one GEMM over all pixels; others as im2col
     /// tiles (gathered only at the borders) feeding the same GEMM microkernels.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         if isPointwise {
             gemmF32(
                 input: io.inputs[0], rows: window.batch * window.inputHeight * window.inputWidth,
-                weights: packed, output: io.outputs[0], clamp: activation.clampRange, runner: runner)
+                weights: packed, output: io.outputs[0], clamp: activation.clampRange,
+                epilogue: epilogue, residual: residual(io), runner: runner)
         } else {
             convolutionF32(
                 input: io.inputs[0], output: io.outputs[0], batch: window.batch, geometry: geometry,
                 inputChannels: inputChannels, weights: packed, workspace: io.workspace,
-                clamp: activation.clampRange, runner: runner)
+                clamp: activation.clampRange, epilogue: epilogue, residual: residual(io), runner: runner)
         }
     }
 
@@ -195,7 +256,9 @@ public struct Conv2D: PreparedKernel {
     }
 
     /// Direct convolution, one output value at a time, summing taps in
-    /// (ky, kx, ic) order in Float as TFLite's reference kernel does.
+    /// (ky, kx, ic) order in Float as TFLite's reference kernel does; then
+    /// any fused ADD and PRELU, element by element, as their reference
+    /// kernels compute them.
     public func runReference(_ io: KernelIO) {
         let input = io.inputs[0]    // [N, H, W, Cin]
         let output = io.outputs[0]  // [N, OH, OW, Cout]
@@ -223,6 +286,11 @@ public struct Conv2D: PreparedKernel {
                     }
                 }
             }
+        }
+        guard !epilogue.isEmpty else { return }
+        let residual = self.residual(io)
+        for i in 0..<outputShapes[0].elementCount {
+            output[i] = epilogue.apply(output[i], residual: residual?[i] ?? 0, channel: i % outputChannels)
         }
     }
 }

@@ -81,23 +81,27 @@ public struct DepthwiseConv2D: PreparedKernel {
     /// is not 1 (those run the reference kernel).
     let packed: PackedDepthwiseWeights?
 
-    /// Validates the operands and options and copies the constant filter and bias.
+    /// Validates the operands and options and copies the constant filter and bias,
+    /// packed for the microkernels of `instructionSet`.
     ///
     /// Throws `KernelError` for: an operand count other than 2 or 3; an input or
     /// filter that is not 4-D; a filter whose first dimension is not 1; an empty
     /// filter; filter channels that are not a whole multiple (≥ 1) of the input
     /// channels; a filter or bias that is not a float32 constant; a bias without
     /// `Cout` elements; strides or dilations outside `1...Int32.max`; an empty
-    /// input or output.
-    public static func prepare(inputs: [Operand], options: Options) throws -> DepthwiseConv2D {
+    /// input or output; an unsupported `instructionSet`.
+    public static func prepare(
+        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet = .detected
+    ) throws -> DepthwiseConv2D {
         let checked = try check(inputs: inputs, options: options)
+        try instructionSet.requireSupported(op: checked.op)
         let filter = try inputs[1].requireConstantFloats(op: checked.op, role: "filter")
         let bias = try optionalConstantBias(op: checked.op, inputs: inputs, channels: checked.outputChannels)
         let window = checked.window
         let packed = checked.outputChannels == checked.inputChannels
             ? try PackedDepthwiseWeights(
                 channels: checked.outputChannels, kernelHeight: window.filterHeight,
-                kernelWidth: window.filterWidth, weights: filter, bias: bias)
+                kernelWidth: window.filterWidth, weights: filter, bias: bias, instructionSet: instructionSet)
             : nil
         return DepthwiseConv2D(
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,

@@ -54,20 +54,25 @@ public struct FullyConnected: PreparedKernel {
     /// Weights and bias packed into GEMM panels for `run`.
     let packed: PackedGemmWeights
 
-    /// Validates the operands and options and copies the constant weights and bias.
+    /// Validates the operands and options and copies the constant weights and bias,
+    /// packed for the microkernels of `instructionSet`.
     ///
     /// Throws `KernelError` for: an operand count other than 2 or 3; a scalar
     /// input; weights that are not 2-D or are empty; K not dividing the input's
     /// element count; with `keepNumDims`, an input whose last dimension is not K;
     /// weights or bias that are not float32 constants; a bias without `Nout`
-    /// elements; an empty input or an output too large to represent.
-    public static func prepare(inputs: [Operand], options: Options) throws -> FullyConnected {
+    /// elements; an empty input or an output too large to represent;
+    /// an unsupported `instructionSet`.
+    public static func prepare(
+        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet = .detected
+    ) throws -> FullyConnected {
         let checked = try check(inputs: inputs, options: options)
+        try instructionSet.requireSupported(op: checked.op)
         let weights = try inputs[1].requireConstantFloats(op: checked.op, role: "weights")
         let bias = try optionalConstantBias(op: checked.op, inputs: inputs, channels: checked.outputDepth)
         let packed = try PackedGemmWeights(
             outputChannels: checked.outputDepth, inputChannels: checked.inputDepth,
-            weights: weights, bias: bias)
+            weights: weights, bias: bias, instructionSet: instructionSet)
         return FullyConnected(
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             batch: checked.batch, inputDepth: checked.inputDepth, outputDepth: checked.outputDepth,

@@ -39,13 +39,10 @@ public struct Prelu: PreparedKernel {
 
     /// Writes output elements `range` of `run`.
     fileprivate func writeElements(_ range: Range<Int>, _ io: KernelIO) {
-        let zero = SIMD8<Float>(repeating: 0)
         rows.combine(
             range, lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0],
-            vector: { value, alpha in
-                // The product where `value >= 0` fails, which also keeps NaN and -0.
-                value.replacing(with: value * alpha, where: .!(value .>= zero))
-            },
+            // The product where `value >= 0` fails, which also keeps NaN and -0.
+            vector: { value, alpha in prelu(value, alpha: alpha) },
             scalar: { value, alpha in value >= 0 ? value : value * alpha })
     }
 

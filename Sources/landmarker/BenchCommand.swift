@@ -5,7 +5,11 @@ import Inference
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Time a model's invoke: median, p10 and p90 latency and GFLOP/s.")
+        abstract: "Time a model's invoke: median, p10 and p90 latency and GFLOP/s.",
+        discussion: """
+            The fast kernels use the AVX-512 microkernels where the CPU has them; \
+            LANDMARKER_NO_AVX512=1 in the environment times the baseline (AVX2) ones instead.
+            """)
 
     @Argument(help: "A .tflite file, or a model name in models/.")
     var model: String
@@ -21,6 +25,9 @@ struct BenchCommand: ParsableCommand {
 
     @Flag(help: "Time the reference kernels instead of the fast ones.")
     var reference = false
+
+    @Flag(help: "Run ADD and PRELU as operators of their own, not folded into the convolution before them.")
+    var unfused = false
 
     @Flag(help: "Also print the time per operator type (one profiled pass per run).")
     var perOp = false
@@ -40,7 +47,8 @@ struct BenchCommand: ParsableCommand {
         do {
             interpreter = try Interpreter(
                 contentsOfFile: path,
-                options: .init(threadCount: threads, mode: reference ? .reference : .fast))
+                options: .init(
+                    threadCount: threads, mode: reference ? .reference : .fast, fusesOperators: !unfused))
         } catch {
             printError("landmarker: \(path): \(error)")
             throw ExitCode.failure
@@ -69,16 +77,18 @@ struct BenchCommand: ParsableCommand {
         let median = percentile(0.5)
         let gflops = Double(interpreter.summary.flops) / (median * 1e-3) / 1e9
         let opMilliseconds = perOpSeconds.mapValues { $0 * 1e3 / Double(runs) }
+        let kernels = reference ? "reference" : "fast \(interpreter.options.instructionSet)"
         if json {
             let report = BenchReport(
-                model: path, threads: threads, mode: reference ? "reference" : "fast", runs: runs,
+                model: path, threads: threads, mode: reference ? "reference" : "fast",
+                instructionSet: interpreter.options.instructionSet.rawValue, runs: runs,
                 medianMs: median, p10Ms: percentile(0.1), p90Ms: percentile(0.9), gflops: gflops,
                 perOpMs: perOp ? opMilliseconds : nil)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
-            print("\(path): \(reference ? "reference" : "fast") kernels, \(threads) thread(s), \(runs) runs")
+            print("\(path): \(kernels) kernels, \(threads) thread(s), \(runs) runs")
             print(String(format: "median %.3f ms  p10 %.3f ms  p90 %.3f ms  %.1f GFLOP/s",
                          median, percentile(0.1), percentile(0.9), gflops))
             if perOp {
@@ -97,6 +107,8 @@ struct BenchReport: Encodable {
     let model: String
     let threads: Int
     let mode: String
+    /// The microkernel family of the fast kernels (`KernelInstructionSet`).
+    let instructionSet: String
     let runs: Int
     let medianMs: Double
     let p10Ms: Double

@@ -1,10 +1,13 @@
 import Foundation
 import Inference
+import Kernels
 import TestSupport
 import Testing
 
 /// Whole-model tests: each model's real input from the fixtures through the
-/// interpreter, every output compared with LiteRT's reference-kernel output.
+/// interpreter, every output compared with LiteRT's reference-kernel output:
+/// the reference kernels, and the fast kernels with every microkernel family
+/// this CPU runs (`KernelInstructionSet.supported`).
 ///
 /// Tolerance per output: the larger of twice the XNNPACK-vs-reference
 /// difference the manifest records for it (how far two correct
@@ -37,10 +40,15 @@ import Testing
         }
     }
 
-    @Test(arguments: models, Interpreter.ExecutionMode.allCases)
-    func matchesLiteRTReference(model: String, mode: Interpreter.ExecutionMode) throws {
-        let interpreter = try Interpreter(
-            contentsOfFile: try Fixtures.model(model), options: .init(threadCount: 2, mode: mode))
+    /// The kernel configurations every model is checked with.
+    static let configurations: [Interpreter.Options] =
+        KernelInstructionSet.supported.map { .init(threadCount: 2, mode: .fast, instructionSet: $0) }
+        + [.init(threadCount: 2, mode: .reference, instructionSet: .baseline)]
+
+    @Test(arguments: models, configurations)
+    func matchesLiteRTReference(model: String, options: Interpreter.Options) throws {
+        let mode = "\(options.mode)" + (options.mode == .fast ? " \(options.instructionSet)" : "")
+        let interpreter = try Interpreter(contentsOfFile: try Fixtures.model(model), options: options)
         try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
         interpreter.invoke()
 
@@ -61,6 +69,42 @@ import Testing
             #expect(
                 worst <= tolerance,
                 "\(model) \(mode) output \(golden.name): max |diff| \(worst) at \(worstIndex) > tolerance \(tolerance)")
+        }
+    }
+
+    @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"), arguments: models)
+    func bothMicrokernelFamiliesGiveIdenticalOutputs(model: String) throws {
+        var outputs: [[[Float]]] = []
+        for instructionSet in KernelInstructionSet.allCases {
+            let interpreter = try Interpreter(
+                contentsOfFile: try Fixtures.model(model),
+                options: .init(threadCount: 1, instructionSet: instructionSet))
+            try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
+            interpreter.invoke()
+            outputs.append(try interpreter.outputs.indices.map { try interpreter.output(at: $0) })
+        }
+        for (k, (wide, baseline)) in zip(outputs[1], outputs[0]).enumerated() {
+            let differing = zip(wide, baseline).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(differing == 0, "\(model) output \(k): \(differing) values differ between avx512 and baseline")
+        }
+    }
+
+    @Test(arguments: models)
+    func foldedOperatorsGiveIdenticalOutputs(model: String) throws {
+        var outputs: [[[Float]]] = []
+        var operators: [Int] = []
+        for fuses in [false, true] {
+            let interpreter = try Interpreter(
+                contentsOfFile: try Fixtures.model(model), options: .init(threadCount: 1, fusesOperators: fuses))
+            try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
+            interpreter.invoke()
+            outputs.append(try interpreter.outputs.indices.map { try interpreter.output(at: $0) })
+            operators.append(interpreter.summary.preparedOperatorCount)
+        }
+        #expect(operators[1] < operators[0], "\(model): nothing was folded")
+        for (k, (folded, separate)) in zip(outputs[1], outputs[0]).enumerated() {
+            let differing = zip(folded, separate).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(differing == 0, "\(model) output \(k): \(differing) values differ with operators folded")
         }
     }
 

@@ -61,12 +61,12 @@ import Testing
             return expected
         }
 
-        func run(runner: ParallelRunner) throws -> GuardedBuffer {
+        func run(runner: ParallelRunner, _ instructionSet: KernelInstructionSet) throws -> GuardedBuffer {
             let g = geometry
             let packed = try PackedGemmWeights(
                 outputChannels: outputChannels,
                 inputChannels: g.kernelHeight * g.kernelWidth * inputChannels,
-                weights: filter, bias: bias)
+                weights: filter, bias: bias, instructionSet: instructionSet)
             let workspace = GuardedBuffer(
                 count: try convolutionF32WorkspaceSize(weights: packed, threadCount: runner.threadCount))
             let source = GuardedBuffer(input)
@@ -100,12 +100,14 @@ import Testing
             dilationWidth: dilation, padding: padding)
     }
 
-    func check(_ problem: Problem, seed: UInt64) throws {
+    func check(_ problem: Problem, _ instructionSet: KernelInstructionSet, seed: UInt64) throws {
         expectClose(
-            try problem.run(runner: .serial), problem.reference(), "\(problem.description) seed \(seed)")
+            try problem.run(runner: .serial, instructionSet), problem.reference(),
+            "\(problem.description) \(instructionSet) seed \(seed)")
     }
 
-    @Test func firstLayerShapes() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func firstLayerShapes(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         // The models' stems: 3×3 and 5×5 at stride 2 on RGB, SAME and VALID.
@@ -113,22 +115,26 @@ import Testing
             let g = try #require(Self.geometry(17, 14, kernel: (kernel, kernel), stride: 2, padding: padding))
             try check(
                 Problem(inputChannels: 3, outputChannels: outputs, geometry: g, clamp: (0, 6), rng: &rng),
-                seed: seed)
+                instructionSet, seed: seed)
         }
     }
 
-    @Test func channelCountsAroundTheVectorSizes() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func channelCountsAroundTheVectorSizes(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         let g = try #require(Self.geometry(5, 6, kernel: (3, 3)))
         for inputs in [1, 3, 8, 9, 17] {
-            for outputs in [1, 2, 3, 7, 8, 9, 16, 17, 24, 33] {
-                try check(Problem(inputChannels: inputs, outputChannels: outputs, geometry: g, rng: &rng), seed: seed)
+            for outputs in [1, 2, 3, 7, 8, 9, 16, 17, 24, 32, 33, 40, 65] {
+                try check(
+                    Problem(inputChannels: inputs, outputChannels: outputs, geometry: g, rng: &rng),
+                    instructionSet, seed: seed)
             }
         }
     }
 
-    @Test func kernelShapesStridesDilationsAndPaddings() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func kernelShapesStridesDilationsAndPaddings(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         for kernel in [(1, 1), (2, 2), (3, 3), (3, 1), (5, 5)] {
@@ -142,7 +148,7 @@ import Testing
                             else { continue }
                             try check(
                                 Problem(inputChannels: 5, outputChannels: 10, geometry: g, rng: &rng),
-                                seed: seed)
+                                instructionSet, seed: seed)
                         }
                     }
                 }
@@ -150,7 +156,8 @@ import Testing
         }
     }
 
-    @Test func activationClampsBatchesAndMissingBias() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func activationClampsBatchesAndMissingBias(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         // 2×2 VALID on a 2×2 input: one output pixel per image, as in the models' heads.
@@ -163,13 +170,14 @@ import Testing
                         Problem(
                             batch: 2, inputChannels: 12, outputChannels: 13, geometry: geometry,
                             hasBias: hasBias, clamp: clamp, rng: &rng),
-                        seed: seed)
+                        instructionSet, seed: seed)
                 }
             }
         }
     }
 
-    @Test func bitIdenticalForAnyThreadCount() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func bitIdenticalForAnyThreadCount(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         for (size, inputs, outputs, kernel) in [(40, 3, 24, 3), (64, 8, 1, 3), (12, 16, 40, 5)] {
@@ -177,9 +185,27 @@ import Testing
             let problem = Problem(
                 batch: 2, inputChannels: inputs, outputChannels: outputs, geometry: g, clamp: (0, 6),
                 rng: &rng)
-            let context = "\(problem.description) seed \(seed)"
-            expectClose(try problem.run(runner: ParallelRunner(threadCount: 2)), problem.reference(), context)
-            try expectSameForThreadCounts(context) { runner in try problem.run(runner: runner).values }
+            let context = "\(problem.description) \(instructionSet) seed \(seed)"
+            expectClose(
+                try problem.run(runner: ParallelRunner(threadCount: 2), instructionSet), problem.reference(),
+                context)
+            try expectSameForThreadCounts(context) { runner in
+                try problem.run(runner: runner, instructionSet).values
+            }
+        }
+    }
+
+    @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"))
+    func bitIdenticalAcrossInstructionSets() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for (size, inputs, outputs, kernel, stride) in [(21, 3, 24, 3, 2), (12, 16, 40, 5, 1), (9, 8, 65, 3, 1)] {
+            let g = try #require(Self.geometry(size, size, kernel: (kernel, kernel), stride: stride))
+            let problem = Problem(
+                inputChannels: inputs, outputChannels: outputs, geometry: g, clamp: (0, 6), rng: &rng)
+            try expectSameForInstructionSets("\(problem.description) seed \(seed)") { instructionSet in
+                try problem.run(runner: ParallelRunner(threadCount: 2), instructionSet).values
+            }
         }
     }
 
@@ -194,7 +220,8 @@ import Testing
         }
     }
 
-    @Test func differentStridesAndDilationsAcrossRowsAndColumns() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func differentStridesAndDilationsAcrossRowsAndColumns(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         for (strides, dilations) in [((1, 2), (1, 1)), ((2, 1), (1, 1)), ((1, 1), (2, 1)), ((1, 1), (1, 2))] {
@@ -204,7 +231,9 @@ import Testing
                         inputHeight: 11, inputWidth: 10, kernelHeight: kernel, kernelWidth: kernel,
                         strideHeight: strides.0, strideWidth: strides.1,
                         dilationHeight: dilations.0, dilationWidth: dilations.1, padding: padding))
-                    try check(Problem(inputChannels: 4, outputChannels: 9, geometry: g, rng: &rng), seed: seed)
+                    try check(
+                        Problem(inputChannels: 4, outputChannels: 9, geometry: g, rng: &rng),
+                        instructionSet, seed: seed)
                 }
             }
         }

@@ -56,11 +56,11 @@ import Testing
             return expected
         }
 
-        func run(runner: ParallelRunner) throws -> GuardedBuffer {
+        func run(runner: ParallelRunner, _ instructionSet: KernelInstructionSet) throws -> GuardedBuffer {
             let g = geometry
             let packed = try PackedDepthwiseWeights(
                 channels: channels, kernelHeight: g.kernelHeight, kernelWidth: g.kernelWidth,
-                weights: filter, bias: bias)
+                weights: filter, bias: bias, instructionSet: instructionSet)
             let source = GuardedBuffer(input)
             let output = GuardedBuffer(count: batch * g.outputHeight * g.outputWidth * channels)
             depthwiseConvolutionF32(
@@ -88,22 +88,26 @@ import Testing
             dilationWidth: dilation, padding: padding)
     }
 
-    func check(_ problem: Problem, seed: UInt64) throws {
-        expectClose(try problem.run(runner: .serial), problem.reference(), "\(problem.description) seed \(seed)")
+    func check(_ problem: Problem, _ instructionSet: KernelInstructionSet, seed: UInt64) throws {
+        expectClose(
+            try problem.run(runner: .serial, instructionSet), problem.reference(),
+            "\(problem.description) \(instructionSet) seed \(seed)")
     }
 
-    @Test func channelCountsAroundTheVectorSizes() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func channelCountsAroundTheVectorSizes(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
-        for channels in [1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48] {
+        for channels in [1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48, 56, 63, 64, 65, 88] {
             for kernel in [3, 5] {
                 let g = try #require(Self.geometry(7, 9, kernel: (kernel, kernel)))
-                try check(Problem(channels: channels, geometry: g, rng: &rng), seed: seed)
+                try check(Problem(channels: channels, geometry: g, rng: &rng), instructionSet, seed: seed)
             }
         }
     }
 
-    @Test func sizesStridesAndPaddings() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func sizesStridesAndPaddings(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         for (height, width) in [(1, 1), (2, 3), (5, 4), (6, 6), (9, 13), (12, 7)] {
@@ -113,14 +117,15 @@ import Testing
                         guard let g = Self.geometry(
                             height, width, kernel: (kernel, kernel), stride: stride, padding: padding)
                         else { continue }
-                        try check(Problem(channels: 17, geometry: g, rng: &rng), seed: seed)
+                        try check(Problem(channels: 17, geometry: g, rng: &rng), instructionSet, seed: seed)
                     }
                 }
             }
         }
     }
 
-    @Test func otherKernelShapesAndDilations() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func otherKernelShapesAndDilations(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         for kernel in [(1, 1), (2, 2), (3, 1), (1, 4), (7, 7)] {
@@ -129,15 +134,16 @@ import Testing
                     guard let g = Self.geometry(
                         10, 11, kernel: kernel, stride: stride, dilation: dilation)
                     else { continue }
-                    try check(Problem(channels: 19, geometry: g, rng: &rng), seed: seed)
+                    try check(Problem(channels: 19, geometry: g, rng: &rng), instructionSet, seed: seed)
                 }
             }
         }
         let dilated = try #require(Self.geometry(9, 9, kernel: (3, 3), dilation: 2))
-        try check(Problem(channels: 40, geometry: dilated, rng: &rng), seed: seed)
+        try check(Problem(channels: 40, geometry: dilated, rng: &rng), instructionSet, seed: seed)
     }
 
-    @Test func paddingWiderThanTheFilterLeavesOnlyTheBias() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func paddingWiderThanTheFilterLeavesOnlyTheBias(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         // 4 zero rows/columns before a 3×3 filter: the first outputs see no input.
@@ -145,10 +151,11 @@ import Testing
             inputHeight: 3, inputWidth: 4, outputHeight: 8, outputWidth: 9,
             kernelHeight: 3, kernelWidth: 3, strideHeight: 1, strideWidth: 1,
             dilationHeight: 1, dilationWidth: 1, padTop: 4, padLeft: 4)
-        try check(Problem(channels: 20, geometry: g, clamp: (-1, 1), rng: &rng), seed: seed)
+        try check(Problem(channels: 20, geometry: g, clamp: (-1, 1), rng: &rng), instructionSet, seed: seed)
     }
 
-    @Test func activationClampsBatchesAndMissingBias() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func activationClampsBatchesAndMissingBias(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         let g = try #require(Self.geometry(6, 5, kernel: (3, 3), stride: 2))
@@ -156,20 +163,38 @@ import Testing
             for hasBias in [true, false] {
                 try check(
                     Problem(batch: 2, channels: 24, geometry: g, hasBias: hasBias, clamp: clamp, rng: &rng),
-                    seed: seed)
+                    instructionSet, seed: seed)
             }
         }
     }
 
-    @Test func bitIdenticalForAnyThreadCount() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func bitIdenticalForAnyThreadCount(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         for (size, channels, kernel, stride) in [(24, 72, 5, 1), (33, 40, 3, 2), (20, 200, 3, 1)] {
             let g = try #require(Self.geometry(size, size, kernel: (kernel, kernel), stride: stride))
             let problem = Problem(batch: 2, channels: channels, geometry: g, clamp: (0, 6), rng: &rng)
-            let context = "\(problem.description) seed \(seed)"
-            expectClose(try problem.run(runner: ParallelRunner(threadCount: 2)), problem.reference(), context)
-            try expectSameForThreadCounts(context) { runner in try problem.run(runner: runner).values }
+            let context = "\(problem.description) \(instructionSet) seed \(seed)"
+            expectClose(
+                try problem.run(runner: ParallelRunner(threadCount: 2), instructionSet), problem.reference(),
+                context)
+            try expectSameForThreadCounts(context) { runner in
+                try problem.run(runner: runner, instructionSet).values
+            }
+        }
+    }
+
+    @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"))
+    func bitIdenticalAcrossInstructionSets() throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for (size, channels, kernel, stride) in [(13, 88, 5, 1), (15, 56, 3, 2), (9, 19, 3, 1), (11, 40, 5, 2)] {
+            let g = try #require(Self.geometry(size, size, kernel: (kernel, kernel), stride: stride))
+            let problem = Problem(channels: channels, geometry: g, clamp: (0, 6), rng: &rng)
+            try expectSameForInstructionSets("\(problem.description) seed \(seed)") { instructionSet in
+                try problem.run(runner: ParallelRunner(threadCount: 2), instructionSet).values
+            }
         }
     }
 
@@ -191,7 +216,8 @@ import Testing
         #expect((0..<16).map { packed.bias[$0] } == [1, 2, 3, 4, 5] + [Float](repeating: 0, count: 11))
     }
 
-    @Test func differentStridesAndDilationsAcrossRowsAndColumns() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func differentStridesAndDilationsAcrossRowsAndColumns(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         for (strides, dilations) in [((1, 2), (1, 1)), ((2, 1), (1, 1)), ((1, 1), (2, 1)), ((1, 1), (1, 2))] {
@@ -201,7 +227,7 @@ import Testing
                         inputHeight: 11, inputWidth: 10, kernelHeight: kernel, kernelWidth: kernel,
                         strideHeight: strides.0, strideWidth: strides.1,
                         dilationHeight: dilations.0, dilationWidth: dilations.1, padding: padding))
-                    try check(Problem(channels: 20, geometry: g, rng: &rng), seed: seed)
+                    try check(Problem(channels: 20, geometry: g, rng: &rng), instructionSet, seed: seed)
                 }
             }
         }

@@ -3,7 +3,7 @@ import Testing
 @testable import Kernels
 
 /// Sweeps `gemmF32` (1×1 convolution / FULLY_CONNECTED) against a plain
-/// double-accumulated product.
+/// double-accumulated product, with every microkernel family this CPU runs.
 @Suite struct MicrokernelGemmTests {
     /// One GEMM problem with random data.
     struct Problem {
@@ -44,9 +44,10 @@ import Testing
             return expected
         }
 
-        func run(runner: ParallelRunner) throws -> GuardedBuffer {
+        func run(runner: ParallelRunner, _ instructionSet: KernelInstructionSet) throws -> GuardedBuffer {
             let packed = try PackedGemmWeights(
-                outputChannels: outputs, inputChannels: depth, weights: w, bias: bias)
+                outputChannels: outputs, inputChannels: depth, weights: w, bias: bias,
+                instructionSet: instructionSet)
             let input = GuardedBuffer(a)
             let output = GuardedBuffer(count: rows * outputs)
             gemmF32(
@@ -60,53 +61,57 @@ import Testing
         }
     }
 
-    static let sizes = [1, 2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 33]
+    static let sizes = [1, 2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33]
 
-    @Test func everyDepthAndWidthAroundTheVectorSizes() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func everyDepthAndWidthAroundTheVectorSizes(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         for depth in Self.sizes + [64, 100] {
-            for outputs in Self.sizes + [40, 48] {
+            for outputs in Self.sizes + [37, 38, 40, 45, 46, 48, 52, 56, 63, 64, 65, 80, 88] {
                 let rows = [1, 7, 13][(depth + outputs) % 3]
                 let problem = Problem(rows: rows, depth: depth, outputs: outputs, rng: &rng)
                 expectClose(
-                    try problem.run(runner: .serial), problem.reference(),
-                    "\(problem.description) seed \(seed)")
+                    try problem.run(runner: .serial, instructionSet), problem.reference(),
+                    "\(problem.description) \(instructionSet) seed \(seed)")
             }
         }
     }
 
-    @Test func everyRowRemainder() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func everyRowRemainder(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         for rows in 0...26 {
-            for outputs in [1, 2, 24, 40] {
+            for outputs in [1, 2, 24, 40, 56] {
                 let problem = Problem(rows: rows, depth: 19, outputs: outputs, rng: &rng)
                 expectClose(
-                    try problem.run(runner: .serial), problem.reference(),
-                    "\(problem.description) seed \(seed)")
+                    try problem.run(runner: .serial, instructionSet), problem.reference(),
+                    "\(problem.description) \(instructionSet) seed \(seed)")
             }
         }
     }
 
-    @Test func activationClampsAndMissingBias() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func activationClampsAndMissingBias(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         for clamp in activationClamps {
             for hasBias in [true, false] {
-                for outputs in [2, 17] {
+                for outputs in [2, 17, 45] {
                     let problem = Problem(
                         rows: 11, depth: 40, outputs: outputs, hasBias: hasBias, clamp: clamp,
                         rng: &rng)
                     expectClose(
-                        try problem.run(runner: .serial), problem.reference(),
-                        "\(problem.description) seed \(seed)")
+                        try problem.run(runner: .serial, instructionSet), problem.reference(),
+                        "\(problem.description) \(instructionSet) seed \(seed)")
                 }
             }
         }
     }
 
-    @Test func bitIdenticalForAnyThreadCount() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func bitIdenticalForAnyThreadCount(_ instructionSet: KernelInstructionSet) throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
         // Large enough that every thread count really splits the work, with
@@ -114,22 +119,37 @@ import Testing
         for (rows, depth, outputs) in [(301, 64, 72), (49, 288, 200), (5, 400, 600), (3000, 200, 2)] {
             let problem = Problem(
                 rows: rows, depth: depth, outputs: outputs, clamp: (0, 6), rng: &rng)
-            let context = "\(problem.description) seed \(seed)"
-            expectClose(try problem.run(runner: ParallelRunner(threadCount: 3)), problem.reference(), context)
+            let context = "\(problem.description) \(instructionSet) seed \(seed)"
+            expectClose(
+                try problem.run(runner: ParallelRunner(threadCount: 3), instructionSet), problem.reference(),
+                context)
             try expectSameForThreadCounts(context) { runner in
-                try problem.run(runner: runner).values
+                try problem.run(runner: runner, instructionSet).values
             }
         }
     }
 
-    @Test func tilesCoverTheOutputExactlyOnce() throws {
+    @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"))
+    func bitIdenticalAcrossInstructionSets() throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
-        for rows in [0, 1, 5, 6, 7, 49, 144, 1000, 4096] {
+        for (rows, depth, outputs) in [(37, 33, 24), (64, 144, 88), (9, 19, 65), (100, 24, 2)] {
+            let problem = Problem(rows: rows, depth: depth, outputs: outputs, clamp: (0, 6), rng: &rng)
+            try expectSameForInstructionSets("\(problem.description) seed \(seed)") { instructionSet in
+                try problem.run(runner: ParallelRunner(threadCount: 2), instructionSet).values
+            }
+        }
+    }
+
+    @Test(arguments: KernelInstructionSet.supported)
+    func tilesCoverTheOutputExactlyOnce(_ instructionSet: KernelInstructionSet) throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for rows in [0, 1, 5, 6, 7, 8, 49, 144, 1000, 4096] {
             for (depth, outputs) in [(8, 2), (16, 24), (288, 288), (1152, 192)] {
                 let weights = try PackedGemmWeights(
                     outputChannels: outputs, inputChannels: depth,
-                    weights: rng.floats(outputs * depth), bias: nil)
+                    weights: rng.floats(outputs * depth), bias: nil, instructionSet: instructionSet)
                 for threads in [1, 2, 3, 7, 16] {
                     let tiling = GemmTiling(rows: rows, weights: weights, threadCount: threads)
                     var covered = [Int](repeating: 0, count: rows * weights.columnBlockCount)
@@ -141,7 +161,7 @@ import Testing
                     }
                     #expect(
                         covered.allSatisfy { $0 == 1 },
-                        "P=\(rows) K=\(depth) N=\(outputs) threads=\(threads)")
+                        "P=\(rows) K=\(depth) N=\(outputs) threads=\(threads) \(instructionSet)")
                 }
             }
         }
@@ -153,8 +173,9 @@ import Testing
         let w = (0..<outputs).flatMap { n in (0..<depth).map { k in Float(100 * n + k) } }
         let bias = (0..<outputs).map { Float(-$0) }
         let packed = try PackedGemmWeights(
-            outputChannels: outputs, inputChannels: depth, weights: w, bias: bias)
-        #expect(packed.panelCount == 2 && packed.lastPanelWidth == 16)
+            outputChannels: outputs, inputChannels: depth, weights: w, bias: bias,
+            instructionSet: .baseline)
+        #expect(packed.panelCount == 2 && packed.fullPanelCount == 2 && !packed.hasPanelOf8)
         for p in 0..<2 {
             for k in 0..<depth {
                 for j in 0..<16 {
@@ -166,8 +187,40 @@ import Testing
         for n in 0..<32 { #expect(packed.bias[n] == (n < outputs ? Float(-n) : 0)) }
 
         let narrow = try PackedGemmWeights(
-            outputChannels: 20, inputChannels: 1, weights: (0..<20).map(Float.init), bias: nil)
-        #expect(narrow.panelCount == 2 && narrow.lastPanelWidth == 8)
+            outputChannels: 20, inputChannels: 1, weights: (0..<20).map(Float.init), bias: nil,
+            instructionSet: .baseline)
+        #expect(narrow.panelCount == 2 && narrow.hasPanelOf8 && narrow.width(ofPanel: 1) == 8)
         for j in 0..<8 { #expect(narrow.panel(1)[j] == (j < 4 ? Float(16 + j) : 0)) }
+    }
+
+    @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"))
+    func avx512PackingUsesPanelsOf32ThenOf16And8() throws {
+        // W[n, k] = 100·n + k, so every packed value names its source.
+        let cases: [(outputs: Int, widths: [Int])] = [
+            (27, [32]), (45, [32, 16]), (40, [32, 8]), (64, [32, 32]), (3, [8]), (24, [16, 8]),
+            (56, [32, 16, 8]), (52, [32, 16, 8]), (90, [32, 32, 32]),
+        ]
+        for (outputs, widths) in cases {
+            let depth = 3
+            let w = (0..<outputs).flatMap { n in (0..<depth).map { k in Float(100 * n + k) } }
+            let packed = try PackedGemmWeights(
+                outputChannels: outputs, inputChannels: depth, weights: w,
+                bias: (0..<outputs).map { Float(-$0) }, instructionSet: .avx512)
+            #expect((0..<packed.panelCount).map(packed.width(ofPanel:)) == widths, "N=\(outputs)")
+            var column = 0
+            for (p, width) in widths.enumerated() {
+                #expect(packed.column(ofPanel: p) == column, "N=\(outputs) panel \(p)")
+                for k in 0..<depth {
+                    for j in 0..<width {
+                        let n = column + j
+                        #expect(
+                            packed.panel(p)[k * width + j] == (n < outputs ? Float(100 * n + k) : 0),
+                            "N=\(outputs) panel \(p) k \(k) j \(j)")
+                    }
+                }
+                column += width
+            }
+            for n in 0..<column { #expect(packed.bias[n] == (n < outputs ? Float(-n) : 0)) }
+        }
     }
 }

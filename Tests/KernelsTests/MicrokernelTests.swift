@@ -124,6 +124,23 @@ func expectSameForThreadCounts(
     }
 }
 
+/// Runs `body` with the baseline and the AVX-512 microkernels and expects
+/// the outputs it returns to be bit-identical: both families compute every
+/// element with the same operations in the same order. Call only where
+/// `KernelInstructionSet.avx512.isSupported`.
+func expectSameForInstructionSets(
+    _ context: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (KernelInstructionSet) throws -> [Float]
+) rethrows {
+    let baseline = try body(.baseline).map(\.bitPattern)
+    let wide = try body(.avx512).map(\.bitPattern)
+    let differing = zip(wide, baseline).filter { $0 != $1 }.count
+    #expect(
+        wide.count == baseline.count && differing == 0,
+        "\(differing) elements differ between the AVX-512 and the baseline kernels: \(context())",
+        sourceLocation: sourceLocation)
+}
+
 @Suite struct MicrokernelSIMDMathTests {
     @Test func multiplyAddMatchesProductPlusAddend() {
         let seed = sweepSeed()

@@ -1,3 +1,7 @@
+#if LANDMARKER_AVX512
+import KernelsAVX512
+#endif
+
 /// Depthwise convolution with depth multiplier 1 (DEPTHWISE_CONV_2D):
 /// `out[n, oy, ox, c] = clamp(bias[c] + Σ_{ky,kx} in[n, iy, ix, c] · w[ky, kx, c])`
 /// over the taps inside the input (`ConvolutionGeometry` gives `iy`, `ix`).
@@ -5,7 +9,9 @@
 /// Each output row is cut into a left border, an interior whose pixels use
 /// every filter column, and a right border. Interior pixels go through
 /// `depthwiseF32Interior`, compiled for 3×3 and 5×5 filters at stride 1
-/// and 2, or `depthwiseF32Block4x16` for any other filter; border pixels go
+/// and 2 (or its AVX-512 counterpart `depthwiseF32InteriorAVX512` when
+/// `weights.instructionSet` is `.avx512`), or `depthwiseF32Block4x16` for
+/// any other filter; border pixels go
 /// one at a time through `depthwiseF32Pixel1x32` with their own tap window.
 /// Rows near the top and bottom simply walk fewer filter rows, so no tap is
 /// ever tested against the padding.
@@ -93,12 +99,8 @@ private func depthwiseF32Row(
             weights: weights.taps(row: firstKernelRow, column: 0), weightTapStep: walk.weightTapStep,
             bias: bias, output: outputRow + interior.lowerBound * channels, channels: channels,
             lower: lower, upper: upper)
-        switch (kernelWidth, g.strideWidth) {
-        case (3, 1): depthwiseF32Interior(Depthwise3x3Stride1.self, row)
-        case (3, _): depthwiseF32Interior(Depthwise3x3Stride2.self, row)
-        case (_, 1): depthwiseF32Interior(Depthwise5x5Stride1.self, row)
-        default: depthwiseF32Interior(Depthwise5x5Stride2.self, row)
-        }
+        depthwiseF32SpecialisedInterior(
+            size: kernelWidth, stride: g.strideWidth, row, instructionSet: weights.instructionSet)
     } else {
         var ox = interior.lowerBound
         while ox < interior.upperBound {
@@ -124,4 +126,30 @@ private func depthwiseF32Row(
     }
     for ox in 0..<interior.lowerBound { borderPixel(ox) }
     for ox in interior.upperBound..<g.outputWidth { borderPixel(ox) }
+}
+
+/// The interior of one output row for a square `size × size` filter (3 or
+/// 5) at `stride` (1 or 2), undilated, with the kernels of `instructionSet`.
+private func depthwiseF32SpecialisedInterior(
+    size: Int, stride: Int, _ row: DepthwiseInteriorRow, instructionSet: KernelInstructionSet
+) {
+    switch instructionSet {
+    case .avx512:
+        #if LANDMARKER_AVX512
+        depthwiseF32InteriorAVX512(size: size, stride: stride, DepthwiseInteriorOperands(
+            input: row.input, inputRowStep: row.inputRowStep, kernelRows: row.kernelRows,
+            pixels: row.pixels, weights: row.weights, weightTapStep: row.weightTapStep,
+            bias: row.bias, output: row.output, channels: row.channels,
+            lower: row.lower, upper: row.upper))
+        #else
+        preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
+        #endif
+    case .baseline:
+        switch (size, stride) {
+        case (3, 1): depthwiseF32Interior(Depthwise3x3Stride1.self, row)
+        case (3, _): depthwiseF32Interior(Depthwise3x3Stride2.self, row)
+        case (_, 1): depthwiseF32Interior(Depthwise5x5Stride1.self, row)
+        default: depthwiseF32Interior(Depthwise5x5Stride2.self, row)
+        }
+    }
 }

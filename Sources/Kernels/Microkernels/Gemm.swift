@@ -1,3 +1,7 @@
+#if LANDMARKER_AVX512
+import KernelsAVX512
+#endif
+
 /// `C[P, N] = clamp(A[P, K] · Wᵀ + bias, lower, upper)` with packed weights:
 /// the 1×1 convolution (`P = N·H·W` pixels of an NHWC tensor, `K = Cin`,
 /// `N = Cout`) and FULLY_CONNECTED (`P` = batch rows).
@@ -9,6 +13,9 @@
 ///   - output: C, `[P, N]` row-major (`N = weights.outputChannels`); must
 ///     not overlap `input`.
 ///   - clamp: output range, e.g. `FusedActivation.clampRange`.
+///   - epilogue: element-wise operations applied to the output after the
+///     clamp; `residual` is its ADD's other operand, `[P, N]` (nil when it
+///     has no ADD).
 ///   - runner: the output is split into tiles of rows × column panels; the
 ///     sum over K is never split, so results are bit-identical for every
 ///     thread count.
@@ -17,6 +24,7 @@ public func gemmF32(
     weights: PackedGemmWeights,
     output: UnsafeMutablePointer<Float>,
     clamp: (lower: Float, upper: Float),
+    epilogue: ConvolutionEpilogue = .none, residual: UnsafePointer<Float>? = nil,
     runner: ParallelRunner
 ) {
     /// The tiles of this call, for `ParallelRunner.forEach`.
@@ -26,6 +34,7 @@ public func gemmF32(
         let weights: PackedGemmWeights
         let output: UnsafeMutablePointer<Float>
         let clamp: (lower: Float, upper: Float)
+        let epilogue: EpilogueOperands?
 
         func run(_ tiles: Range<Int>, thread: Int) {
             let layout = GemmRows.contiguous(depth: weights.inputChannels, rowStride: weights.inputChannels)
@@ -35,18 +44,19 @@ public func gemmF32(
                     a: input + rowRange.lowerBound * weights.inputChannels, layout: layout,
                     rows: rowRange.count, weights: weights, panels: panelRange,
                     c: output + rowRange.lowerBound * weights.outputChannels,
-                    cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper)
+                    cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper, epilogue: epilogue)
             }
         }
     }
     let tiling = GemmTiling(rows: rows, weights: weights, threadCount: runner.threadCount)
     runner.forEach(
         tiling.tileCount,
-        Tiles(tiling: tiling, input: input, weights: weights, output: output, clamp: clamp))
+        Tiles(tiling: tiling, input: input, weights: weights, output: output, clamp: clamp,
+              epilogue: epilogue.operands(output: output, residual: residual)))
 }
 
-/// How `gemmF32` cuts the output into tiles: blocks of rows (whole 6-row
-/// microkernel tiles, sized so that a block's rows of A and C stay in L2
+/// How `gemmF32` cuts the output into tiles: blocks of rows (whole
+/// microkernel tiles of 6 rows, 8 for the AVX-512 kernels, sized so that a block's rows of A and C stay in L2
 /// while every panel passes over them) times groups of panels (more than
 /// one group only when there are too few row blocks to keep every thread
 /// busy). The tiling never changes what is computed, only who computes it.
@@ -55,8 +65,10 @@ struct GemmTiling {
     static let rowBlockFloats = 32 * 1024
     /// Tiles wanted per thread, so that uneven tiles still balance.
     static let tilesPerThread = 4
-    /// Rows per microkernel call.
-    static let microkernelRows = 6
+    /// Rows per microkernel call of the baseline kernels.
+    static let baselineMicrokernelRows = 6
+    /// Rows per microkernel call of the AVX-512 kernels.
+    static let avx512MicrokernelRows = 8
 
     let rows: Int
     let rowBlock: Int
@@ -65,7 +77,7 @@ struct GemmTiling {
     let panelGroupCount: Int
 
     init(rows: Int, weights: PackedGemmWeights, threadCount: Int) {
-        let mr = Self.microkernelRows
+        let mr = weights.instructionSet == .avx512 ? Self.avx512MicrokernelRows : Self.baselineMicrokernelRows
         self.rows = rows
         panelCount = weights.columnBlockCount
         let rowTiles = (rows + mr - 1) / mr
@@ -116,15 +128,17 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 }
 
 /// Computes rows `0..<rows` × the columns of `panels` of C on the calling
-/// thread: for each panel, every 6-row tile of the block in turn (8-row
-/// tiles for an 8-wide panel), so the panel stays in L1 while the block of
-/// A streams from L2. In the
-/// dot-product layout, `panels` are output channels.
+/// thread with the microkernels of `weights.instructionSet`: for each panel,
+/// every 6-row tile of the block in turn (8-row tiles for an 8-wide panel
+/// and for the AVX-512 kernels), so the panel stays in L1 while the block
+/// of A streams from L2. An 8-wide last panel uses the same `SIMD8` kernel
+/// in both families. In the dot-product layout, `panels` are output
+/// channels. `epilogue` finishes each tile right after it is computed.
 func gemmF32Block(
     a: UnsafePointer<Float>, layout: GemmRows, rows: Int,
     weights: PackedGemmWeights, panels: Range<Int>,
     c: UnsafeMutablePointer<Float>, cStride: Int,
-    lower: Float, upper: Float
+    lower: Float, upper: Float, epilogue: EpilogueOperands?
 ) {
     assert(layout.depth == weights.inputChannels, "rows of A do not have K values")
     let k = weights.inputChannels, n = weights.outputChannels
@@ -140,36 +154,66 @@ func gemmF32Block(
                     weights: w + channel * k, bias: bias[channel],
                     c: c + row * cStride + channel, cStride: cStride,
                     lower: lower, upper: upper)
+                epilogue?.apply(
+                    c: c + row * cStride, cStride: cStride, rows: min(8, rows - row), column: channel, columns: 1)
                 row += 8
             }
         }
         return
     }
-    let width = PackedGemmWeights.panelWidth
-    for p in panels {
-        let panel = weights.panel(p)
-        let column = p * width
-        let columns = min(width, n - column)
-        let narrow = p == weights.panelCount - 1 && weights.lastPanelWidth == 8
-        var row = 0
-        if narrow {
+    let lastPanel = weights.panelCount - 1
+    let narrowLast = weights.hasPanelOf8 && panels.contains(lastPanel)
+    let widePanels = panels.lowerBound..<(narrowLast ? lastPanel : panels.upperBound)
+    switch weights.instructionSet {
+    case .avx512:
+        #if LANDMARKER_AVX512
+        gemmF32PanelsAVX512(
+            a: a, rows: rows,
+            runs: GemmRowRuns(
+                rowStride: layout.rowStride, segmentCount: layout.segmentCount,
+                segmentLength: layout.segmentLength, segmentStride: layout.segmentStride),
+            packed: weights.panel(0), bias: bias, outputs: n, panels: widePanels,
+            fullPanelCount: weights.fullPanelCount,
+            c: c, cStride: cStride, lower: lower, upper: upper,
+            epilogue: epilogue.map {
+                TileEpilogue(
+                    output: $0.output, residual: $0.residual, lower: $0.lower, upper: $0.upper,
+                    residualFirst: $0.residualFirst, alpha: $0.alpha)
+            })
+        #else
+        preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
+        #endif
+    case .baseline:
+        for p in widePanels {
+            let panel = weights.panel(p)
+            let column = weights.column(ofPanel: p)
+            let columns = min(weights.panelWidth, n - column)
+            var row = 0
             while row < rows {
-                gemmF32Microkernel8x8(
-                    rows: min(8, rows - row), a: a + row * aStride, layout: layout,
+                gemmF32Microkernel6x16(
+                    rows: min(6, rows - row), a: a + row * aStride, layout: layout,
                     panel: panel, bias: bias + column,
                     c: c + row * cStride + column, cStride: cStride, columns: columns,
                     lower: lower, upper: upper)
-                row += 8
+                epilogue?.apply(
+                    c: c + row * cStride, cStride: cStride, rows: min(6, rows - row), column: column,
+                    columns: columns)
+                row += 6
             }
-            continue
         }
-        while row < rows {
-            gemmF32Microkernel6x16(
-                rows: min(6, rows - row), a: a + row * aStride, layout: layout,
-                panel: panel, bias: bias + column,
-                c: c + row * cStride + column, cStride: cStride, columns: columns,
-                lower: lower, upper: upper)
-            row += 6
-        }
+    }
+    guard narrowLast else { return }
+    let panel = weights.panel(lastPanel)
+    let column = weights.column(ofPanel: lastPanel)
+    var row = 0
+    while row < rows {
+        gemmF32Microkernel8x8(
+            rows: min(8, rows - row), a: a + row * aStride, layout: layout,
+            panel: panel, bias: bias + column,
+            c: c + row * cStride + column, cStride: cStride, columns: n - column,
+            lower: lower, upper: upper)
+        epilogue?.apply(
+            c: c + row * cStride, cStride: cStride, rows: min(8, rows - row), column: column, columns: n - column)
+        row += 8
     }
 }

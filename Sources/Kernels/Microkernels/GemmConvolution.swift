@@ -24,11 +24,16 @@ import Tensor
 ///   - workspace: at least `convolutionF32WorkspaceSize(weights:threadCount:)`
 ///     floats for `runner.threadCount`, used as scratch.
 ///   - clamp: output range, e.g. `FusedActivation.clampRange`.
+///   - epilogue: element-wise operations applied to the output after the
+///     clamp; `residual` is its ADD's other operand, the output's shape
+///     (nil when it has no ADD).
 public func convolutionF32(
     input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
     batch: Int, geometry: ConvolutionGeometry, inputChannels: Int,
     weights: PackedGemmWeights, workspace: UnsafeMutableBufferPointer<Float>,
-    clamp: (lower: Float, upper: Float), runner: ParallelRunner
+    clamp: (lower: Float, upper: Float),
+    epilogue: ConvolutionEpilogue = .none, residual: UnsafePointer<Float>? = nil,
+    runner: ParallelRunner
 ) {
     /// The output rows of this call (over all images), for `ParallelRunner.forEach`.
     struct Rows: ParallelWork {
@@ -41,6 +46,7 @@ public func convolutionF32(
         let scratch: UnsafeMutablePointer<Float>
         let tilePixels: Int
         let clamp: (lower: Float, upper: Float)
+        let epilogue: EpilogueOperands?
 
         func run(_ rows: Range<Int>, thread: Int) {
             let g = geometry
@@ -78,7 +84,7 @@ public func convolutionF32(
                             a: UnsafePointer(scratch), layout: gathered, rows: count,
                             weights: weights, panels: 0..<weights.columnBlockCount,
                             c: out + first * outputs, cStride: outputs,
-                            lower: clamp.lower, upper: clamp.upper)
+                            lower: clamp.lower, upper: clamp.upper, epilogue: epilogue)
                         first += count
                     }
                 }
@@ -93,7 +99,7 @@ public func convolutionF32(
                     a: image + iy0 * inputRowSize + ix0 * inputChannels, layout: inPlace,
                     rows: interior.count, weights: weights, panels: 0..<weights.columnBlockCount,
                     c: out + interior.lowerBound * outputs, cStride: outputs,
-                    lower: clamp.lower, upper: clamp.upper)
+                    lower: clamp.lower, upper: clamp.upper, epilogue: epilogue)
                 gatherAndMultiply(0..<interior.lowerBound)
                 gatherAndMultiply(interior.upperBound..<g.outputWidth)
             }
@@ -112,7 +118,8 @@ public func convolutionF32(
         totalRows,
         Rows(
             geometry: g, inputChannels: inputChannels, weights: weights, input: input, output: output,
-            scratch: workspace.baseAddress!, tilePixels: tilePixels, clamp: clamp))
+            scratch: workspace.baseAddress!, tilePixels: tilePixels, clamp: clamp,
+            epilogue: epilogue.operands(output: output, residual: residual)))
 }
 
 /// Floats of scratch `convolutionF32` needs for `threadCount` threads: one

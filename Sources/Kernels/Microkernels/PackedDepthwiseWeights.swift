@@ -9,22 +9,29 @@ import Tensor
 /// holds its `C` weights at float offset `t·channelStride` (zero-padded to
 /// `channelStride = C` rounded up to 16), followed by the bias at offset
 /// `KH·KW·channelStride` (zero-padded likewise; zeros when there is none).
+/// The layout is the same for both microkernel families; `instructionSet`
+/// says which one runs.
 public struct PackedDepthwiseWeights: Sendable {
     /// `C`: input and output channels.
     public let channels: Int
     public let kernelHeight: Int
     public let kernelWidth: Int
+    /// The microkernels that read these weights.
+    public let instructionSet: KernelInstructionSet
     /// Floats between consecutive taps (C rounded up to 16).
     let channelStride: Int
     let storage: AlignedBuffer
 
     /// Packs `weights` (`[KH, KW, C]`, `KH·KW·C` values) and `bias` (`C`
-    /// values, or nil for none). Sizes must be at least 1 and the counts
-    /// must match (the caller validated the operand shapes).
+    /// values, or nil for none) for the microkernels of `instructionSet`.
+    /// Sizes must be at least 1 and the counts must match (the caller
+    /// validated the operand shapes).
     /// - Throws: `KernelError` when the padded layout would exceed
-    ///   `TensorShape.maxElements` floats.
+    ///   `TensorShape.maxElements` floats, or when `instructionSet` is not
+    ///   supported here.
     public init(
-        channels: Int, kernelHeight: Int, kernelWidth: Int, weights: [Float], bias: [Float]?
+        channels: Int, kernelHeight: Int, kernelWidth: Int, weights: [Float], bias: [Float]?,
+        instructionSet: KernelInstructionSet = .detected
     ) throws(KernelError) {
         precondition(min(channels, kernelHeight, kernelWidth) >= 1, "empty depthwise filter")
         let (taps, tapsOverflow) = kernelHeight.multipliedReportingOverflow(by: kernelWidth)
@@ -32,6 +39,7 @@ public struct PackedDepthwiseWeights: Sendable {
         precondition(
             !tapsOverflow && !countOverflow && weights.count == count, "weights are not [KH, KW, C]")
         precondition(bias == nil || bias?.count == channels, "bias is not [C]")
+        try instructionSet.requireSupported(op: "weight packing")
         let (stride, total) = try Self.layout(
             channels: channels, kernelHeight: kernelHeight, kernelWidth: kernelWidth)
         let storage = AlignedBuffer(count: total)
@@ -42,6 +50,7 @@ public struct PackedDepthwiseWeights: Sendable {
         if let bias {
             for c in 0..<channels { packed[taps * stride + c] = bias[c] }
         }
+        self.instructionSet = instructionSet
         self.channels = channels
         self.kernelHeight = kernelHeight
         self.kernelWidth = kernelWidth

@@ -7,21 +7,29 @@ import Tensor
 /// row of `K` input values). This is TFLite's FULLY_CONNECTED `[out, in]`
 /// and CONV_2D `[Cout, KH, KW, Cin]` with `K = KH·KW·Cin`.
 ///
-/// Packed layout, in one 64-byte-aligned buffer:
-/// - **Panels.** Output channels are cut into panels of
-///   `PackedGemmWeights.panelWidth` (16) channels; panel `p` covers channels
-///   `16p ..< 16p + width` and starts at float offset `16p·K`. A panel is
-///   K-major: element `[k, j]` is at `panel + k·width + j` and holds
-///   `W[16p + j, k]`, or 0 past the last channel. Every panel is 16 wide
-///   except the last, which is 8 wide when at most 8 channels remain.
-/// - **Bias.** `N` values at `biasOffset`, zero-padded to a multiple of 16
+/// Packed layout, in one 64-byte-aligned buffer, for the microkernel family
+/// `instructionSet` (the panel width `w` is 16 for `.baseline`, 32 for
+/// `.avx512`):
+/// - **Panels.** Output channels are cut into panels: `⌊N / w⌋` panels of
+///   `w` channels, then the rest `r = N mod w` as the narrowest panels that
+///   cover it: one of 8 (`r ≤ 8`), one of 16 (`.avx512`, `r ≤ 16`), one of
+///   16 and one of 8 (`.avx512`, `r ≤ 24`), or one more of `w`. A panel
+///   covering channels `j₀ ..< j₀ + width` starts at float offset `j₀·K`
+///   and is K-major: element `[k, j]` is at `panel + k·width + j` and holds
+///   `W[j₀ + j, k]`, or 0 past the last channel. Whole panels of 8 and 16
+///   keep the microkernels' stores whole vectors.
+/// - **Bias.** `N` values at `biasOffset`, zero-padded to a multiple of `w`
 ///   (all zeros when there is no bias).
 /// - **Rows.** When `N ≤ PackedGemmWeights.maxDotOutputs`, a panel would be
 ///   mostly padding, so the weights are kept row-major `[N, K]` at offset 0
-///   instead and read by a dot-product kernel.
+///   instead and read by a dot-product kernel (the same for both families).
 public struct PackedGemmWeights: Sendable {
-    /// Output channels per full panel (two `SIMD8<Float>` vectors).
-    public static let panelWidth = 16
+    /// Output channels per full panel of the baseline kernels (two
+    /// `SIMD8<Float>` vectors).
+    public static let baselinePanelWidth = 16
+    /// Output channels per full panel of the AVX-512 kernels (two
+    /// `SIMD16<Float>` vectors).
+    public static let avx512PanelWidth = 32
     /// Up to this many output channels, the weights stay row-major and each
     /// output is a dot product over `K`.
     public static let maxDotOutputs = 2
@@ -30,25 +38,33 @@ public struct PackedGemmWeights: Sendable {
     public let inputChannels: Int
     /// `N`: the number of output channels.
     public let outputChannels: Int
+    /// The microkernels that read these weights.
+    public let instructionSet: KernelInstructionSet
+    /// Output channels per full panel: 16, or 32 for `.avx512`.
+    let panelWidth: Int
     /// Whether the weights are stored row-major for the dot-product kernel.
     let usesDotProducts: Bool
-    /// Number of panels (0 in the dot-product layout).
-    let panelCount: Int
-    /// Width of the last panel: 8 or 16 (0 in the dot-product layout).
-    let lastPanelWidth: Int
+    /// Panels of `panelWidth` channels, the first ones (0 in the dot-product layout).
+    let fullPanelCount: Int
+    /// Whether a 16-wide panel follows the full ones (`.avx512` only).
+    let hasPanelOf16: Bool
+    /// Whether an 8-wide panel comes last.
+    let hasPanelOf8: Bool
     /// Float offset of the bias in `storage`.
     let biasOffset: Int
     let storage: AlignedBuffer
 
     /// Packs `weights` (`[N, K]` row-major, `N·K` values) and `bias` (`N`
-    /// values, or nil for none).
+    /// values, or nil for none) for the microkernels of `instructionSet`.
     ///
     /// `outputChannels` and `inputChannels` must be at least 1 and the
     /// counts must match (the caller validated the operand shapes).
     /// - Throws: `KernelError` when the padded layout would exceed
-    ///   `TensorShape.maxElements` floats.
+    ///   `TensorShape.maxElements` floats, or when `instructionSet` is not
+    ///   supported here.
     public init(
-        outputChannels: Int, inputChannels: Int, weights: [Float], bias: [Float]?
+        outputChannels: Int, inputChannels: Int, weights: [Float], bias: [Float]?,
+        instructionSet: KernelInstructionSet = .detected
     ) throws(KernelError) {
         precondition(outputChannels >= 1 && inputChannels >= 1, "empty GEMM weights")
         let n = outputChannels, k = inputChannels
@@ -56,12 +72,21 @@ public struct PackedGemmWeights: Sendable {
         precondition(!weightOverflow && weights.count == weightCount, "weights are not [N, K]")
         precondition(bias == nil || bias?.count == n, "bias is not [N]")
 
-        let width = Self.panelWidth
-        let layout = try Self.layout(outputChannels: n, inputChannels: k)
-        let dot = layout.usesDotProducts, panels = layout.panelCount, lastWidth = layout.lastPanelWidth
-        let biasOffset = layout.biasOffset
+        try instructionSet.requireSupported(op: "weight packing")
+        let layout = try Self.layout(outputChannels: n, inputChannels: k, instructionSet: instructionSet)
+        let width = layout.panelWidth, dot = layout.usesDotProducts
 
+        self.instructionSet = instructionSet
+        self.panelWidth = width
+        self.usesDotProducts = dot
+        self.fullPanelCount = layout.fullPanelCount
+        self.hasPanelOf16 = layout.hasPanelOf16
+        self.hasPanelOf8 = layout.hasPanelOf8
+        self.inputChannels = k
+        self.outputChannels = n
+        self.biasOffset = layout.biasOffset
         let storage = AlignedBuffer(count: layout.totalFloats)
+        self.storage = storage
         let packed = storage.baseAddress
         weights.withUnsafeBufferPointer { source in
             let w = source.baseAddress!
@@ -69,11 +94,11 @@ public struct PackedGemmWeights: Sendable {
                 packed.update(from: w, count: weightCount)
                 return
             }
-            for p in 0..<panels {
-                let panelWidth = p == panels - 1 ? lastWidth : width
-                let panel = packed + p * width * k
-                for j in 0..<min(panelWidth, n - p * width) {
-                    let row = w + (p * width + j) * k
+            for p in 0..<panelCount {
+                let panelWidth = self.width(ofPanel: p), column = self.column(ofPanel: p)
+                let panel = packed + column * k
+                for j in 0..<min(panelWidth, n - column) {
+                    let row = w + (column + j) * k
                     for kk in 0..<k { panel[kk * panelWidth + j] = row[kk] }
                 }
             }
@@ -81,49 +106,53 @@ public struct PackedGemmWeights: Sendable {
         if let bias {
             for i in 0..<n { packed[biasOffset + i] = bias[i] }
         }
-        self.inputChannels = k
-        self.outputChannels = n
-        self.usesDotProducts = dot
-        self.panelCount = panels
-        self.lastPanelWidth = lastWidth
-        self.biasOffset = biasOffset
-        self.storage = storage
     }
 
     /// Throws the `KernelError` that `init` throws for these sizes (a packed
     /// layout above `TensorShape.maxElements` floats), without packing anything.
     /// Both sizes must be at least 1.
-    public static func checkSize(outputChannels: Int, inputChannels: Int) throws(KernelError) {
+    public static func checkSize(
+        outputChannels: Int, inputChannels: Int, instructionSet: KernelInstructionSet = .detected
+    ) throws(KernelError) {
         precondition(outputChannels >= 1 && inputChannels >= 1, "empty GEMM weights")
-        _ = try layout(outputChannels: outputChannels, inputChannels: inputChannels)
+        _ = try layout(outputChannels: outputChannels, inputChannels: inputChannels, instructionSet: instructionSet)
     }
 
     /// Where `init` puts the panels (or rows) and the bias, in floats.
     private struct Layout {
+        let panelWidth: Int
         let usesDotProducts: Bool
-        let panelCount: Int
-        let lastPanelWidth: Int
+        let fullPanelCount: Int
+        let hasPanelOf16: Bool
+        let hasPanelOf8: Bool
         let biasOffset: Int
         let totalFloats: Int
     }
 
-    private static func layout(outputChannels n: Int, inputChannels k: Int) throws(KernelError) -> Layout {
-        let width = panelWidth
+    private static func layout(
+        outputChannels n: Int, inputChannels k: Int, instructionSet: KernelInstructionSet
+    ) throws(KernelError) -> Layout {
+        let width = instructionSet == .avx512 ? avx512PanelWidth : baselinePanelWidth
         let dot = n <= maxDotOutputs
-        let panels = dot ? 0 : (n + width - 1) / width  // n ≤ maxElements: cannot overflow
-        let lastWidth = dot ? 0 : (n - (panels - 1) * width <= 8 ? 8 : width)
-        let storedColumns = dot ? n : (panels - 1) * width + lastWidth
+        let rest = n % width
+        let wideRest = instructionSet == .avx512 ? 24 : 8  // the most a 16 and an 8 cover
+        let full = dot ? 0 : n / width + (rest > wideRest ? 1 : 0)
+        let of16 = !dot && instructionSet == .avx512 && (9...24).contains(rest)
+        let of8 = !dot && ((1...8).contains(rest) || (instructionSet == .avx512 && (17...24).contains(rest)))
+        // n ≤ maxElements: none of these can overflow.
+        let storedColumns = dot ? n : full * width + (of16 ? 16 : 0) + (of8 ? 8 : 0)
         let (weightFloats, sizeOverflow) = storedColumns.multipliedReportingOverflow(by: k)
         guard !sizeOverflow, weightFloats <= TensorShape.maxElements else {
             throw tooLarge(n, k)
         }
-        // Both terms are at most maxElements + 15 (2^31 + 15): the sum cannot overflow.
+        // Both terms are at most maxElements + 31 (2^31 + 31): the sum cannot overflow.
         let biasOffset = (weightFloats + width - 1) / width * width
         let total = biasOffset + (n + width - 1) / width * width
         guard total <= TensorShape.maxElements else { throw tooLarge(n, k) }
+
         return Layout(
-            usesDotProducts: dot, panelCount: panels, lastPanelWidth: lastWidth,
-            biasOffset: biasOffset, totalFloats: total)
+            panelWidth: width, usesDotProducts: dot, fullPanelCount: full, hasPanelOf16: of16,
+            hasPanelOf8: of8, biasOffset: biasOffset, totalFloats: total)
     }
 
     private static func tooLarge(_ n: Int, _ k: Int) -> KernelError {
@@ -136,13 +165,28 @@ public struct PackedGemmWeights: Sendable {
     /// the dot-product layout.
     var columnBlockCount: Int { usesDotProducts ? outputChannels : panelCount }
 
-    /// Start of panel `p` (K-major, `panelWidth(p)` floats per k).
+    /// Number of panels (0 in the dot-product layout).
+    var panelCount: Int { fullPanelCount + (hasPanelOf16 ? 1 : 0) + (hasPanelOf8 ? 1 : 0) }
+
+    /// Output channels of panel `p`: `panelWidth`, 16 or 8.
     @inline(__always)
-    func panel(_ p: Int) -> UnsafePointer<Float> {
-        UnsafePointer(storage.baseAddress + p * Self.panelWidth * inputChannels)
+    func width(ofPanel p: Int) -> Int {
+        p < fullPanelCount ? panelWidth : (p == fullPanelCount && hasPanelOf16 ? 16 : 8)
     }
 
-    /// The bias, zero-padded to a multiple of 16.
+    /// The first output channel of panel `p`.
+    @inline(__always)
+    func column(ofPanel p: Int) -> Int {
+        p <= fullPanelCount ? p * panelWidth : fullPanelCount * panelWidth + 16
+    }
+
+    /// Start of panel `p` (K-major, the panel's width in floats per k).
+    @inline(__always)
+    func panel(_ p: Int) -> UnsafePointer<Float> {
+        UnsafePointer(storage.baseAddress + column(ofPanel: p) * inputChannels)
+    }
+
+    /// The bias, zero-padded to a multiple of `panelWidth`.
     @inline(__always)
     var bias: UnsafePointer<Float> { UnsafePointer(storage.baseAddress + biasOffset) }
 }

@@ -27,13 +27,30 @@ func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float {
     #endif
 }
 
+/// The lanes of `a` where `mask` is set, of `b` elsewhere. Written with the
+/// integer `&` and `^` of the lanes' bits, which compile to whole-vector
+/// operations: `replacing(with:where:)` and per-lane loops go lane by lane
+/// and leave it to the compiler to put the lanes back into vectors, which it
+/// does only sometimes.
+@inline(__always)
+func select(_ mask: SIMDMask<SIMD8<Int32>>, _ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+    let aBits = unsafeBitCast(a, to: SIMD8<Int32>.self), bBits = unsafeBitCast(b, to: SIMD8<Int32>.self)
+    return unsafeBitCast(bBits ^ ((aBits ^ bBits) & mask._storage), to: SIMD8<Float>.self)
+}
+
 /// `min(max(x, lower), upper)` per lane with C++'s `std::max`/`std::min`
-/// semantics (as TFLite clamps): a NaN lane stays NaN. Written as selects
-/// that lower to `vmaxps`/`vminps` or a compare and blend.
+/// semantics (as TFLite clamps): a NaN lane stays NaN.
 @inline(__always)
 func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8<Float> {
-    let raised = x.replacing(with: lower, where: x .< lower)
-    return raised.replacing(with: upper, where: upper .< raised)
+    let raised = select(x .< lower, lower, x)
+    return select(upper .< raised, upper, raised)
+}
+
+/// PRELU per lane: `x >= 0 ? x : alpha·x` (NaN lanes take the product, as
+/// in TFLite).
+@inline(__always)
+func prelu(_ x: SIMD8<Float>, alpha: SIMD8<Float>) -> SIMD8<Float> {
+    select(x .>= SIMD8(repeating: 0), x, x * alpha)
 }
 
 /// `min(max(x, lower), upper)` for one scalar, with the same NaN behaviour

@@ -1,0 +1,114 @@
+import Tensor
+
+/// Element-wise operations a CONV_2D applies to its output right after
+/// computing it, in place of the ADD and PRELU operators that follow it in
+/// the graph (folded by the interpreter): each tile of the output is
+/// finished while it is still in L1, instead of in further passes over the
+/// whole tensor.
+///
+/// For output element `y` (already clamped by the convolution's own
+/// activation) at channel `c`:
+///
+///     y = clamp(y + residual, addLower, addUpper)   (or residual + y)   with `add`
+///     y = y >= 0 ? y : alpha[c] · y                                      with `preluAlpha`
+///
+/// with exactly the float operations of the ADD and PRELU kernels, so the
+/// results are bit-identical to running those operators.
+public struct ConvolutionEpilogue: Sendable {
+    /// An ADD of a tensor of the output's shape (read at run time from the
+    /// kernel's last input), clamped as the ADD's activation clamps.
+    struct ResidualAdd: Sendable {
+        var lower: Float
+        var upper: Float
+        /// Whether the residual is the ADD's first operand (`residual + y`).
+        var residualFirst: Bool
+    }
+
+    var add: ResidualAdd?
+    /// PRELU's alpha per output channel, zero-padded to a multiple of 32
+    /// floats (vector loads never leave the buffer).
+    var preluAlpha: AlignedBuffer?
+
+    /// No operation.
+    public static let none = ConvolutionEpilogue()
+
+    var isEmpty: Bool { add == nil && preluAlpha == nil }
+
+    /// The pointers and constants of one run, for the GEMM block loops.
+    func operands(output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?) -> EpilogueOperands? {
+        if isEmpty { return nil }
+        precondition((add == nil) == (residual == nil), "a residual add needs its residual and only then")
+        return EpilogueOperands(
+            output: UnsafePointer(output), residual: residual,
+            lower: add?.lower ?? -.infinity, upper: add?.upper ?? .infinity,
+            residualFirst: add?.residualFirst ?? false,
+            alpha: preluAlpha.map { UnsafePointer($0.baseAddress) })
+    }
+
+    /// Applies the epilogue to one output element of channel `channel`
+    /// (the reference form).
+    func apply(_ y: Float, residual: Float, channel: Int) -> Float {
+        var value = y
+        if let add {
+            let sum = add.residualFirst ? residual + value : value + residual
+            value = clamp(sum, lower: add.lower, upper: add.upper)
+        }
+        if let preluAlpha, !(value >= 0) {
+            value = value * preluAlpha.baseAddress[channel]
+        }
+        return value
+    }
+}
+
+/// `ConvolutionEpilogue` for one run: where the output and the residual
+/// are, so that a tile of the output at any pointer finds its residual at
+/// the same offset.
+struct EpilogueOperands {
+    /// The output tensor's first element.
+    var output: UnsafePointer<Float>
+    /// The residual's first element (the output's layout), or nil.
+    var residual: UnsafePointer<Float>?
+    var lower: Float
+    var upper: Float
+    var residualFirst: Bool
+    /// PRELU's alpha per channel, or nil.
+    var alpha: UnsafePointer<Float>?
+
+    /// Finishes rows `0..<rows`, columns `column ..< column + columns` of
+    /// the tile already stored at `c` (row `r` at `c + r·cStride`; column 0
+    /// of `c` is channel 0), eight lanes at a time with a scalar tail. The
+    /// GEMM block loops call it right after each microkernel, while the
+    /// tile is in L1. (Applied in the microkernels' registers instead, these
+    /// operations can make the compiler split the tile's vectors.)
+    @inline(never)
+    func apply(
+        c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int, columns: Int
+    ) {
+        let lo = SIMD8<Float>(repeating: lower), hi = SIMD8<Float>(repeating: upper)
+        let offset = UnsafePointer(c) - output
+        for r in 0..<rows {
+            let y = c + r * cStride + column
+            let x = residual.map { $0 + offset + r * cStride + column }
+            var j = 0
+            while j + 8 <= columns {
+                var v = loadVector8(y + j)
+                if let x {
+                    let other = loadVector8(x + j)
+                    v = clamp(residualFirst ? other + v : v + other, lower: lo, upper: hi)
+                }
+                if let alpha {
+                    v = prelu(v, alpha: loadVector8(alpha + column + j))
+                }
+                storeVector8(v, y + j)
+                j += 8
+            }
+            while j < columns {
+                var v = y[j]
+                if let x { v = clamp(residualFirst ? x[j] + v : v + x[j], lower: lower, upper: upper) }
+                if let alpha, !(v >= 0) { v = v * alpha[column + j] }
+                y[j] = v
+                j += 1
+            }
+        }
+    }
+}

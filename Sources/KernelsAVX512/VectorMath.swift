@@ -1,0 +1,110 @@
+// Load, store and clamp helpers of the 512-bit kernels. This module is
+// compiled for AVX-512 (`-target-cpu skylake-avx512`): a `SIMD16<Float>` is
+// one zmm register and `addingProduct` one fused `vfmadd`. Nothing here is
+// `@inlinable`, so none of it is compiled into callers outside the module.
+
+/// Loads 16 floats starting at `pointer` (no alignment required).
+@inline(__always)
+func loadVector16(_ pointer: UnsafePointer<Float>) -> SIMD16<Float> {
+    UnsafeRawPointer(pointer).loadUnaligned(as: SIMD16<Float>.self)
+}
+
+/// Stores 16 floats starting at `pointer` (no alignment required).
+@inline(__always)
+func storeVector16(_ value: SIMD16<Float>, _ pointer: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD16<Float>.self)
+}
+
+/// Stores the first `count` lanes (0...16) of `value` at `pointer`: whole
+/// vectors of 16, 8 and 4 lanes, then single lanes.
+@inline(__always)
+func storeVector16(_ value: SIMD16<Float>, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
+    if count == 16 {
+        storeVector16(value, pointer)
+        return
+    }
+    var rest = value.lowHalf, offset = 0
+    if count & 8 != 0 {
+        storeVector8(rest, pointer)
+        rest = value.highHalf
+        offset = 8
+    }
+    var quarter = rest.lowHalf
+    if count & 4 != 0 {
+        UnsafeMutableRawPointer(pointer + offset).storeBytes(of: quarter, as: SIMD4<Float>.self)
+        quarter = rest.highHalf
+        offset += 4
+    }
+    if count & 2 != 0 {
+        UnsafeMutableRawPointer(pointer + offset).storeBytes(of: quarter.lowHalf, as: SIMD2<Float>.self)
+        offset += 2
+        if count & 1 != 0 { pointer[offset] = quarter[2] }
+    } else if count & 1 != 0 {
+        pointer[offset] = quarter[0]
+    }
+}
+
+/// Loads 8 floats starting at `pointer` (no alignment required).
+@inline(__always)
+func loadVector8(_ pointer: UnsafePointer<Float>) -> SIMD8<Float> {
+    UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
+}
+
+/// Stores 8 floats starting at `pointer` (no alignment required).
+@inline(__always)
+func storeVector8(_ value: SIMD8<Float>, _ pointer: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD8<Float>.self)
+}
+
+/// The lanes of `a` where `mask` is set, of `b` elsewhere. Written with the
+/// integer `&` and `^` of the lanes' bits, which compile to whole-vector
+/// operations: `replacing(with:where:)` and per-lane loops go lane by lane
+/// and leave it to the compiler to put the lanes back into vectors, which it
+/// does only sometimes, and then often in quarter-width pieces.
+@inline(__always)
+func select(_ mask: SIMDMask<SIMD16<Int32>>, _ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
+    let aBits = unsafeBitCast(a, to: SIMD16<Int32>.self), bBits = unsafeBitCast(b, to: SIMD16<Int32>.self)
+    return unsafeBitCast(bBits ^ ((aBits ^ bBits) & mask._storage), to: SIMD16<Float>.self)
+}
+
+/// `select` for eight lanes.
+@inline(__always)
+func select(_ mask: SIMDMask<SIMD8<Int32>>, _ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+    let aBits = unsafeBitCast(a, to: SIMD8<Int32>.self), bBits = unsafeBitCast(b, to: SIMD8<Int32>.self)
+    return unsafeBitCast(bBits ^ ((aBits ^ bBits) & mask._storage), to: SIMD8<Float>.self)
+}
+
+/// `min(max(x, lower), upper)` per lane, a NaN lane staying NaN: the same
+/// selects as the baseline kernels' `clamp`, so both give identical bits.
+@inline(__always)
+func clamp(_ x: SIMD16<Float>, lower: SIMD16<Float>, upper: SIMD16<Float>) -> SIMD16<Float> {
+    let raised = select(x .< lower, lower, x)
+    return select(upper .< raised, upper, raised)
+}
+
+/// `clamp` for eight lanes.
+@inline(__always)
+func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8<Float> {
+    let raised = select(x .< lower, lower, x)
+    return select(upper .< raised, upper, raised)
+}
+
+/// PRELU per lane: `x >= 0 ? x : alpha·x` (NaN lanes take the product, as
+/// in TFLite).
+@inline(__always)
+func prelu(_ x: SIMD16<Float>, alpha: SIMD16<Float>) -> SIMD16<Float> {
+    select(x .>= SIMD16(repeating: 0), x, x * alpha)
+}
+
+/// `prelu` for eight lanes.
+@inline(__always)
+func prelu(_ x: SIMD8<Float>, alpha: SIMD8<Float>) -> SIMD8<Float> {
+    select(x .>= SIMD8(repeating: 0), x, x * alpha)
+}
+
+/// `min(max(x, lower), upper)` for one scalar, with the same NaN behaviour.
+@inline(__always)
+func clamp(_ x: Float, lower: Float, upper: Float) -> Float {
+    let raised = x < lower ? lower : x
+    return upper < raised ? upper : raised
+}

@@ -1,0 +1,94 @@
+import Kernels
+import Tensor
+import Testing
+
+@testable import Inference
+
+/// Which ADD and PRELU operators `OperatorFusion` folds into the CONV_2D
+/// before them, on small hand-made graphs. (That the folded kernels compute
+/// the same bits is checked in KernelsTests' ConvolutionFusionTests and on
+/// the real models in ModelGoldenTests.)
+@Suite struct OperatorFusionTests {
+    // Tensors: 0 input x, 1 filter, 2 bias, 3 conv output t, 4 residual r,
+    // 5 ADD output u, 6 alpha, 7 PRELU output y, 8 another output.
+    static let shape = TensorShape(validated: [1, 3, 3, 4])
+    static let shapes = [
+        shape, TensorShape(validated: [4, 1, 1, 4]), TensorShape(validated: [4]), shape, shape, shape,
+        TensorShape(validated: [4]), shape, shape,
+    ]
+    static let constants: [Int: ConstantData] = [
+        1: .float32([Float](repeating: 0.5, count: 16)), 2: .float32([1, 2, 3, 4]), 6: .float32([0.1, 0.2, 0.3, 0.4]),
+    ]
+
+    func conv() throws -> Conv2D {
+        try Conv2D.prepare(
+            inputs: [0, 1, 2].map { Operand(shape: Self.shapes[$0], constant: Self.constants[$0]) },
+            options: .init(padding: .valid))
+    }
+
+    func add() throws -> Add {
+        try Add.prepare(inputs: [Operand(shape: Self.shape), Operand(shape: Self.shape)], options: .init())
+    }
+
+    func prelu(alphaIsConstant: Bool = true) throws -> Prelu {
+        try Prelu.prepare(inputs: [
+            Operand(shape: Self.shape),
+            Operand(shape: Self.shapes[6], constant: alphaIsConstant ? Self.constants[6] : nil),
+        ])
+    }
+
+    func fuse(_ nodes: [PreparedNode], outputs: [Int], constants: [Int: ConstantData] = constants) -> [PreparedNode] {
+        OperatorFusion.fuse(
+            nodes, constants: constants, isConstant: { constants[$0] != nil }, shapes: Self.shapes,
+            graphOutputs: outputs)
+    }
+
+    @Test func convolutionAbsorbsTheAddAndPreluThatFinishIt() throws {
+        let nodes: [PreparedNode] = [
+            (try conv(), [0, 1, 2], [3]), (try add(), [3, 4], [5]), (try prelu(), [5, 6], [7]),
+        ]
+        let fused = fuse(nodes, outputs: [7])
+        try #require(fused.count == 1)
+        #expect(fused[0].kernel.opName == "CONV_2D+ADD+PRELU")
+        #expect(fused[0].inputs == [0, 1, 2, 4] && fused[0].outputs == [7])
+    }
+
+    @Test func graphOutputsAreNeverFoldedAway() throws {
+        let nodes: [PreparedNode] = [
+            (try conv(), [0, 1, 2], [3]), (try add(), [3, 4], [5]), (try prelu(), [5, 6], [7]),
+        ]
+        #expect(fuse(nodes, outputs: [3, 7]).map(\.kernel.opName) == ["CONV_2D", "ADD", "PRELU"])
+        #expect(fuse(nodes, outputs: [5, 7]).map(\.kernel.opName) == ["CONV_2D+ADD", "PRELU"])
+    }
+
+    @Test func aTensorWithTwoReadersIsNotFolded() throws {
+        let nodes: [PreparedNode] = [
+            (try conv(), [0, 1, 2], [3]), (try add(), [3, 4], [5]), (try prelu(), [3, 6], [8]),
+        ]
+        #expect(fuse(nodes, outputs: [5, 8]).map(\.kernel.opName) == ["CONV_2D", "ADD", "PRELU"])
+    }
+
+    @Test func theResidualMustBeComputedBeforeTheConvolution() throws {
+        // conv₁ → t, conv₂ → r, ADD(t, r): conv₁ runs before r exists,
+        // but conv₂ can take t as its residual.
+        let nodes: [PreparedNode] = [
+            (try conv(), [0, 1, 2], [3]), (try conv(), [0, 1, 2], [4]), (try add(), [3, 4], [5]),
+        ]
+        let fused = fuse(nodes, outputs: [5])
+        #expect(fused.map(\.kernel.opName) == ["CONV_2D", "CONV_2D+ADD"])
+        #expect(fused.last?.inputs == [0, 1, 2, 3] && fused.last?.outputs == [5])
+    }
+
+    @Test func constantResidualsSelfAddsAndVariableAlphasAreNotFolded() throws {
+        let constantResidual = Self.constants.merging([4: .float32([Float](repeating: 1, count: 36))]) { $1 }
+        #expect(
+            fuse([(try conv(), [0, 1, 2], [3]), (try add(), [3, 4], [5])], outputs: [5], constants: constantResidual)
+                .count == 2)
+        #expect(fuse([(try conv(), [0, 1, 2], [3]), (try add(), [3, 3], [5])], outputs: [5]).count == 2)
+        let variableAlpha = Self.constants.filter { $0.key != 6 }
+        let nodes: [PreparedNode] = [
+            (try conv(), [0, 1, 2], [3]), (try add(), [3, 4], [5]), (try prelu(alphaIsConstant: false), [5, 6], [7]),
+        ]
+        #expect(fuse(nodes, outputs: [7], constants: variableAlpha).map(\.kernel.opName) == ["CONV_2D+ADD", "PRELU"])
+    }
+}
