@@ -67,9 +67,10 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
     static let videoLandmarkers = 4
     static let videoFramesPerLandmarker = 24
 
-    /// Every sixth frame of the fixture clip (a person reaching towards the camera), decoded once.
+    /// The frames of the fixture clip (a person reaching towards the camera) on which the
+    /// detector finds the person, as MediaPipe's image mode does, decoded once.
     static func clipFrames() throws -> [MPImage] {
-        try stride(from: 0, to: 50, by: 6).map { index in
+        try [15, 16, 20, 21, 22, 23, 26, 47].map { index in
             try MPImage(contentsOfFile: Fixtures.path(String(format: "video/mp_hand_reach/frame_%04d.png", index)))
         }
     }
