@@ -136,14 +136,18 @@ enum OneVector8: ChannelGroup {
     }
 }
 
-/// Floats of input one interior segment reads: 16 KiB, within any L1.
+/// Floats of input one channel group reads in one interior segment:
+/// 16 KiB, within any L1.
 let segmentFloats = 4 * 1024
 
-/// The row in segments whose input (all channels) fits in L1, so that the
-/// channel groups after the first find their input there.
+/// The row in segments in which each channel group's input fits in L1:
+/// within a segment, a group's blocks of 4 pixels share the input columns
+/// they overlap on, and across groups nothing is shared (different
+/// channels), so the segment is sized by one group (up to 32 channels),
+/// not by all channels.
 @inline(never)
 func interior<Shape: InteriorShape>(_ shape: Shape.Type, _ row: DepthwiseInteriorOperands) {
-    let inputPerPixel = row.kernelRows * Shape.stride * row.channels  // floats
+    let inputPerPixel = row.kernelRows * Shape.stride * min(row.channels, 32)  // floats
     let segmentPixels = max(4, segmentFloats / max(1, inputPerPixel) / 4 * 4)
     var first = 0
     while first < row.pixels {

@@ -53,20 +53,17 @@ let gemmMicrokernelRowsAVX512 = 8
 ///   - bias: the bias, zero-padded to a multiple of 32 floats.
 ///   - outputs: N, the number of columns of C.
 ///   - c: row 0 of C, column 0; row `r` starts at `c + r·cStride`.
-///   - epilogue: applied to each tile right after it is stored (while it is
-///     in L1), or nil.
 @inline(never)
 public func gemmF32PanelsAVX512(
     a: UnsafePointer<Float>, rows: Int, runs: GemmRowRuns,
     packed: UnsafePointer<Float>, bias: UnsafePointer<Float>, outputs: Int,
     panels: Range<Int>, fullPanelCount: Int,
-    c: UnsafeMutablePointer<Float>, cStride: Int, lower: Float, upper: Float,
-    epilogue: TileEpilogue?
+    c: UnsafeMutablePointer<Float>, cStride: Int, lower: Float, upper: Float
 ) {
     let width = gemmPanelWidthAVX512, mr = gemmMicrokernelRowsAVX512
     let depth = runs.segmentCount * runs.segmentLength
-    /// One tile: rows `row ..< row + 8` of panel `p`; its columns.
-    func tile(row: Int, panel p: Int) -> Range<Int> {
+    /// One tile: rows `row ..< row + 8` of panel `p`.
+    func tile(row: Int, panel p: Int) {
         let panel = packed + p * width * depth
         let column = p * width
         let columns = min(p == fullPanelCount ? 16 : width, outputs - column)
@@ -81,29 +78,15 @@ public func gemmF32PanelsAVX512(
                 panel: panel, bias: bias + column, c: c + row * cStride + column,
                 cStride: cStride, columns: columns, lower: lower, upper: upper)
         }
-        return column..<(column + columns)
     }
     // `depth` and `panels.count` are at most the packed buffer's float count: no overflow.
     if depth * panels.count * width <= panelsInL1Floats {
-        // The epilogue goes over whole rows of the tile: their residual is contiguous.
         for row in stride(from: 0, to: rows, by: mr) {
-            var covered = 0..<0
-            for p in panels {
-                let columns = tile(row: row, panel: p)
-                covered = covered.isEmpty ? columns : covered.lowerBound..<columns.upperBound
-            }
-            epilogue?.apply(
-                c: c + row * cStride, cStride: cStride, rows: min(mr, rows - row), column: covered.lowerBound,
-                columns: covered.count)
+            for p in panels { tile(row: row, panel: p) }
         }
     } else {
         for p in panels {
-            for row in stride(from: 0, to: rows, by: mr) {
-                let columns = tile(row: row, panel: p)
-                epilogue?.apply(
-                    c: c + row * cStride, cStride: cStride, rows: min(mr, rows - row), column: columns.lowerBound,
-                    columns: columns.count)
-            }
+            for row in stride(from: 0, to: rows, by: mr) { tile(row: row, panel: p) }
         }
     }
 }
@@ -270,16 +253,15 @@ private func storePartialTile(
     }
 }
 
-/// Element-wise operations applied to each tile of C in registers before
-/// it is stored, in place of a following ADD and PRELU (Kernels'
-/// `EpilogueOperands`, whose float operations these repeat exactly):
+/// Element-wise operations applied to blocks of C after they are computed,
+/// in place of a following ADD and PRELU (Kernels' `EpilogueOperands`,
+/// whose float operations these repeat exactly):
 /// `y = clamp(y + residual, lower, upper)` (or `residual + y`), then
 /// `y = y >= 0 ? y : alpha[channel]·y`.
 public struct TileEpilogue {
     /// C's first element.
     public var output: UnsafePointer<Float>
-    /// The residual's first element (C's layout, readable 16 floats past
-    /// its end), or nil for no ADD.
+    /// The residual's first element (C's layout), or nil for no ADD.
     public var residual: UnsafePointer<Float>?
     public var lower: Float
     public var upper: Float
@@ -301,12 +283,10 @@ public struct TileEpilogue {
     }
 
     /// Finishes rows `0..<rows`, columns `column ..< column + columns` of
-    /// the tile already stored at `c` (row `r` at `c + r·cStride`; column 0
+    /// the block already stored at `c` (row `r` at `c + r·cStride`; column 0
     /// of `c` is channel 0): 16 lanes at a time, then 8, then one by one.
-    /// (Applied in the microkernels' registers instead, these operations
-    /// make the compiler split every vector of the tile into quarters.)
     @inline(never)
-    func apply(c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int, columns: Int) {
+    public func apply(c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int, columns: Int) {
         let offset = UnsafePointer(c) - output
         for r in 0..<rows {
             let y = c + r * cStride + column

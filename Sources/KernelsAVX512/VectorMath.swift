@@ -93,13 +93,17 @@ func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8
 /// in TFLite).
 @inline(__always)
 func prelu(_ x: SIMD16<Float>, alpha: SIMD16<Float>) -> SIMD16<Float> {
-    select(x .>= SIMD16(repeating: 0), x, x * alpha)
+    // Typed, so that the comparison is SIMD16<Float>'s own (a vector
+    // compare), not the generic one that goes lane by lane.
+    let nonNegative: SIMDMask<SIMD16<Int32>> = x .>= SIMD16<Float>(repeating: 0)
+    return select(nonNegative, x, x * alpha)
 }
 
 /// `prelu` for eight lanes.
 @inline(__always)
 func prelu(_ x: SIMD8<Float>, alpha: SIMD8<Float>) -> SIMD8<Float> {
-    select(x .>= SIMD8(repeating: 0), x, x * alpha)
+    let nonNegative: SIMDMask<SIMD8<Int32>> = x .>= SIMD8<Float>(repeating: 0)
+    return select(nonNegative, x, x * alpha)
 }
 
 /// `min(max(x, lower), upper)` for one scalar, with the same NaN behaviour.

@@ -75,11 +75,9 @@ struct EpilogueOperands {
     var alpha: UnsafePointer<Float>?
 
     /// Finishes rows `0..<rows`, columns `column ..< column + columns` of
-    /// the tile already stored at `c` (row `r` at `c + r·cStride`; column 0
+    /// the block already stored at `c` (row `r` at `c + r·cStride`; column 0
     /// of `c` is channel 0), eight lanes at a time with a scalar tail. The
-    /// GEMM block loops call it right after each microkernel, while the
-    /// tile is in L1. (Applied in the microkernels' registers instead, these
-    /// operations can make the compiler split the tile's vectors.)
+    /// GEMM calls it once per block of rows, right after computing it.
     @inline(never)
     func apply(
         c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int, columns: Int

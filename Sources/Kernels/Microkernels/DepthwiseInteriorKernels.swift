@@ -82,9 +82,11 @@ struct DepthwiseInteriorRow {
 /// kernels, so the results are identical to theirs.
 @inline(never)
 func depthwiseF32Interior<Shape: DepthwiseInteriorShape>(_ shape: Shape.Type, _ row: DepthwiseInteriorRow) {
-    // The row is swept in segments whose input (all channels) fits in L1,
-    // so the channel groups after the first find their input there.
-    let inputPerPixel = row.kernelRows * Shape.stride * row.channels  // floats
+    // The row is swept in segments in which each channel group's input
+    // fits in L1, so that a group's blocks of 4 pixels find the input
+    // columns they share there. Groups share nothing (different channels):
+    // the segment is sized by one group of up to 16 channels.
+    let inputPerPixel = row.kernelRows * Shape.stride * min(row.channels, 16)  // floats
     let segmentPixels = max(4, depthwiseSegmentFloats / max(1, inputPerPixel) / 4 * 4)
     var first = 0
     while first < row.pixels {
@@ -97,7 +99,8 @@ func depthwiseF32Interior<Shape: DepthwiseInteriorShape>(_ shape: Shape.Type, _ 
     }
 }
 
-/// Floats of input one interior segment reads: 16 KiB, within any L1.
+/// Floats of input one channel group reads in one interior segment: 16 KiB,
+/// within any L1.
 let depthwiseSegmentFloats = 4 * 1024
 
 /// All channels of the pixels of `row` (one segment of an output row).

@@ -133,7 +133,9 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 /// and for the AVX-512 kernels), so the panel stays in L1 while the block
 /// of A streams from L2. An 8-wide last panel uses the same `SIMD8` kernel
 /// in both families. In the dot-product layout, `panels` are output
-/// channels. `epilogue` finishes each tile right after it is computed.
+/// channels. `epilogue` then finishes the block's outputs in one pass,
+/// while they are still in L2 (per microkernel tile, its call and short
+/// rows cost more than they save).
 func gemmF32Block(
     a: UnsafePointer<Float>, layout: GemmRows, rows: Int,
     weights: PackedGemmWeights, panels: Range<Int>,
@@ -144,6 +146,7 @@ func gemmF32Block(
     let k = weights.inputChannels, n = weights.outputChannels
     let bias = weights.bias
     let aStride = layout.rowStride
+    guard !panels.isEmpty else { return }
     if weights.usesDotProducts {
         let w = UnsafePointer(weights.storage.baseAddress)
         for channel in panels {
@@ -154,11 +157,10 @@ func gemmF32Block(
                     weights: w + channel * k, bias: bias[channel],
                     c: c + row * cStride + channel, cStride: cStride,
                     lower: lower, upper: upper)
-                epilogue?.apply(
-                    c: c + row * cStride, cStride: cStride, rows: min(8, rows - row), column: channel, columns: 1)
                 row += 8
             }
         }
+        finishBlock(epilogue, weights: weights, c: c, cStride: cStride, rows: rows, columns: panels)
         return
     }
     let lastPanel = weights.panelCount - 1
@@ -174,12 +176,7 @@ func gemmF32Block(
                 segmentLength: layout.segmentLength, segmentStride: layout.segmentStride),
             packed: weights.panel(0), bias: bias, outputs: n, panels: widePanels,
             fullPanelCount: weights.fullPanelCount,
-            c: c, cStride: cStride, lower: lower, upper: upper,
-            epilogue: epilogue.map {
-                TileEpilogue(
-                    output: $0.output, residual: $0.residual, lower: $0.lower, upper: $0.upper,
-                    residualFirst: $0.residualFirst, alpha: $0.alpha)
-            })
+            c: c, cStride: cStride, lower: lower, upper: upper)
         #else
         preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
         #endif
@@ -195,25 +192,47 @@ func gemmF32Block(
                     panel: panel, bias: bias + column,
                     c: c + row * cStride + column, cStride: cStride, columns: columns,
                     lower: lower, upper: upper)
-                epilogue?.apply(
-                    c: c + row * cStride, cStride: cStride, rows: min(6, rows - row), column: column,
-                    columns: columns)
                 row += 6
             }
         }
     }
-    guard narrowLast else { return }
-    let panel = weights.panel(lastPanel)
-    let column = weights.column(ofPanel: lastPanel)
-    var row = 0
-    while row < rows {
-        gemmF32Microkernel8x8(
-            rows: min(8, rows - row), a: a + row * aStride, layout: layout,
-            panel: panel, bias: bias + column,
-            c: c + row * cStride + column, cStride: cStride, columns: n - column,
-            lower: lower, upper: upper)
-        epilogue?.apply(
-            c: c + row * cStride, cStride: cStride, rows: min(8, rows - row), column: column, columns: n - column)
-        row += 8
+    if narrowLast {
+        let panel = weights.panel(lastPanel)
+        let column = weights.column(ofPanel: lastPanel)
+        var row = 0
+        while row < rows {
+            gemmF32Microkernel8x8(
+                rows: min(8, rows - row), a: a + row * aStride, layout: layout,
+                panel: panel, bias: bias + column,
+                c: c + row * cStride + column, cStride: cStride, columns: n - column,
+                lower: lower, upper: upper)
+            row += 8
+        }
+    }
+    let first = weights.column(ofPanel: panels.lowerBound)
+    let last = panels.upperBound - 1
+    let end = min(n, weights.column(ofPanel: last) + weights.width(ofPanel: last))
+    finishBlock(epilogue, weights: weights, c: c, cStride: cStride, rows: rows, columns: first..<end)
+}
+
+/// Applies `epilogue` to rows `0..<rows`, columns `columns` of the block at
+/// `c`, with the vectors of the weights' microkernel family.
+private func finishBlock(
+    _ epilogue: EpilogueOperands?, weights: PackedGemmWeights,
+    c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, columns: Range<Int>
+) {
+    guard let epilogue else { return }
+    switch weights.instructionSet {
+    case .avx512:
+        #if LANDMARKER_AVX512
+        TileEpilogue(
+            output: epilogue.output, residual: epilogue.residual, lower: epilogue.lower,
+            upper: epilogue.upper, residualFirst: epilogue.residualFirst, alpha: epilogue.alpha
+        ).apply(c: c, cStride: cStride, rows: rows, column: columns.lowerBound, columns: columns.count)
+        #else
+        preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
+        #endif
+    case .baseline:
+        epilogue.apply(c: c, cStride: cStride, rows: rows, column: columns.lowerBound, columns: columns.count)
     }
 }

@@ -50,7 +50,10 @@ func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8
 /// in TFLite).
 @inline(__always)
 func prelu(_ x: SIMD8<Float>, alpha: SIMD8<Float>) -> SIMD8<Float> {
-    select(x .>= SIMD8(repeating: 0), x, x * alpha)
+    // Typed, so that the comparison is SIMD8<Float>'s own (a vector
+    // compare), not the generic one that goes lane by lane.
+    let nonNegative: SIMDMask<SIMD8<Int32>> = x .>= SIMD8<Float>(repeating: 0)
+    return select(nonNegative, x, x * alpha)
 }
 
 /// `min(max(x, lower), upper)` for one scalar, with the same NaN behaviour
