@@ -21,12 +21,16 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: .seconds(1),
         maxIterations: 1_000)
 
-    // One core's (and two cores') fp32 peak with the kernels' code generation.
+    // One core's (and two cores') fp32 peak with the kernels' code generation;
+    // the AVX-512 loop only where the CPU runs the AVX-512 kernels.
     let peakLoops: [(name: String, loop: PeakReference.Loop, threads: Int)] = [
         ("peak FMA SIMD8 x12 chains 1t", .simd8Chains, 1),
         ("peak FMA SIMD16 x6 chains 1t", .simd16Chains, 1),
         ("peak FMA SIMD8 x12 chains 2t", .simd8Chains, 2),
-    ]
+    ] + (KernelInstructionSet.avx512.isSupported ? [
+        ("peak FMA SIMD16 AVX-512 x12 chains 1t", .simd16AVX512Chains, 1),
+        ("peak FMA SIMD16 AVX-512 x12 chains 2t", .simd16AVX512Chains, 2),
+    ] : [])
     for peak in peakLoops {
         Benchmark(peak.name) { benchmark in
             let gflops = PeakReference.runOnce(peak.loop, threads: peak.threads)

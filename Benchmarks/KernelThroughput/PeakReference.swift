@@ -1,9 +1,13 @@
 import Benchmark
 import BenchmarkSupport
 import Dispatch
+import Kernels
+import PeakAVX512
 
 /// The fp32 peak the kernels are compared with, in GFLOP/s: one core's, the
-/// best of 20 short runs of `PeakFMA.simd8Chains` measured once per process,
+/// best of 20 short runs of the FMA loop of the microkernels the kernels
+/// run (`PeakFMA512.simd16Chains` when `KernelInstructionSet.detected` is
+/// `.avx512`, `PeakFMA.simd8Chains` otherwise) measured once per process,
 /// times the thread count. The best of short runs holds even while other
 /// processes share the machine; a measured two-thread peak does not (both
 /// cores are rarely free at once), so the peak benchmarks report it but the
@@ -12,8 +16,11 @@ enum PeakReference {
     /// Rounds per thread in one timed run of a `PeakFMA` loop (about 2 ms at 100 GFLOP/s).
     static let rounds = 1_000_000
 
+    /// The loop whose peak the kernels are compared with.
+    static let kernelsLoop: Loop = KernelInstructionSet.detected == .avx512 ? .simd16AVX512Chains : .simd8Chains
+
     /// One core's peak, GFLOP/s.
-    static let oneCore = (0..<20).map { _ in runOnce(.simd8Chains, threads: 1) }.max() ?? 0
+    static let oneCore = (0..<20).map { _ in runOnce(kernelsLoop, threads: 1) }.max() ?? 0
 
     /// The nominal peak of `threads` cores, GFLOP/s.
     static func gflops(threads: Int) -> Double {
@@ -24,6 +31,8 @@ enum PeakReference {
     enum Loop: Sendable {
         case simd8Chains
         case simd16Chains
+        /// 12 `SIMD16<Float>` chains compiled for AVX-512 (only where supported).
+        case simd16AVX512Chains
     }
 
     /// Runs one FMA loop of `rounds` rounds on each of `threads` threads at once
@@ -33,6 +42,8 @@ enum PeakReference {
             switch loop {
             case .simd8Chains: blackHole(PeakFMA.simd8Chains(rounds: rounds, multiplier: 0.999, addend: 1e-6))
             case .simd16Chains: blackHole(PeakFMA.simd16Chains(rounds: rounds, multiplier: 0.999, addend: 1e-6))
+            case .simd16AVX512Chains:
+                blackHole(PeakFMA512.simd16Chains(rounds: rounds, multiplier: 0.999, addend: 1e-6))
             }
         }
         let elapsed = ContinuousClock().measure {
@@ -42,7 +53,12 @@ enum PeakReference {
                 DispatchQueue.concurrentPerform(iterations: threads) { _ in work() }
             }
         }
-        let flopsPerRound = loop == .simd8Chains ? PeakFMA.simd8FlopsPerRound : PeakFMA.simd16FlopsPerRound
+        let flopsPerRound: Int
+        switch loop {
+        case .simd8Chains: flopsPerRound = PeakFMA.simd8FlopsPerRound
+        case .simd16Chains: flopsPerRound = PeakFMA.simd16FlopsPerRound
+        case .simd16AVX512Chains: flopsPerRound = PeakFMA512.flopsPerRound
+        }
         return Double(threads * rounds * flopsPerRound) / elapsed.seconds / 1e9
     }
 }

@@ -50,11 +50,13 @@ final class PreparedLayer {
         let filterBuffer = AlignedBuffer(filter)
         let biasBuffer = AlignedBuffer(bias)
         let output = AlignedBuffer(count: kernel.outputShapes[0].elementCount)
-        buffers = [input, filterBuffer, biasBuffer, output]
+        // Scratch for the most threads any benchmark runs the layer on (k×k convolutions gather into it).
+        let workspace = AlignedBuffer(count: try kernel.workspaceSize(threadCount: threadCounts.max() ?? 1))
+        buffers = [input, filterBuffer, biasBuffer, output, workspace]
         io = KernelIO(
             inputs: [UnsafePointer(input.baseAddress), UnsafePointer(filterBuffer.baseAddress),
                      UnsafePointer(biasBuffer.baseAddress)],
-            outputs: [output.baseAddress])
+            outputs: [output.baseAddress], workspace: workspace.buffer)
     }
 
     /// Runs the fast kernel once over `runner`'s threads.

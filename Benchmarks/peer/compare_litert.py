@@ -6,6 +6,9 @@ For each model and thread count, one session alternates K rounds of
   2. LiteRT's `Interpreter(model_path, num_threads=T)` with its default XNNPACK
      delegate, the same input, W untimed and R timed `invoke()` calls in this process,
 and reports the median over rounds of each side's per-round median, and their ratio.
+Both sides also report the CPU time of the calling thread per invocation: at one
+thread all of the work runs there, so that ratio does not depend on how much of
+the core other processes took (at two threads it leaves out the helper threads).
 
 Set up once (from the repository root):
     swift build -c release --product landmarker
@@ -81,36 +84,55 @@ def time_litert(litert_interpreter, numpy, model_path, threads, runs, warmup):
     for _ in range(warmup):
         interpreter.invoke()
     milliseconds = []
+    cpu_milliseconds = []
     for _ in range(runs):
+        cpu_start = time.thread_time_ns()
         start = time.perf_counter_ns()
         interpreter.invoke()
         milliseconds.append((time.perf_counter_ns() - start) / 1e6)
+        cpu_milliseconds.append((time.thread_time_ns() - cpu_start) / 1e6)
     milliseconds.sort()
 
     def percentile(p):
         return milliseconds[min(len(milliseconds) - 1, round((len(milliseconds) - 1) * p))]
 
-    return {"medianMs": percentile(0.5), "p10Ms": percentile(0.1), "p90Ms": percentile(0.9)}
+    return {"medianMs": percentile(0.5), "p10Ms": percentile(0.1), "p90Ms": percentile(0.9),
+            "callingThreadCPUMedianMs": statistics.median(cpu_milliseconds)}
 
 
 def summarize(rounds_ours, rounds_litert):
     ours = statistics.median(r["medianMs"] for r in rounds_ours)
     litert = statistics.median(r["medianMs"] for r in rounds_litert)
+    # Older `landmarker bench` reports lack the CPU time.
+    ours_cpu = (statistics.median(r["callingThreadCPUMedianMs"] for r in rounds_ours)
+                if all("callingThreadCPUMedianMs" in r for r in rounds_ours) else None)
+    litert_cpu = statistics.median(r["callingThreadCPUMedianMs"] for r in rounds_litert)
     return {
         "oursMedianMs": ours,
         "litertMedianMs": litert,
         "ratio": ours / litert,
+        "oursCallingThreadCPUMs": ours_cpu,
+        "litertCallingThreadCPUMs": litert_cpu,
+        "cpuRatio": ours_cpu / litert_cpu if ours_cpu is not None else None,
         "oursRoundMediansMs": [r["medianMs"] for r in rounds_ours],
         "litertRoundMediansMs": [r["medianMs"] for r in rounds_litert],
         "oursGflops": statistics.median(r["gflops"] for r in rounds_ours),
     }
 
 
+def optional(value, digits=2):
+    """`value` with `digits` decimals, or a dash when it is missing."""
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
 def print_table(rows):
-    print(f"{'model':<22}{'threads':>8}{'ours ms':>12}{'LiteRT ms':>12}{'ours/LiteRT':>13}")
+    print(f"{'model':<22}{'threads':>8}{'ours ms':>12}{'LiteRT ms':>12}{'ours/LiteRT':>13}"
+          f"{'ours CPU':>10}{'LiteRT CPU':>12}{'CPU ratio':>11}")
     for row in rows:
         print(f"{row['model']:<22}{row['threads']:>8}{row['oursMedianMs']:>12.2f}"
-              f"{row['litertMedianMs']:>12.2f}{row['ratio']:>13.2f}")
+              f"{row['litertMedianMs']:>12.2f}{row['ratio']:>13.2f}"
+              f"{optional(row['oursCallingThreadCPUMs']):>10}{row['litertCallingThreadCPUMs']:>12.2f}"
+              f"{optional(row['cpuRatio']):>11}")
 
 
 def print_markdown(rows, machine, settings):
@@ -122,15 +144,19 @@ def print_markdown(rows, machine, settings):
           f"numpy {machine['numpy']}.")
     print(f"{settings['rounds']} alternating rounds, each {settings['warmup']} warm-up + "
           f"{settings['runs']} timed invocations per side; each figure is the median over rounds "
-          f"of the per-round median.")
+          f"of the per-round median. CPU: the calling thread's CPU time per invocation (at 2 threads "
+          f"without the helper threads).")
     print()
-    print("| model | threads | ours median (ms) | LiteRT median (ms) | ours / LiteRT | ours GFLOP/s | ours per round (ms) | LiteRT per round (ms) |")
-    print("|---|---:|---:|---:|---:|---:|---|---|")
+    print("| model | threads | ours median (ms) | LiteRT median (ms) | ours / LiteRT | ours CPU (ms) "
+          "| LiteRT CPU (ms) | CPU ours / LiteRT | ours GFLOP/s | ours per round (ms) | LiteRT per round (ms) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for row in rows:
         ours_rounds = ", ".join(f"{value:.1f}" for value in row["oursRoundMediansMs"])
         litert_rounds = ", ".join(f"{value:.2f}" for value in row["litertRoundMediansMs"])
         print(f"| {row['model']} | {row['threads']} | {row['oursMedianMs']:.2f} | {row['litertMedianMs']:.2f} "
-              f"| {row['ratio']:.2f} | {row['oursGflops']:.1f} | {ours_rounds} | {litert_rounds} |")
+              f"| {row['ratio']:.2f} | {optional(row['oursCallingThreadCPUMs'])} "
+              f"| {row['litertCallingThreadCPUMs']:.2f} | {optional(row['cpuRatio'])} "
+              f"| {row['oursGflops']:.1f} | {ours_rounds} | {litert_rounds} |")
 
 
 def main():

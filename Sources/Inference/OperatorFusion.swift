@@ -4,13 +4,19 @@ import Tensor
 /// One prepared operator: its kernel and the tensor indices it reads and writes.
 typealias PreparedNode = (kernel: any PreparedKernel, inputs: [Int], outputs: [Int])
 
-/// Folds the ADD and PRELU operators that finish a CONV_2D into the
-/// convolution's kernel (`Conv2D.fusing(add:residualIsFirstOperand:)`,
-/// `Conv2D.fusing(prelu:alpha:)`), so their element-wise work is done on
-/// each output tile while it is in L1 instead of in passes over whole
-/// tensors. The fused kernels compute the same float operations, so the
-/// outputs are bit-identical.
+/// Folds element-wise operators into the convolutions next to them, so
+/// that their work is done on data the convolution has at hand instead of
+/// in passes over whole tensors:
 ///
+/// - the zero PAD of rows and columns that only convolutions read goes into
+///   their windows (`Conv2D.foldingPadding(of:)`,
+///   `DepthwiseConv2D.foldingPadding(of:)`): they read the unpadded tensor
+///   and skip the padding's taps, which contribute nothing;
+/// - the ADD and PRELU operators that finish a CONV_2D go into its epilogue
+///   (`Conv2D.fusing(add:residualIsFirstOperand:)`,
+///   `Conv2D.fusing(prelu:alpha:)`), computed with the same float operations.
+///
+
 /// A CONV_2D absorbs the ADD that is the only reader of its output when
 /// the ADD's other operand (the residual) has the same shape, is not a
 /// constant and is already computed when the convolution runs; then the
@@ -28,6 +34,52 @@ enum OperatorFusion {
     ///   - shapes: every tensor's shape, by index.
     ///   - graphOutputs: tensors that must keep being written.
     static func fuse(
+        _ nodes: [PreparedNode], constants: [Int: ConstantData], isConstant: (Int) -> Bool,
+        shapes: [TensorShape], graphOutputs: [Int]
+    ) -> [PreparedNode] {
+        let unpadded = foldPadding(nodes, graphOutputs: graphOutputs)
+        return foldEpilogues(
+            unpadded, constants: constants, isConstant: isConstant, shapes: shapes, graphOutputs: graphOutputs)
+    }
+
+    /// Removes every PAD whose output only convolutions read (as their
+    /// input) and that each of them can fold into its window.
+    static func foldPadding(_ nodes: [PreparedNode], graphOutputs: [Int]) -> [PreparedNode] {
+        var readers: [Int: [Int]] = [:]
+        for (index, node) in nodes.enumerated() {
+            for tensor in node.inputs { readers[tensor, default: []].append(index) }
+        }
+        var result = nodes
+        var folded = Set<Int>()
+        for (index, node) in nodes.enumerated() {
+            guard let pad = node.kernel as? Pad, node.outputs.count == 1, let source = node.inputs.first,
+                  !graphOutputs.contains(node.outputs[0]), let users = readers[node.outputs[0]]
+            else { continue }
+            var replacements: [(index: Int, kernel: any PreparedKernel)] = []
+            for user in users {
+                let inputs = result[user].inputs
+                guard inputs.first == node.outputs[0], inputs.dropFirst().allSatisfy({ $0 != node.outputs[0] })
+                else { break }
+                if let conv = result[user].kernel as? Conv2D, let fused = conv.foldingPadding(of: pad) {
+                    replacements.append((user, fused))
+                } else if let conv = result[user].kernel as? DepthwiseConv2D, let fused = conv.foldingPadding(of: pad) {
+                    replacements.append((user, fused))
+                } else {
+                    break
+                }
+            }
+            guard replacements.count == users.count else { continue }
+            for (user, kernel) in replacements {
+                result[user].kernel = kernel
+                result[user].inputs[0] = source
+            }
+            folded.insert(index)
+        }
+        return result.enumerated().filter { !folded.contains($0.offset) }.map(\.element)
+    }
+
+    /// Folds each foldable ADD and PRELU into the CONV_2D before it.
+    static func foldEpilogues(
         _ nodes: [PreparedNode], constants: [Int: ConstantData], isConstant: (Int) -> Bool,
         shapes: [TensorShape], graphOutputs: [Int]
     ) -> [PreparedNode] {

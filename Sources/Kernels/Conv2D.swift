@@ -49,7 +49,8 @@ public struct Conv2D: PreparedKernel {
     /// "CONV_2D", with "+ADD" and "+PRELU" when those operators are fused
     /// into it.
     public var opName: String {
-        "CONV_2D" + (epilogue.add != nil ? "+ADD" : "") + (epilogue.preluAlpha != nil ? "+PRELU" : "")
+        (foldsPadding ? "PAD+" : "") + "CONV_2D" + (epilogue.add != nil ? "+ADD" : "")
+            + (epilogue.preluAlpha != nil ? "+PRELU" : "")
     }
     /// `[[N, OH, OW, Cout]]`.
     public let outputShapes: [TensorShape]
@@ -60,7 +61,7 @@ public struct Conv2D: PreparedKernel {
     public let multiplyAccumulates: Int
 
     /// Batch and spatial geometry of the sliding window.
-    let window: WindowGeometry
+    private(set) var window: WindowGeometry
     /// Cin.
     let inputChannels: Int
     /// Cout.
@@ -73,13 +74,16 @@ public struct Conv2D: PreparedKernel {
     /// The filter as `[Cout, KH·KW·Cin]` GEMM panels with the bias, for `run`.
     let packed: PackedGemmWeights
     /// The window as the fast kernels describe it.
-    let geometry: ConvolutionGeometry
+    private(set) var geometry: ConvolutionGeometry
     /// Operands of the convolution itself (2 or 3); a fused ADD's residual
     /// is the operand after them.
     let convolutionOperandCount: Int
     /// Operators fused into this one (`fusing(add:residualIsFirstOperand:)`,
     /// `fusing(prelu:alpha:)`).
     var epilogue = ConvolutionEpilogue.none
+    /// Whether a PAD before this convolution was folded into its window
+    /// (`foldingPadding(of:)`).
+    private(set) var foldsPadding = false
 
     /// A 1×1 filter with unit strides and no padding: a plain GEMM over pixels.
     var isPointwise: Bool {
@@ -228,6 +232,24 @@ public struct Conv2D: PreparedKernel {
         var fused = self
         fused.epilogue.preluAlpha = padded
         return fused
+    }
+
+    /// This convolution reading the input of `pad`, a zero PAD of only the
+    /// rows and columns of its `[N, H, W, C]` input, with that padding in
+    /// its window: the same outputs without the padded copy (the padding's
+    /// taps contribute nothing). Nil when `pad` pads other dimensions,
+    /// does not produce this convolution's input shape, or a PAD is already
+    /// folded.
+    public func foldingPadding(of pad: Pad) -> Conv2D? {
+        guard !foldsPadding, let p = pad.spatialPadding,
+              pad.outputShapes[0].dimensions == [window.batch, window.inputHeight, window.inputWidth, inputChannels],
+              let folded = window.foldingPadding(top: p.top, bottom: p.bottom, left: p.left, right: p.right)
+        else { return nil }
+        var result = self
+        result.window = folded
+        result.geometry = folded.convolutionGeometry
+        result.foldsPadding = true
+        return result
     }
 
     /// The residual of a fused ADD, from the kernel's inputs.

@@ -55,7 +55,8 @@ public struct DepthwiseConv2D: PreparedKernel {
         }
     }
 
-    public let opName = "DEPTHWISE_CONV_2D"
+    /// "DEPTHWISE_CONV_2D", "PAD+DEPTHWISE_CONV_2D" when a PAD is folded into it.
+    public var opName: String { (foldsPadding ? "PAD+" : "") + "DEPTHWISE_CONV_2D" }
     /// `[[N, OH, OW, Cout]]`.
     public let outputShapes: [TensorShape]
     /// Filter and bias are copied and packed at prepare time.
@@ -67,7 +68,7 @@ public struct DepthwiseConv2D: PreparedKernel {
     public let depthMultiplier: Int
 
     /// Batch and spatial geometry of the sliding window.
-    let window: WindowGeometry
+    private(set) var window: WindowGeometry
     /// Cin.
     let inputChannels: Int
     /// Cout = Cin · M.
@@ -77,6 +78,9 @@ public struct DepthwiseConv2D: PreparedKernel {
     let filter: [Float]
     /// `[Cout]`; zeros when the op has no bias (TFLite adds 0 in that case too).
     let bias: [Float]
+    /// Whether a PAD before this convolution was folded into its window
+    /// (`foldingPadding(of:)`).
+    private(set) var foldsPadding = false
     /// Filter and bias packed for the SIMD kernel; nil when the depth multiplier
     /// is not 1 (those run the reference kernel).
     let packed: PackedDepthwiseWeights?
@@ -176,6 +180,23 @@ public struct DepthwiseConv2D: PreparedKernel {
         return Checked(
             op: op, window: window, inputChannels: inputChannels, outputChannels: outputChannels,
             outputShape: outputShape, multiplyAccumulates: macs)
+    }
+
+    /// This convolution reading the input of `pad`, a zero PAD of only the
+    /// rows and columns of its `[N, H, W, C]` input, with that padding in
+    /// its window: the same outputs without the padded copy (the padding's
+    /// taps contribute nothing). Nil when `pad` pads other dimensions,
+    /// does not produce this convolution's input shape, or a PAD is already
+    /// folded.
+    public func foldingPadding(of pad: Pad) -> DepthwiseConv2D? {
+        guard !foldsPadding, let p = pad.spatialPadding,
+              pad.outputShapes[0].dimensions == [window.batch, window.inputHeight, window.inputWidth, inputChannels],
+              let folded = window.foldingPadding(top: p.top, bottom: p.bottom, left: p.left, right: p.right)
+        else { return nil }
+        var result = self
+        result.window = folded
+        result.foldsPadding = true
+        return result
     }
 
     /// The SIMD kernel over channels for depth multiplier 1; the reference otherwise.

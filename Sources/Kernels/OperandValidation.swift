@@ -13,8 +13,8 @@ import Tensor
 /// `Int.max`.
 struct WindowGeometry: Sendable, Hashable {
     let batch: Int
-    let inputHeight: Int
-    let inputWidth: Int
+    private(set) var inputHeight: Int
+    private(set) var inputWidth: Int
     let filterHeight: Int
     let filterWidth: Int
     let strideH: Int
@@ -24,9 +24,9 @@ struct WindowGeometry: Sendable, Hashable {
     let outputHeight: Int
     let outputWidth: Int
     /// Implicit padding rows above the input (TensorFlow puts an odd extra row below).
-    let padTop: Int
+    private(set) var padTop: Int
     /// Implicit padding columns left of the input (an odd extra column goes right).
-    let padLeft: Int
+    private(set) var padLeft: Int
 
     /// Validates the window options and computes the output size.
     ///
@@ -84,6 +84,24 @@ struct WindowGeometry: Sendable, Hashable {
 }
 
 extension WindowGeometry {
+    /// The same window over the input of a zero PAD folded into it: a PAD
+    /// that adds `top`/`bottom` rows and `left`/`right` columns in front of
+    /// this window. The input is that much smaller and the padding moves
+    /// into the window's implicit padding, whose taps contribute nothing, so
+    /// the outputs are those of the padded input. Nil when `self`'s input is
+    /// not larger than the padding.
+    func foldingPadding(top: Int, bottom: Int, left: Int, right: Int) -> WindowGeometry? {
+        // Each term is at most a padded tensor dimension: no overflow.
+        let height = inputHeight - top - bottom, width = inputWidth - left - right
+        guard min(top, bottom, left, right) >= 0, height >= 1, width >= 1 else { return nil }
+        var folded = self
+        folded.inputHeight = height
+        folded.inputWidth = width
+        folded.padTop = padTop + top
+        folded.padLeft = padLeft + left
+        return folded
+    }
+
     /// The same window as the fast kernels describe it.
     var convolutionGeometry: ConvolutionGeometry {
         ConvolutionGeometry(

@@ -30,6 +30,19 @@ public struct Pad: PreparedKernel {
     /// Padded size per merged dimension.
     let mergedOutputSizes: [Int]
 
+    /// The rows and columns this PAD adds to an `[N, H, W, C]` tensor, when
+    /// it pads only those two dimensions; nil otherwise.
+    var spatialPadding: (top: Int, bottom: Int, left: Int, right: Int)? {
+        let rank = outputShapes[0].rank
+        guard rank == 4 else { return nil }
+        let first = Self.maxRank - rank  // the entries of the 4 dimensions
+        let output = outputShapes[0].dimensions
+        // Each difference is a padding of a validated shape: no overflow.
+        let after = (0..<rank).map { output[$0] - inputSizes[first + $0] - padBefore[first + $0] }
+        guard padBefore[first] == 0, after[0] == 0, padBefore[first + 3] == 0, after[3] == 0 else { return nil }
+        return (padBefore[first + 1], after[1], padBefore[first + 2], after[2])
+    }
+
     /// Validates the input rank and the constant, non-negative paddings.
     public static func prepare(inputs: [Operand]) throws -> Pad {
         guard inputs.count == 2 else {

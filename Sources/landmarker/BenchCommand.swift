@@ -2,6 +2,10 @@ import ArgumentParser
 import Foundation
 import Inference
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
@@ -62,18 +66,23 @@ struct BenchCommand: ParsableCommand {
         for _ in 0..<warmup { interpreter.invoke() }
         let clock = ContinuousClock()
         var milliseconds: [Double] = []
+        var cpuMilliseconds: [Double] = []
         var perOpSeconds: [String: Double] = [:]
         for _ in 0..<runs {
+            let cpuStart = threadCPUMilliseconds()
             let elapsed = clock.measure { interpreter.invoke() }
+            cpuMilliseconds.append(threadCPUMilliseconds() - cpuStart)
             milliseconds.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) * 1e-15)
             if perOp {
                 interpreter.invokeProfiled { op, seconds in perOpSeconds[op, default: 0] += seconds }
             }
         }
         milliseconds.sort()
+        cpuMilliseconds.sort()
         func percentile(_ p: Double) -> Double {
             milliseconds[min(milliseconds.count - 1, Int((Double(milliseconds.count - 1) * p).rounded()))]
         }
+        let cpuMedian = cpuMilliseconds[(cpuMilliseconds.count - 1) / 2]
         let median = percentile(0.5)
         let gflops = Double(interpreter.summary.flops) / (median * 1e-3) / 1e9
         let opMilliseconds = perOpSeconds.mapValues { $0 * 1e3 / Double(runs) }
@@ -82,15 +91,16 @@ struct BenchCommand: ParsableCommand {
             let report = BenchReport(
                 model: path, threads: threads, mode: reference ? "reference" : "fast",
                 instructionSet: interpreter.options.instructionSet.rawValue, runs: runs,
-                medianMs: median, p10Ms: percentile(0.1), p90Ms: percentile(0.9), gflops: gflops,
+                medianMs: median, p10Ms: percentile(0.1), p90Ms: percentile(0.9),
+                callingThreadCPUMedianMs: cpuMedian, gflops: gflops,
                 perOpMs: perOp ? opMilliseconds : nil)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
             print("\(path): \(kernels) kernels, \(threads) thread(s), \(runs) runs")
-            print(String(format: "median %.3f ms  p10 %.3f ms  p90 %.3f ms  %.1f GFLOP/s",
-                         median, percentile(0.1), percentile(0.9), gflops))
+            print(String(format: "median %.3f ms  p10 %.3f ms  p90 %.3f ms  %.1f GFLOP/s  calling thread's CPU %.3f ms",
+                         median, percentile(0.1), percentile(0.9), gflops, cpuMedian))
             if perOp {
                 let total = opMilliseconds.values.reduce(0, +)
                 for (op, ms) in opMilliseconds.sorted(by: { $0.value > $1.value }) {
@@ -113,6 +123,22 @@ struct BenchReport: Encodable {
     let medianMs: Double
     let p10Ms: Double
     let p90Ms: Double
+    /// Median CPU time of the calling thread per invoke, in ms: at one thread
+    /// all of the work, and unlike the wall clock not stretched by other
+    /// processes taking the core (at more threads it leaves out the helpers).
+    let callingThreadCPUMedianMs: Double
     let gflops: Double
     let perOpMs: [String: Double]?
+}
+
+/// CPU time the calling thread has used, in milliseconds (0 where the
+/// platform has no per-thread clock).
+private func threadCPUMilliseconds() -> Double {
+    #if canImport(Glibc)
+    var time = timespec()
+    guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return 0 }
+    return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) * 1e-6
+    #else
+    return 0
+    #endif
 }

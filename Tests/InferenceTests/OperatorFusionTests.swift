@@ -17,7 +17,8 @@ import Testing
         TensorShape(validated: [4]), shape, shape,
     ]
     static let constants: [Int: ConstantData] = [
-        1: .float32([Float](repeating: 0.5, count: 16)), 2: .float32([1, 2, 3, 4]), 6: .float32([0.1, 0.2, 0.3, 0.4]),
+        1: .float32([Float](repeating: 0.5, count: 16)), 2: .float32([1, 2, 3, 4]),
+        6: .float32([0.1, 0.2, 0.3, 0.4]),
     ]
 
     func conv() throws -> Conv2D {
@@ -90,5 +91,55 @@ import Testing
             (try conv(), [0, 1, 2], [3]), (try add(), [3, 4], [5]), (try prelu(alphaIsConstant: false), [5, 6], [7]),
         ]
         #expect(fuse(nodes, outputs: [7], constants: variableAlpha).map(\.kernel.opName) == ["CONV_2D+ADD", "PRELU"])
+    }
+}
+
+/// Which PAD operators `OperatorFusion` folds into the convolutions after them.
+@Suite struct PaddingFusionTests {
+    // Tensors: 0 input [1, 4, 4, 2], 1 paddings, 2 padded [1, 6, 6, 2],
+    // 3 depthwise filter, 4 and 5 outputs [1, 4, 4, 2].
+    static let shapes = [
+        TensorShape(validated: [1, 4, 4, 2]), TensorShape(validated: [4, 2]),
+        TensorShape(validated: [1, 6, 6, 2]), TensorShape(validated: [1, 3, 3, 2]),
+        TensorShape(validated: [1, 4, 4, 2]), TensorShape(validated: [1, 4, 4, 2]),
+    ]
+    static let constants: [Int: ConstantData] = [
+        1: .int32([0, 0, 1, 1, 1, 1, 0, 0]), 3: .float32([Float](repeating: 0.5, count: 18)),
+    ]
+
+    func pad() throws -> Pad {
+        try Pad.prepare(inputs: [0, 1].map { Operand(shape: Self.shapes[$0], constant: Self.constants[$0]) })
+    }
+
+    func depthwise() throws -> DepthwiseConv2D {
+        try DepthwiseConv2D.prepare(
+            inputs: [2, 3].map { Operand(shape: Self.shapes[$0], constant: Self.constants[$0]) },
+            options: .init(padding: .valid))
+    }
+
+    func fuse(_ nodes: [PreparedNode], outputs: [Int]) -> [PreparedNode] {
+        OperatorFusion.fuse(
+            nodes, constants: Self.constants, isConstant: { Self.constants[$0] != nil }, shapes: Self.shapes,
+            graphOutputs: outputs)
+    }
+
+    @Test func aPadThatOnlyConvolutionsReadIsFolded() throws {
+        let nodes: [PreparedNode] = [
+            (try pad(), [0, 1], [2]), (try depthwise(), [2, 3], [4]), (try depthwise(), [2, 3], [5]),
+        ]
+        let fused = fuse(nodes, outputs: [4, 5])
+        #expect(fused.map(\.kernel.opName) == ["PAD+DEPTHWISE_CONV_2D", "PAD+DEPTHWISE_CONV_2D"])
+        #expect(fused.map(\.inputs) == [[0, 3], [0, 3]])
+    }
+
+    @Test func aPadWithAnotherReaderOrThatIsAnOutputStays() throws {
+        let padded = Operand(shape: Self.shapes[2])
+        let withAdd: [PreparedNode] = [
+            (try pad(), [0, 1], [2]), (try depthwise(), [2, 3], [4]),
+            (try Add.prepare(inputs: [padded, padded], options: .init()), [2, 2], [5]),
+        ]
+        #expect(fuse(withAdd, outputs: [4, 5]).map(\.kernel.opName) == ["PAD", "DEPTHWISE_CONV_2D", "ADD"])
+        let nodes: [PreparedNode] = [(try pad(), [0, 1], [2]), (try depthwise(), [2, 3], [4])]
+        #expect(fuse(nodes, outputs: [2, 4]).map(\.kernel.opName) == ["PAD", "DEPTHWISE_CONV_2D"])
     }
 }

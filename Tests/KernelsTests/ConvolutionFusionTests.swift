@@ -153,3 +153,102 @@ import Testing
         #expect(withPrelu.fusing(add: chain.add, residualIsFirstOperand: true) == nil)
     }
 }
+
+/// A zero PAD folded into the convolution that reads it, against the PAD
+/// and the convolution run one after the other.
+@Suite struct PaddingFoldingTests {
+    /// Runs `kernel` on `input` (its first operand) and returns output 0.
+    static func run(_ kernel: any PreparedKernel, _ input: [Float], extra: [Float]? = nil) throws -> [Float] {
+        let source = GuardedBuffer(input)
+        let placeholder = GuardedBuffer(count: 0)
+        let second = extra.map { GuardedBuffer($0) }
+        let output = GuardedBuffer(count: kernel.outputShapes[0].elementCount)
+        let workspace = GuardedBuffer(count: try kernel.workspaceSize(threadCount: 2))
+        var inputs = [UnsafePointer(source.pointer)]
+        inputs.append(UnsafePointer(second?.pointer ?? placeholder.pointer))
+        inputs.append(UnsafePointer(placeholder.pointer))
+        let io = KernelIO(
+            inputs: inputs, outputs: [output.pointer],
+            workspace: UnsafeMutableBufferPointer(start: workspace.pointer, count: workspace.count))
+        kernel.run(io, runner: ParallelRunner(threadCount: 2))
+        #expect(output.guardIntact)
+        return withExtendedLifetime((source, placeholder, second, workspace)) { output.values }
+    }
+
+    static func pad(_ shape: [Int], _ paddings: [Int32]) throws -> Pad {
+        try Pad.prepare(inputs: [
+            Operand(shape: TensorShape(validated: shape)),
+            Operand(shape: TensorShape(validated: [4, 2]), constant: .int32(paddings)),
+        ])
+    }
+
+    @Test(arguments: KernelInstructionSet.supported)
+    func foldedPaddingGivesTheSameOutputs(_ instructionSet: KernelInstructionSet) throws {
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed)
+        for (size, channels, kernel, stride, pads) in [
+            (9, 24, 3, 2, [1, 1, 1, 1]), (12, 40, 5, 1, [2, 2, 2, 2]), (10, 17, 5, 2, [2, 1, 0, 2]),
+            (7, 3, 3, 2, [1, 1, 1, 1]),
+        ] {
+            let shape = [1, size, size + 1, channels]
+            let pad = try Self.pad(shape, [0, 0, Int32(pads[0]), Int32(pads[1]), Int32(pads[2]), Int32(pads[3]), 0, 0])
+            let padded = Operand(shape: pad.outputShapes[0])
+            let input = rng.floats(shape.reduce(1, *))
+            let paddedInput = try Self.run(pad, input)
+            let context = "\(shape) pad \(pads) k\(kernel) s\(stride) \(instructionSet) seed \(seed)"
+
+            let depthwise = try DepthwiseConv2D.prepare(
+                inputs: [
+                    padded,
+                    Operand(
+                        shape: TensorShape(validated: [1, kernel, kernel, channels]),
+                        constant: .float32(rng.floats(kernel * kernel * channels))),
+                    Operand(shape: TensorShape(validated: [channels]), constant: .float32(rng.floats(channels))),
+                ],
+                options: .init(padding: .valid, strideH: stride, strideW: stride, activation: .relu6),
+                instructionSet: instructionSet)
+            let foldedDepthwise = try #require(depthwise.foldingPadding(of: pad))
+            #expect(foldedDepthwise.opName == "PAD+DEPTHWISE_CONV_2D")
+            #expect(try Self.run(foldedDepthwise, input) == Self.run(depthwise, paddedInput), "depthwise \(context)")
+
+            let outputs = channels + 5
+            let conv = try Conv2D.prepare(
+                inputs: [
+                    padded,
+                    Operand(
+                        shape: TensorShape(validated: [outputs, kernel, kernel, channels]),
+                        constant: .float32(rng.floats(outputs * kernel * kernel * channels))),
+                    Operand(shape: TensorShape(validated: [outputs]), constant: .float32(rng.floats(outputs))),
+                ],
+                options: .init(padding: .same, strideH: stride, strideW: stride), instructionSet: instructionSet)
+            let foldedConv = try #require(conv.foldingPadding(of: pad))
+            #expect(foldedConv.opName == "PAD+CONV_2D")
+            #expect(try Self.run(foldedConv, input) == Self.run(conv, paddedInput), "conv \(context)")
+        }
+    }
+
+    @Test func onlyRowAndColumnPaddingOfTheConvolutionsInputFolds() throws {
+        let shape = [1, 6, 6, 4]
+        func depthwise(input: [Int]) throws -> DepthwiseConv2D {
+            try DepthwiseConv2D.prepare(
+                inputs: [
+                    Operand(shape: TensorShape(validated: input)),
+                    Operand(
+                        shape: TensorShape(validated: [1, 3, 3, 4]),
+                        constant: .float32(.init(repeating: 1, count: 36))),
+                ],
+                options: .init(padding: .valid))
+        }
+        let spatial = try Self.pad(shape, [0, 0, 1, 1, 1, 1, 0, 0])
+        #expect(try depthwise(input: [1, 8, 8, 4]).foldingPadding(of: spatial) != nil)
+        // Padding channels or the batch, or a PAD whose output is not the convolution's input.
+        let channelPad = try Self.pad([1, 6, 6, 2], [0, 0, 0, 0, 0, 0, 1, 1])
+        #expect(try depthwise(input: [1, 6, 6, 4]).foldingPadding(of: channelPad) == nil)
+        let batchPad = try Self.pad([1, 8, 8, 4], [1, 0, 0, 0, 0, 0, 0, 0])
+        #expect(try depthwise(input: [2, 8, 8, 4]).foldingPadding(of: batchPad) == nil)
+        #expect(try depthwise(input: [1, 9, 8, 4]).foldingPadding(of: spatial) == nil)
+        // Folded once only.
+        let folded = try #require(try depthwise(input: [1, 8, 8, 4]).foldingPadding(of: spatial))
+        #expect(folded.foldingPadding(of: spatial) == nil)
+    }
+}
