@@ -38,9 +38,10 @@ public final class Interpreter {
         /// support, loading throws `InterpreterError.invalidOperator` at the
         /// first such operator. Both families give identical results.
         public var instructionSet: KernelInstructionSet
-        /// In fast mode, fold the ADD and PRELU that finish a CONV_2D into
-        /// its kernel (`OperatorFusion`). The outputs are bit-identical
-        /// either way; folding saves passes over whole tensors.
+        /// In fast mode, fold a zero PAD into the convolutions that read it
+        /// and the ADD and PRELU that finish a CONV_2D into its kernel
+        /// (`OperatorFusion`). The outputs are the same either way; folding
+        /// saves passes over whole tensors.
         public var fusesOperators: Bool
 
         public init(

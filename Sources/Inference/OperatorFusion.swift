@@ -16,16 +16,16 @@ typealias PreparedNode = (kernel: any PreparedKernel, inputs: [Int], outputs: [I
 ///   (`Conv2D.fusing(add:residualIsFirstOperand:)`,
 ///   `Conv2D.fusing(prelu:alpha:)`), computed with the same float operations.
 ///
-
 /// A CONV_2D absorbs the ADD that is the only reader of its output when
 /// the ADD's other operand (the residual) has the same shape, is not a
 /// constant and is already computed when the convolution runs; then the
 /// PRELU that is the only reader of the result, when its alpha is a
 /// constant with one value per output channel. Tensors that are graph
-/// outputs are never folded away.
+/// outputs are never folded away. The outputs are bit-identical either way
+/// (a folded PAD could differ only in the sign of a zero sum).
 enum OperatorFusion {
-    /// The nodes with every foldable ADD and PRELU folded into the CONV_2D
-    /// before it, in the same order.
+    /// The nodes with every foldable PAD, ADD and PRELU folded into the
+    /// convolutions next to them, in the same order.
     /// - Parameters:
     ///   - nodes: prepared operators in execution order.
     ///   - constants: the values of the constant tensors known at load time.

@@ -290,3 +290,122 @@ func scalarChannels<Shape: InteriorShape>(
         }
     }
 }
+
+/// The valid taps of one output pixel, as pointer steps (Kernels'
+/// `DepthwiseTapWalk`).
+public struct DepthwiseTaps {
+    /// Filter rows that land inside the input.
+    public var kernelRows: Int
+    /// Filter columns that land inside the input.
+    public var kernelColumns: Int
+    /// Floats between the input rows of consecutive filter rows.
+    public var inputRowStep: Int
+    /// Floats between the input pixels of consecutive filter columns.
+    public var inputTapStep: Int
+    /// Floats between consecutive filter rows in the packed weights.
+    public var weightRowStep: Int
+    /// Floats between consecutive filter columns in the packed weights.
+    public var weightTapStep: Int
+
+    public init(
+        kernelRows: Int, kernelColumns: Int, inputRowStep: Int, inputTapStep: Int,
+        weightRowStep: Int, weightTapStep: Int
+    ) {
+        self.kernelRows = kernelRows
+        self.kernelColumns = kernelColumns
+        self.inputRowStep = inputRowStep
+        self.inputTapStep = inputTapStep
+        self.weightRowStep = weightRowStep
+        self.weightTapStep = weightTapStep
+    }
+}
+
+/// One output pixel with any window of valid taps (the border of a row):
+/// 64 channels at a time with 4 `SIMD16<Float>` accumulators, then 16,
+/// then 8, then one by one. Taps in ascending (ky, kx) order from the
+/// bias, as every depthwise kernel sums them.
+/// - Parameters:
+///   - input: the pixel's first valid tap, channel 0.
+///   - weights: the packed weights of that tap, channel 0.
+///   - bias: `channels` biases.
+///   - output: the pixel's channel 0.
+@inline(never)
+public func depthwiseF32PixelAVX512(
+    taps: DepthwiseTaps, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
+    bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, channels: Int,
+    lower: Float, upper: Float
+) {
+    let lo16 = SIMD16<Float>(repeating: lower), hi16 = SIMD16<Float>(repeating: upper)
+    var c = 0
+    while c + 64 <= channels {
+        var a0 = loadVector16(bias + c), a1 = loadVector16(bias + c + 16)
+        var a2 = loadVector16(bias + c + 32), a3 = loadVector16(bias + c + 48)
+        var row = input + c, weightRow = weights + c
+        for _ in 0..<taps.kernelRows {
+            var tap = row, w = weightRow
+            for _ in 0..<taps.kernelColumns {
+                a0 = a0.addingProduct(loadVector16(tap), loadVector16(w))
+                a1 = a1.addingProduct(loadVector16(tap + 16), loadVector16(w + 16))
+                a2 = a2.addingProduct(loadVector16(tap + 32), loadVector16(w + 32))
+                a3 = a3.addingProduct(loadVector16(tap + 48), loadVector16(w + 48))
+                tap += taps.inputTapStep
+                w += taps.weightTapStep
+            }
+            row += taps.inputRowStep
+            weightRow += taps.weightRowStep
+        }
+        storeVector16(clamp(a0, lower: lo16, upper: hi16), output + c)
+        storeVector16(clamp(a1, lower: lo16, upper: hi16), output + c + 16)
+        storeVector16(clamp(a2, lower: lo16, upper: hi16), output + c + 32)
+        storeVector16(clamp(a3, lower: lo16, upper: hi16), output + c + 48)
+        c += 64
+    }
+    while c + 16 <= channels {
+        var a0 = loadVector16(bias + c)
+        var row = input + c, weightRow = weights + c
+        for _ in 0..<taps.kernelRows {
+            var tap = row, w = weightRow
+            for _ in 0..<taps.kernelColumns {
+                a0 = a0.addingProduct(loadVector16(tap), loadVector16(w))
+                tap += taps.inputTapStep
+                w += taps.weightTapStep
+            }
+            row += taps.inputRowStep
+            weightRow += taps.weightRowStep
+        }
+        storeVector16(clamp(a0, lower: lo16, upper: hi16), output + c)
+        c += 16
+    }
+    if c + 8 <= channels {
+        var a0 = loadVector8(bias + c)
+        var row = input + c, weightRow = weights + c
+        for _ in 0..<taps.kernelRows {
+            var tap = row, w = weightRow
+            for _ in 0..<taps.kernelColumns {
+                a0 = a0.addingProduct(loadVector8(tap), loadVector8(w))
+                tap += taps.inputTapStep
+                w += taps.weightTapStep
+            }
+            row += taps.inputRowStep
+            weightRow += taps.weightRowStep
+        }
+        storeVector8(clamp(a0, lower: SIMD8(repeating: lower), upper: SIMD8(repeating: upper)), output + c)
+        c += 8
+    }
+    while c < channels {
+        var sum = bias[c]
+        var row = input + c, weightRow = weights + c
+        for _ in 0..<taps.kernelRows {
+            var tap = row, w = weightRow
+            for _ in 0..<taps.kernelColumns {
+                sum = sum.addingProduct(tap.pointee, w.pointee)
+                tap += taps.inputTapStep
+                w += taps.weightTapStep
+            }
+            row += taps.inputRowStep
+            weightRow += taps.weightRowStep
+        }
+        output[c] = clamp(sum, lower: lower, upper: upper)
+        c += 1
+    }
+}

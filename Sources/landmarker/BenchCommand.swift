@@ -30,7 +30,7 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Time the reference kernels instead of the fast ones.")
     var reference = false
 
-    @Flag(help: "Run ADD and PRELU as operators of their own, not folded into the convolution before them.")
+    @Flag(help: "Run PAD, ADD and PRELU as operators of their own, not folded into the convolutions.")
     var unfused = false
 
     @Flag(help: "Also print the time per operator type (one profiled pass per run).")

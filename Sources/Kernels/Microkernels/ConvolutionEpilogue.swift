@@ -2,9 +2,9 @@ import Tensor
 
 /// Element-wise operations a CONV_2D applies to its output right after
 /// computing it, in place of the ADD and PRELU operators that follow it in
-/// the graph (folded by the interpreter): each tile of the output is
-/// finished while it is still in L1, instead of in further passes over the
-/// whole tensor.
+/// the graph (folded by the interpreter): each block of output rows a
+/// thread computes is finished while it is still in cache, instead of in
+/// further passes over the whole tensor.
 ///
 /// For output element `y` (already clamped by the convolution's own
 /// activation) at channel `c`:
@@ -61,7 +61,7 @@ public struct ConvolutionEpilogue: Sendable {
 }
 
 /// `ConvolutionEpilogue` for one run: where the output and the residual
-/// are, so that a tile of the output at any pointer finds its residual at
+/// are, so that a block of the output at any pointer finds its residual at
 /// the same offset.
 struct EpilogueOperands {
     /// The output tensor's first element.

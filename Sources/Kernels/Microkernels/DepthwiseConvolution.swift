@@ -12,7 +12,8 @@ import KernelsAVX512
 /// and 2 (or its AVX-512 counterpart `depthwiseF32InteriorAVX512` when
 /// `weights.instructionSet` is `.avx512`), or `depthwiseF32Block4x16` for
 /// any other filter; border pixels go
-/// one at a time through `depthwiseF32Pixel1x32` with their own tap window.
+/// one at a time through `depthwiseF32Pixel1x32` (`depthwiseF32PixelAVX512`)
+/// with their own tap window.
 /// Rows near the top and bottom simply walk fewer filter rows, so no tap is
 /// ever tested against the padding.
 ///
@@ -119,10 +120,27 @@ private func depthwiseF32Row(
         let firstInputColumn = kernelColumns.isEmpty ? 0 : ox * g.strideWidth - g.padLeft
             + firstKernelColumn * g.dilationWidth
         walk.kernelColumns = kernelColumns.count
-        depthwiseF32Pixel1x32(
-            walk: walk, input: inputRow + firstInputColumn * channels,
-            weights: weights.taps(row: firstKernelRow, column: firstKernelColumn), bias: bias,
-            output: outputRow + ox * channels, channels: channels, lower: lower, upper: upper)
+        let input = inputRow + firstInputColumn * channels
+        let taps = weights.taps(row: firstKernelRow, column: firstKernelColumn)
+        let output = outputRow + ox * channels
+        switch weights.instructionSet {
+        case .avx512:
+            #if LANDMARKER_AVX512
+            depthwiseF32PixelAVX512(
+                taps: DepthwiseTaps(
+                    kernelRows: walk.kernelRows, kernelColumns: walk.kernelColumns,
+                    inputRowStep: walk.inputRowStep, inputTapStep: walk.inputTapStep,
+                    weightRowStep: walk.weightRowStep, weightTapStep: walk.weightTapStep),
+                input: input, weights: taps, bias: bias, output: output, channels: channels,
+                lower: lower, upper: upper)
+            #else
+            preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
+            #endif
+        case .baseline:
+            depthwiseF32Pixel1x32(
+                walk: walk, input: input, weights: taps, bias: bias, output: output, channels: channels,
+                lower: lower, upper: upper)
+        }
     }
     for ox in 0..<interior.lowerBound { borderPixel(ox) }
     for ox in interior.upperBound..<g.outputWidth { borderPixel(ox) }

@@ -56,8 +56,9 @@ public func gemmF32(
 }
 
 /// How `gemmF32` cuts the output into tiles: blocks of rows (whole
-/// microkernel tiles of 6 rows, 8 for the AVX-512 kernels, sized so that a block's rows of A and C stay in L2
-/// while every panel passes over them) times groups of panels (more than
+/// microkernel tiles of 6 rows, 8 for the AVX-512 kernels, sized so that a
+/// block's rows of A and C stay in L2 while every panel passes over them)
+/// times groups of panels (more than
 /// one group only when there are too few row blocks to keep every thread
 /// busy). The tiling never changes what is computed, only who computes it.
 struct GemmTiling {
