@@ -22,13 +22,20 @@ import Synchronization
 ///
 /// Between jobs a helper spins on `gate` for a short while (operators of one
 /// invocation follow each other within microseconds, far sooner than a
-/// sleeping thread wakes up), then sleeps on a condition variable. A caller
-/// left waiting for a helper likewise spins briefly, then sleeps until the
-/// last helper leaves.
+/// sleeping thread wakes up), yielding its core now and then in case the
+/// caller shares it, then sleeps on a condition variable. A caller left
+/// waiting for a helper spins briefly, then sleeps until the last helper
+/// leaves.
 final class WorkerPool: @unchecked Sendable {
-    /// How long an idle helper, or a caller waiting for helpers, spins
-    /// before sleeping, in spin iterations (about 50 µs).
-    static let spinIterations = 20_000
+    /// Spin iterations an idle helper waits for the next job before it
+    /// sleeps. It yields its core every `spinsPerYield` iterations, so that a
+    /// thread sharing the core (the caller, or another process) is not held
+    /// up; on an otherwise idle core all of them take about 0.2 ms.
+    static let helperSpinIterations = 20_000
+    static let spinsPerYield = 64
+    /// Spin iterations a caller waits for helpers to finish their chunks
+    /// before it sleeps (about 15 µs).
+    static let callerSpinIterations = 20_000
 
     private let state: WorkerPoolState
 
@@ -174,7 +181,7 @@ final class WorkerPoolState: @unchecked Sendable {
         var spins = 0
         while gate.load(ordering: .acquiring) & Self.participantMask != 0 {
             spins += 1
-            if spins > WorkerPool.spinIterations {
+            if spins > WorkerPool.callerSpinIterations {
                 finished.lock()
                 // Sequentially consistent with the leaving helper's
                 // decrement and check: either this sees no participant or
@@ -244,7 +251,9 @@ final class WorkerPoolState: @unchecked Sendable {
             let current = gate.load(ordering: .acquiring)
             if Self.generation(current) != seen { return current }
             spins += 1
-            if spins > WorkerPool.spinIterations {
+            // Costs about half a microsecond when no other thread wants the core.
+            if spins % WorkerPool.spinsPerYield == 0 { sched_yield() }
+            if spins > WorkerPool.helperSpinIterations {
                 wakeUp.lock()
                 sleepers.wrappingAdd(1, ordering: .sequentiallyConsistent)
                 while Self.generation(gate.load(ordering: .sequentiallyConsistent)) == seen
