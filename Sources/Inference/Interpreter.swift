@@ -43,15 +43,24 @@ public final class Interpreter {
         /// (`OperatorFusion`). The outputs are the same either way; folding
         /// saves passes over whole tensors.
         public var fusesOperators: Bool
+        /// In fast mode with operators fused and the AVX-512 kernels, run the
+        /// parts of the graph made of 1×1 convolutions whose filters are
+        /// mostly zeros as sparse kernels on channel-major tensors
+        /// (pose_detection; see `ChannelMajorRegions`). Their sums skip the
+        /// zero weights, so outputs differ from the dense kernels' by float
+        /// rounding only. Models without such filters are unaffected.
+        public var usesSparseKernels: Bool
 
         public init(
             threadCount: Int = 1, mode: ExecutionMode = .fast,
-            instructionSet: KernelInstructionSet = .detected, fusesOperators: Bool = true
+            instructionSet: KernelInstructionSet = .detected, fusesOperators: Bool = true,
+            usesSparseKernels: Bool = true
         ) {
             self.threadCount = threadCount
             self.mode = mode
             self.instructionSet = instructionSet
             self.fusesOperators = fusesOperators
+            self.usesSparseKernels = usesSparseKernels
         }
     }
 
@@ -114,7 +123,8 @@ public final class Interpreter {
     public init(model: TFLiteModel, options: Options = Options()) throws {
         let plan = try LoadPlan(
             model: model, readsWeights: true, instructionSet: options.instructionSet,
-            fusesOperators: options.mode == .fast && options.fusesOperators)
+            fusesOperators: options.mode == .fast && options.fusesOperators,
+            usesSparseKernels: options.usesSparseKernels)
         self.model = model
         self.options = options
         self.runner = ParallelRunner(threadCount: options.threadCount)

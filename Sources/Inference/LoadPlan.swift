@@ -14,7 +14,9 @@ import Tensor
 /// With `fusesOperators` (and weights read), the ADD and PRELU that finish a
 /// CONV_2D are folded into it (`OperatorFusion`) before memory is planned; the
 /// summary still counts the operators, parameters and multiply-accumulates
-/// of the file.
+/// of the file. With `usesSparseKernels` as well, the regions of sparse 1×1
+/// convolutions then run channel-major (`ChannelMajorRegions`), which adds
+/// tensors past the file's for the copies that cross a region's border.
 struct LoadPlan {
     /// One operator that runs at invoke time, with its tensor indices
     /// (absent optional inputs dropped).
@@ -25,7 +27,8 @@ struct LoadPlan {
     }
 
     let subgraph: SubGraph
-    /// The validated shape of every tensor, by tensor index.
+    /// The validated shape of every tensor, by tensor index: the file's
+    /// tensors, then any added by `ChannelMajorRegions`.
     let shapes: [TensorShape]
     let constants: ConstantTensors
     let nodes: [Node]
@@ -39,19 +42,19 @@ struct LoadPlan {
     private let fileMultiplyAccumulates: Int
 
     init(
-        model: TFLiteModel, readsWeights: Bool, instructionSet: KernelInstructionSet, fusesOperators: Bool
+        model: TFLiteModel, readsWeights: Bool, instructionSet: KernelInstructionSet, fusesOperators: Bool,
+        usesSparseKernels: Bool = false
     ) throws {
         guard let subgraph = model.subgraphs.first else { throw InterpreterError.noSubgraph }
         self.subgraph = subgraph
 
-        let shapes = try subgraph.tensors.map { tensor in
+        var shapes = try subgraph.tensors.map { tensor in
             do {
                 return try TensorShape(tensor.shape.map(Int.init))
             } catch {
                 throw InterpreterError.invalidShape(tensor: tensor.name, detail: "\(error)")
             }
         }
-        self.shapes = shapes
         var constants = try ConstantTensors(
             model: model, subgraph: subgraph, shapes: shapes, readsWeights: readsWeights)
 
@@ -106,7 +109,7 @@ struct LoadPlan {
         self.fileParameterCount = Self.parameterCount(of: nodes, constants: constants)
         self.fileMultiplyAccumulates = nodes.reduce(0) { $0 + $1.prepared.multiplyAccumulates }
         if readsWeights && fusesOperators {
-            let fused = OperatorFusion.fuse(
+            var fused = OperatorFusion.fuse(
                 nodes.map { node -> PreparedNode in
                     guard case .kernel(let kernel) = node.prepared else {
                         preconditionFailure("a load that reads weights prepares a kernel for every operator")
@@ -115,8 +118,13 @@ struct LoadPlan {
                 },
                 constants: constants.values, isConstant: constants.isConstant, shapes: shapes,
                 graphOutputs: subgraph.outputs)
+            if usesSparseKernels {
+                fused = ChannelMajorRegions.apply(
+                    fused, shapes: &shapes, isConstant: constants.isConstant, graphOutputs: subgraph.outputs)
+            }
             nodes = fused.map { Node(prepared: .kernel($0.kernel), inputs: $0.inputs, outputs: $0.outputs) }
         }
+        self.shapes = shapes
         self.constants = constants
         self.nodes = nodes
         self.histogram = histogram

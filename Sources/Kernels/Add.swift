@@ -32,6 +32,11 @@ public struct Add: PreparedKernel {
     let lower: Float
     let upper: Float
 
+    /// Whether both operands have the output's shape (no broadcasting): each
+    /// output element is the sum of the operands' elements at its own index,
+    /// so the sum does not depend on the order the elements are stored in.
+    public var isElementwise: Bool { broadcast.isElementwise }
+
     /// Validates two inputs whose shapes broadcast (rank ≤ 6 when they differ).
     public static func prepare(inputs: [Operand], options: Options) throws -> Add {
         guard inputs.count == 2 else {

@@ -33,6 +33,9 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Run PAD, ADD and PRELU as operators of their own, not folded into the convolutions.")
     var unfused = false
 
+    @Flag(help: "Run 1×1 convolutions with mostly-zero filters as dense ones, not as sparse kernels on channel-major tensors.")
+    var dense = false
+
     @Flag(help: "Also print the time per operator type (one profiled pass per run).")
     var perOp = false
 
@@ -52,7 +55,8 @@ struct BenchCommand: ParsableCommand {
             interpreter = try Interpreter(
                 contentsOfFile: path,
                 options: .init(
-                    threadCount: threads, mode: reference ? .reference : .fast, fusesOperators: !unfused))
+                    threadCount: threads, mode: reference ? .reference : .fast, fusesOperators: !unfused,
+                    usesSparseKernels: !dense))
         } catch {
             printError("landmarker: \(path): \(error)")
             throw ExitCode.failure
