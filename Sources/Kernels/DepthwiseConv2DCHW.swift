@@ -1,0 +1,214 @@
+import Tensor
+
+#if LANDMARKER_AVX512
+import KernelsAVX512
+#endif
+
+/// DEPTHWISE_CONV_2D on channel-major tensors: the same convolution as a
+/// `DepthwiseConv2D` with depth multiplier 1, reading and writing
+/// `[N][C][H·W]` (each channel's H×W plane contiguous and row-major)
+/// instead of `[N, H, W, C]`:
+///
+///     output[n][c][oy·OW + ox] = clamp(bias[c] + Σ_{ky,kx} input[n][c][iy·W + ix] · filter[0, ky, kx, c])
+///     iy = oy·strideH − padTop + ky,  ix = ox·strideW − padLeft + kx
+///
+/// where taps outside the input (in the padding, including a folded PAD's)
+/// contribute nothing.
+///
+/// Only the shapes of the AVX-512 plane kernels are taken: square 3×3 or
+/// 5×5 filters, undilated, strides 1 or 2 along each axis, weights packed
+/// for `.avx512`. `init?` returns nil for anything else.
+public struct DepthwiseConv2DCHW: PreparedKernel {
+    /// "DEPTHWISE_CONV_2D(CHW)", "PAD+DEPTHWISE_CONV_2D(CHW)" when a PAD is folded into it.
+    public var opName: String { (foldsPadding ? "PAD+" : "") + "DEPTHWISE_CONV_2D(CHW)" }
+    /// `[[N, OH, OW, C]]`, the wrapped op's shape; the tensor itself is laid
+    /// out `[N][C][OH·OW]`.
+    public let outputShapes: [TensorShape]
+    /// `N · OH · OW · C · KH · KW`, as the wrapped op counts them.
+    public let multiplyAccumulates: Int
+    /// Filter and bias are copied at prepare time.
+    public let readsConstantInputs = false
+
+    /// Batch and spatial geometry of the sliding window (with any folded padding).
+    let window: WindowGeometry
+    /// C: input and output channels.
+    let channels: Int
+    let activation: FusedActivation
+    /// `[1, KH, KW, C]`, as in the model.
+    let filter: [Float]
+    /// `[C][KH·KW]`: each channel's taps together, for the plane kernels.
+    let channelFilters: [Float]
+    /// `[C]`; zeros when the op has no bias.
+    let bias: [Float]
+    let foldsPadding: Bool
+    /// Output rows per work item (a band of one channel plane).
+    let bandRows: Int
+    /// Bands per channel plane.
+    let bandsPerPlane: Int
+    /// Floats of one scratch row (`depthwiseCHWScratchRowFloats`).
+    let scratchRowFloats: Int
+    /// Floats of scratch one thread uses: one band's rows, rounded up to 16.
+    let scratchPerThread: Int
+
+    /// Scratch floats per band the band height aims at (32 KiB, in L1).
+    static let scratchBudget = 8 * 1024
+    /// Work items the split into bands aims at when there are few planes.
+    static let minimumWorkItems = 16
+
+    /// The channel-major form of `depthwise`, or nil when no plane kernel
+    /// fits: a depth multiplier other than 1, dilation, a filter other than
+    /// 3×3 or 5×5, a stride other than 1 or 2, weights not packed for
+    /// `.avx512`, or a library built without the AVX-512 kernels.
+    public init?(_ depthwise: DepthwiseConv2D) {
+        #if LANDMARKER_AVX512
+        let g = depthwise.window
+        guard let packed = depthwise.packed, packed.instructionSet == .avx512,
+              depthwise.depthMultiplier == 1,
+              g.dilationH == 1, g.dilationW == 1,
+              g.filterHeight == g.filterWidth, g.filterWidth == 3 || g.filterWidth == 5,
+              (1...2).contains(g.strideH), (1...2).contains(g.strideW)
+        else { return nil }
+        let channels = depthwise.outputChannels, taps = g.filterHeight * g.filterWidth
+        var channelFilters = [Float](repeating: 0, count: channels * taps)
+        for t in 0..<taps {
+            for c in 0..<channels { channelFilters[c * taps + t] = depthwise.filter[t * channels + c] }
+        }
+        let rowFloats = depthwiseCHWScratchRowFloats(
+            size: g.filterWidth, strideWidth: g.strideW, outputWidth: g.outputWidth)
+        // Rows fitting the budget: each output row adds strideH scratch rows.
+        let cacheRows = max(1, (Self.scratchBudget / rowFloats - g.filterHeight) / g.strideH + 1)
+        // Planes ≤ N·C ≤ the input's element count: no overflow.
+        let planes = g.batch * channels
+        let splitForThreads = (Self.minimumWorkItems + planes - 1) / planes
+        let bands = min(g.outputHeight, max((g.outputHeight + cacheRows - 1) / cacheRows, splitForThreads))
+        let bandRows = (g.outputHeight + bands - 1) / bands
+        self.window = g
+        self.channels = channels
+        self.activation = depthwise.activation
+        self.filter = depthwise.filter
+        self.channelFilters = channelFilters
+        self.bias = depthwise.bias
+        self.foldsPadding = depthwise.foldsPadding
+        self.outputShapes = depthwise.outputShapes
+        self.multiplyAccumulates = depthwise.multiplyAccumulates
+        self.bandRows = bandRows
+        self.bandsPerPlane = (g.outputHeight + bandRows - 1) / bandRows
+        self.scratchRowFloats = rowFloats
+        // Rows and row floats are bounded by tensor dimensions plus the filter size.
+        self.scratchPerThread = (((bandRows - 1) * g.strideH + g.filterHeight) * rowFloats + 15) / 16 * 16
+        #else
+        return nil
+        #endif
+    }
+
+    /// One band of scratch rows per thread.
+    /// - Throws: `KernelError` when that exceeds `TensorShape.maxElements` floats.
+    public func workspaceSize(threadCount: Int) throws -> Int {
+        let (total, overflow) = max(1, threadCount).multipliedReportingOverflow(by: scratchPerThread)
+        guard !overflow, total <= TensorShape.maxElements else {
+            throw KernelError(
+                op: opName,
+                "scratch of \(scratchPerThread) floats per thread for \(threadCount) threads is too large")
+        }
+        return total
+    }
+
+    /// Direct convolution, one output value at a time, summing taps in
+    /// (ky, kx) order in Float exactly as `DepthwiseConv2D.runReference`
+    /// does, so both give the same bits up to the layout.
+    public func runReference(_ io: KernelIO) {
+        let input = io.inputs[0]    // [N][C][H·W]
+        let output = io.outputs[0]  // [N][C][OH·OW]
+        let g = window
+        for n in 0..<g.batch {
+            for c in 0..<channels {
+                let inputPlane = input + (n * channels + c) * g.inputHeight * g.inputWidth
+                let outputPlane = output + (n * channels + c) * g.outputHeight * g.outputWidth
+                for oy in 0..<g.outputHeight {
+                    for ox in 0..<g.outputWidth {
+                        var total: Float = 0
+                        for ky in 0..<g.filterHeight {
+                            let iy = oy * g.strideH - g.padTop + ky
+                            guard iy >= 0, iy < g.inputHeight else { continue }
+                            for kx in 0..<g.filterWidth {
+                                let ix = ox * g.strideW - g.padLeft + kx
+                                guard ix >= 0, ix < g.inputWidth else { continue }
+                                total += inputPlane[iy * g.inputWidth + ix]
+                                    * filter[(ky * g.filterWidth + kx) * channels + c]
+                            }
+                        }
+                        outputPlane[oy * g.outputWidth + ox] = activation.apply(total + bias[c])
+                    }
+                }
+            }
+        }
+    }
+
+    /// The AVX-512 plane kernels over work items of one band of output rows
+    /// of one channel plane; each thread uses its own slice of
+    /// `io.workspace` (at least `workspaceSize(threadCount: runner.threadCount)`
+    /// floats). Every output value is computed the same way whatever the
+    /// thread count.
+    public func run(_ io: KernelIO, runner: ParallelRunner) {
+        #if LANDMARKER_AVX512
+        precondition(
+            io.workspace.count >= scratchPerThread * runner.threadCount,
+            "\(opName): workspace smaller than workspaceSize(threadCount:)")
+        let g = window
+        // Validated sizes: planes · bands ≤ N·C·OH, below the output's element count.
+        let items = g.batch * channels * bandsPerPlane
+        let threads = usefulThreadCount(
+            runner.threadCount, multiplyAdds: g.batch * channels, g.outputHeight * g.outputWidth,
+            g.filterHeight * g.filterWidth)
+        channelFilters.withUnsafeBufferPointer { filters in
+            bias.withUnsafeBufferPointer { bias in
+                guard let scratch = io.workspace.baseAddress, let filters = filters.baseAddress,
+                      let bias = bias.baseAddress
+                else { preconditionFailure("\(opName): empty workspace or filter") }
+                runner.limited(to: threads).forEach(
+                    items,
+                    Bands(
+                        kernel: self, input: io.inputs[0], output: io.outputs[0], filters: filters,
+                        bias: bias, scratch: scratch))
+            }
+        }
+        #else
+        preconditionFailure("\(opName) prepared in a build without the AVX-512 kernels")
+        #endif
+    }
+
+    #if LANDMARKER_AVX512
+    /// Work item `i`: band `i % bandsPerPlane` of plane `i / bandsPerPlane`
+    /// (plane `n·C + c`), for `ParallelRunner.forEach`.
+    private struct Bands: ParallelWork {
+        let kernel: DepthwiseConv2DCHW
+        let input: UnsafePointer<Float>
+        let output: UnsafeMutablePointer<Float>
+        let filters: UnsafePointer<Float>
+        let bias: UnsafePointer<Float>
+        let scratch: UnsafeMutablePointer<Float>
+
+        func run(_ items: Range<Int>, thread: Int) {
+            let k = kernel, g = kernel.window
+            let inputPlane = g.inputHeight * g.inputWidth, outputPlane = g.outputHeight * g.outputWidth
+            let taps = g.filterHeight * g.filterWidth
+            let (lower, upper) = k.activation.clampRange
+            for item in items {
+                let plane = item / k.bandsPerPlane, c = plane % k.channels
+                let firstRow = item % k.bandsPerPlane * k.bandRows
+                depthwiseCHWF32BandAVX512(
+                    size: g.filterWidth, strideWidth: g.strideW,
+                    DepthwiseCHWBandOperands(
+                        input: input + plane * inputPlane, inputHeight: g.inputHeight,
+                        inputWidth: g.inputWidth,
+                        output: output + plane * outputPlane + firstRow * g.outputWidth,
+                        outputWidth: g.outputWidth, firstRow: firstRow,
+                        rowCount: min(k.bandRows, g.outputHeight - firstRow),
+                        strideHeight: g.strideH, padTop: g.padTop, padLeft: g.padLeft,
+                        weights: filters + c * taps, bias: bias[c], lower: lower, upper: upper,
+                        scratch: scratch + thread * k.scratchPerThread, scratchRowFloats: k.scratchRowFloats))
+            }
+        }
+    }
+    #endif
+}

@@ -1,0 +1,312 @@
+import Tensor
+
+#if LANDMARKER_AVX512
+import KernelsAVX512
+#endif
+
+/// A 1×1 CONV_2D whose filter is mostly zeros, on channel-major tensors:
+/// the same convolution as the `Conv2D` it is made from, computed from the
+/// filter's non-zero values only.
+///
+/// Tensors are laid out `[N][C][P]` (P = H·W pixels, contiguous per channel)
+/// instead of NHWC; their shapes (`outputShapes`) stay the NHWC ones.
+/// Operands, in the convolution's operand order:
+/// - `io.inputs[0]`: the input, `[N][Cin][P]`;
+/// - the filter and bias operands (not read: copied at init);
+/// - with a fused ADD, the residual `[N][Cout][P]` after them;
+/// - `io.outputs[0]`: the output, `[N][Cout][P]`:
+///
+///       y = clamp(bias[oc] + Σ_{ic: w[oc, ic] ≠ 0} w[oc, ic] · input[n][ic][p], activation)
+///       output[n][oc][p] = clamp(y + residual[n][oc][p], addLower, addUpper)   (or residual + y)
+///
+/// the second line only with a fused ADD, with the ADD's float operations.
+/// Zero weights are skipped, not multiplied: where an input is infinite or
+/// NaN, the dense convolution's `0 · x` makes its sum NaN and this one's not.
+/// Only built where the AVX-512 kernels are (see `init`).
+public struct SparsePointwiseConv2DCHW: PreparedKernel {
+    /// "CONV_2D(sparse CHW)", with "+ADD" when an ADD is fused.
+    public let opName: String
+    /// `[[N, H, W, Cout]]`: the convolution's shape (the data is `[N][Cout][H·W]`).
+    public let outputShapes: [TensorShape]
+    /// The dense convolution's `N · H · W · Cout · Cin`, zeros included, so
+    /// that rates stay comparable with `Conv2D`'s.
+    public let multiplyAccumulates: Int
+    /// The filter and bias are copied at init.
+    public let readsConstantInputs = false
+    /// Non-zero filter values, over `Cout · Cin`.
+    public let density: Double
+
+    /// Pixels per tile of the fast kernel (four `SIMD16<Float>`).
+    static let tilePixels = 64
+    /// Input channels per block of the fast kernel: a tile's rows of one
+    /// block (`tilePixels · 128` floats, 32 KiB) stay in L1 while every
+    /// output channel reads them. Without blocks, layers of 480 and more
+    /// input channels ran about a third slower.
+    static let defaultBlockChannels = 128
+
+    let batch: Int
+    /// P = H·W.
+    let pixels: Int
+    /// Cin.
+    let inputChannels: Int
+    /// Cout.
+    let outputChannels: Int
+    /// Input channels per block (the last block may have fewer).
+    let blockChannels: Int
+    let blockCount: Int
+    /// Whether the fast kernel first copies each tile's input rows to
+    /// aligned scratch (`packSparseTileAVX512`): when rows of P floats do not
+    /// all start on a 64-byte boundary. Misaligned rows made the 14×14 and
+    /// 7×7 layers about a third slower; packing costs about 2 % on aligned ones.
+    let packsInput: Bool
+    /// The non-zero filter values: block by block, within a block output
+    /// channel by output channel, within a channel by ascending input
+    /// channel; then one unused 0.
+    let values: [Float]
+    /// Per non-zero, its input channel; then one unused 0.
+    let columns: [Int32]
+    /// Per non-zero, where the fast kernel finds its input row: with
+    /// `packsInput`, `(ic − first channel of its block) · 64` in the packed
+    /// tile; otherwise `ic · P` in the image. Then one unused 0.
+    let offsets: [Int32]
+    /// The non-zeros of output channel `oc` in block `b` are
+    /// `starts[b·Cout + oc] ..< starts[b·Cout + oc + 1]`.
+    let starts: [Int32]
+    /// `[Cout]`.
+    let bias: [Float]
+    let activation: FusedActivation
+    /// The fused ADD, if any (never a PRELU).
+    let epilogue: ConvolutionEpilogue
+    /// Index of the residual in `io.inputs` when an ADD is fused.
+    let residualOperand: Int
+
+    /// The sparse form of `conv`, or nil when it does not apply: `conv` is
+    /// not a 1×1 convolution with unit strides and no padding, has a fused
+    /// PRELU, was not prepared for `.avx512` (or this build lacks the
+    /// AVX-512 kernels), or more than `maxDensity` of its filter values are
+    /// non-zero.
+    public init?(_ conv: Conv2D, maxDensity: Double = 0.5) {
+        self.init(conv, maxDensity: maxDensity, blockChannels: Self.defaultBlockChannels)
+    }
+
+    /// `init(_:maxDensity:)` with blocks of at most `blockChannels` input
+    /// channels, packing each tile's input rows when `packsInput` says so
+    /// (nil: when P is not a multiple of 16).
+    init?(_ conv: Conv2D, maxDensity: Double, blockChannels: Int, packsInput: Bool? = nil) {
+        #if LANDMARKER_AVX512
+        let g = conv.window
+        guard conv.isPointwise, conv.epilogue.preluAlpha == nil,
+              conv.packed.instructionSet == .avx512, blockChannels > 0,
+              g.outputHeight == g.inputHeight, g.outputWidth == g.inputWidth
+        else { return nil }
+        let cin = conv.inputChannels, cout = conv.outputChannels
+        let filter = conv.filter  // [Cout, 1, 1, Cin]
+        let nonzeroCount = filter.reduce(0) { $1 != 0 ? $0 + 1 : $0 }
+        let density = Double(nonzeroCount) / Double(filter.count)
+        guard density <= maxDensity, nonzeroCount <= Int(Int32.max) else { return nil }
+        // H·W·Cin is at most the input's element count (≤ 2^31): no overflow,
+        // and every offset ic·P ≤ (Cin − 1)·P fits in Int32.
+        let pixels = g.inputHeight * g.inputWidth
+        let packs = packsInput ?? !pixels.isMultiple(of: 16)
+        let blockCount = (cin + blockChannels - 1) / blockChannels
+        // Even blocks: at most `blockChannels` each.
+        let perBlock = (cin + blockCount - 1) / blockCount
+        var values: [Float] = [], columns: [Int32] = [], offsets: [Int32] = [], starts: [Int32] = [0]
+        values.reserveCapacity(nonzeroCount + 1)
+        columns.reserveCapacity(nonzeroCount + 1)
+        offsets.reserveCapacity(nonzeroCount + 1)
+        starts.reserveCapacity(blockCount * cout + 1)
+        for block in 0..<blockCount {
+            let inputs = (block * perBlock)..<min(cin, (block + 1) * perBlock)
+            for oc in 0..<cout {
+                for ic in inputs where filter[oc * cin + ic] != 0 {
+                    values.append(filter[oc * cin + ic])
+                    columns.append(Int32(ic))
+                    offsets.append(Int32(packs ? (ic - inputs.lowerBound) * Self.tilePixels : ic * pixels))
+                }
+                starts.append(Int32(values.count))
+            }
+        }
+        // A never-read entry, so that neither array is empty (an empty array
+        // may have no base address).
+        values.append(0)
+        columns.append(0)
+        offsets.append(0)
+        var epilogue = ConvolutionEpilogue.none
+        epilogue.add = conv.epilogue.add
+        self.opName = "CONV_2D(sparse CHW)" + (epilogue.add != nil ? "+ADD" : "")
+        self.outputShapes = conv.outputShapes
+        self.multiplyAccumulates = conv.multiplyAccumulates
+        self.density = density
+        self.batch = g.batch
+        self.pixels = pixels
+        self.inputChannels = cin
+        self.outputChannels = cout
+        self.blockChannels = perBlock
+        self.blockCount = blockCount
+        self.packsInput = packs
+        self.values = values
+        self.columns = columns
+        self.offsets = offsets
+        self.starts = starts
+        self.bias = conv.bias
+        self.activation = conv.activation
+        self.epilogue = epilogue
+        self.residualOperand = conv.convolutionOperandCount
+        #else
+        return nil
+        #endif
+    }
+
+    /// The residual of a fused ADD, from the kernel's inputs.
+    private func residual(_ io: KernelIO) -> UnsafePointer<Float>? {
+        epilogue.add == nil ? nil : io.inputs[residualOperand]
+    }
+
+    /// One value at a time: the non-zero products summed in ascending input
+    /// channel order in Float, plus the bias, clamped, then the fused ADD as
+    /// the ADD's reference kernel computes it.
+    public func runReference(_ io: KernelIO) {
+        let input = io.inputs[0]    // [N][Cin][P]
+        let output = io.outputs[0]  // [N][Cout][P]
+        let residual = self.residual(io)  // [N][Cout][P]
+        for n in 0..<batch {
+            let image = input + n * inputChannels * pixels
+            for oc in 0..<outputChannels {
+                let row = (n * outputChannels + oc) * pixels
+                for p in 0..<pixels {
+                    var total: Float = 0
+                    for block in 0..<blockCount {
+                        let first = Int(starts[block * outputChannels + oc])
+                        let end = Int(starts[block * outputChannels + oc + 1])
+                        for k in first..<end {
+                            total += values[k] * image[Int(columns[k]) * pixels + p]
+                        }
+                    }
+                    let y = activation.apply(total + bias[oc])
+                    output[row + p] = epilogue.apply(y, residual: residual?[row + p] ?? 0, channel: oc)
+                }
+            }
+        }
+    }
+
+    /// Per thread: with more than one block of input channels, the sums of
+    /// one tile between blocks (`Cout · 64` floats), and with `packsInput`,
+    /// one block of a tile's input rows (`blockChannels · 64` floats).
+    public func workspaceSize(threadCount: Int) throws -> Int {
+        let perThread = threadWorkspace
+        guard perThread > 0 else { return 0 }
+        let (size, overflow) = max(1, threadCount).multipliedReportingOverflow(by: perThread)
+        guard !overflow, size <= TensorShape.maxElements else {
+            throw KernelError(
+                op: opName, "workspace for \(threadCount) threads exceeds \(TensorShape.maxElements) floats")
+        }
+        return size
+    }
+
+    /// Floats of workspace each thread of `run` uses: partial sums, then the
+    /// packed input rows (both multiples of 16 floats, so both stay aligned).
+    var threadWorkspace: Int {
+        // Cout and blockChannels are at most 2^31 and 64 is small: no overflow.
+        (blockCount > 1 ? outputChannels * Self.tilePixels : 0) + (packsInput ? blockChannels * Self.tilePixels : 0)
+    }
+
+    /// Tiles of 64 pixels (the last of an image may have fewer) times
+    /// groups of output channels, each tile's blocks of input channels in
+    /// order: every value is computed the same way whatever the thread
+    /// count, so the results are bit-identical for all of them.
+    public func run(_ io: KernelIO, runner: ParallelRunner) {
+        #if LANDMARKER_AVX512
+        let nonzeros = values.count - 1
+        let threads = usefulThreadCount(runner.threadCount, multiplyAdds: batch * pixels, max(1, nonzeros), 1)
+        let tilesPerImage = (pixels + Self.tilePixels - 1) / Self.tilePixels
+        let tileCount = batch * tilesPerImage
+        let wanted = threads > 1 ? threads * 4 : 1
+        let groups = tileCount >= wanted ? 1 : min(outputChannels, (wanted + tileCount - 1) / tileCount)
+        values.withUnsafeBufferPointer { values in
+            offsets.withUnsafeBufferPointer { offsets in
+                starts.withUnsafeBufferPointer { starts in
+                    bias.withUnsafeBufferPointer { bias in
+                        let work = SparsePointwiseTiles(
+                            input: io.inputs[0], output: io.outputs[0], residual: residual(io),
+                            weights: SparseWeightsAVX512(
+                                values: values.baseAddress!, offsets: offsets.baseAddress!,
+                                starts: starts.baseAddress!, outputChannels: outputChannels),
+                            bias: bias.baseAddress!, workspace: io.workspace.baseAddress,
+                            threadWorkspace: threadWorkspace, packsInput: packsInput,
+                            inputChannels: inputChannels, outputChannels: outputChannels, pixels: pixels,
+                            blockChannels: blockChannels, blockCount: blockCount,
+                            tilesPerImage: tilesPerImage, groups: groups,
+                            clamp: activation.clampRange, add: epilogue.add)
+                        runner.limited(to: threads).forEach(tileCount * groups, work)
+                    }
+                }
+            }
+        }
+        #else
+        preconditionFailure("a sparse channel-major convolution in a build without the AVX-512 kernels")
+        #endif
+    }
+}
+
+#if LANDMARKER_AVX512
+/// The work items of `SparsePointwiseConv2DCHW.run`: item `i` is group
+/// `i % groups` of output channels of tile `i / groups` (tiles numbered
+/// image by image).
+private struct SparsePointwiseTiles: ParallelWork {
+    let input: UnsafePointer<Float>
+    let output: UnsafeMutablePointer<Float>
+    let residual: UnsafePointer<Float>?
+    let weights: SparseWeightsAVX512
+    let bias: UnsafePointer<Float>
+    /// `threadWorkspace` floats per thread (see `workspaceSize`).
+    let workspace: UnsafeMutablePointer<Float>?
+    let threadWorkspace: Int
+    let packsInput: Bool
+    let inputChannels: Int
+    let outputChannels: Int
+    let pixels: Int
+    let blockChannels: Int
+    let blockCount: Int
+    let tilesPerImage: Int
+    let groups: Int
+    let clamp: (lower: Float, upper: Float)
+    let add: ConvolutionEpilogue.ResidualAdd?
+
+    func run(_ items: Range<Int>, thread: Int) {
+        let tilePixels = SparsePointwiseConv2DCHW.tilePixels
+        let scratch = workspace.map { $0 + thread * threadWorkspace }
+        let partial = blockCount > 1 ? scratch : nil
+        let packed = scratch.map { $0 + (blockCount > 1 ? outputChannels * tilePixels : 0) }
+        for item in items {
+            let tile = item / groups, group = item % groups
+            let n = tile / tilesPerImage, first = tile % tilesPerImage * tilePixels
+            let channels = (outputChannels * group / groups)..<(outputChannels * (group + 1) / groups)
+            let outputBase = n * outputChannels * pixels + first
+            let out = SparseOutputAVX512(
+                output: output + outputBase, residual: residual.map { $0 + outputBase },
+                channelStride: pixels, bias: bias, lower: clamp.lower, upper: clamp.upper,
+                addLower: add?.lower ?? -.infinity, addUpper: add?.upper ?? .infinity,
+                residualFirst: add?.residualFirst ?? false)
+            let image = input + n * inputChannels * pixels + first
+            let count = min(tilePixels, pixels - first)
+            for block in 0..<blockCount {
+                var rows = image
+                if packsInput, let packed {
+                    let firstChannel = block * blockChannels
+                    packSparseTileAVX512(
+                        input: image + firstChannel * pixels, channelStride: pixels,
+                        channels: min(blockChannels, inputChannels - firstChannel), pixels: count,
+                        packed: packed)
+                    rows = UnsafePointer(packed)
+                }
+                sparsePointwiseCHWTileAVX512(
+                    SparseTileAVX512(
+                        input: rows, pixels: count, channels: channels, block: block,
+                        partial: partial, isLast: block == blockCount - 1),
+                    weights: weights, out: out)
+            }
+        }
+    }
+}
+#endif

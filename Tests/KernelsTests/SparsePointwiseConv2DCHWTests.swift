@@ -1,0 +1,331 @@
+import Foundation
+import Tensor
+import Testing
+
+@testable import Kernels
+
+/// The sparse 1×1 convolution on channel-major tensors against its
+/// reference kernel, against the dense NHWC convolution's reference kernel
+/// (after transposing), and across thread counts.
+@Suite struct SparsePointwiseConv2DCHWTests {
+    /// Whether this process can build the sparse kernel at all.
+    static let available = KernelInstructionSet.avx512.isSupported
+
+    /// One sparse 1×1 convolution with random data, its tensors channel-major.
+    struct Problem: CustomStringConvertible {
+        let batch: Int, height: Int, width: Int, inputChannels: Int, outputChannels: Int
+        let activation: FusedActivation
+        /// nil: no fused ADD; otherwise whether the residual is the ADD's first operand.
+        let residualFirst: Bool?
+        let addActivation: FusedActivation
+        /// `[Cout, Cin]`: row 0 all zeros (when Cout > 2), row 1 (when there
+        /// is one) all non-zero, the others at a random density in 0.1...0.5.
+        let filter: [Float]
+        let bias: [Float]
+        /// `[N][Cin][P]`.
+        let input: [Float]
+        /// `[N][Cout][P]`, empty without an ADD.
+        let residual: [Float]
+        let conv: Conv2D
+
+        var pixels: Int { height * width }
+
+        init(
+            batch: Int, pixels: Int, inputChannels: Int, outputChannels: Int,
+            activation: FusedActivation, residualFirst: Bool?, addActivation: FusedActivation = .none,
+            instructionSet: KernelInstructionSet = .avx512, rng: inout SeededGenerator
+        ) throws {
+            // H·W = P with H the largest divisor of P not above its square root.
+            let height = (1...pixels).last { pixels % $0 == 0 && $0 * $0 <= pixels } ?? 1
+            self.batch = batch
+            self.height = height
+            self.width = pixels / height
+            self.inputChannels = inputChannels
+            self.outputChannels = outputChannels
+            self.activation = activation
+            self.residualFirst = residualFirst
+            self.addActivation = addActivation
+            var filter = [Float](repeating: 0, count: outputChannels * inputChannels)
+            for oc in 0..<outputChannels {
+                let density = oc == 0 && outputChannels > 2 ? 0 : oc == 1 ? 1 : Double.random(in: 0.1...0.5, using: &rng)
+                for ic in 0..<inputChannels where Double.random(in: 0..<1, using: &rng) < density {
+                    filter[oc * inputChannels + ic] = Float.random(in: -1...1, using: &rng)
+                }
+            }
+            self.filter = filter
+            bias = rng.floats(outputChannels)
+            input = rng.floats(batch * inputChannels * pixels)
+            residual = residualFirst == nil ? [] : rng.floats(batch * outputChannels * pixels)
+            let outputShape = [batch, height, pixels / height, outputChannels]
+            var conv = try Conv2D.prepare(
+                inputs: [
+                    ConvTestSupport.activation([batch, height, pixels / height, inputChannels]),
+                    ConvTestSupport.constant([outputChannels, 1, 1, inputChannels], filter),
+                    ConvTestSupport.constant([outputChannels], bias),
+                ],
+                options: .init(padding: .same, activation: activation), instructionSet: instructionSet)
+            if let residualFirst {
+                let add = try Add.prepare(
+                    inputs: [ConvTestSupport.activation(outputShape), ConvTestSupport.activation(outputShape)],
+                    options: .init(activation: addActivation))
+                conv = try #require(conv.fusing(add: add, residualIsFirstOperand: residualFirst))
+            }
+            self.conv = conv
+        }
+
+        var description: String {
+            "N \(batch) P \(pixels) (\(height)×\(width)) Cin \(inputChannels) Cout \(outputChannels) "
+                + "act \(activation) add \(residualFirst.map { $0 ? "residual first" : "residual second" } ?? "none") "
+                + "add act \(addActivation)"
+        }
+
+        /// Runs `kernel` (fast or reference) on channel-major `input` and
+        /// the residual; returns the output and whether nothing was written
+        /// past it or past the workspace.
+        func run(
+            _ kernel: SparsePointwiseConv2DCHW, fast: Bool, runner: ParallelRunner
+        ) throws -> (output: [Float], guardsIntact: Bool) {
+            let source = GuardedBuffer(input)
+            let extra = GuardedBuffer(residual)
+            let placeholder = GuardedBuffer(count: 0)
+            let output = GuardedBuffer(count: batch * outputChannels * pixels)
+            output.pointer.update(repeating: .nan, count: output.count)
+            let workspace = GuardedBuffer(count: try kernel.workspaceSize(threadCount: runner.threadCount))
+            var inputs = [UnsafePointer(source.pointer), UnsafePointer(placeholder.pointer), UnsafePointer(placeholder.pointer)]
+            if residualFirst != nil { inputs.append(UnsafePointer(extra.pointer)) }
+            let io = KernelIO(
+                inputs: inputs, outputs: [output.pointer],
+                workspace: UnsafeMutableBufferPointer(start: workspace.pointer, count: workspace.count))
+            if fast { kernel.run(io, runner: runner) } else { kernel.runReference(io) }
+            return (output.values, output.guardIntact && workspace.guardIntact)
+        }
+
+        /// The dense NHWC convolution's reference output, transposed to `[N][Cout][P]`.
+        func denseReference() -> [Float] {
+            let nhwcInput = transpose(input, rows: inputChannels, columns: pixels)
+            var operands = [nhwcInput, [], []]
+            if residualFirst != nil { operands.append(transpose(residual, rows: outputChannels, columns: pixels)) }
+            let nhwc = ConvTestSupport.runReference(conv, operands)
+            return transpose(nhwc, rows: pixels, columns: outputChannels)
+        }
+
+        /// Each image of `values`, `[N][rows][columns]`, as `[N][columns][rows]`.
+        func transpose(_ values: [Float], rows: Int, columns: Int) -> [Float] {
+            var result = [Float](repeating: 0, count: values.count)
+            for n in 0..<batch {
+                let base = n * rows * columns
+                for r in 0..<rows {
+                    for c in 0..<columns { result[base + c * rows + r] = values[base + r * columns + c] }
+                }
+            }
+            return result
+        }
+
+        /// How far two correct results for output channel `oc` may differ:
+        /// two Float sums of the non-zero products and the bias each err by
+        /// at most (n + 1)·ε·(Σ|w| + |b|) (inputs are in [−1, 1]); the clamps
+        /// do not widen that, and the ADD of a residual in [−1, 1] rounds
+        /// once more.
+        func tolerance(channel oc: Int) -> Double {
+            let row = filter[(oc * inputChannels)..<((oc + 1) * inputChannels)]
+            let terms = row.reduce(0) { $1 != 0 ? $0 + 1 : $0 }
+            let magnitude = row.reduce(Double(abs(bias[oc]))) { $0 + Double(abs($1)) }
+            let epsilon = Double(Float.ulpOfOne)
+            return 2 * Double(terms + 2) * epsilon * magnitude + 4 * epsilon * (magnitude + 1)
+        }
+
+        /// The first element of `actual` further than the tolerance from
+        /// `expected`, in words; nil if none.
+        func firstMismatch(_ actual: [Float], _ expected: [Float]) -> String? {
+            guard actual.count == expected.count else { return "\(actual.count) values, expected \(expected.count)" }
+            for i in actual.indices {
+                let oc = i / pixels % outputChannels
+                let tolerance = self.tolerance(channel: oc)
+                if !(abs(Double(actual[i]) - Double(expected[i])) <= tolerance) {
+                    return "element \(i) (channel \(oc), pixel \(i % pixels)): got \(actual[i]), expected \(expected[i]) ± \(tolerance)"
+                }
+            }
+            return nil
+        }
+
+        /// Checks the fast kernel (1, 2 and 3 threads) against the reference
+        /// kernel, the reference kernel against the dense one, and that
+        /// nothing is written out of bounds.
+        func check(_ kernel: SparsePointwiseConv2DCHW, seed: UInt64, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let context = "\(self) blocks \(kernel.blockCount) packs \(kernel.packsInput) seed \(seed)"
+            let reference = try run(kernel, fast: false, runner: .serial)
+            let dense = denseReference()
+            let unlikeDense = zip(reference.output, dense).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(
+                unlikeDense == 0 && reference.output.count == dense.count,
+                "reference differs from the dense reference in \(unlikeDense) values: \(context)",
+                sourceLocation: sourceLocation)
+            let serial = try run(kernel, fast: true, runner: .serial)
+            let serialInBounds = serial.guardsIntact
+            #expect(serialInBounds, "wrote out of bounds: \(context)", sourceLocation: sourceLocation)
+            let mismatch = firstMismatch(serial.output, reference.output)
+            #expect(mismatch == nil, "\(mismatch ?? ""): \(context)", sourceLocation: sourceLocation)
+            for threads in [2, 3] {
+                let parallel = try run(kernel, fast: true, runner: ParallelRunner(threadCount: threads))
+                let inBounds = parallel.guardsIntact
+                #expect(inBounds, "wrote out of bounds, \(threads) threads: \(context)", sourceLocation: sourceLocation)
+                let differing = zip(parallel.output, serial.output).filter { $0.bitPattern != $1.bitPattern }.count
+                #expect(differing == 0, "\(differing) values differ from 1 thread with \(threads): \(context)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    static let pixelCounts = [1, 7, 15, 16, 17, 31, 32, 33, 49, 196, 784]
+
+    /// Every P with every Cin and Cout; activation, batch and ADD drawn at
+    /// random per case (the whole list of each is swept across the cases).
+    @Test(arguments: pixelCounts)
+    func sweepMatchesReferenceAndDense(pixels: Int) throws {
+        guard Self.available else {
+            try Self.expectUnavailable()
+            return
+        }
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed ^ UInt64(pixels))
+        let activations: [FusedActivation] = [.none, .relu, .relu6]
+        var index = 0
+        for inputChannels in [1, 3, 16, 24, 40, 112, 1152] {
+            for outputChannels in [1, 2, 17, 96] {
+                index += 1
+                // Keep the largest cases (the dense reference sums every tap) to one image.
+                let large = pixels * inputChannels * outputChannels > 4_000_000
+                let problem = try Problem(
+                    batch: large ? 1 : 1 + index % 2, pixels: pixels, inputChannels: inputChannels,
+                    outputChannels: outputChannels, activation: activations[index % 3],
+                    residualFirst: [nil, true, false][(index / 3) % 3],
+                    addActivation: activations[(index / 2) % 3], rng: &rng)
+                let kernel = try #require(
+                    SparsePointwiseConv2DCHW(problem.conv, maxDensity: 1), "\(problem) seed \(seed)")
+                try problem.check(kernel, seed: seed)
+            }
+        }
+    }
+
+    /// Small blocks of input channels (partial sums carried between blocks),
+    /// with and without packing the input rows, on every tile shape.
+    @Test(arguments: [7, 17, 33, 49, 64, 65, 100, 196])
+    func blocksAndPacking(pixels: Int) throws {
+        guard Self.available else {
+            try Self.expectUnavailable()
+            return
+        }
+        let seed = sweepSeed()
+        var rng = SeededGenerator(seed: seed ^ UInt64(pixels))
+        for (inputChannels, blockChannels) in [(40, 8), (37, 16), (112, 40)] {
+            for residualFirst in [nil, true, false] {
+                let problem = try Problem(
+                    batch: 2, pixels: pixels, inputChannels: inputChannels, outputChannels: 19,
+                    activation: .relu6, residualFirst: residualFirst, addActivation: .relu, rng: &rng)
+                for packs in [false, true] {
+                    let kernel = try #require(
+                        SparsePointwiseConv2DCHW(problem.conv, maxDensity: 1, blockChannels: blockChannels, packsInput: packs),
+                        "\(problem) seed \(seed)")
+                    #expect(kernel.blockCount == (inputChannels + blockChannels - 1) / blockChannels)
+                    try problem.check(kernel, seed: seed)
+                }
+            }
+        }
+    }
+
+    /// Operator name, shapes and cost are the dense convolution's; density is counted.
+    @Test func describesItself() throws {
+        guard Self.available else {
+            try Self.expectUnavailable()
+            return
+        }
+        var rng = SeededGenerator(seed: 1)
+        let plain = try Problem(
+            batch: 2, pixels: 12, inputChannels: 8, outputChannels: 4, activation: .relu,
+            residualFirst: nil, rng: &rng)
+        let kernel = try #require(SparsePointwiseConv2DCHW(plain.conv, maxDensity: 1))
+        #expect(kernel.opName == "CONV_2D(sparse CHW)")
+        #expect(kernel.outputShapes == plain.conv.outputShapes)
+        #expect(kernel.multiplyAccumulates == 2 * 12 * 8 * 4)
+        #expect(!kernel.readsConstantInputs)
+        let nonzeros = plain.filter.filter { $0 != 0 }.count
+        #expect(kernel.density == Double(nonzeros) / 32)
+        let fused = try Problem(
+            batch: 1, pixels: 12, inputChannels: 8, outputChannels: 4, activation: .relu,
+            residualFirst: true, rng: &rng)
+        #expect(try #require(SparsePointwiseConv2DCHW(fused.conv, maxDensity: 1)).opName == "CONV_2D(sparse CHW)+ADD")
+    }
+
+    /// A filter just above and at `maxDensity`.
+    @Test func densityLimit() throws {
+        guard Self.available else {
+            try Self.expectUnavailable()
+            return
+        }
+        var filter = [Float](repeating: 0, count: 4 * 10)
+        for i in 0..<20 { filter[i * 2] = 1 }  // half of the values
+        let conv = try Conv2D.prepare(
+            inputs: [
+                ConvTestSupport.activation([1, 3, 3, 10]), ConvTestSupport.constant([4, 1, 1, 10], filter),
+            ],
+            options: .init(padding: .valid), instructionSet: .avx512)
+        #expect(SparsePointwiseConv2DCHW(conv) != nil)
+        #expect(SparsePointwiseConv2DCHW(conv, maxDensity: 0.49) == nil)
+        var denser = filter
+        denser[1] = 1
+        let dense = try Conv2D.prepare(
+            inputs: [
+                ConvTestSupport.activation([1, 3, 3, 10]), ConvTestSupport.constant([4, 1, 1, 10], denser),
+            ],
+            options: .init(padding: .valid), instructionSet: .avx512)
+        #expect(SparsePointwiseConv2DCHW(dense) == nil)
+    }
+
+    /// Convolutions the kernel does not cover.
+    @Test func rejectsWhatItCannotRun() throws {
+        guard Self.available else {
+            try Self.expectUnavailable()
+            return
+        }
+        var rng = SeededGenerator(seed: 2)
+        let sparse = (0..<(4 * 9 * 6)).map { $0 % 5 == 0 ? Float(1) : 0 }
+        // 3×3.
+        let wide = try Conv2D.prepare(
+            inputs: [ConvTestSupport.activation([1, 5, 5, 6]), ConvTestSupport.constant([4, 3, 3, 6], sparse)],
+            options: .init(padding: .same), instructionSet: .avx512)
+        #expect(SparsePointwiseConv2DCHW(wide, maxDensity: 1) == nil)
+        // 1×1 with stride 2.
+        let strided = try Conv2D.prepare(
+            inputs: [
+                ConvTestSupport.activation([1, 6, 6, 6]),
+                ConvTestSupport.constant([4, 1, 1, 6], Array(sparse.prefix(24))),
+            ],
+            options: .init(padding: .same, strideH: 2, strideW: 2), instructionSet: .avx512)
+        #expect(SparsePointwiseConv2DCHW(strided, maxDensity: 1) == nil)
+        // A fused PRELU.
+        let problem = try Problem(
+            batch: 1, pixels: 9, inputChannels: 6, outputChannels: 4, activation: .none,
+            residualFirst: nil, rng: &rng)
+        let output = ConvTestSupport.activation([1, 3, 3, 4])
+        let alpha = ConvTestSupport.constant([4], rng.floats(4))
+        let prelu = try Prelu.prepare(inputs: [output, alpha])
+        let withPrelu = try #require(problem.conv.fusing(prelu: prelu, alpha: alpha))
+        #expect(SparsePointwiseConv2DCHW(problem.conv, maxDensity: 1) != nil)
+        #expect(SparsePointwiseConv2DCHW(withPrelu, maxDensity: 1) == nil)
+        // Weights packed for the baseline kernels.
+        let baseline = try Problem(
+            batch: 1, pixels: 9, inputChannels: 6, outputChannels: 4, activation: .none,
+            residualFirst: nil, instructionSet: .baseline, rng: &rng)
+        #expect(SparsePointwiseConv2DCHW(baseline.conv, maxDensity: 1) == nil)
+    }
+
+    /// Where the AVX-512 kernels cannot run, no sparse kernel is built,
+    /// even for a convolution it would otherwise cover.
+    static func expectUnavailable() throws {
+        #expect(!KernelInstructionSet.supported.contains(.avx512))
+        var rng = SeededGenerator(seed: 3)
+        let problem = try Problem(
+            batch: 1, pixels: 16, inputChannels: 8, outputChannels: 4, activation: .none,
+            residualFirst: nil, instructionSet: .baseline, rng: &rng)
+        #expect(SparsePointwiseConv2DCHW(problem.conv, maxDensity: 1) == nil)
+    }
+}
