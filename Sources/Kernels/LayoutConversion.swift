@@ -100,8 +100,19 @@ private struct TransposeBlocks: ParallelWork {
                 let lastRow = min(firstRow + side, rows)
                 for c in firstColumn..<lastColumn {
                     let targetRow = out + c * rows
-                    for r in firstRow..<lastRow {
+                    var r = firstRow
+                    // Eight source rows at a time: eight loads, one vector store.
+                    while r + 8 <= lastRow {
+                        let column = image + r * columns + c
+                        let values = SIMD8<Float>(
+                            column[0], column[columns], column[2 * columns], column[3 * columns],
+                            column[4 * columns], column[5 * columns], column[6 * columns], column[7 * columns])
+                        storeVector8(values, targetRow + r)
+                        r += 8
+                    }
+                    while r < lastRow {
                         targetRow[r] = image[r * columns + c]
+                        r += 1
                     }
                 }
                 firstRow = lastRow

@@ -97,7 +97,8 @@ import Testing
         var operators: [Int] = []
         for fuses in [false, true] {
             let interpreter = try Interpreter(
-                contentsOfFile: try Fixtures.model(model), options: .init(threadCount: 1, fusesOperators: fuses))
+                contentsOfFile: try Fixtures.model(model),
+                options: .init(threadCount: 1, fusesOperators: fuses, usesSparseKernels: false))
             try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
             interpreter.invoke()
             outputs.append(try interpreter.outputs.indices.map { try interpreter.output(at: $0) })
