@@ -217,6 +217,9 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// count, so the results are bit-identical for all of them.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         #if LANDMARKER_AVX512
+        precondition(
+            threadWorkspace == 0 || io.workspace.count >= threadWorkspace * runner.threadCount,
+            "the workspace is smaller than workspaceSize(threadCount:) asked for")
         let nonzeros = values.count - 1
         let threads = usefulThreadCount(runner.threadCount, multiplyAdds: batch * pixels, max(1, nonzeros), 1)
         let tilesPerImage = (pixels + Self.tilePixels - 1) / Self.tilePixels
