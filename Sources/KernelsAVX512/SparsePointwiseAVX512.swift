@@ -6,12 +6,11 @@
 // One call computes one tile of up to 64 consecutive pixels for a range of
 // output channels, over one block of input channels. Per non-zero weight it
 // broadcasts the weight and adds its product with the input row's pixels:
-// four vectors of 16 in a full tile, with the non-zeros alternating between
-// two sets of accumulators (eight fused multiply-adds in flight), added at
-// the end; two or one vectors in the pieces of a short tile, with the
-// non-zeros going round-robin to four accumulators added as
-// `(a0 + a1) + (a2 + a3)`. The first accumulator starts from the bias or the
-// previous block's sums. Which kernel computes a pixel depends only on P,
+// four vectors of 16 in a full tile, two or one in the pieces of a short
+// tile. The non-zeros of a channel go round-robin to four sets of
+// accumulators (so that at least eight fused multiply-adds are in flight),
+// added at the end as `(s0 + s1) + (s2 + s3)`; the first set starts from the
+// bias or the previous block's sums. Which kernel computes a pixel depends only on P,
 // and the order of its operations only on the channel's non-zeros and the
 // blocks of input channels, never on the range of channels a call is given
 // or the thread that makes it, so every pixel's result is the same
@@ -170,7 +169,7 @@ private func finish(
 }
 
 /// A tile of 49...64 pixels: four vectors per input row, the non-zeros
-/// alternating between two sets of accumulators.
+/// going round-robin to four sets of accumulators.
 @inline(__always)
 private func sparseTile64(
     _ tile: SparseTileAVX512, weights: SparseWeightsAVX512, out: SparseOutputAVX512
@@ -191,23 +190,42 @@ private func sparseTile64(
             a0 = SIMD16(repeating: out.bias[oc]); b0 = a0; c0 = a0; d0 = a0
         }
         var a1 = zero, b1 = zero, c1 = zero, d1 = zero
+        var a2 = zero, b2 = zero, c2 = zero, d2 = zero
+        var a3 = zero, b3 = zero, c3 = zero, d3 = zero
         var k = Int(starts[oc])
         let end = Int(starts[oc + 1])
-        while k + 2 <= end {
+        while k + 4 <= end {
             let x0 = input + Int(offsets[k]), x1 = input + Int(offsets[k + 1])
+            let x2 = input + Int(offsets[k + 2]), x3 = input + Int(offsets[k + 3])
             let w0 = SIMD16<Float>(repeating: values[k]), w1 = SIMD16<Float>(repeating: values[k + 1])
+            let w2 = SIMD16<Float>(repeating: values[k + 2]), w3 = SIMD16<Float>(repeating: values[k + 3])
             a0 = a0.addingProduct(w0, loadVector16(x0)); b0 = b0.addingProduct(w0, loadVector16(x0 + 16))
             c0 = c0.addingProduct(w0, loadVector16(x0 + 32)); d0 = d0.addingProduct(w0, loadVector16(x0 + 48))
             a1 = a1.addingProduct(w1, loadVector16(x1)); b1 = b1.addingProduct(w1, loadVector16(x1 + 16))
             c1 = c1.addingProduct(w1, loadVector16(x1 + 32)); d1 = d1.addingProduct(w1, loadVector16(x1 + 48))
-            k += 2
+            a2 = a2.addingProduct(w2, loadVector16(x2)); b2 = b2.addingProduct(w2, loadVector16(x2 + 16))
+            c2 = c2.addingProduct(w2, loadVector16(x2 + 32)); d2 = d2.addingProduct(w2, loadVector16(x2 + 48))
+            a3 = a3.addingProduct(w3, loadVector16(x3)); b3 = b3.addingProduct(w3, loadVector16(x3 + 16))
+            c3 = c3.addingProduct(w3, loadVector16(x3 + 32)); d3 = d3.addingProduct(w3, loadVector16(x3 + 48))
+            k += 4
         }
         if k < end {
             let x = input + Int(offsets[k]), w = SIMD16<Float>(repeating: values[k])
             a0 = a0.addingProduct(w, loadVector16(x)); b0 = b0.addingProduct(w, loadVector16(x + 16))
             c0 = c0.addingProduct(w, loadVector16(x + 32)); d0 = d0.addingProduct(w, loadVector16(x + 48))
         }
-        let sumA = a0 + a1, sumB = b0 + b1, sumC = c0 + c1, sumD = d0 + d1
+        if k + 1 < end {
+            let x = input + Int(offsets[k + 1]), w = SIMD16<Float>(repeating: values[k + 1])
+            a1 = a1.addingProduct(w, loadVector16(x)); b1 = b1.addingProduct(w, loadVector16(x + 16))
+            c1 = c1.addingProduct(w, loadVector16(x + 32)); d1 = d1.addingProduct(w, loadVector16(x + 48))
+        }
+        if k + 2 < end {
+            let x = input + Int(offsets[k + 2]), w = SIMD16<Float>(repeating: values[k + 2])
+            a2 = a2.addingProduct(w, loadVector16(x)); b2 = b2.addingProduct(w, loadVector16(x + 16))
+            c2 = c2.addingProduct(w, loadVector16(x + 32)); d2 = d2.addingProduct(w, loadVector16(x + 48))
+        }
+        let sumA = (a0 + a1) + (a2 + a3), sumB = (b0 + b1) + (b2 + b3)
+        let sumC = (c0 + c1) + (c2 + c3), sumD = (d0 + d1) + (d2 + d3)
         if !tile.isLast, let slot {
             storeVector16(sumA, slot); storeVector16(sumB, slot + 16)
             storeVector16(sumC, slot + 32); storeVector16(sumD, slot + 48)
