@@ -215,8 +215,7 @@ import Testing
                 Self.runChannelsLast(depthwise, input: paddedInput))
             #expect(
                 paddedDifferences == 0,
-                "folded fast kernel differs from the channels-last kernel on the padded input in "
-                    + "\(paddedDifferences) values: \(description) seed \(seed)")
+                "folded fast kernel differs from the channels-last kernel on the padded input in \(paddedDifferences) values: \(description) seed \(seed)")
             if let mismatch = S.firstMismatch(
                 Self.channelsLast(fast.values, folded.outputShapes[0].dimensions), expected.map(Double.init),
                 tolerance: S.summationTolerance(terms: kernel * kernel))
