@@ -154,7 +154,7 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         #if LANDMARKER_AVX512
         precondition(
-            io.workspace.count >= scratchPerThread * runner.threadCount,
+            io.workspace.count / runner.threadCount >= scratchPerThread,
             "\(opName): workspace smaller than workspaceSize(threadCount:)")
         let g = window
         // Validated sizes: planes · bands ≤ N·C·OH, below the output's element count.

@@ -6,13 +6,14 @@
 // A band of output rows first copies the input rows it reads into scratch
 // rows with the padding written out as zeros, so the tap loops need no
 // bounds checks. For stride 2 along W each scratch row is stored
-// de-interleaved (even padded columns, then odd ones), so the taps of 16
-// neighbouring outputs are 16 consecutive floats. Then each output row goes
-// 16 pixels at a time: the accumulator starts from the bias and adds one
-// fused multiply-add per tap in ascending (ky, kx) order, as the
-// channels-last kernels do. A tap in the padding adds `0 · w`, which leaves
-// a nonzero sum unchanged, so the results equal theirs bit for bit for
-// finite weights.
+// de-interleaved (even padded columns, then odd ones), so the taps of
+// neighbouring outputs are consecutive floats. Then output rows go four at
+// a time (sharing the scratch rows they read), 16 pixels at a time (8 for
+// rows of at most 8 pixels, and for a last piece of at most 8): each sum
+// starts from the bias and adds one fused multiply-add per tap in
+// ascending (ky, kx) order, as the channels-last kernels do. A tap in the
+// padding adds `0 · w`, which leaves a nonzero sum unchanged, so the
+// results equal theirs bit for bit for finite weights.
 
 /// One band of output rows of one channel plane, and the scratch rows it
 /// may use. All offsets the kernel forms stay inside the plane, the band's
