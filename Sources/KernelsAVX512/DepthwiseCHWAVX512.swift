@@ -232,8 +232,9 @@ enum Lanes8: CHWLanes {
 /// share their loads.
 enum CHWFilter<Size: StaticCount, StrideW: StaticCount, StrideH: StaticCount, Lanes: CHWLanes> {}
 
-/// Fills the band's scratch rows, then computes its output rows, four at a
-/// time, then the last 1...3 one at a time.
+/// Fills the band's scratch rows, then computes its output rows four at a
+/// time, then the last 1...3 one at a time (for 5×5 filters, with the
+/// block that ends the band when there is one).
 @inline(never)
 func channelMajorBand<Size, StrideW, StrideH, Lanes>(
     _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands
@@ -266,20 +267,44 @@ func channelMajorBand<Size, StrideW, StrideH, Lanes>(
         let split = Lanes.Vector.scalarCount == 16 && rest != 0 && rest <= 8 ? width &- rest : width
         let narrow = CHWFilter<Size, StrideW, StrideH, Lanes8>.self
         let half = rowFloats / 2
-        var local = 0
-        var scratchRow = UnsafePointer(band.scratch), output = band.output
-        while local &+ 4 <= band.rowCount {
-            fourOutputRows(shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
-            if split < width {
+        /// Output rows `local ..< local + 4` of the band.
+        func block(_ local: Int) {
+            let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
+            let output = band.output + local &* width
+            if size == 5 {
+                fourOutputRows5x5(
+                    shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
+                if split < width {
+                    fourOutputRows5x5(
+                        narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
+                        columns: split..<width)
+                }
+            } else {
                 fourOutputRows(
-                    narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
-                    columns: split..<width)
+                    shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
+                if split < width {
+                    fourOutputRows(
+                        narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
+                        columns: split..<width)
+                }
             }
+        }
+        var local = 0
+        while local &+ 4 <= band.rowCount {
+            block(local)
             local &+= 4
-            scratchRow += 4 &* strideH &* rowFloats
-            output += 4 &* width
+        }
+        if size == 5 && local < band.rowCount && band.rowCount >= 4 {
+            // The last 1...3 rows of a 5×5 filter as the block that ends
+            // the band (its other rows are computed again, to the same
+            // values): cheaper than single rows, whose 25 taps do not stay
+            // in registers. A 3×3 filter's single rows do.
+            block(band.rowCount &- 4)
+            local = band.rowCount
         }
         while local < band.rowCount {
+            let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
+            let output = band.output + local &* width
             outputRow(shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
             if split < width {
                 outputRow(
@@ -287,8 +312,6 @@ func channelMajorBand<Size, StrideW, StrideH, Lanes>(
                     columns: split..<width)
             }
             local &+= 1
-            scratchRow += strideH &* rowFloats
-            output += width
         }
     }
 }
@@ -402,6 +425,62 @@ func fourOutputRows<Size, StrideW, StrideH, Lanes>(
                 sum2 = sum2.addingProduct(Lanes.load(tap + 2 &* rowStep), weight)
                 sum3 = sum3.addingProduct(Lanes.load(tap + 3 &* rowStep), weight)
             }
+        }
+        let count = columns.upperBound &- x
+        Lanes.store(Lanes.clamp(sum0, lower: lower, upper: upper), output + x, count: count)
+        Lanes.store(Lanes.clamp(sum1, lower: lower, upper: upper), output + (width &+ x), count: count)
+        Lanes.store(Lanes.clamp(sum2, lower: lower, upper: upper), output + (2 &* width &+ x), count: count)
+        Lanes.store(Lanes.clamp(sum3, lower: lower, upper: upper), output + (3 &* width &+ x), count: count)
+        x &+= Vector.scalarCount
+    }
+}
+
+/// `fourOutputRows` for 5×5 filters, walking the block's scratch rows
+/// instead of its filter rows: each row's five tap columns are loaded once
+/// and added, with that row's filter taps, to every output row whose filter
+/// covers it (the sums still take their taps in ascending (ky, kx) order).
+/// Too many taps to keep in registers, so they are broadcast from memory.
+@inline(__always)
+func fourOutputRows5x5<Size, StrideW, StrideH, Lanes>(
+    _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands,
+    taps: UnsafeMutablePointer<Float>,
+    half: Int, scratchRow: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, columns: Range<Int>
+) {
+    typealias Vector = Lanes.Vector
+    let strideH = StrideH.value
+    let lower = Vector(repeating: band.lower), upper = Vector(repeating: band.upper)
+    let bias = Vector(repeating: band.bias)
+    let rowFloats = band.scratchRowFloats
+    let width = band.outputWidth
+    /// `sum + Σ_kx values[kx] · taps[ky·5 + kx]`, in kx order.
+    @inline(__always)
+    func add(
+        _ sum: Vector, _ v0: Vector, _ v1: Vector, _ v2: Vector, _ v3: Vector, _ v4: Vector, ky: Int
+    ) -> Vector {
+        let w = taps + ky &* 5
+        var s = sum.addingProduct(v0, Vector(repeating: w[0]))
+        s = s.addingProduct(v1, Vector(repeating: w[1]))
+        s = s.addingProduct(v2, Vector(repeating: w[2]))
+        s = s.addingProduct(v3, Vector(repeating: w[3]))
+        return s.addingProduct(v4, Vector(repeating: w[4]))
+    }
+    var x = columns.lowerBound
+    while x < columns.upperBound {
+        var sum0 = bias, sum1 = bias, sum2 = bias, sum3 = bias
+        var j = 0
+        while j < 3 &* strideH &+ 5 {
+            let row = scratchRow + (j &* rowFloats &+ x)
+            let v0 = Lanes.load(tapColumn(shape, row, kx: 0, half: half))
+            let v1 = Lanes.load(tapColumn(shape, row, kx: 1, half: half))
+            let v2 = Lanes.load(tapColumn(shape, row, kx: 2, half: half))
+            let v3 = Lanes.load(tapColumn(shape, row, kx: 3, half: half))
+            let v4 = Lanes.load(tapColumn(shape, row, kx: 4, half: half))
+            let ky1 = j &- strideH, ky2 = j &- 2 &* strideH, ky3 = j &- 3 &* strideH
+            if j < 5 { sum0 = add(sum0, v0, v1, v2, v3, v4, ky: j) }
+            if ky1 >= 0 && ky1 < 5 { sum1 = add(sum1, v0, v1, v2, v3, v4, ky: ky1) }
+            if ky2 >= 0 && ky2 < 5 { sum2 = add(sum2, v0, v1, v2, v3, v4, ky: ky2) }
+            if ky3 >= 0 { sum3 = add(sum3, v0, v1, v2, v3, v4, ky: ky3) }
+            j &+= 1
         }
         let count = columns.upperBound &- x
         Lanes.store(Lanes.clamp(sum0, lower: lower, upper: upper), output + x, count: count)
