@@ -47,7 +47,8 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     let bandsPerPlane: Int
     /// Floats of one scratch row (`depthwiseCHWScratchRowFloats`).
     let scratchRowFloats: Int
-    /// Floats of scratch one thread uses: one band's rows, rounded up to 16.
+    /// Floats of scratch one thread uses: one band's rows and 16 floats of
+    /// slack, rounded up to a multiple of 16.
     let scratchPerThread: Int
 
     /// Scratch floats per band the band height aims at (32 KiB, in L1).
@@ -94,8 +95,9 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         self.bandRows = bandRows
         self.bandsPerPlane = (g.outputHeight + bandRows - 1) / bandRows
         self.scratchRowFloats = rowFloats
-        // Rows and row floats are bounded by tensor dimensions plus the filter size.
-        self.scratchPerThread = (((bandRows - 1) * g.strideH + g.filterHeight) * rowFloats + 15) / 16 * 16
+        // Rows and row floats are bounded by tensor dimensions plus the filter
+        // size. 16 floats of slack: filling a row may write a vector past it.
+        self.scratchPerThread = (((bandRows - 1) * g.strideH + g.filterHeight) * rowFloats + 31) / 16 * 16
         #else
         return nil
         #endif
@@ -152,7 +154,7 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         #if LANDMARKER_AVX512
         precondition(
-            io.workspace.count >= scratchPerThread * runner.threadCount,
+            io.workspace.count / runner.threadCount >= scratchPerThread,
             "\(opName): workspace smaller than workspaceSize(threadCount:)")
         let g = window
         // Validated sizes: planes · bands ≤ N·C·OH, below the output's element count.

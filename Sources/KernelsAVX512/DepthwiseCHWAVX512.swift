@@ -6,13 +6,14 @@
 // A band of output rows first copies the input rows it reads into scratch
 // rows with the padding written out as zeros, so the tap loops need no
 // bounds checks. For stride 2 along W each scratch row is stored
-// de-interleaved (even padded columns, then odd ones), so the taps of 16
-// neighbouring outputs are 16 consecutive floats. Then each output row goes
-// 16 pixels at a time: the accumulator starts from the bias and adds one
-// fused multiply-add per tap in ascending (ky, kx) order, as the
-// channels-last kernels do. A tap in the padding adds `0 · w`, which leaves
-// a nonzero sum unchanged, so the results equal theirs bit for bit for
-// finite weights.
+// de-interleaved (even padded columns, then odd ones), so the taps of
+// neighbouring outputs are consecutive floats. Then output rows go four at
+// a time (sharing the scratch rows they read), 16 pixels at a time (8 for
+// rows of at most 8 pixels, and for a last piece of at most 8): each sum
+// starts from the bias and adds one fused multiply-add per tap in
+// ascending (ky, kx) order, as the channels-last kernels do. A tap in the
+// padding adds `0 · w`, which leaves a nonzero sum unchanged, so the
+// results equal theirs bit for bit for finite weights.
 
 /// One band of output rows of one channel plane, and the scratch rows it
 /// may use. All offsets the kernel forms stay inside the plane, the band's
@@ -43,7 +44,7 @@ public struct DepthwiseCHWBandOperands {
     public var lower: Float
     public var upper: Float
     /// `(rowCount − 1)·strideHeight + size` rows of `scratchRowFloats`
-    /// floats each, where `scratchRowFloats` is at least
+    /// floats each, where `scratchRowFloats` is exactly
     /// `depthwiseCHWScratchRowFloats(size:strideWidth:outputWidth:)`.
     public var scratch: UnsafeMutablePointer<Float>
     public var scratchRowFloats: Int
@@ -75,173 +76,444 @@ public struct DepthwiseCHWBandOperands {
 }
 
 /// The floats one scratch row needs for output rows of `outputWidth`
-/// pixels: the padded input columns that whole 16-pixel vectors read,
-/// `roundUp(outputWidth, 16) + size − 1` at stride 1, and twice
-/// `roundUp(outputWidth, 16) + (size − 1) / 2` (even, then odd columns) at
-/// stride 2. `outputWidth` is a tensor dimension, so nothing overflows.
+/// pixels (see `CHWScratchLayout`). `outputWidth` is a tensor dimension,
+/// so nothing overflows.
 public func depthwiseCHWScratchRowFloats(size: Int, strideWidth: Int, outputWidth: Int) -> Int {
-    let vectorWidth = (outputWidth + 15) / 16 * 16
-    return strideWidth == 1 ? vectorWidth + size - 1 : 2 * (vectorWidth + (size - 1) / 2)
+    CHWScratchLayout(size: size, strideWidth: strideWidth, outputWidth: outputWidth).rowFloats
+}
+
+/// How a band's scratch rows are laid out. Output rows go `lanes` pixels
+/// at a time (8 for rows of at most 8 pixels, else 16), so whole vectors
+/// read `readWidth` padded columns per row: `roundUp(outputWidth, lanes) +
+/// size − 1` at stride 1, or that many even and as many odd columns,
+/// `roundUp(outputWidth, lanes) + (size − 1) / 2` each, at stride 2. Each
+/// run of `readWidth` columns (one at stride 1; the even, then the odd one
+/// at stride 2) is followed by 16 floats of slack, so that filling it with
+/// whole vectors never writes past its own region.
+struct CHWScratchLayout {
+    let lanes: Int
+    let readWidth: Int
+    /// Floats of one region: `readWidth + 16`.
+    let region: Int
+    let rowFloats: Int
+
+    init(size: Int, strideWidth: Int, outputWidth: Int) {
+        lanes = outputWidth <= 8 ? 8 : 16
+        let vectorWidth = (outputWidth + lanes - 1) / lanes * lanes
+        readWidth = vectorWidth + (strideWidth == 1 ? size - 1 : (size - 1) / 2)
+        region = readWidth + 16
+        rowFloats = strideWidth == 1 ? region : 2 * region
+    }
 }
 
 /// One band of output rows of one channel plane for a `size × size` filter
-/// (3 or 5) at `strideWidth` (1 or 2) along W. Other shapes are a
-/// programmer error: the caller routes them elsewhere.
+/// (3 or 5) at `strideWidth` and `band.strideHeight` (each 1 or 2). Other
+/// shapes are a programmer error: the caller routes them elsewhere.
 @inline(never)
 public func depthwiseCHWF32BandAVX512(size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
-    switch (size, strideWidth) {
-    case (3, 1): channelMajorBand(CHWFilter3Stride1.self, band)
-    case (3, 2): channelMajorBand(CHWFilter3Stride2.self, band)
-    case (5, 1): channelMajorBand(CHWFilter5Stride1.self, band)
-    case (5, 2): channelMajorBand(CHWFilter5Stride2.self, band)
-    default: preconditionFailure("no channel-major depthwise kernel for \(size)×\(size) stride \(strideWidth)")
+    if band.outputWidth <= 8 {
+        band8(size: size, strideWidth: strideWidth, band)
+    } else {
+        band16(size: size, strideWidth: strideWidth, band)
     }
 }
 
-/// A square filter size and a stride along W fixed at compile time, so
-/// that the tap loops unroll.
-protocol CHWFilterShape {
-    static var size: Int { get }
-    static var strideWidth: Int { get }
+/// `depthwiseCHWF32BandAVX512` 16 pixels at a time.
+func band16(size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
+    switch (size, strideWidth, band.strideHeight) {
+    case (3, 1, 1): channelMajorBand(CHWFilter<Size3, Stride1, Stride1, Lanes16>.self, band)
+    case (3, 1, 2): channelMajorBand(CHWFilter<Size3, Stride1, Stride2, Lanes16>.self, band)
+    case (3, 2, 1): channelMajorBand(CHWFilter<Size3, Stride2, Stride1, Lanes16>.self, band)
+    case (3, 2, 2): channelMajorBand(CHWFilter<Size3, Stride2, Stride2, Lanes16>.self, band)
+    case (5, 1, 1): channelMajorBand(CHWFilter<Size5, Stride1, Stride1, Lanes16>.self, band)
+    case (5, 1, 2): channelMajorBand(CHWFilter<Size5, Stride1, Stride2, Lanes16>.self, band)
+    case (5, 2, 1): channelMajorBand(CHWFilter<Size5, Stride2, Stride1, Lanes16>.self, band)
+    case (5, 2, 2): channelMajorBand(CHWFilter<Size5, Stride2, Stride2, Lanes16>.self, band)
+    default:
+        preconditionFailure(
+            "no channel-major depthwise kernel for \(size)×\(size) stride \(band.strideHeight),\(strideWidth)")
+    }
 }
 
-enum CHWFilter3Stride1: CHWFilterShape {
-    static var size: Int { 3 }
-    static var strideWidth: Int { 1 }
+/// `depthwiseCHWF32BandAVX512` 8 pixels at a time, for rows of at most 8.
+func band8(size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
+    switch (size, strideWidth, band.strideHeight) {
+    case (3, 1, 1): channelMajorBand(CHWFilter<Size3, Stride1, Stride1, Lanes8>.self, band)
+    case (3, 1, 2): channelMajorBand(CHWFilter<Size3, Stride1, Stride2, Lanes8>.self, band)
+    case (3, 2, 1): channelMajorBand(CHWFilter<Size3, Stride2, Stride1, Lanes8>.self, band)
+    case (3, 2, 2): channelMajorBand(CHWFilter<Size3, Stride2, Stride2, Lanes8>.self, band)
+    case (5, 1, 1): channelMajorBand(CHWFilter<Size5, Stride1, Stride1, Lanes8>.self, band)
+    case (5, 1, 2): channelMajorBand(CHWFilter<Size5, Stride1, Stride2, Lanes8>.self, band)
+    case (5, 2, 1): channelMajorBand(CHWFilter<Size5, Stride2, Stride1, Lanes8>.self, band)
+    case (5, 2, 2): channelMajorBand(CHWFilter<Size5, Stride2, Stride2, Lanes8>.self, band)
+    default:
+        preconditionFailure(
+            "no channel-major depthwise kernel for \(size)×\(size) stride \(band.strideHeight),\(strideWidth)")
+    }
 }
 
-enum CHWFilter3Stride2: CHWFilterShape {
-    static var size: Int { 3 }
-    static var strideWidth: Int { 2 }
+/// A number fixed at compile time.
+protocol StaticCount {
+    static var value: Int { get }
 }
 
-enum CHWFilter5Stride1: CHWFilterShape {
-    static var size: Int { 5 }
-    static var strideWidth: Int { 1 }
+enum Size3: StaticCount { static var value: Int { 3 } }
+enum Size5: StaticCount { static var value: Int { 5 } }
+enum Stride1: StaticCount { static var value: Int { 1 } }
+enum Stride2: StaticCount { static var value: Int { 2 } }
+
+/// The vector an output row is computed in, with its concrete operations
+/// (requirements, so that generic code calls the vector ones).
+protocol CHWLanes {
+    associatedtype Vector: SIMD where Vector.Scalar == Float
+    static func load(_ pointer: UnsafePointer<Float>) -> Vector
+    /// Stores the first `count` lanes (all when `count` ≥ the lane count).
+    static func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int)
+    static func clamp(_ x: Vector, lower: Vector, upper: Vector) -> Vector
 }
 
-enum CHWFilter5Stride2: CHWFilterShape {
-    static var size: Int { 5 }
-    static var strideWidth: Int { 2 }
-}
+/// 16 pixels in one zmm vector.
+enum Lanes16: CHWLanes {
+    typealias Vector = SIMD16<Float>
 
-/// Fills the band's scratch rows, then computes its output rows.
-@inline(never)
-func channelMajorBand<Shape: CHWFilterShape>(_ shape: Shape.Type, _ band: DepthwiseCHWBandOperands) {
-    let scratchRows = (band.rowCount - 1) * band.strideHeight + Shape.size
-    let firstPaddedRow = band.firstRow * band.strideHeight
-    for r in 0..<scratchRows {
-        let iy = firstPaddedRow + r - band.padTop
-        let row = band.scratch + r * band.scratchRowFloats
-        zeroFloats(row, count: band.scratchRowFloats)
-        guard iy >= 0, iy < band.inputHeight else { continue }
-        let source = band.input + iy * band.inputWidth
-        if Shape.strideWidth == 1 {
-            copyPaddedRow(source, band: band, into: row)
+    @inline(__always)
+    static func load(_ pointer: UnsafePointer<Float>) -> Vector { loadVector16(pointer) }
+
+    @inline(__always)
+    static func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
+        if count >= 16 {
+            storeVector16(value, pointer)
         } else {
-            deinterleavePaddedRow(source, band: band, into: row)
+            storeVector16(value, pointer, count: count)
         }
     }
-    for local in 0..<band.rowCount {
-        outputRow(
-            Shape.self, band, scratchRow: band.scratch + local * band.strideHeight * band.scratchRowFloats,
-            output: band.output + local * band.outputWidth)
+
+    @inline(__always)
+    static func clamp(_ x: Vector, lower: Vector, upper: Vector) -> Vector {
+        KernelsAVX512.clamp(x, lower: lower, upper: upper)
     }
 }
 
-/// Writes zeros over `count` floats.
-@inline(__always)
-func zeroFloats(_ pointer: UnsafeMutablePointer<Float>, count: Int) {
-    let zero = SIMD16<Float>(repeating: 0)
-    var i = 0
-    while i + 16 <= count {
-        storeVector16(zero, pointer + i)
-        i += 16
+/// 8 pixels in one ymm vector.
+enum Lanes8: CHWLanes {
+    typealias Vector = SIMD8<Float>
+
+    @inline(__always)
+    static func load(_ pointer: UnsafePointer<Float>) -> Vector { loadVector8(pointer) }
+
+    @inline(__always)
+    static func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
+        if count >= 8 {
+            storeVector8(value, pointer)
+            return
+        }
+        var quarter = value.lowHalf, offset = 0
+        if count & 4 != 0 {
+            UnsafeMutableRawPointer(pointer).storeBytes(of: quarter, as: SIMD4<Float>.self)
+            quarter = value.highHalf
+            offset = 4
+        }
+        if count & 2 != 0 {
+            UnsafeMutableRawPointer(pointer + offset).storeBytes(of: quarter.lowHalf, as: SIMD2<Float>.self)
+            if count & 1 != 0 { pointer[offset &+ 2] = quarter[2] }
+        } else if count & 1 != 0 {
+            pointer[offset] = quarter[0]
+        }
     }
-    storeVector16(zero, pointer + i, count: count - i)
+
+    @inline(__always)
+    static func clamp(_ x: Vector, lower: Vector, upper: Vector) -> Vector {
+        KernelsAVX512.clamp(x, lower: lower, upper: upper)
+    }
 }
 
-/// Copies the input columns a zeroed stride-1 scratch row holds, to
-/// `padLeft` columns in.
-@inline(__always)
-func copyPaddedRow(
-    _ source: UnsafePointer<Float>, band: DepthwiseCHWBandOperands, into row: UnsafeMutablePointer<Float>
+/// A square filter size, the strides and the output vector fixed at
+/// compile time, so that the tap loops unroll and the rows of a block
+/// share their loads.
+enum CHWFilter<Size: StaticCount, StrideW: StaticCount, StrideH: StaticCount, Lanes: CHWLanes> {}
+
+/// Fills the band's scratch rows, then computes its output rows four at a
+/// time, then the last 1...3 one at a time (for 5×5 filters, with the
+/// block that ends the band when there is one).
+@inline(never)
+func channelMajorBand<Size, StrideW, StrideH, Lanes>(
+    _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands
 ) {
-    let count = min(band.inputWidth, band.scratchRowFloats - band.padLeft)
-    let destination = row + band.padLeft
-    var i = 0
-    while i + 16 <= count {
-        storeVector16(loadVector16(source + i), destination + i)
-        i += 16
+    let size = Size.value, strideH = StrideH.value
+    let layout = CHWScratchLayout(size: size, strideWidth: StrideW.value, outputWidth: band.outputWidth)
+    let rowFloats = band.scratchRowFloats
+    let scratchRows = (band.rowCount &- 1) &* strideH &+ size
+    let firstPaddedRow = band.firstRow &* strideH
+    for r in 0..<scratchRows {
+        let iy = firstPaddedRow &+ r &- band.padTop
+        let row = band.scratch + r &* rowFloats
+        if iy < 0 || iy >= band.inputHeight {
+            zeroFloats(row, from: 0, to: rowFloats)
+        } else if StrideW.value == 1 {
+            fillRow(band.input + iy &* band.inputWidth, band: band, layout: layout, into: row)
+        } else {
+            fillDeinterleavedRow(band.input + iy &* band.inputWidth, band: band, layout: layout, into: row)
+        }
     }
-    if i < count {
-        // Reads at most 15 floats past the row: within the next row or the
-        // tensor's tail padding.
-        storeVector16(loadVector16(source + i), destination + i, count: count - i)
-    }
-}
-
-/// Copies the input columns a zeroed stride-2 scratch row holds, split by
-/// the parity of their padded column `ix + padLeft`: padded column `2j`
-/// goes to `row[j]`, `2j + 1` to `row[half + j]`.
-@inline(__always)
-func deinterleavePaddedRow(
-    _ source: UnsafePointer<Float>, band: DepthwiseCHWBandOperands, into row: UnsafeMutablePointer<Float>
-) {
-    let half = band.scratchRowFloats / 2
-    let count = min(band.inputWidth, 2 * half - band.padLeft)
-    // Input columns 2k land in `evens + k`, columns 2k + 1 in `odds + k`.
-    let evenPadding = band.padLeft % 2 == 0
-    let evens = row + (evenPadding ? 0 : half) + band.padLeft / 2
-    let odds = row + (evenPadding ? half : 0) + (band.padLeft + 1) / 2
-    var k = 0
-    while 2 * k + 32 <= count {
-        let pair = UnsafeRawPointer(source + 2 * k).loadUnaligned(as: SIMD32<Float>.self)
-        storeVector16(pair.evenHalf, evens + k)
-        storeVector16(pair.oddHalf, odds + k)
-        k += 16
-    }
-    while 2 * k + 1 < count {
-        evens[k] = source[2 * k]
-        odds[k] = source[2 * k + 1]
-        k += 1
-    }
-    if 2 * k < count { evens[k] = source[2 * k] }
-}
-
-/// One output row from the scratch rows of its first filter row onwards,
-/// 16 pixels at a time; the last vector stores only the row's pixels.
-@inline(__always)
-func outputRow<Shape: CHWFilterShape>(
-    _ shape: Shape.Type, _ band: DepthwiseCHWBandOperands,
-    scratchRow: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>
-) {
-    let lower = SIMD16<Float>(repeating: band.lower), upper = SIMD16<Float>(repeating: band.upper)
-    let bias = SIMD16<Float>(repeating: band.bias)
-    let half = band.scratchRowFloats / 2
-    let width = band.outputWidth
-    var x = 0
-    while x < width {
-        var sum = bias
-        for ky in 0..<Shape.size {
-            let row = UnsafePointer(scratchRow + ky * band.scratchRowFloats + x)
-            for kx in 0..<Shape.size {
-                let tap: UnsafePointer<Float>
-                if Shape.strideWidth == 1 {
-                    tap = row + kx
-                } else {
-                    tap = row + (kx % 2 == 0 ? 0 : half) + kx / 2
+    // The taps in stack memory, which no output store can alias: the
+    // compiler keeps them in registers, or reloads each once per tap for
+    // all rows of a block.
+    withUnsafeTemporaryAllocation(of: Float.self, capacity: 25) { buffer in
+        guard let taps = buffer.baseAddress else { return }
+        for t in 0..<(size &* size) { taps[t] = band.weights[t] }
+        // Rows of 16-pixel vectors end with one 8-pixel vector where that
+        // covers the rest of the row.
+        let width = band.outputWidth, rest = width % 16
+        let split = Lanes.Vector.scalarCount == 16 && rest != 0 && rest <= 8 ? width &- rest : width
+        let narrow = CHWFilter<Size, StrideW, StrideH, Lanes8>.self
+        let half = rowFloats / 2
+        /// Output rows `local ..< local + 4` of the band.
+        func block(_ local: Int) {
+            let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
+            let output = band.output + local &* width
+            if size == 5 {
+                fourOutputRows5x5(
+                    shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
+                if split < width {
+                    fourOutputRows5x5(
+                        narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
+                        columns: split..<width)
                 }
-                let weight = SIMD16<Float>(repeating: band.weights[ky * Shape.size + kx])
-                sum = sum.addingProduct(loadVector16(tap), weight)
+            } else {
+                fourOutputRows(
+                    shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
+                if split < width {
+                    fourOutputRows(
+                        narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
+                        columns: split..<width)
+                }
             }
         }
-        let result = clamp(sum, lower: lower, upper: upper)
-        if x + 16 <= width {
-            storeVector16(result, output + x)
-        } else {
-            storeVector16(result, output + x, count: width - x)
+        var local = 0
+        while local &+ 4 <= band.rowCount {
+            block(local)
+            local &+= 4
         }
-        x += 16
+        if size == 5 && local < band.rowCount && band.rowCount >= 4 {
+            // The last 1...3 rows of a 5×5 filter as the block that ends
+            // the band (its other rows are computed again, to the same
+            // values): cheaper than single rows, whose 25 taps do not stay
+            // in registers. A 3×3 filter's single rows do.
+            block(band.rowCount &- 4)
+            local = band.rowCount
+        }
+        while local < band.rowCount {
+            let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
+            let output = band.output + local &* width
+            outputRow(shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
+            if split < width {
+                outputRow(
+                    narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
+                    columns: split..<width)
+            }
+            local &+= 1
+        }
+    }
+}
+
+/// Writes zeros from `start` up to at least `end` in whole 16-float
+/// vectors: up to 15 floats past `end`.
+@inline(__always)
+func zeroFloats(_ pointer: UnsafeMutablePointer<Float>, from start: Int, to end: Int) {
+    let zero = SIMD16<Float>(repeating: 0)
+    var i = start
+    while i < end {
+        storeVector16(zero, pointer + i)
+        i &+= 16
+    }
+}
+
+/// A stride-1 scratch row: zeros, the input row from column `padLeft` on,
+/// zeros, over `readWidth` columns. Each step writes whole vectors and may
+/// write up to 15 floats past its part; the next step overwrites them, and
+/// the last one's spill lands in the region's slack.
+@inline(__always)
+func fillRow(
+    _ source: UnsafePointer<Float>, band: DepthwiseCHWBandOperands, layout: CHWScratchLayout,
+    into row: UnsafeMutablePointer<Float>
+) {
+    let start = min(band.padLeft, layout.readWidth)
+    let count = min(band.inputWidth, layout.readWidth &- start)
+    zeroFloats(row, from: 0, to: start)
+    let destination = row + start
+    var i = 0
+    while i < count {
+        // Reads at most 15 floats past the row: within the next row or the
+        // tensor's tail padding.
+        storeVector16(loadVector16(source + i), destination + i)
+        i &+= 16
+    }
+    zeroFloats(row, from: start &+ count, to: layout.readWidth)
+}
+
+/// A stride-2 scratch row, split by the parity of the padded column
+/// `ix + padLeft`: padded column `2j` goes to `row[j]`, `2j + 1` to
+/// `row[region + j]`, with zeros where that is padding; written in whole
+/// vectors like `fillRow`.
+@inline(__always)
+func fillDeinterleavedRow(
+    _ source: UnsafePointer<Float>, band: DepthwiseCHWBandOperands, layout: CHWScratchLayout,
+    into row: UnsafeMutablePointer<Float>
+) {
+    let region = layout.region, readWidth = layout.readWidth, padLeft = band.padLeft
+    let count = max(0, min(band.inputWidth, 2 &* readWidth &- padLeft))
+    // Input columns 2k land in `evens + k`, columns 2k + 1 in `odds + k`.
+    let evenPadding = padLeft % 2 == 0
+    let evenStart = min(padLeft / 2, readWidth), oddStart = min((padLeft &+ 1) / 2, readWidth)
+    let evenCount = (count &+ 1) / 2, oddCount = count / 2
+    let evens = row + ((evenPadding ? 0 : region) &+ evenStart)
+    let odds = row + ((evenPadding ? region : 0) &+ oddStart)
+    zeroFloats(row, from: 0, to: evenPadding ? evenStart : oddStart)
+    zeroFloats(row + region, from: 0, to: evenPadding ? oddStart : evenStart)
+    var k = 0
+    while 2 &* k < count {
+        // The second half is read only where it starts inside the row, so
+        // no read goes more than 15 floats past it.
+        let low = loadVector16(source + 2 &* k)
+        let high = 2 &* k &+ 16 < count ? loadVector16(source + (2 &* k &+ 16)) : SIMD16<Float>(repeating: 0)
+        let pair = SIMD32(lowHalf: low, highHalf: high)
+        storeVector16(pair.evenHalf, evens + k)
+        storeVector16(pair.oddHalf, odds + k)
+        k &+= 16
+    }
+    let evenEnd = evenStart &+ evenCount, oddEnd = oddStart &+ oddCount
+    zeroFloats(row, from: evenPadding ? evenEnd : oddEnd, to: readWidth)
+    zeroFloats(row + region, from: evenPadding ? oddEnd : evenEnd, to: readWidth)
+}
+
+/// The scratch floats of tap column `kx` for the outputs from `row` on:
+/// `kx` columns further at stride 1; at stride 2, in the even or the odd
+/// region of the row.
+@inline(__always)
+func tapColumn<Size, StrideW, StrideH, Lanes>(
+    _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ row: UnsafePointer<Float>, kx: Int, half: Int
+) -> UnsafePointer<Float> {
+    StrideW.value == 1 ? row + kx : row + ((kx % 2 == 0 ? 0 : half) &+ kx / 2)
+}
+
+/// Columns `columns` of four output rows whose first filter row is
+/// scratch row `scratchRow`, a vector of pixels at a time, each summing its taps in ascending
+/// (ky, kx) order. Rows of the block that read the same scratch row at the
+/// same tap column load it once (the compiler merges the identical loads).
+@inline(__always)
+func fourOutputRows<Size, StrideW, StrideH, Lanes>(
+    _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands, taps: UnsafeMutablePointer<Float>,
+    half: Int, scratchRow: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, columns: Range<Int>
+) {
+    typealias Vector = Lanes.Vector
+    let size = Size.value
+    let lower = Vector(repeating: band.lower), upper = Vector(repeating: band.upper)
+    let bias = Vector(repeating: band.bias)
+    let rowFloats = band.scratchRowFloats
+    let rowStep = StrideH.value &* rowFloats
+    let width = band.outputWidth
+    var x = columns.lowerBound
+    while x < columns.upperBound {
+        var sum0 = bias, sum1 = bias, sum2 = bias, sum3 = bias
+        for ky in 0..<size {
+            let row = scratchRow + (ky &* rowFloats &+ x)
+            for kx in 0..<size {
+                let weight = Vector(repeating: taps[ky &* size &+ kx])
+                let tap = tapColumn(shape, row, kx: kx, half: half)
+                sum0 = sum0.addingProduct(Lanes.load(tap), weight)
+                sum1 = sum1.addingProduct(Lanes.load(tap + rowStep), weight)
+                sum2 = sum2.addingProduct(Lanes.load(tap + 2 &* rowStep), weight)
+                sum3 = sum3.addingProduct(Lanes.load(tap + 3 &* rowStep), weight)
+            }
+        }
+        let count = columns.upperBound &- x
+        Lanes.store(Lanes.clamp(sum0, lower: lower, upper: upper), output + x, count: count)
+        Lanes.store(Lanes.clamp(sum1, lower: lower, upper: upper), output + (width &+ x), count: count)
+        Lanes.store(Lanes.clamp(sum2, lower: lower, upper: upper), output + (2 &* width &+ x), count: count)
+        Lanes.store(Lanes.clamp(sum3, lower: lower, upper: upper), output + (3 &* width &+ x), count: count)
+        x &+= Vector.scalarCount
+    }
+}
+
+/// `fourOutputRows` for 5×5 filters, walking the block's scratch rows
+/// instead of its filter rows: each row's five tap columns are loaded once
+/// and added, with that row's filter taps, to every output row whose filter
+/// covers it (the sums still take their taps in ascending (ky, kx) order).
+/// Too many taps to keep in registers, so they are broadcast from memory.
+@inline(__always)
+func fourOutputRows5x5<Size, StrideW, StrideH, Lanes>(
+    _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands,
+    taps: UnsafeMutablePointer<Float>,
+    half: Int, scratchRow: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, columns: Range<Int>
+) {
+    typealias Vector = Lanes.Vector
+    let strideH = StrideH.value
+    let lower = Vector(repeating: band.lower), upper = Vector(repeating: band.upper)
+    let bias = Vector(repeating: band.bias)
+    let rowFloats = band.scratchRowFloats
+    let width = band.outputWidth
+    /// `sum + Σ_kx values[kx] · taps[ky·5 + kx]`, in kx order.
+    @inline(__always)
+    func add(
+        _ sum: Vector, _ v0: Vector, _ v1: Vector, _ v2: Vector, _ v3: Vector, _ v4: Vector, ky: Int
+    ) -> Vector {
+        let w = taps + ky &* 5
+        var s = sum.addingProduct(v0, Vector(repeating: w[0]))
+        s = s.addingProduct(v1, Vector(repeating: w[1]))
+        s = s.addingProduct(v2, Vector(repeating: w[2]))
+        s = s.addingProduct(v3, Vector(repeating: w[3]))
+        return s.addingProduct(v4, Vector(repeating: w[4]))
+    }
+    var x = columns.lowerBound
+    while x < columns.upperBound {
+        var sum0 = bias, sum1 = bias, sum2 = bias, sum3 = bias
+        var j = 0
+        while j < 3 &* strideH &+ 5 {
+            let row = scratchRow + (j &* rowFloats &+ x)
+            let v0 = Lanes.load(tapColumn(shape, row, kx: 0, half: half))
+            let v1 = Lanes.load(tapColumn(shape, row, kx: 1, half: half))
+            let v2 = Lanes.load(tapColumn(shape, row, kx: 2, half: half))
+            let v3 = Lanes.load(tapColumn(shape, row, kx: 3, half: half))
+            let v4 = Lanes.load(tapColumn(shape, row, kx: 4, half: half))
+            let ky1 = j &- strideH, ky2 = j &- 2 &* strideH, ky3 = j &- 3 &* strideH
+            if j < 5 { sum0 = add(sum0, v0, v1, v2, v3, v4, ky: j) }
+            if ky1 >= 0 && ky1 < 5 { sum1 = add(sum1, v0, v1, v2, v3, v4, ky: ky1) }
+            if ky2 >= 0 && ky2 < 5 { sum2 = add(sum2, v0, v1, v2, v3, v4, ky: ky2) }
+            if ky3 >= 0 { sum3 = add(sum3, v0, v1, v2, v3, v4, ky: ky3) }
+            j &+= 1
+        }
+        let count = columns.upperBound &- x
+        Lanes.store(Lanes.clamp(sum0, lower: lower, upper: upper), output + x, count: count)
+        Lanes.store(Lanes.clamp(sum1, lower: lower, upper: upper), output + (width &+ x), count: count)
+        Lanes.store(Lanes.clamp(sum2, lower: lower, upper: upper), output + (2 &* width &+ x), count: count)
+        Lanes.store(Lanes.clamp(sum3, lower: lower, upper: upper), output + (3 &* width &+ x), count: count)
+        x &+= Vector.scalarCount
+    }
+}
+
+/// Columns `columns` of one output row whose first filter row is scratch
+/// row `scratchRow`, a vector of pixels at a time.
+@inline(__always)
+func outputRow<Size, StrideW, StrideH, Lanes>(
+    _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands, taps: UnsafeMutablePointer<Float>,
+    half: Int, scratchRow: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, columns: Range<Int>
+) {
+    typealias Vector = Lanes.Vector
+    let size = Size.value
+    let lower = Vector(repeating: band.lower), upper = Vector(repeating: band.upper)
+    let bias = Vector(repeating: band.bias)
+    let rowFloats = band.scratchRowFloats
+    var x = columns.lowerBound
+    while x < columns.upperBound {
+        var sum = bias
+        for ky in 0..<size {
+            let row = scratchRow + (ky &* rowFloats &+ x)
+            for kx in 0..<size {
+                let weight = Vector(repeating: taps[ky &* size &+ kx])
+                sum = sum.addingProduct(Lanes.load(tapColumn(shape, row, kx: kx, half: half)), weight)
+            }
+        }
+        Lanes.store(Lanes.clamp(sum, lower: lower, upper: upper), output + x, count: columns.upperBound &- x)
+        x &+= Vector.scalarCount
     }
 }

@@ -134,7 +134,11 @@ import Testing
         }
     }
 
-    static let runners = [ParallelRunner.serial, ParallelRunner(threadCount: 2), ParallelRunner(threadCount: 3)]
+    /// Runners of 1, 2 and 3 threads. Each test makes its own: a runner
+    /// serves one caller at a time, and tests run concurrently.
+    static func makeRunners() -> [ParallelRunner] {
+        [.serial, ParallelRunner(threadCount: 2), ParallelRunner(threadCount: 3)]
+    }
 
     // MARK: Sweeps
 
@@ -142,6 +146,7 @@ import Testing
     func sizesStridesPaddingsAndChannels() throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
+        let runners = Self.makeRunners()
         let sizes = [1, 2, 5, 7, 14, 15, 16, 17, 33]
         let channelCounts = [1, 3, 16, 17]
         let activations: [FusedActivation] = [.none, .relu, .relu6]
@@ -168,7 +173,7 @@ import Testing
                             let problem = Problem(
                                 depthwise: depthwise, input: rng.floats(dims.reduce(1, *)), inputDims: dims,
                                 description: "\(dims) k\(kernel) s\(sh),\(sw) \(padding) \(activation)")
-                            try Self.check(problem, runners: Self.runners, seed: seed)
+                            try Self.check(problem, runners: runners, seed: seed)
                         }
                     }
                 }
@@ -180,6 +185,7 @@ import Testing
     func foldedAsymmetricPadsMatchThePaddedInput() throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
+        let runners = Self.makeRunners()
         // (H, W, C, kernel, stride, [top, bottom, left, right], padding)
         let cases: [(Int, Int, Int, Int, Int, [Int], Padding)] = [
             (16, 16, 17, 3, 2, [0, 2, 0, 2], .valid), (14, 14, 16, 3, 2, [1, 1, 1, 1], .valid),
@@ -201,7 +207,7 @@ import Testing
             let description = "[2, \(h), \(w), \(c)] pad \(p) k\(kernel) s\(stride) \(padding)"
             try Self.check(
                 Problem(depthwise: folded, input: input, inputDims: [2, h, w, c], description: description),
-                runners: Self.runners, seed: seed)
+                runners: runners, seed: seed)
 
             // The folded kernel equals the unfolded one run on the padded input.
             let channelMajorKernel = try #require(DepthwiseConv2DCHW(folded))
@@ -215,8 +221,7 @@ import Testing
                 Self.runChannelsLast(depthwise, input: paddedInput))
             #expect(
                 paddedDifferences == 0,
-                "folded fast kernel differs from the channels-last kernel on the padded input in "
-                    + "\(paddedDifferences) values: \(description) seed \(seed)")
+                "folded fast kernel differs from the channels-last kernel on the padded input in \(paddedDifferences) values: \(description) seed \(seed)")
             if let mismatch = S.firstMismatch(
                 Self.channelsLast(fast.values, folded.outputShapes[0].dimensions), expected.map(Double.init),
                 tolerance: S.summationTolerance(terms: kernel * kernel))
@@ -230,6 +235,7 @@ import Testing
     func manyChannelsAndRowBandsAreBitIdenticalAcrossThreadCounts() throws {
         let seed = sweepSeed()
         var rng = SeededGenerator(seed: seed)
+        let runners = Self.makeRunners() + [ParallelRunner(threadCount: 7)]
         // Planes of the target model: few channels of large planes are cut
         // into row bands, many channels of small planes are not.
         for (size, channels, kernel, stride) in [(112, 2, 3, 1), (114, 3, 3, 2), (9, 70, 5, 1), (18, 40, 5, 2)] {
@@ -241,7 +247,7 @@ import Testing
                 Problem(
                     depthwise: depthwise, input: rng.floats(dims.reduce(1, *)), inputDims: dims,
                     description: "\(dims) k\(kernel) s\(stride)"),
-                runners: Self.runners + [ParallelRunner(threadCount: 7)], seed: seed)
+                runners: runners, seed: seed)
         }
     }
 
