@@ -58,8 +58,9 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     static let scratchBudget = 8 * 1024
     /// Work items the split into bands aims at when there are few planes.
     static let minimumWorkItems = 16
-    /// The widest output rows the flat-plane kernel takes.
-    static let flatPlaneMaximumWidth = 16
+    /// The most floats a padded row of the flat-plane kernel may take: one
+    /// vector (wider rows are faster in bands).
+    static let flatPlaneMaximumRowFloats = 16
 
     /// The channel-major form of `depthwise`, or nil when no plane kernel
     /// fits: a depth multiplier other than 1, dilation, a filter other than
@@ -89,7 +90,8 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         let bands = min(g.outputHeight, max((g.outputHeight + cacheRows - 1) / cacheRows, splitForThreads))
         let planeFloats = depthwiseCHWPlaneScratchFloats(
             size: g.filterWidth, stride: g.strideW, outputHeight: g.outputHeight, outputWidth: g.outputWidth)
-        let flatPlanes = g.strideH == g.strideW && g.outputWidth <= Self.flatPlaneMaximumWidth
+        let flatPlanes = g.strideH == g.strideW
+            && g.outputWidth + (g.filterWidth - 1) / g.strideW <= Self.flatPlaneMaximumRowFloats
             && planeFloats <= Self.scratchBudget
         let bandRows = flatPlanes ? g.outputHeight : (g.outputHeight + bands - 1) / bands
         self.window = g

@@ -157,6 +157,11 @@ func flatPlanes<Size, Stride>(_ shape: CHWFlat<Size, Stride>.Type, _ planes: Dep
 /// its input columns in whole vectors with the lanes past the input
 /// zeroed. A vector's spill past its row lands on later rows of the same
 /// phase plane, which are written afterwards, or in the slack.
+///
+/// When a phase row fits one vector (`rowFloats` ≤ 16) and its input
+/// columns end inside it, a row's input vector, zeros past its columns,
+/// also writes its right padding and the next row's left padding: only
+/// padding rows and each phase plane's first input row are zeroed.
 @inline(__always)
 func fillFlatPlane<Size, Stride>(
     _ shape: CHWFlat<Size, Stride>.Type, _ planes: DepthwiseCHWPlanesOperands, layout: CHWFlatLayout,
@@ -166,10 +171,12 @@ func fillFlatPlane<Size, Stride>(
     let rowFloats = layout.rowFloats, phaseFloats = layout.phaseFloats
     let width = planes.inputWidth, padLeft = planes.padLeft
     let zero = SIMD16<Float>(repeating: 0)
+    let compact = rowFloats <= 16 && width <= 16 &* stride && padLeft &+ width <= stride &* rowFloats
     for paddedRow in 0..<(stride &* layout.rows) {
         let rowPhase = paddedRow % stride, i = paddedRow / stride
         let iy = paddedRow &- planes.padTop
-        for columnPhase in 0..<stride {
+        let inside = iy >= 0 && iy < planes.inputHeight
+        for columnPhase in 0..<stride where !compact || !inside || iy < stride {
             let row = scratch + ((rowPhase &* stride &+ columnPhase) &* phaseFloats &+ i &* rowFloats)
             var x = 0
             while x < rowFloats {
@@ -177,7 +184,7 @@ func fillFlatPlane<Size, Stride>(
                 x &+= 16
             }
         }
-        guard iy >= 0 && iy < planes.inputHeight else { continue }
+        guard inside else { continue }
         // Reads at most 15 floats past the row: within the next row or the
         // tensor's tail padding.
         let source = input + iy &* width
@@ -219,11 +226,15 @@ func computeFlatPlane<Size, Stride>(
     withUnsafeTemporaryAllocation(of: Float.self, capacity: 25) { buffer in
         guard let taps = buffer.baseAddress else { return }
         for t in 0..<(size &* size) { taps[t] = weights[t] }
-        // Four vectors at a time, and the last 3...6 (or all of 1 or 2)
-        // together.
+        // Six vectors at a time, and the last 3...8 (or all of 1 or 2)
+        // in one or two groups.
         let vectors = layout.vectors
         var v = 0
-        while vectors &- v > 6 {
+        while vectors &- v > 8 {
+            flatVectors(shape, count: Count6.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: v &* 16)
+            v &+= 6
+        }
+        if vectors &- v > 6 {
             flatVectors(shape, count: Count4.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: v &* 16)
             v &+= 4
         }
