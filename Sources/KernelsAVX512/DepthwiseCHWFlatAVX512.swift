@@ -251,8 +251,9 @@ func computeFlatPlane<Size, Stride>(
 }
 
 /// Copies one plane's output rows out of the flat outputs in `scratch`,
-/// in ascending order: a whole vector where its spill lands on later rows
-/// of this plane, else only the row's own floats.
+/// in ascending order: a whole vector (of 8 lanes for rows of at most 8)
+/// where its spill lands on later rows of this plane, else only the row's
+/// own floats.
 @inline(__always)
 func copyOutFlatPlane(
     _ planes: DepthwiseCHWPlanesOperands, layout: CHWFlatLayout, from scratch: UnsafeMutablePointer<Float>,
@@ -260,6 +261,14 @@ func copyOutFlatPlane(
 ) {
     let outputs = UnsafePointer(scratch + layout.outputOffset)
     let outputWidth = planes.outputWidth, planeEnd = planes.outputHeight &* outputWidth
+    if outputWidth <= 8 {
+        // Half vectors: half the bytes stored.
+        for oy in 0..<planes.outputHeight {
+            let value = loadVector8(outputs + oy &* layout.rowFloats)
+            Lanes8.store(value, output + oy &* outputWidth, count: planeEnd &- oy &* outputWidth)
+        }
+        return
+    }
     for oy in 0..<planes.outputHeight {
         let source = outputs + oy &* layout.rowFloats, destination = output + oy &* outputWidth
         var x = 0
