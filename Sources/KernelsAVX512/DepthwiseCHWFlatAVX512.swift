@@ -204,9 +204,8 @@ func fillFlatPlane<Size, Stride>(
                 let low = keepingLanes(loadVector16(source + x), below: width &- x)
                 let high = x &+ 16 < width
                     ? keepingLanes(loadVector16(source + (x &+ 16)), below: width &- x &- 16) : zero
-                let pair = SIMD32(lowHalf: low, highHalf: high)
-                storeVector16(pair.evenHalf, phaseRow + (evenPhase &* phaseFloats &+ (x &+ padLeft) / 2))
-                storeVector16(pair.oddHalf, phaseRow + (oddPhase &* phaseFloats &+ (x &+ padLeft &+ 1) / 2))
+                storeVector16(evenLanes(low, high), phaseRow + (evenPhase &* phaseFloats &+ (x &+ padLeft) / 2))
+                storeVector16(oddLanes(low, high), phaseRow + (oddPhase &* phaseFloats &+ (x &+ padLeft &+ 1) / 2))
                 x &+= 32
             }
         }
