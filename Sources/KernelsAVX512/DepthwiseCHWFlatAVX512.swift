@@ -156,12 +156,8 @@ func flatPlanes<Size, Stride>(_ shape: CHWFlat<Size, Stride>.Type, _ planes: Dep
 /// Padded rows go in ascending order; each phase row is zeroed, then gets
 /// its input columns in whole vectors with the lanes past the input
 /// zeroed. A vector's spill past its row lands on later rows of the same
-/// phase plane, which are written afterwards, or in the slack.
-///
-/// When a phase row fits one vector (`rowFloats` ≤ 16) and its input
-/// columns end inside it, a row's input vector, zeros past its columns,
-/// also writes its right padding and the next row's left padding: only
-/// padding rows and each phase plane's first input row are zeroed.
+/// phase plane, which are written afterwards, or in the slack. Rows that
+/// fit one vector go to `fillCompactFlatPlane`.
 @inline(__always)
 func fillFlatPlane<Size, Stride>(
     _ shape: CHWFlat<Size, Stride>.Type, _ planes: DepthwiseCHWPlanesOperands, layout: CHWFlatLayout,
@@ -171,12 +167,15 @@ func fillFlatPlane<Size, Stride>(
     let rowFloats = layout.rowFloats, phaseFloats = layout.phaseFloats
     let width = planes.inputWidth, padLeft = planes.padLeft
     let zero = SIMD16<Float>(repeating: 0)
-    let compact = rowFloats <= 16 && width <= 16 &* stride && padLeft &+ width <= stride &* rowFloats
+    if rowFloats <= 16 && width <= 16 &* stride && padLeft &+ width <= stride &* rowFloats {
+        fillCompactFlatPlane(shape, planes, layout: layout, from: input, into: scratch)
+        return
+    }
     for paddedRow in 0..<(stride &* layout.rows) {
         let rowPhase = paddedRow % stride, i = paddedRow / stride
         let iy = paddedRow &- planes.padTop
         let inside = iy >= 0 && iy < planes.inputHeight
-        for columnPhase in 0..<stride where !compact || !inside || iy < stride {
+        for columnPhase in 0..<stride {
             let row = scratch + ((rowPhase &* stride &+ columnPhase) &* phaseFloats &+ i &* rowFloats)
             var x = 0
             while x < rowFloats {
@@ -208,6 +207,52 @@ func fillFlatPlane<Size, Stride>(
                 storeVector16(oddLanes(low, high), phaseRow + (oddPhase &* phaseFloats &+ (x &+ padLeft &+ 1) / 2))
                 x &+= 32
             }
+        }
+    }
+}
+
+/// `fillFlatPlane` where a phase row fits one vector (`rowFloats` ≤ 16)
+/// and its input columns end inside it: a row's input vector, zeros past
+/// its columns, also writes its right padding and the next row's left
+/// padding, so only padding rows and each phase plane's first input row
+/// are zeroed, each with one vector.
+@inline(__always)
+func fillCompactFlatPlane<Size, Stride>(
+    _ shape: CHWFlat<Size, Stride>.Type, _ planes: DepthwiseCHWPlanesOperands, layout: CHWFlatLayout,
+    from input: UnsafePointer<Float>, into scratch: UnsafeMutablePointer<Float>
+) {
+    let stride = Stride.value
+    let rowFloats = layout.rowFloats, phaseFloats = layout.phaseFloats
+    let width = planes.inputWidth, padLeft = planes.padLeft
+    let zero = SIMD16<Float>(repeating: 0)
+    let lanes = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+    let count = Int32(truncatingIfNeeded: width)
+    let keepLow: SIMDMask<SIMD16<Int32>> = lanes .< SIMD16<Int32>(repeating: count)
+    let keepHigh: SIMDMask<SIMD16<Int32>> = lanes .< SIMD16<Int32>(repeating: count &- 16)
+    // Input column c goes to padded column c + padLeft: phase
+    // (c + padLeft) % 2, column (c + padLeft) / 2.
+    let evenOffset = (padLeft % 2) &* phaseFloats &+ padLeft / 2
+    let oddOffset = (1 &- padLeft % 2) &* phaseFloats &+ (padLeft &+ 1) / 2
+    for paddedRow in 0..<(stride &* layout.rows) {
+        let rowPhase = paddedRow % stride, i = paddedRow / stride
+        let iy = paddedRow &- planes.padTop
+        let phaseRow = scratch + (rowPhase &* stride &* phaseFloats &+ i &* rowFloats)
+        let inside = iy >= 0 && iy < planes.inputHeight
+        if !inside || iy < stride {
+            storeVector16(zero, phaseRow)
+            if stride == 2 { storeVector16(zero, phaseRow + phaseFloats) }
+        }
+        guard inside else { continue }
+        // Reads at most 15 floats past the row: within the next row or the
+        // tensor's tail padding.
+        let source = input + iy &* width
+        let low = select(keepLow, loadVector16(source), zero)
+        if stride == 1 {
+            storeVector16(low, phaseRow + padLeft)
+        } else {
+            let high = width > 16 ? select(keepHigh, loadVector16(source + 16), zero) : zero
+            storeVector16(evenLanes(low, high), phaseRow + evenOffset)
+            storeVector16(oddLanes(low, high), phaseRow + oddOffset)
         }
     }
 }
