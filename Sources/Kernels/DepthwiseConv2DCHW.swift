@@ -41,6 +41,9 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     /// `[C]`; zeros when the op has no bias.
     let bias: [Float]
     let foldsPadding: Bool
+    /// Whether each work item is a whole plane for the flat-plane kernel
+    /// (small planes at equal strides), instead of a band of rows.
+    let flatPlanes: Bool
     /// Output rows per work item (a band of one channel plane).
     let bandRows: Int
     /// Bands per channel plane.
@@ -55,6 +58,9 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     static let scratchBudget = 8 * 1024
     /// Work items the split into bands aims at when there are few planes.
     static let minimumWorkItems = 16
+    /// The most floats a padded row of the flat-plane kernel may take: one
+    /// vector (wider rows are faster in bands).
+    static let flatPlaneMaximumRowFloats = 16
 
     /// The channel-major form of `depthwise`, or nil when no plane kernel
     /// fits: a depth multiplier other than 1, dilation, a filter other than
@@ -82,7 +88,12 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         let planes = g.batch * channels
         let splitForThreads = (Self.minimumWorkItems + planes - 1) / planes
         let bands = min(g.outputHeight, max((g.outputHeight + cacheRows - 1) / cacheRows, splitForThreads))
-        let bandRows = (g.outputHeight + bands - 1) / bands
+        let planeFloats = depthwiseCHWPlaneScratchFloats(
+            size: g.filterWidth, stride: g.strideW, outputHeight: g.outputHeight, outputWidth: g.outputWidth)
+        let flatPlanes = g.strideH == g.strideW
+            && g.outputWidth + (g.filterWidth - 1) / g.strideW <= Self.flatPlaneMaximumRowFloats
+            && planeFloats <= Self.scratchBudget
+        let bandRows = flatPlanes ? g.outputHeight : (g.outputHeight + bands - 1) / bands
         self.window = g
         self.channels = channels
         self.activation = depthwise.activation
@@ -90,6 +101,7 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         self.channelFilters = channelFilters
         self.bias = depthwise.bias
         self.foldsPadding = depthwise.foldsPadding
+        self.flatPlanes = flatPlanes
         self.outputShapes = depthwise.outputShapes
         self.multiplyAccumulates = depthwise.multiplyAccumulates
         self.bandRows = bandRows
@@ -97,7 +109,9 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         self.scratchRowFloats = rowFloats
         // Rows and row floats are bounded by tensor dimensions plus the filter
         // size. 16 floats of slack: filling a row may write a vector past it.
-        self.scratchPerThread = (((bandRows - 1) * g.strideH + g.filterHeight) * rowFloats + 31) / 16 * 16
+        self.scratchPerThread = flatPlanes
+            ? (planeFloats + 15) / 16 * 16
+            : (((bandRows - 1) * g.strideH + g.filterHeight) * rowFloats + 31) / 16 * 16
         #else
         return nil
         #endif
@@ -181,7 +195,8 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
 
     #if LANDMARKER_AVX512
     /// Work item `i`: band `i % bandsPerPlane` of plane `i / bandsPerPlane`
-    /// (plane `n·C + c`), for `ParallelRunner.forEach`.
+    /// (plane `n·C + c`), or with `flatPlanes` plane `i` whole, for
+    /// `ParallelRunner.forEach`.
     private struct Bands: ParallelWork {
         let kernel: DepthwiseConv2DCHW
         let input: UnsafePointer<Float>
@@ -195,6 +210,24 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
             let inputPlane = g.inputHeight * g.inputWidth, outputPlane = g.outputHeight * g.outputWidth
             let taps = g.filterHeight * g.filterWidth
             let (lower, upper) = k.activation.clampRange
+            if k.flatPlanes {
+                // Runs of planes of one batch item, so that their channels
+                // are consecutive.
+                var plane = items.lowerBound
+                while plane < items.upperBound {
+                    let c = plane % k.channels, count = min(items.upperBound - plane, k.channels - c)
+                    depthwiseCHWF32PlanesAVX512(
+                        size: g.filterWidth, stride: g.strideW,
+                        DepthwiseCHWPlanesOperands(
+                            input: input + plane * inputPlane, inputHeight: g.inputHeight,
+                            inputWidth: g.inputWidth, output: output + plane * outputPlane,
+                            outputHeight: g.outputHeight, outputWidth: g.outputWidth, planeCount: count,
+                            padTop: g.padTop, padLeft: g.padLeft, weights: filters + c * taps, biases: bias + c,
+                            lower: lower, upper: upper, scratch: scratch + thread * k.scratchPerThread))
+                    plane += count
+                }
+                return
+            }
             for item in items {
                 let plane = item / k.bandsPerPlane, c = plane % k.channels
                 let firstRow = item % k.bandsPerPlane * k.bandRows

@@ -376,9 +376,8 @@ func fillDeinterleavedRow(
         // no read goes more than 15 floats past it.
         let low = loadVector16(source + 2 &* k)
         let high = 2 &* k &+ 16 < count ? loadVector16(source + (2 &* k &+ 16)) : SIMD16<Float>(repeating: 0)
-        let pair = SIMD32(lowHalf: low, highHalf: high)
-        storeVector16(pair.evenHalf, evens + k)
-        storeVector16(pair.oddHalf, odds + k)
+        storeVector16(evenLanes(low, high), evens + k)
+        storeVector16(oddLanes(low, high), odds + k)
         k &+= 16
     }
     let evenEnd = evenStart &+ evenCount, oddEnd = oddStart &+ oddCount

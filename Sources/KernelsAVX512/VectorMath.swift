@@ -74,6 +74,24 @@ func select(_ mask: SIMDMask<SIMD8<Int32>>, _ a: SIMD8<Float>, _ b: SIMD8<Float>
     return unsafeBitCast(bBits ^ ((aBits ^ bBits) & mask._storage), to: SIMD8<Float>.self)
 }
 
+/// Lanes 0, 2, …, 14 of `a`, then lanes 0, 2, …, 14 of `b`. Spelled out
+/// lane by lane from two 16-lane vectors, which the compiler turns into a
+/// single two-source permute (`SIMD32.evenHalf` takes several).
+@inline(__always)
+func evenLanes(_ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
+    SIMD16(
+        a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14],
+        b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14])
+}
+
+/// Lanes 1, 3, …, 15 of `a`, then lanes 1, 3, …, 15 of `b` (see `evenLanes`).
+@inline(__always)
+func oddLanes(_ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
+    SIMD16(
+        a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15],
+        b[1], b[3], b[5], b[7], b[9], b[11], b[13], b[15])
+}
+
 /// `min(max(x, lower), upper)` per lane, a NaN lane staying NaN: the same
 /// selects as the baseline kernels' `clamp`, so both give identical bits.
 @inline(__always)
