@@ -50,8 +50,9 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     let bandsPerPlane: Int
     /// Floats of one scratch row (`depthwiseCHWScratchRowFloats`).
     let scratchRowFloats: Int
-    /// Floats of scratch one thread uses: one band's rows and 16 floats of
-    /// slack, rounded up to a multiple of 16.
+    /// Floats of scratch one thread uses, rounded up to a multiple of 16:
+    /// one band's rows and 16 floats of slack, or with `flatPlanes`
+    /// `depthwiseCHWPlaneScratchFloats`.
     let scratchPerThread: Int
 
     /// Scratch floats per band the band height aims at (32 KiB, in L1).
@@ -161,9 +162,10 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     }
 
     /// The AVX-512 plane kernels over work items of one band of output rows
-    /// of one channel plane; each thread uses its own slice of
-    /// `io.workspace` (at least `workspaceSize(threadCount: runner.threadCount)`
-    /// floats). Every output value is computed the same way whatever the
+    /// of one channel plane (or, for small planes, of one whole plane, runs
+    /// of consecutive planes going to the kernel together); each thread
+    /// uses its own slice of `io.workspace` (at least
+    /// `workspaceSize(threadCount: runner.threadCount)` floats). Every output value is computed the same way whatever the
     /// thread count.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         #if LANDMARKER_AVX512

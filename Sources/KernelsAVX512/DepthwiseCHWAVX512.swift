@@ -7,9 +7,11 @@
 // rows with the padding written out as zeros, so the tap loops need no
 // bounds checks. For stride 2 along W each scratch row is stored
 // de-interleaved (even padded columns, then odd ones), so the taps of
-// neighbouring outputs are consecutive floats. Then output rows go four at
-// a time (sharing the scratch rows they read), 16 pixels at a time (8 for
-// rows of at most 8 pixels, and for a last piece of at most 8): each sum
+// neighbouring outputs are consecutive floats. Then output rows go in
+// blocks sharing the scratch rows they read (four rows for 3×3 filters;
+// for 5×5 ones, blocks of up to eight that cover the band exactly),
+// 16 pixels at a time (8 for rows of at most 8 pixels, and for a last
+// piece of at most 8): each sum
 // starts from the bias and adds one fused multiply-add per tap in
 // ascending (ky, kx) order, as the channels-last kernels do. A tap in the
 // padding adds `0 · w`, which leaves a nonzero sum unchanged, so the
@@ -232,9 +234,9 @@ enum Lanes8: CHWLanes {
 /// share their loads.
 enum CHWFilter<Size: StaticCount, StrideW: StaticCount, StrideH: StaticCount, Lanes: CHWLanes> {}
 
-/// Fills the band's scratch rows, then computes its output rows four at a
-/// time, then the last 1...3 one at a time (for 5×5 filters, with the
-/// block that ends the band when there is one).
+/// Fills the band's scratch rows, then computes its output rows: for 3×3
+/// filters four at a time, then the last 1...3 one at a time; for 5×5
+/// filters in blocks of up to eight.
 @inline(never)
 func channelMajorBand<Size, StrideW, StrideH, Lanes>(
     _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands
@@ -267,40 +269,40 @@ func channelMajorBand<Size, StrideW, StrideH, Lanes>(
         let split = Lanes.Vector.scalarCount == 16 && rest != 0 && rest <= 8 ? width &- rest : width
         let narrow = CHWFilter<Size, StrideW, StrideH, Lanes8>.self
         let half = rowFloats / 2
-        /// Output rows `local ..< local + 4` of the band.
-        func block(_ local: Int) {
-            let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
-            let output = band.output + local &* width
-            if size == 5 {
-                fourOutputRows5x5(
-                    shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
+        if size == 5 {
+            // Blocks of up to 8 rows, as even as they come, covering the
+            // band exactly.
+            let blocks = (band.rowCount &+ 7) / 8
+            let base = band.rowCount / blocks, extra = band.rowCount % blocks
+            var local = 0
+            for b in 0..<blocks {
+                let rows = b < extra ? base &+ 1 : base
+                let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
+                let output = band.output + local &* width
+                outputRows5x5(
+                    shape, rows: rows, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
+                    columns: 0..<split)
                 if split < width {
-                    fourOutputRows5x5(
-                        narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
+                    outputRows5x5(
+                        narrow, rows: rows, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
                         columns: split..<width)
                 }
-            } else {
-                fourOutputRows(
-                    shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
-                if split < width {
-                    fourOutputRows(
-                        narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
-                        columns: split..<width)
-                }
+                local &+= rows
             }
+            return
         }
         var local = 0
         while local &+ 4 <= band.rowCount {
-            block(local)
+            let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
+            let output = band.output + local &* width
+            fourOutputRows(
+                shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
+            if split < width {
+                fourOutputRows(
+                    narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
+                    columns: split..<width)
+            }
             local &+= 4
-        }
-        if size == 5 && local < band.rowCount && band.rowCount >= 4 {
-            // The last 1...3 rows of a 5×5 filter as the block that ends
-            // the band (its other rows are computed again, to the same
-            // values): cheaper than single rows, whose 25 taps do not stay
-            // in registers. A 3×3 filter's single rows do.
-            block(band.rowCount &- 4)
-            local = band.rowCount
         }
         while local < band.rowCount {
             let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
@@ -434,19 +436,42 @@ func fourOutputRows<Size, StrideW, StrideH, Lanes>(
     }
 }
 
-/// `fourOutputRows` for 5×5 filters, walking the block's scratch rows
-/// instead of its filter rows: each row's five tap columns are loaded once
-/// and added, with that row's filter taps, to every output row whose filter
-/// covers it (the sums still take their taps in ascending (ky, kx) order).
-/// Too many taps to keep in registers, so they are broadcast from memory.
+enum Count7: StaticCount { static var value: Int { 7 } }
+enum Count8: StaticCount { static var value: Int { 8 } }
+
+/// `outputRows5x5` for a block of `rows` (1...8) rows.
 @inline(__always)
-func fourOutputRows5x5<Size, StrideW, StrideH, Lanes>(
-    _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands,
-    taps: UnsafeMutablePointer<Float>,
-    half: Int, scratchRow: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, columns: Range<Int>
+func outputRows5x5<Size, StrideW, StrideH, Lanes>(
+    _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, rows: Int, _ band: DepthwiseCHWBandOperands,
+    taps: UnsafeMutablePointer<Float>, half: Int, scratchRow: UnsafePointer<Float>,
+    output: UnsafeMutablePointer<Float>, columns: Range<Int>
+) {
+    switch rows {
+    case 1: outputRows5x5(shape, Count1.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 2: outputRows5x5(shape, Count2.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 3: outputRows5x5(shape, Count3.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 4: outputRows5x5(shape, Count4.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 5: outputRows5x5(shape, Count5.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 6: outputRows5x5(shape, Count6.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 7: outputRows5x5(shape, Count7.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    default: outputRows5x5(shape, Count8.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    }
+}
+
+/// Columns `columns` of a block of `Rows.value` (1...8) output rows for a
+/// 5×5 filter, walking the block's scratch rows instead of its filter
+/// rows: each scratch row's five tap columns are loaded once and added,
+/// with that row's filter taps, to every output row whose filter covers it
+/// (the sums still take their taps in ascending (ky, kx) order). Too many
+/// taps to keep in registers, so they are broadcast from memory.
+@inline(__always)
+func outputRows5x5<Size, StrideW, StrideH, Lanes, Rows: StaticCount>(
+    _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ rows: Rows.Type, _ band: DepthwiseCHWBandOperands,
+    taps: UnsafeMutablePointer<Float>, half: Int, scratchRow: UnsafePointer<Float>,
+    output: UnsafeMutablePointer<Float>, columns: Range<Int>
 ) {
     typealias Vector = Lanes.Vector
-    let strideH = StrideH.value
+    let strideH = StrideH.value, n = Rows.value
     let lower = Vector(repeating: band.lower), upper = Vector(repeating: band.upper)
     let bias = Vector(repeating: band.bias)
     let rowFloats = band.scratchRowFloats
@@ -465,27 +490,39 @@ func fourOutputRows5x5<Size, StrideW, StrideH, Lanes>(
     }
     var x = columns.lowerBound
     while x < columns.upperBound {
-        var sum0 = bias, sum1 = bias, sum2 = bias, sum3 = bias
-        var j = 0
-        while j < 3 &* strideH &+ 5 {
+        var sums = (bias, bias, bias, bias, bias, bias, bias, bias)
+        for j in 0..<((n &- 1) &* strideH &+ 5) {
             let row = scratchRow + (j &* rowFloats &+ x)
             let v0 = Lanes.load(tapColumn(shape, row, kx: 0, half: half))
             let v1 = Lanes.load(tapColumn(shape, row, kx: 1, half: half))
             let v2 = Lanes.load(tapColumn(shape, row, kx: 2, half: half))
             let v3 = Lanes.load(tapColumn(shape, row, kx: 3, half: half))
             let v4 = Lanes.load(tapColumn(shape, row, kx: 4, half: half))
-            let ky1 = j &- strideH, ky2 = j &- 2 &* strideH, ky3 = j &- 3 &* strideH
-            if j < 5 { sum0 = add(sum0, v0, v1, v2, v3, v4, ky: j) }
-            if ky1 >= 0 && ky1 < 5 { sum1 = add(sum1, v0, v1, v2, v3, v4, ky: ky1) }
-            if ky2 >= 0 && ky2 < 5 { sum2 = add(sum2, v0, v1, v2, v3, v4, ky: ky2) }
-            if ky3 >= 0 { sum3 = add(sum3, v0, v1, v2, v3, v4, ky: ky3) }
-            j &+= 1
+            /// Whether output row `r` of the block has filter row `j − r·strideH`.
+            @inline(__always)
+            func covers(_ r: Int) -> Bool { r < n && j >= r &* strideH && j &- r &* strideH < 5 }
+            if covers(0) { sums.0 = add(sums.0, v0, v1, v2, v3, v4, ky: j) }
+            if covers(1) { sums.1 = add(sums.1, v0, v1, v2, v3, v4, ky: j &- strideH) }
+            if covers(2) { sums.2 = add(sums.2, v0, v1, v2, v3, v4, ky: j &- 2 &* strideH) }
+            if covers(3) { sums.3 = add(sums.3, v0, v1, v2, v3, v4, ky: j &- 3 &* strideH) }
+            if covers(4) { sums.4 = add(sums.4, v0, v1, v2, v3, v4, ky: j &- 4 &* strideH) }
+            if covers(5) { sums.5 = add(sums.5, v0, v1, v2, v3, v4, ky: j &- 5 &* strideH) }
+            if covers(6) { sums.6 = add(sums.6, v0, v1, v2, v3, v4, ky: j &- 6 &* strideH) }
+            if covers(7) { sums.7 = add(sums.7, v0, v1, v2, v3, v4, ky: j &- 7 &* strideH) }
         }
         let count = columns.upperBound &- x
-        Lanes.store(Lanes.clamp(sum0, lower: lower, upper: upper), output + x, count: count)
-        Lanes.store(Lanes.clamp(sum1, lower: lower, upper: upper), output + (width &+ x), count: count)
-        Lanes.store(Lanes.clamp(sum2, lower: lower, upper: upper), output + (2 &* width &+ x), count: count)
-        Lanes.store(Lanes.clamp(sum3, lower: lower, upper: upper), output + (3 &* width &+ x), count: count)
+        @inline(__always)
+        func put(_ sum: Vector, _ r: Int) {
+            Lanes.store(Lanes.clamp(sum, lower: lower, upper: upper), output + (r &* width &+ x), count: count)
+        }
+        put(sums.0, 0)
+        if n > 1 { put(sums.1, 1) }
+        if n > 2 { put(sums.2, 2) }
+        if n > 3 { put(sums.3, 3) }
+        if n > 4 { put(sums.4, 4) }
+        if n > 5 { put(sums.5, 5) }
+        if n > 6 { put(sums.6, 6) }
+        if n > 7 { put(sums.7, 7) }
         x &+= Vector.scalarCount
     }
 }
