@@ -107,8 +107,9 @@ struct BenchCommand: ParsableCommand {
                          median, percentile(0.1), percentile(0.9), gflops, cpuMedian))
             if perOp {
                 let total = opMilliseconds.values.reduce(0, +)
+                let width = opMilliseconds.keys.map(\.count).max() ?? 0
                 for (op, ms) in opMilliseconds.sorted(by: { $0.value > $1.value }) {
-                    let name = op.padding(toLength: 20, withPad: " ", startingAt: 0)
+                    let name = op.padding(toLength: width, withPad: " ", startingAt: 0)
                     print("  " + name + String(format: " %8.3f ms  %5.1f %%", ms, 100 * ms / max(total, 1e-12)))
                 }
             }
