@@ -40,8 +40,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // Each convolution shape of the table, through the op's fast kernel.
-    for shape in LayerShape.all {
+    // Each convolution shape of the tables, through the op's fast kernel.
+    for shape in LayerShape.all + LayerShape.channelMajor {
         for threads in threadCounts {
             Benchmark("\(shape.name) \(threads)t") { (benchmark, layer: PreparedLayer) in
                 let runner = ParallelRunner(threadCount: threads)

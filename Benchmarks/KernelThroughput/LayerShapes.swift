@@ -9,6 +9,13 @@ struct LayerShape: Sendable {
         case conv
         /// DEPTHWISE_CONV_2D (depth multiplier 1: outputChannels == inputChannels).
         case depthwise
+        /// A 1×1 CONV_2D with a quarter of each output channel's weights
+        /// non-zero, run sparse on channel-major tensors
+        /// (`SparsePointwiseConv2DCHW`, AVX-512 only), as in pose_detection.
+        case sparsePointwise
+        /// DEPTHWISE_CONV_2D on channel-major tensors (`DepthwiseConv2DCHW`,
+        /// AVX-512 only), as between pose_detection's sparse layers.
+        case channelMajorDepthwise
     }
 
     /// The model the layer was taken from (the first one, when several share it).
@@ -39,6 +46,8 @@ struct LayerShape: Sendable {
         switch kind {
         case .conv: kindName = kernel == (1, 1) ? "conv1x1" : "conv\(kernel.height)x\(kernel.width)"
         case .depthwise: kindName = "dw\(kernel.height)x\(kernel.width)"
+        case .sparsePointwise: kindName = "sparse1x1 CHW"
+        case .channelMajorDepthwise: kindName = "dw\(kernel.height)x\(kernel.width) CHW"
         }
         return "\(kindName) \(height)x\(width)x\(inputChannels)->\(outputChannels) s\(stride.vertical) [\(model)]"
     }
@@ -154,4 +163,42 @@ extension LayerShape {
             kernel: (5, 5), stride: (1, 1), padding: .same, activation: .relu6,
             occurrences: 1, shareOfModelMACs: 1.9),
     ]
+}
+
+extension LayerShape {
+    /// pose_detection's heaviest layers as its channel-major region runs
+    /// them: sparse 1×1 convolutions (25 % of the weights non-zero; their
+    /// rates count the non-zero multiply-accumulates only) and the
+    /// depthwise convolutions between them. Empty where the CPU lacks
+    /// AVX-512 (the only family these kernels exist for).
+    static let channelMajor: [LayerShape] = KernelInstructionSet.avx512.isSupported ? [
+        LayerShape(model: "pose_detection", kind: .sparsePointwise, height: 14, width: 14,
+            inputChannels: 1152, outputChannels: 192,
+            kernel: (1, 1), stride: (1, 1), padding: .valid, activation: .none,
+            occurrences: 1, shareOfModelMACs: 10.1),
+        LayerShape(model: "pose_detection", kind: .sparsePointwise, height: 14, width: 14,
+            inputChannels: 112, outputChannels: 672,
+            kernel: (1, 1), stride: (1, 1), padding: .valid, activation: .relu,
+            occurrences: 3, shareOfModelMACs: 10.3),
+        LayerShape(model: "pose_detection", kind: .sparsePointwise, height: 7, width: 7,
+            inputChannels: 192, outputChannels: 1152,
+            kernel: (1, 1), stride: (1, 1), padding: .valid, activation: .relu,
+            occurrences: 4, shareOfModelMACs: 10.1),
+        LayerShape(model: "pose_detection", kind: .sparsePointwise, height: 56, width: 56,
+            inputChannels: 24, outputChannels: 144,
+            kernel: (1, 1), stride: (1, 1), padding: .valid, activation: .relu,
+            occurrences: 2, shareOfModelMACs: 5.0),
+        LayerShape(model: "pose_detection", kind: .channelMajorDepthwise, height: 7, width: 7,
+            inputChannels: 1152, outputChannels: 1152,
+            kernel: (5, 5), stride: (1, 1), padding: .same, activation: .none,
+            occurrences: 3, shareOfModelMACs: 1.0),
+        LayerShape(model: "pose_detection", kind: .channelMajorDepthwise, height: 14, width: 14,
+            inputChannels: 672, outputChannels: 672,
+            kernel: (5, 5), stride: (1, 1), padding: .same, activation: .none,
+            occurrences: 2, shareOfModelMACs: 1.5),
+        LayerShape(model: "pose_detection", kind: .channelMajorDepthwise, height: 56, width: 56,
+            inputChannels: 144, outputChannels: 144,
+            kernel: (3, 3), stride: (1, 1), padding: .same, activation: .none,
+            occurrences: 1, shareOfModelMACs: 1.0),
+    ] : []
 }

@@ -6,7 +6,8 @@ import Tensor
 final class PreparedLayer {
     let shape: LayerShape
     let kernel: any PreparedKernel
-    /// Floating-point operations of one run: 2 × multiply-accumulates.
+    /// Floating-point operations of one run: 2 × multiply-accumulates (for a
+    /// sparse convolution, of its non-zero weights only).
     let flops: Int
     private let io: KernelIO
     /// The memory `io` points into, kept alive with it.
@@ -20,31 +21,55 @@ final class PreparedLayer {
         let inputShape = try TensorShape([1, shape.height, shape.width, shape.inputChannels])
         let filterShape: TensorShape
         switch shape.kind {
-        case .conv:
+        case .conv, .sparsePointwise:
             filterShape = try TensorShape(
                 [shape.outputChannels, shape.kernel.height, shape.kernel.width, shape.inputChannels])
-        case .depthwise:
+        case .depthwise, .channelMajorDepthwise:
             filterShape = try TensorShape([1, shape.kernel.height, shape.kernel.width, shape.outputChannels])
         }
         let biasShape = try TensorShape([shape.outputChannels])
-        let filter = generator.values(count: filterShape.elementCount, scale: 0.1)
+        var filter = generator.values(count: filterShape.elementCount, scale: 0.1)
+        if shape.kind == .sparsePointwise {
+            // A quarter of each output channel's weights kept, spread as the
+            // model's are: every fourth position, shifted by the channel.
+            for (i, _) in filter.enumerated() where (i + i / shape.inputChannels) % 4 != 0 { filter[i] = 0 }
+        }
         let bias = generator.values(count: shape.outputChannels, scale: 0.1)
         let operands = [
             Operand(shape: inputShape),
             Operand(shape: filterShape, constant: .float32(filter)),
             Operand(shape: biasShape, constant: .float32(bias)),
         ]
-        switch shape.kind {
-        case .conv:
-            kernel = try Conv2D.prepare(inputs: operands, options: .init(
+        let convolution = {
+            try Conv2D.prepare(inputs: operands, options: .init(
                 padding: shape.padding, strideH: shape.stride.vertical, strideW: shape.stride.horizontal,
                 activation: shape.activation))
-        case .depthwise:
-            kernel = try DepthwiseConv2D.prepare(inputs: operands, options: .init(
+        }
+        let depthwise = {
+            try DepthwiseConv2D.prepare(inputs: operands, options: .init(
                 padding: shape.padding, strideH: shape.stride.vertical, strideW: shape.stride.horizontal,
                 depthMultiplier: shape.outputChannels / shape.inputChannels, activation: shape.activation))
         }
-        flops = 2 * kernel.multiplyAccumulates
+        switch shape.kind {
+        case .conv:
+            kernel = try convolution()
+            flops = 2 * kernel.multiplyAccumulates
+        case .depthwise:
+            kernel = try depthwise()
+            flops = 2 * kernel.multiplyAccumulates
+        case .sparsePointwise:
+            guard let sparse = SparsePointwiseConv2DCHW(try convolution()) else {
+                throw KernelError(op: shape.name, "no sparse kernel here (it needs AVX-512)")
+            }
+            kernel = sparse
+            flops = Int((2 * Double(sparse.multiplyAccumulates) * sparse.density).rounded())
+        case .channelMajorDepthwise:
+            guard let planes = DepthwiseConv2DCHW(try depthwise()) else {
+                throw KernelError(op: shape.name, "no channel-major depthwise kernel here (it needs AVX-512)")
+            }
+            kernel = planes
+            flops = 2 * kernel.multiplyAccumulates
+        }
 
         let input = AlignedBuffer(generator.values(count: inputShape.elementCount, scale: 1))
         let filterBuffer = AlignedBuffer(filter)
