@@ -91,10 +91,15 @@ public func depthwiseCHWScratchRowFloats(size: Int, strideWidth: Int, outputWidt
 /// `roundUp(outputWidth, lanes) + (size − 1) / 2` each, at stride 2. Each
 /// run of `readWidth` columns (one at stride 1; the even, then the odd one
 /// at stride 2) is followed by 16 floats of slack, so that filling it with
-/// whole vectors never writes past its own region.
+/// whole vectors never writes past its own region. Only the first
+/// `usedWidth` columns of a run reach the pixels kept (`outputWidth +
+/// size − 1` at stride 1, `outputWidth + (size − 1) / 2` at stride 2); the
+/// rest feed only the lanes past the row's end, which are dropped, so they
+/// may hold anything.
 struct CHWScratchLayout {
     let lanes: Int
     let readWidth: Int
+    let usedWidth: Int
     /// Floats of one region: `readWidth + 16`.
     let region: Int
     let rowFloats: Int
@@ -102,7 +107,9 @@ struct CHWScratchLayout {
     init(size: Int, strideWidth: Int, outputWidth: Int) {
         lanes = outputWidth <= 8 ? 8 : 16
         let vectorWidth = (outputWidth + lanes - 1) / lanes * lanes
-        readWidth = vectorWidth + (strideWidth == 1 ? size - 1 : (size - 1) / 2)
+        let reach = strideWidth == 1 ? size - 1 : (size - 1) / 2
+        readWidth = vectorWidth + reach
+        usedWidth = outputWidth + reach
         region = readWidth + 16
         rowFloats = strideWidth == 1 ? region : 2 * region
     }
@@ -246,15 +253,31 @@ func channelMajorBand<Size, StrideW, StrideH, Lanes>(
     let rowFloats = band.scratchRowFloats
     let scratchRows = (band.rowCount &- 1) &* strideH &+ size
     let firstPaddedRow = band.firstRow &* strideH
-    for r in 0..<scratchRows {
-        let iy = firstPaddedRow &+ r &- band.padTop
-        let row = band.scratch + r &* rowFloats
-        if iy < 0 || iy >= band.inputHeight {
-            zeroFloats(row, from: 0, to: rowFloats)
-        } else if StrideW.value == 1 {
-            fillRow(band.input + iy &* band.inputWidth, band: band, layout: layout, into: row)
-        } else {
-            fillDeinterleavedRow(band.input + iy &* band.inputWidth, band: band, layout: layout, into: row)
+    // The row geometry, worked out once per band in locals that no
+    // scratch store can alias.
+    let input = band.input, inputHeight = band.inputHeight, inputWidth = band.inputWidth
+    let scratch = band.scratch, padTop = band.padTop
+    if StrideW.value == 1 {
+        let fill = RowFill(band: band, layout: layout)
+        for r in 0..<scratchRows {
+            let iy = firstPaddedRow &+ r &- padTop
+            let row = scratch + r &* rowFloats
+            if iy < 0 || iy >= inputHeight {
+                zeroFloats(row, from: 0, to: rowFloats)
+            } else {
+                fill.fill(input + iy &* inputWidth, into: row)
+            }
+        }
+    } else {
+        let fill = DeinterleavedRowFill(band: band, layout: layout)
+        for r in 0..<scratchRows {
+            let iy = firstPaddedRow &+ r &- padTop
+            let row = scratch + r &* rowFloats
+            if iy < 0 || iy >= inputHeight {
+                zeroFloats(row, from: 0, to: rowFloats)
+            } else {
+                fill.fill(input + iy &* inputWidth, into: row)
+            }
         }
     }
     // The taps in stack memory, which no output store can alias: the
@@ -330,61 +353,102 @@ func zeroFloats(_ pointer: UnsafeMutablePointer<Float>, from start: Int, to end:
     }
 }
 
-/// A stride-1 scratch row: zeros, the input row from column `padLeft` on,
-/// zeros, over `readWidth` columns. Each step writes whole vectors and may
-/// write up to 15 floats past its part; the next step overwrites them, and
-/// the last one's spill lands in the region's slack.
-@inline(__always)
-func fillRow(
-    _ source: UnsafePointer<Float>, band: DepthwiseCHWBandOperands, layout: CHWScratchLayout,
-    into row: UnsafeMutablePointer<Float>
-) {
-    let start = min(band.padLeft, layout.readWidth)
-    let count = min(band.inputWidth, layout.readWidth &- start)
-    zeroFloats(row, from: 0, to: start)
-    let destination = row + start
-    var i = 0
-    while i < count {
-        // Reads at most 15 floats past the row: within the next row or the
-        // tensor's tail padding.
-        storeVector16(loadVector16(source + i), destination + i)
-        i &+= 16
+/// How a stride-1 scratch row is filled: zeros, the input row from column
+/// `padLeft` on, zeros, over the first `usedWidth` columns (the others may
+/// keep anything). Each step writes whole vectors and may write up to 15
+/// floats past its part: the input's last vector has its lanes past the
+/// row set to zero, so its spill is the right padding; the spill of the
+/// zeros lands in the region's slack.
+struct RowFill {
+    let start: Int
+    let count: Int
+    let usedWidth: Int
+
+    @inline(__always)
+    init(band: DepthwiseCHWBandOperands, layout: CHWScratchLayout) {
+        let readWidth = layout.readWidth
+        usedWidth = layout.usedWidth
+        start = min(band.padLeft, readWidth)
+        count = min(band.inputWidth, readWidth &- start)
     }
-    zeroFloats(row, from: start &+ count, to: layout.readWidth)
+
+    @inline(__always)
+    func fill(_ source: UnsafePointer<Float>, into row: UnsafeMutablePointer<Float>) {
+        zeroFloats(row, from: 0, to: start)
+        let destination = row + start
+        var i = 0
+        while i &+ 16 <= count {
+            storeVector16(loadVector16(source + i), destination + i)
+            i &+= 16
+        }
+        if i < count {
+            // Reads at most 15 floats past the row: within the next row or
+            // the tensor's tail padding.
+            storeVector16(keepingLanes(loadVector16(source + i), below: count &- i), destination + i)
+            i &+= 16
+        }
+        zeroFloats(row, from: start &+ i, to: usedWidth)
+    }
 }
 
-/// A stride-2 scratch row, split by the parity of the padded column
-/// `ix + padLeft`: padded column `2j` goes to `row[j]`, `2j + 1` to
-/// `row[region + j]`, with zeros where that is padding; written in whole
-/// vectors like `fillRow`.
-@inline(__always)
-func fillDeinterleavedRow(
-    _ source: UnsafePointer<Float>, band: DepthwiseCHWBandOperands, layout: CHWScratchLayout,
-    into row: UnsafeMutablePointer<Float>
-) {
-    let region = layout.region, readWidth = layout.readWidth, padLeft = band.padLeft
-    let count = max(0, min(band.inputWidth, 2 &* readWidth &- padLeft))
-    // Input columns 2k land in `evens + k`, columns 2k + 1 in `odds + k`.
-    let evenPadding = padLeft % 2 == 0
-    let evenStart = min(padLeft / 2, readWidth), oddStart = min((padLeft &+ 1) / 2, readWidth)
-    let evenCount = (count &+ 1) / 2, oddCount = count / 2
-    let evens = row + ((evenPadding ? 0 : region) &+ evenStart)
-    let odds = row + ((evenPadding ? region : 0) &+ oddStart)
-    zeroFloats(row, from: 0, to: evenPadding ? evenStart : oddStart)
-    zeroFloats(row + region, from: 0, to: evenPadding ? oddStart : evenStart)
-    var k = 0
-    while 2 &* k < count {
-        // The second half is read only where it starts inside the row, so
-        // no read goes more than 15 floats past it.
-        let low = loadVector16(source + 2 &* k)
-        let high = 2 &* k &+ 16 < count ? loadVector16(source + (2 &* k &+ 16)) : SIMD16<Float>(repeating: 0)
-        storeVector16(evenLanes(low, high), evens + k)
-        storeVector16(oddLanes(low, high), odds + k)
-        k &+= 16
+/// How a stride-2 scratch row is filled, split by the parity of the padded
+/// column `ix + padLeft`: padded column `2j` goes to `row[j]`, `2j + 1` to
+/// `row[region + j]`, with zeros where that is padding, over the first
+/// `usedWidth` columns of each region; written in whole vectors like
+/// `RowFill`.
+struct DeinterleavedRowFill {
+    /// Input columns read: `0 ..< count`.
+    let count: Int
+    /// Region-relative start of the even input columns (`2k` lands at
+    /// `evenStart + k` of its region) and of the odd ones.
+    let evenStart: Int
+    let oddStart: Int
+    /// Whether even input columns go to the first region (an even `padLeft`).
+    let evenPadding: Bool
+    let region: Int
+    let usedWidth: Int
+
+    @inline(__always)
+    init(band: DepthwiseCHWBandOperands, layout: CHWScratchLayout) {
+        region = layout.region
+        usedWidth = layout.usedWidth
+        let readWidth = layout.readWidth, padLeft = band.padLeft
+        count = max(0, min(band.inputWidth, 2 &* readWidth &- padLeft))
+        evenPadding = padLeft % 2 == 0
+        evenStart = min(padLeft / 2, readWidth)
+        oddStart = min((padLeft &+ 1) / 2, readWidth)
     }
-    let evenEnd = evenStart &+ evenCount, oddEnd = oddStart &+ oddCount
-    zeroFloats(row, from: evenPadding ? evenEnd : oddEnd, to: readWidth)
-    zeroFloats(row + region, from: evenPadding ? oddEnd : evenEnd, to: readWidth)
+
+    @inline(__always)
+    func fill(_ source: UnsafePointer<Float>, into row: UnsafeMutablePointer<Float>) {
+        let evenRegion = evenPadding ? row : row + region, oddRegion = evenPadding ? row + region : row
+        zeroFloats(evenRegion, from: 0, to: evenStart)
+        zeroFloats(oddRegion, from: 0, to: oddStart)
+        let evenRow = evenRegion + evenStart, oddRow = oddRegion + oddStart
+        var k = 0
+        while 2 &* k &+ 32 <= count {
+            let low = loadVector16(source + 2 &* k)
+            let high = loadVector16(source + (2 &* k &+ 16))
+            storeVector16(evenLanes(low, high), evenRow + k)
+            storeVector16(oddLanes(low, high), oddRow + k)
+            k &+= 16
+        }
+        let left = count &- 2 &* k
+        if left > 0 {
+            // The lanes past the row zeroed; the second half read only
+            // where it starts inside the row, so no read goes more than 15
+            // floats past it.
+            let low = keepingLanes(loadVector16(source + 2 &* k), below: left)
+            let high = left > 16
+                ? keepingLanes(loadVector16(source + (2 &* k &+ 16)), below: left &- 16)
+                : SIMD16<Float>(repeating: 0)
+            storeVector16(evenLanes(low, high), evenRow + k)
+            storeVector16(oddLanes(low, high), oddRow + k)
+            k &+= 16
+        }
+        zeroFloats(evenRegion, from: evenStart &+ k, to: usedWidth)
+        zeroFloats(oddRegion, from: oddStart &+ k, to: usedWidth)
+    }
 }
 
 /// The scratch floats of tap column `kx` for the outputs from `row` on:
