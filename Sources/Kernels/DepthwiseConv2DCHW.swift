@@ -230,9 +230,13 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
                 }
                 return
             }
+            // Scratch rows whose padding columns this call has zeroed: a
+            // band with no more rows finds them still zero.
+            var zeroedRows = 0
             for item in items {
                 let plane = item / k.bandsPerPlane, c = plane % k.channels
                 let firstRow = item % k.bandsPerPlane * k.bandRows
+                let rowCount = min(k.bandRows, g.outputHeight - firstRow)
                 depthwiseCHWF32BandAVX512(
                     size: g.filterWidth, strideWidth: g.strideW,
                     DepthwiseCHWBandOperands(
@@ -240,10 +244,12 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
                         inputWidth: g.inputWidth,
                         output: output + plane * outputPlane + firstRow * g.outputWidth,
                         outputWidth: g.outputWidth, firstRow: firstRow,
-                        rowCount: min(k.bandRows, g.outputHeight - firstRow),
+                        rowCount: rowCount,
                         strideHeight: g.strideH, padTop: g.padTop, padLeft: g.padLeft,
                         weights: filters + c * taps, bias: bias[c], lower: lower, upper: upper,
-                        scratch: scratch + thread * k.scratchPerThread, scratchRowFloats: k.scratchRowFloats))
+                        scratch: scratch + thread * k.scratchPerThread, scratchRowFloats: k.scratchRowFloats,
+                        paddingColumnsZeroed: rowCount <= zeroedRows))
+                zeroedRows = max(zeroedRows, rowCount)
             }
         }
     }

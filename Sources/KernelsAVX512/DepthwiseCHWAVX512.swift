@@ -50,13 +50,19 @@ public struct DepthwiseCHWBandOperands {
     /// `depthwiseCHWScratchRowFloats(size:strideWidth:outputWidth:)`.
     public var scratch: UnsafeMutablePointer<Float>
     public var scratchRowFloats: Int
+    /// Whether the band's scratch rows still hold the zeros of their
+    /// padding columns (left of the input row, and after it up to the
+    /// columns kept outputs read) from an earlier band of the same
+    /// convolution on this scratch; the kernel then writes only the input
+    /// columns of each row. An earlier band writes nothing else there.
+    public var paddingColumnsZeroed: Bool
 
     public init(
         input: UnsafePointer<Float>, inputHeight: Int, inputWidth: Int,
         output: UnsafeMutablePointer<Float>, outputWidth: Int, firstRow: Int, rowCount: Int,
         strideHeight: Int, padTop: Int, padLeft: Int,
         weights: UnsafePointer<Float>, bias: Float, lower: Float, upper: Float,
-        scratch: UnsafeMutablePointer<Float>, scratchRowFloats: Int
+        scratch: UnsafeMutablePointer<Float>, scratchRowFloats: Int, paddingColumnsZeroed: Bool = false
     ) {
         self.input = input
         self.inputHeight = inputHeight
@@ -74,6 +80,7 @@ public struct DepthwiseCHWBandOperands {
         self.upper = upper
         self.scratch = scratch
         self.scratchRowFloats = scratchRowFloats
+        self.paddingColumnsZeroed = paddingColumnsZeroed
     }
 }
 
@@ -256,7 +263,7 @@ func channelMajorBand<Size, StrideW, StrideH, Lanes>(
     // The row geometry, worked out once per band in locals that no
     // scratch store can alias.
     let input = band.input, inputHeight = band.inputHeight, inputWidth = band.inputWidth
-    let scratch = band.scratch, padTop = band.padTop
+    let scratch = band.scratch, padTop = band.padTop, zeroPadding = !band.paddingColumnsZeroed
     if StrideW.value == 1 {
         let fill = RowFill(band: band, layout: layout)
         for r in 0..<scratchRows {
@@ -265,7 +272,7 @@ func channelMajorBand<Size, StrideW, StrideH, Lanes>(
             if iy < 0 || iy >= inputHeight {
                 zeroFloats(row, from: 0, to: rowFloats)
             } else {
-                fill.fill(input + iy &* inputWidth, into: row)
+                fill.fill(input + iy &* inputWidth, into: row, zeroPadding: zeroPadding)
             }
         }
     } else {
@@ -276,7 +283,7 @@ func channelMajorBand<Size, StrideW, StrideH, Lanes>(
             if iy < 0 || iy >= inputHeight {
                 zeroFloats(row, from: 0, to: rowFloats)
             } else {
-                fill.fill(input + iy &* inputWidth, into: row)
+                fill.fill(input + iy &* inputWidth, into: row, zeroPadding: zeroPadding)
             }
         }
     }
@@ -373,8 +380,8 @@ struct RowFill {
     }
 
     @inline(__always)
-    func fill(_ source: UnsafePointer<Float>, into row: UnsafeMutablePointer<Float>) {
-        zeroFloats(row, from: 0, to: start)
+    func fill(_ source: UnsafePointer<Float>, into row: UnsafeMutablePointer<Float>, zeroPadding: Bool) {
+        if zeroPadding { zeroFloats(row, from: 0, to: start) }
         let destination = row + start
         var i = 0
         while i &+ 16 <= count {
@@ -387,7 +394,7 @@ struct RowFill {
             storeVector16(keepingLanes(loadVector16(source + i), below: count &- i), destination + i)
             i &+= 16
         }
-        zeroFloats(row, from: start &+ i, to: usedWidth)
+        if zeroPadding { zeroFloats(row, from: start &+ i, to: usedWidth) }
     }
 }
 
@@ -420,10 +427,12 @@ struct DeinterleavedRowFill {
     }
 
     @inline(__always)
-    func fill(_ source: UnsafePointer<Float>, into row: UnsafeMutablePointer<Float>) {
+    func fill(_ source: UnsafePointer<Float>, into row: UnsafeMutablePointer<Float>, zeroPadding: Bool) {
         let evenRegion = evenPadding ? row : row + region, oddRegion = evenPadding ? row + region : row
-        zeroFloats(evenRegion, from: 0, to: evenStart)
-        zeroFloats(oddRegion, from: 0, to: oddStart)
+        if zeroPadding {
+            zeroFloats(evenRegion, from: 0, to: evenStart)
+            zeroFloats(oddRegion, from: 0, to: oddStart)
+        }
         let evenRow = evenRegion + evenStart, oddRow = oddRegion + oddStart
         var k = 0
         while 2 &* k &+ 32 <= count {
@@ -446,8 +455,10 @@ struct DeinterleavedRowFill {
             storeVector16(oddLanes(low, high), oddRow + k)
             k &+= 16
         }
-        zeroFloats(evenRegion, from: evenStart &+ k, to: usedWidth)
-        zeroFloats(oddRegion, from: oddStart &+ k, to: usedWidth)
+        if zeroPadding {
+            zeroFloats(evenRegion, from: evenStart &+ k, to: usedWidth)
+            zeroFloats(oddRegion, from: oddStart &+ k, to: usedWidth)
+        }
     }
 }
 

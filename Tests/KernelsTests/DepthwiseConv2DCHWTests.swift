@@ -70,7 +70,7 @@ import Testing
     // MARK: Running
 
     /// `kernel.run` on a channel-major input; the output in a guarded buffer
-    /// pre-filled with NaN.
+    /// pre-filled with NaN, the workspace also NaN.
     static func runFast(
         _ kernel: DepthwiseConv2DCHW, channelMajorInput: [Float], runner: ParallelRunner
     ) throws -> GuardedBuffer {
@@ -81,6 +81,9 @@ import Testing
             output.pointer[i] = GuardedBuffer.sentinel
         }
         let workspace = AlignedBuffer(count: try kernel.workspaceSize(threadCount: runner.threadCount))
+        // Scratch starts as NaN, so that padding the kernel leaves unwritten
+        // reaches the outputs.
+        workspace.buffer.update(repeating: .nan)
         kernel.run(
             KernelIO(inputs: [input.pointer], outputs: [output.pointer], workspace: workspace.buffer),
             runner: runner)
