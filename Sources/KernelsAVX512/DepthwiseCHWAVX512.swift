@@ -262,28 +262,36 @@ func channelMajorBand<Size, StrideW, StrideH, Lanes>(
     let firstPaddedRow = band.firstRow &* strideH
     // The row geometry, worked out once per band in locals that no
     // scratch store can alias.
-    let input = band.input, inputHeight = band.inputHeight, inputWidth = band.inputWidth
-    let scratch = band.scratch, padTop = band.padTop, zeroPadding = !band.paddingColumnsZeroed
+    let input = band.input, inputWidth = band.inputWidth
+    let scratch = band.scratch, zeroPadding = !band.paddingColumnsZeroed
+    // Scratch rows `dataRows` hold input rows (scratch row r holds input
+    // row `firstInputRow + r`); those before and after are padding.
+    let firstInputRow = firstPaddedRow &- band.padTop
+    let dataStart = min(scratchRows, max(0, 0 &- firstInputRow))
+    let dataRows = dataStart..<max(dataStart, min(scratchRows, band.inputHeight &- firstInputRow))
+    for r in 0..<dataRows.lowerBound { zeroFloats(scratch + r &* rowFloats, from: 0, to: rowFloats) }
+    for r in dataRows.upperBound..<scratchRows { zeroFloats(scratch + r &* rowFloats, from: 0, to: rowFloats) }
+    // Each loop with `zeroPadding` a constant, so that it has no test per row.
     if StrideW.value == 1 {
         let fill = RowFill(band: band, layout: layout)
-        for r in 0..<scratchRows {
-            let iy = firstPaddedRow &+ r &- padTop
-            let row = scratch + r &* rowFloats
-            if iy < 0 || iy >= inputHeight {
-                zeroFloats(row, from: 0, to: rowFloats)
-            } else {
-                fill.fill(input + iy &* inputWidth, into: row, zeroPadding: zeroPadding)
+        if zeroPadding {
+            for r in dataRows {
+                fill.fill(input + (firstInputRow &+ r) &* inputWidth, into: scratch + r &* rowFloats, zeroPadding: true)
+            }
+        } else {
+            for r in dataRows {
+                fill.fill(input + (firstInputRow &+ r) &* inputWidth, into: scratch + r &* rowFloats, zeroPadding: false)
             }
         }
     } else {
         let fill = DeinterleavedRowFill(band: band, layout: layout)
-        for r in 0..<scratchRows {
-            let iy = firstPaddedRow &+ r &- padTop
-            let row = scratch + r &* rowFloats
-            if iy < 0 || iy >= inputHeight {
-                zeroFloats(row, from: 0, to: rowFloats)
-            } else {
-                fill.fill(input + iy &* inputWidth, into: row, zeroPadding: zeroPadding)
+        if zeroPadding {
+            for r in dataRows {
+                fill.fill(input + (firstInputRow &+ r) &* inputWidth, into: scratch + r &* rowFloats, zeroPadding: true)
+            }
+        } else {
+            for r in dataRows {
+                fill.fill(input + (firstInputRow &+ r) &* inputWidth, into: scratch + r &* rowFloats, zeroPadding: false)
             }
         }
     }
