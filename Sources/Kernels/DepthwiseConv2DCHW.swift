@@ -34,9 +34,7 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     /// C: input and output channels.
     let channels: Int
     let activation: FusedActivation
-    /// `[1, KH, KW, C]`, as in the model.
-    let filter: [Float]
-    /// `[C][KH·KW]`: each channel's taps together, for the plane kernels.
+    /// The filter as `[C][KH·KW]`: each channel's taps together, row-major (both kernels read it).
     let channelFilters: [Float]
     /// `[C]`; zeros when the op has no bias.
     let bias: [Float]
@@ -98,7 +96,6 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         self.window = g
         self.channels = channels
         self.activation = depthwise.activation
-        self.filter = depthwise.filter
         self.channelFilters = channelFilters
         self.bias = depthwise.bias
         self.foldsPadding = depthwise.foldsPadding
@@ -151,7 +148,7 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
                                 let ix = ox * g.strideW - g.padLeft + kx
                                 guard ix >= 0, ix < g.inputWidth else { continue }
                                 total += inputPlane[iy * g.inputWidth + ix]
-                                    * filter[(ky * g.filterWidth + kx) * channels + c]
+                                    * channelFilters[(c * g.filterHeight + ky) * g.filterWidth + kx]
                             }
                         }
                         outputPlane[oy * g.outputWidth + ox] = activation.apply(total + bias[c])

@@ -127,41 +127,26 @@ struct CHWScratchLayout {
 /// shapes are a programmer error: the caller routes them elsewhere.
 @inline(never)
 public func depthwiseCHWF32BandAVX512(size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
+    // Rows of at most 8 pixels in 8-lane vectors, the others in 16-lane ones.
     if band.outputWidth <= 8 {
-        band8(size: size, strideWidth: strideWidth, band)
+        KernelsAVX512.band(Lanes8.self, size: size, strideWidth: strideWidth, band)
     } else {
-        band16(size: size, strideWidth: strideWidth, band)
+        KernelsAVX512.band(Lanes16.self, size: size, strideWidth: strideWidth, band)
     }
 }
 
-/// `depthwiseCHWF32BandAVX512` 16 pixels at a time.
-func band16(size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
+/// `depthwiseCHWF32BandAVX512` with output rows computed `Lanes` pixels at
+/// a time: the filter size and strides picked at compile time.
+func band<Lanes: CHWLanes>(_ lanes: Lanes.Type, size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
     switch (size, strideWidth, band.strideHeight) {
-    case (3, 1, 1): channelMajorBand(CHWFilter<Size3, Stride1, Stride1, Lanes16>.self, band)
-    case (3, 1, 2): channelMajorBand(CHWFilter<Size3, Stride1, Stride2, Lanes16>.self, band)
-    case (3, 2, 1): channelMajorBand(CHWFilter<Size3, Stride2, Stride1, Lanes16>.self, band)
-    case (3, 2, 2): channelMajorBand(CHWFilter<Size3, Stride2, Stride2, Lanes16>.self, band)
-    case (5, 1, 1): channelMajorBand(CHWFilter<Size5, Stride1, Stride1, Lanes16>.self, band)
-    case (5, 1, 2): channelMajorBand(CHWFilter<Size5, Stride1, Stride2, Lanes16>.self, band)
-    case (5, 2, 1): channelMajorBand(CHWFilter<Size5, Stride2, Stride1, Lanes16>.self, band)
-    case (5, 2, 2): channelMajorBand(CHWFilter<Size5, Stride2, Stride2, Lanes16>.self, band)
-    default:
-        preconditionFailure(
-            "no channel-major depthwise kernel for \(size)×\(size) stride \(band.strideHeight),\(strideWidth)")
-    }
-}
-
-/// `depthwiseCHWF32BandAVX512` 8 pixels at a time, for rows of at most 8.
-func band8(size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
-    switch (size, strideWidth, band.strideHeight) {
-    case (3, 1, 1): channelMajorBand(CHWFilter<Size3, Stride1, Stride1, Lanes8>.self, band)
-    case (3, 1, 2): channelMajorBand(CHWFilter<Size3, Stride1, Stride2, Lanes8>.self, band)
-    case (3, 2, 1): channelMajorBand(CHWFilter<Size3, Stride2, Stride1, Lanes8>.self, band)
-    case (3, 2, 2): channelMajorBand(CHWFilter<Size3, Stride2, Stride2, Lanes8>.self, band)
-    case (5, 1, 1): channelMajorBand(CHWFilter<Size5, Stride1, Stride1, Lanes8>.self, band)
-    case (5, 1, 2): channelMajorBand(CHWFilter<Size5, Stride1, Stride2, Lanes8>.self, band)
-    case (5, 2, 1): channelMajorBand(CHWFilter<Size5, Stride2, Stride1, Lanes8>.self, band)
-    case (5, 2, 2): channelMajorBand(CHWFilter<Size5, Stride2, Stride2, Lanes8>.self, band)
+    case (3, 1, 1): channelMajorBand(CHWFilter<Size3, Stride1, Stride1, Lanes>.self, band)
+    case (3, 1, 2): channelMajorBand(CHWFilter<Size3, Stride1, Stride2, Lanes>.self, band)
+    case (3, 2, 1): channelMajorBand(CHWFilter<Size3, Stride2, Stride1, Lanes>.self, band)
+    case (3, 2, 2): channelMajorBand(CHWFilter<Size3, Stride2, Stride2, Lanes>.self, band)
+    case (5, 1, 1): channelMajorBand(CHWFilter<Size5, Stride1, Stride1, Lanes>.self, band)
+    case (5, 1, 2): channelMajorBand(CHWFilter<Size5, Stride1, Stride2, Lanes>.self, band)
+    case (5, 2, 1): channelMajorBand(CHWFilter<Size5, Stride2, Stride1, Lanes>.self, band)
+    case (5, 2, 2): channelMajorBand(CHWFilter<Size5, Stride2, Stride2, Lanes>.self, band)
     default:
         preconditionFailure(
             "no channel-major depthwise kernel for \(size)×\(size) stride \(band.strideHeight),\(strideWidth)")

@@ -253,6 +253,11 @@ import Testing
             batch: 1, pixels: 12, inputChannels: 8, outputChannels: 4, activation: .relu,
             residualFirst: true, rng: &rng)
         #expect(try #require(SparsePointwiseConv2DCHW(fused.conv, maxDensity: 1)).opName == "CONV_2D(sparse CHW)+ADD")
+        // 12 pixels are not a multiple of 16, so tiles are packed: every thread needs scratch,
+        // and a thread count whose scratch exceeds a tensor's size is refused.
+        #expect(try kernel.workspaceSize(threadCount: 2) == 2 * kernel.workspaceSize(threadCount: 1))
+        #expect(try kernel.workspaceSize(threadCount: 1) > 0)
+        #expect(throws: KernelError.self) { try kernel.workspaceSize(threadCount: Int.max) }
     }
 
     /// A filter just above and at `maxDensity`.
