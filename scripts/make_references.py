@@ -14,6 +14,13 @@ cut out of them.
   recorded in the file). Pose: Tasks PoseLandmarker VIDEO mode, num_poses 1, timestamps
   frame index x 40 ms. Hands: legacy Hands with tracking (static_image_mode False, max_num_hands
   2, full models) for the landmarks, Tasks HandLandmarker VIDEO mode for the counts.
+- pose_video_noise.json: how far MediaPipe's own pose VIDEO-mode output moves when a single frame
+  of a clip gets imperceptible noise (every channel of every pixel of that frame plus a seeded
+  uniform integer in [-1, 1]), against its output on the clean clip. Run on `bus_tilt` and, when
+  the fixtures folder (../shared/fixtures) is there, on its clip `mp_hand_reach`. Tracking feeds
+  each frame's landmarks into the next frame's crop, and the heatmap refinement snaps landmarks
+  by whole heatmap cells, so these runs measure how reproducible video-mode output is at all:
+  the tests hold our distance from MediaPipe to it.
 
 Each image is decoded with Pillow to RGB (gray replicated) and handed over as uint8 [H, W, 3];
 its FNV-1a 64 hash is recorded so that a test can check its own decoder gives the same pixels.
@@ -42,6 +49,10 @@ CONFIDENCE = 0.5
 # from `start` to `end` over `frames` frames: x_i = x0 + (x1 - x0) * i // (frames - 1), same for y.
 POSE_CLIP = {"name": "bus_tilt", "source": "bus", "width": 520, "height": 700,
              "start": [0, 380], "end": [10, 230], "frames": 30}
+# Noise runs of pose_video_noise.json: the frames that get the noise, one run each, and the seed
+# of run k is NOISE_SEED + k.
+NOISE_FRAMES = {"bus_tilt": [1, 2, 3, 5, 8, 12], "mp_hand_reach": [15, 16, 20, 25, 30, 40]}
+NOISE_SEED = 2026
 HANDS_CLIP = {"name": "t1_pan", "source": "t1", "width": 480, "height": 400,
               "start": [460, 330], "end": [560, 380], "frames": 30}
 
@@ -156,6 +167,49 @@ def clip_frames(clip, pixels):
     return frames
 
 
+def fixture_clip(folder, count):
+    """The fixture clip's frames as (window, RGB array), timestamps frame index x 40 ms (25 fps)."""
+    from PIL import Image
+    import numpy
+    return [({"index": i, "timestamp_ms": i * FRAME_INTERVAL_MS},
+             numpy.ascontiguousarray(numpy.asarray(Image.open(folder / f"frame_{i:04d}.png").convert("RGB"))))
+            for i in range(count)]
+
+
+def noise_sensitivity(refs, frames, noisy_frames):
+    """MediaPipe's pose VIDEO-mode output on `frames` with one noisy frame per run, against its
+    output on the clean frames: mean landmark distance in pixels over the frames where both find
+    the same number of poses, and the frames where the counts differ."""
+    np = refs.np
+
+    def landmark_pixels(frame_list):
+        height, width = frame_list[0][1].shape[:2]
+        with refs.pose_landmarker(1, video=True, masks=False) as landmarker:
+            return [[np.array([[p.x * width, p.y * height] for p in pose], dtype=np.float64)
+                     for pose in landmarker.detect_for_video(refs.image(frame), window["timestamp_ms"]).pose_landmarks]
+                    for window, frame in frame_list]
+
+    clean = landmark_pixels(frames)
+    runs = []
+    for k, noisy in enumerate(noisy_frames):
+        seed = NOISE_SEED + k
+        noise = np.random.default_rng(seed).integers(-1, 2, size=frames[noisy][1].shape)
+        perturbed = [(window, np.clip(frame.astype(np.int16) + noise, 0, 255).astype(np.uint8) if i == noisy else frame)
+                     for i, (window, frame) in enumerate(frames)]
+        distances, count_mismatches = [], []
+        for i, (a, b) in enumerate(zip(clean, landmark_pixels(perturbed))):
+            if len(a) != len(b):
+                count_mismatches.append(i)
+            for pose_a, pose_b in zip(a, b):
+                distances.append(np.linalg.norm(pose_a - pose_b, axis=1))
+        mean = float(np.concatenate(distances).mean()) if distances else 0.0
+        runs.append({"noisy_frame": noisy, "seed": seed, "mean_px": round(mean, 4),
+                     "count_mismatches": count_mismatches})
+    means = sorted(run["mean_px"] for run in runs)
+    return {"frames": len(frames), "runs": runs, "largest_mean_px": means[-1],
+            "median_mean_px": round(float(np.median(means)), 4)}
+
+
 def write_json(path, value):
     path.write_text(json.dumps(value, separators=(",", ":")) + "\n")
     print(f"{SCRIPT}: wrote {path} ({path.stat().st_size} bytes)", file=sys.stderr)
@@ -166,6 +220,8 @@ def main():
     parser.add_argument("--samples", type=Path, default=REPO_ROOT / "samples", help="folder of the sample photos")
     parser.add_argument("--models-dir", type=Path, default=REPO_ROOT / "models", help="folder of the .tflite files")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "Tests" / "References", help="where the JSON goes")
+    parser.add_argument("--fixtures", type=Path, default=REPO_ROOT.parent / "shared" / "fixtures",
+                        help="the fixtures folder, for the noise runs on its clip (skipped if missing)")
     args = parser.parse_args()
 
     mediapipe, numpy = import_mediapipe(SCRIPT)
@@ -231,6 +287,18 @@ def main():
             "schema": SCHEMA, "producer": producer, "image": images[POSE_CLIP["source"]], "clip": POSE_CLIP,
             "api": "tasks PoseLandmarker", "running_mode": "VIDEO", "bundle": "pose_landmarker.task", "num_poses": 1,
             "frames": results})
+
+        noise = {"noise": "one frame per run: uniform integer in [-1, 1] added to every channel of every pixel, "
+                          "numpy.random.default_rng(seed).integers(-1, 2), clipped to [0, 255]",
+                 "api": "tasks PoseLandmarker", "running_mode": "VIDEO", "bundle": "pose_landmarker.task",
+                 "num_poses": 1, "clips": {}}
+        noise["clips"]["bus_tilt"] = noise_sensitivity(refs, frames, NOISE_FRAMES["bus_tilt"])
+        reach = args.fixtures / "video" / "mp_hand_reach"
+        if reach.is_dir():
+            noise["clips"]["mp_hand_reach"] = noise_sensitivity(refs, fixture_clip(reach, 50), NOISE_FRAMES["mp_hand_reach"])
+        else:
+            print(f"{SCRIPT}: {reach} not found: pose_video_noise.json gets bus_tilt only", file=sys.stderr)
+        write_json(args.output / "pose_video_noise.json", {"schema": SCHEMA, "producer": producer, **noise})
 
         frames = clip_frames(HANDS_CLIP, pixels[HANDS_CLIP["source"]])
         with refs.hand_landmarker("hand", video=True) as landmarker:

@@ -53,17 +53,20 @@ import Testing
         let first = try #require(firstTrackedFrame, "no frame where both found a pose")
         print(String(format: "first pose: frame %d, mean %.3f px", first.index, first.meanDistance))
         #expect(first.index == 15 && first.meanDistance <= 0.5)
-        // Known gap: on this clip (a torso whose head is out of frame) the landmark model
-        // extrapolates the body far outside the frame, so the ROIs are about 4,200 px wide
-        // around a 640×360 image and the crop holds the frame in some 40×22 of its 256×256
-        // pixels. There, the landmarks are chaotic in the ROI: moving its centre by 0.001 px
-        // (a few float32 ulps) changes the crop's fixed-point sampling and moves the
-        // landmarks by 0.8 px on average; a rotation change of 1e-6 rad moves them 1.7 px
-        // (measured on frame 20 with OpenCV's warpPerspective and LiteRT). Following
-        // MediaPipe here would take bit-identical detector outputs, which no other kernel
-        // summation order gives; after a few frames the presence decisions (scores near
-        // 0.5) diverge and tracking carries the difference on.
-        withKnownIssue("mp_hand_reach: landmarks are chaotic in the ROI on this clip") {
+        // On this clip (a torso whose head is out of frame) the landmark model extrapolates the
+        // body far outside the frame, so the tracked ROIs are about 4,200 px wide around the
+        // 640×360 image and the crop holds the frame in some 40×22 of its 256×256 pixels. There
+        // the output is chaotic: MediaPipe's own landmarks move 0.2–554 px mean over the clip
+        // (median 115 px), and it finds a pose on other frames, when one frame gets ±1 grey level
+        // of noise (pose_video_noise.json). The issue's ≤ 1 px would take bit-identical
+        // arithmetic with XNNPACK's kernels; what can be held is the range of MediaPipe's own
+        // noise runs (with a 25 % margin: ours is one more draw from that spread, and the AVX2
+        // and AVX-512 kernel families land apart in it: 108 and 188 px).
+        let noise = try VideoNoiseSensitivity.pose(clip: "mp_hand_reach")
+        print(noise.summary)
+        #expect(mean <= 1.25 * noise.largestMeanDistance,
+                "mean landmark distance \(mean) px, beyond the range of MediaPipe's own noise runs")
+        withKnownIssue("mp_hand_reach: video-mode output is reproducible only to MediaPipe's own noise sensitivity") {
             #expect(countMismatches.isEmpty, "frames where the number of poses differs: \(countMismatches)")
             #expect(mean <= 1.0, "mean landmark distance \(mean) px")
         }

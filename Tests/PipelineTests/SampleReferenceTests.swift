@@ -215,18 +215,19 @@ import Testing
             #expect(frames[index].mean <= 0.5, "frame \(index): mean landmark distance \(frames[index].mean) px")
             #expect(frames[index].p95 <= 1.5, "frame \(index): 95th percentile \(frames[index].p95) px")
         }
-        // Known gap: from frame 2 on the differences grow (0.4 px on frame 2, 1 px on frame 3,
-        // 3.2 px mean over the clip, up to 26 px on single leg and hand landmarks), although
-        // the first two frames agree to 0.1 px. Measured with MediaPipe at num_poses 2 and
-        // min_tracking_confidence 1 (no smoothing; frame 1 holds the tracked pose and a fresh
-        // detection): the fresh detection agrees to 0.002 px, the tracked one differs by a
-        // ~0.1 px shift plus single landmarks jumping by up to 3.4 px. The heatmap refinement
-        // averages a 7×7 window of 4-crop-pixel cells placed at trunc(64·x), so the window
-        // moves a whole cell when a landmark crosses a cell edge: ROI differences of 0.01 px
-        // (no ROI near ours reproduces MediaPipe's output) already move landmarks by 0.4 px
-        // rms, and tracking feeds each frame's landmarks into the next ROI. Following
-        // MediaPipe frame after frame would take bit-identical model outputs.
-        withKnownIssue("pose tracking drifts from MediaPipe's after the first tracked frame") {
+        // From frame 2 on the two drift apart (3.4 px mean over the clip). MediaPipe drifts from
+        // itself as much: with ±1 grey level of noise on one frame its own landmarks move 2.3–3.7 px
+        // mean over this clip (pose_video_noise.json). Tracking feeds each frame's landmarks into
+        // the next crop and the heatmap refinement snaps a landmark by a whole heatmap cell when
+        // it crosses a cell edge, so any rounding difference grows from frame to frame: the issue's
+        // ≤ 1 px would take bit-identical arithmetic with XNNPACK's kernels. What can be held is
+        // the range of MediaPipe's own noise runs (with a 25 % margin: ours is one more draw from
+        // that spread, and the AVX2 and AVX-512 kernel families land apart in it).
+        let noise = try VideoNoiseSensitivity.pose(clip: "bus_tilt")
+        print(noise.summary)
+        #expect(clip.mean <= 1.25 * noise.largestMeanDistance,
+                "mean landmark distance over the clip \(clip.mean) px, beyond the range of MediaPipe's own noise runs")
+        withKnownIssue("pose tracking is reproducible only to MediaPipe's own noise sensitivity, not to 1 px") {
             #expect(clip.mean <= 1.0, "mean landmark distance over the clip \(clip.mean) px")
         }
     }
