@@ -72,9 +72,10 @@ struct HandCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             if let video {
-                try runVideo(video)
+                let landmarker = try makeLandmarker(mode: .video)
+                try makeRun(landmarker).runVideo(video, folderFramesPerSecond: fps)
             } else {
-                try runImages()
+                try makeRun(try makeLandmarker(mode: .image)).runImages(images, json: json)
             }
         }
     }
@@ -95,64 +96,22 @@ struct HandCommand: ParsableCommand {
         }
     }
 
-    private func runImages() throws {
-        let landmarker = try makeLandmarker(mode: .image)
-        var records: [HandRecord] = []
-        for path in images {
-            let image = try FrameInput.loadImage(path)
-            let result = try landmarker.detect(image: image)
-            records.append(HandRecord(image: path, width: image.width, height: image.height, result: result, timestampMs: nil))
-            if let annotate {
-                try AnnotatedOutput.writeHands(
-                    image: image, result: result, to: OutputPath.resolve(annotate, for: path, multiple: images.count > 1))
-            }
-            if !json {
-                print("\(path): \(result.landmarks.count) hand(s)")
-                for (k, hand) in result.landmarks.enumerated() {
+    private func makeRun(_ landmarker: HandLandmarker) -> LandmarkerRun<HandLandmarkerResult> {
+        LandmarkerRun(
+            detectImage: { try landmarker.detect(image: $0) },
+            detectFrame: { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) },
+            describe: { result, image in
+                ("\(result.landmarks.count) hand(s)", result.landmarks.enumerated().map { k, hand in
                     let label = result.handedness[k].first.map(LandmarkDrawing.handLabel(for:)) ?? "?"
-                    print(String(format: "  hand %d: %@, wrist at (%.1f, %.1f) px", k, label,
-                                 hand[0].x * Float(image.width), hand[0].y * Float(image.height)))
+                    return String(format: "  hand %d: %@, wrist at (%.1f, %.1f) px", k, label,
+                                  hand[0].x * Float(image.width), hand[0].y * Float(image.height))
+                })
+            },
+            writeOutputs: { result, image, path, multiple in
+                if let annotate {
+                    try AnnotatedOutput.writeHands(
+                        image: image, result: result, to: OutputPath.resolve(annotate, for: path, multiple: multiple))
                 }
-            }
-        }
-        if json {
-            print(try JSONOutput.encode(images.count == 1 ? AnyEncodable(records[0]) : AnyEncodable(records), pretty: true))
-        }
-    }
-
-    private func runVideo(_ source: String) throws {
-        let landmarker = try makeLandmarker(mode: .video)
-        try FrameInput.open(source, folderFramesPerSecond: fps).forEachFrame { frame, image in
-            let result = try landmarker.detect(videoFrame: image, timestampInMilliseconds: frame.timestampMs)
-            let record = HandRecord(image: frame.name, width: image.width, height: image.height, result: result,
-                                    timestampMs: frame.timestampMs)
-            print(try JSONOutput.encode(record, pretty: false))
-        }
-    }
-}
-
-/// One line or object of `landmarker hand --json`: the result's Codable fields with the iOS
-/// names (`handedness`, `landmarks`, `worldLandmarks`), plus the image size and, for video,
-/// the timestamp.
-struct HandRecord: Encodable {
-    let image: String
-    let width: Int
-    let height: Int
-    let result: HandLandmarkerResult
-    let timestampMs: Int?
-
-    enum CodingKeys: String, CodingKey {
-        case image, width, height, handedness, landmarks, worldLandmarks, timestampMs
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(image, forKey: .image)
-        try container.encode(width, forKey: .width)
-        try container.encode(height, forKey: .height)
-        try container.encode(result.handedness, forKey: .handedness)
-        try container.encode(result.landmarks, forKey: .landmarks)
-        try container.encode(result.worldLandmarks, forKey: .worldLandmarks)
-        try container.encodeIfPresent(timestampMs, forKey: .timestampMs)
+            })
     }
 }

@@ -61,9 +61,10 @@ struct PoseCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             if let video {
-                try runVideo(video)
+                let landmarker = try makeLandmarker(mode: .video)
+                try makeRun(landmarker).runVideo(video, folderFramesPerSecond: fps)
             } else {
-                try runImages()
+                try makeRun(try makeLandmarker(mode: .image)).runImages(images, json: json)
             }
         }
     }
@@ -85,68 +86,26 @@ struct PoseCommand: ParsableCommand {
         }
     }
 
-    private func runImages() throws {
-        let landmarker = try makeLandmarker(mode: .image)
-        var records: [PoseRecord] = []
-        for path in images {
-            let image = try FrameInput.loadImage(path)
-            let result = try landmarker.detect(image: image)
-            let record = PoseRecord(image: path, width: image.width, height: image.height, result: result, timestampMs: nil)
-            records.append(record)
-            if let annotate {
-                try AnnotatedOutput.writePose(
-                    image: image, result: result, to: OutputPath.resolve(annotate, for: path, multiple: images.count > 1))
-            }
-            if let mask {
-                try AnnotatedOutput.writeMasks(
-                    result.segmentationMasks ?? [], width: image.width, height: image.height,
-                    to: OutputPath.resolve(mask, for: path, multiple: images.count > 1))
-            }
-            if !json {
-                print("\(path): \(result.landmarks.count) pose(s)")
-                for (k, pose) in result.landmarks.enumerated() {
-                    let nose = pose[0]
-                    print(String(format: "  pose %d: nose at (%.1f, %.1f) px", k,
-                                 nose.x * Float(image.width), nose.y * Float(image.height)))
+    private func makeRun(_ landmarker: PoseLandmarker) -> LandmarkerRun<PoseLandmarkerResult> {
+        LandmarkerRun(
+            detectImage: { try landmarker.detect(image: $0) },
+            detectFrame: { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) },
+            describe: { result, image in
+                ("\(result.landmarks.count) pose(s)", result.landmarks.enumerated().map { k, pose in
+                    String(format: "  pose %d: nose at (%.1f, %.1f) px", k,
+                           pose[0].x * Float(image.width), pose[0].y * Float(image.height))
+                })
+            },
+            writeOutputs: { result, image, path, multiple in
+                if let annotate {
+                    try AnnotatedOutput.writePose(
+                        image: image, result: result, to: OutputPath.resolve(annotate, for: path, multiple: multiple))
                 }
-            }
-        }
-        if json {
-            print(try JSONOutput.encode(images.count == 1 ? AnyEncodable(records[0]) : AnyEncodable(records), pretty: true))
-        }
-    }
-
-    private func runVideo(_ source: String) throws {
-        let landmarker = try makeLandmarker(mode: .video)
-        try FrameInput.open(source, folderFramesPerSecond: fps).forEachFrame { frame, image in
-            let result = try landmarker.detect(videoFrame: image, timestampInMilliseconds: frame.timestampMs)
-            let record = PoseRecord(image: frame.name, width: image.width, height: image.height, result: result,
-                                    timestampMs: frame.timestampMs)
-            print(try JSONOutput.encode(record, pretty: false))
-        }
-    }
-}
-
-/// One line or object of `landmarker pose --json`: the result's Codable fields
-/// with the iOS names, plus the image size and, for video, the timestamp.
-struct PoseRecord: Encodable {
-    let image: String
-    let width: Int
-    let height: Int
-    let result: PoseLandmarkerResult
-    let timestampMs: Int?
-
-    enum CodingKeys: String, CodingKey {
-        case image, width, height, landmarks, worldLandmarks, timestampMs
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(image, forKey: .image)
-        try container.encode(width, forKey: .width)
-        try container.encode(height, forKey: .height)
-        try container.encode(result.landmarks, forKey: .landmarks)
-        try container.encode(result.worldLandmarks, forKey: .worldLandmarks)
-        try container.encodeIfPresent(timestampMs, forKey: .timestampMs)
+                if let mask {
+                    try AnnotatedOutput.writeMasks(
+                        result.segmentationMasks ?? [], width: image.width, height: image.height,
+                        to: OutputPath.resolve(mask, for: path, multiple: multiple))
+                }
+            })
     }
 }
