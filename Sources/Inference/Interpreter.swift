@@ -289,17 +289,20 @@ public final class Interpreter {
     }
 
     /// Runs the operators one by one and reports each one's wall time, for
-    /// profiling. `body` receives the node's op name and seconds.
-    public func invokeProfiled(_ body: (_ op: String, _ seconds: Double) -> Void) {
+    /// profiling, in execution order. Allocates nothing besides what `body` does.
+    public func invokeProfiled(_ body: (OperatorTiming) -> Void) {
         let clock = ContinuousClock()
-        for node in nodes {
+        for (index, node) in nodes.enumerated() {
             let start = clock.now
             switch options.mode {
             case .fast: node.kernel.run(node.io, runner: runner)
             case .reference: node.kernel.runReference(node.io)
             }
             let elapsed = clock.now - start
-            body(node.kernel.opName, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            body(OperatorTiming(
+                index: index, opName: node.kernel.opName, outputShape: node.kernel.outputShapes.first,
+                multiplyAccumulates: node.kernel.multiplyAccumulates,
+                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18))
         }
     }
 }

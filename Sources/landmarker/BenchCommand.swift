@@ -39,6 +39,9 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Also print the time per operator type (one profiled pass per run).")
     var perOp = false
 
+    @Flag(help: "Also print every operator in execution order with its output shape, multiply-accumulates, mean time and GFLOP/s (one profiled pass per run).")
+    var perLayer = false
+
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
@@ -72,13 +75,22 @@ struct BenchCommand: ParsableCommand {
         var milliseconds: [Double] = []
         var cpuMilliseconds: [Double] = []
         var perOpSeconds: [String: Double] = [:]
+        var layers: [LayerTiming] = []
         for _ in 0..<runs {
             let cpuStart = threadCPUMilliseconds()
             let elapsed = clock.measure { interpreter.invoke() }
             cpuMilliseconds.append(threadCPUMilliseconds() - cpuStart)
             milliseconds.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) * 1e-15)
-            if perOp {
-                interpreter.invokeProfiled { op, seconds in perOpSeconds[op, default: 0] += seconds }
+            if perOp || perLayer {
+                interpreter.invokeProfiled { timing in
+                    perOpSeconds[timing.opName, default: 0] += timing.seconds
+                    if timing.index == layers.count {
+                        layers.append(LayerTiming(
+                            index: timing.index, op: timing.opName, outputShape: timing.outputShape?.description ?? "",
+                            multiplyAccumulates: timing.multiplyAccumulates, ms: 0))
+                    }
+                    layers[timing.index].ms += timing.seconds * 1e3 / Double(runs)
+                }
             }
         }
         milliseconds.sort()
@@ -97,7 +109,7 @@ struct BenchCommand: ParsableCommand {
                 instructionSet: interpreter.options.instructionSet.rawValue, runs: runs,
                 medianMs: median, p10Ms: percentile(0.1), p90Ms: percentile(0.9),
                 callingThreadCPUMedianMs: cpuMedian, gflops: gflops,
-                perOpMs: perOp ? opMilliseconds : nil)
+                perOpMs: perOp ? opMilliseconds : nil, perLayer: perLayer ? layers : nil)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
@@ -113,7 +125,36 @@ struct BenchCommand: ParsableCommand {
                     print("  " + name + String(format: " %8.3f ms  %5.1f %%", ms, 100 * ms / max(total, 1e-12)))
                 }
             }
+            if perLayer {
+                printLayers(layers)
+            }
         }
+    }
+}
+
+/// One operator's mean time over the profiled passes of `bench --per-layer`.
+struct LayerTiming: Encodable {
+    let index: Int
+    let op: String
+    let outputShape: String
+    let multiplyAccumulates: Int
+    var ms: Double
+}
+
+/// The `--per-layer` table: one row per operator in execution order.
+private func printLayers(_ layers: [LayerTiming]) {
+    let total = layers.map(\.ms).reduce(0, +)
+    let opWidth = layers.map(\.op.count).max() ?? 0
+    let shapeWidth = layers.map(\.outputShape.count).max() ?? 0
+    print("  #    " + "op".padding(toLength: opWidth, withPad: " ", startingAt: 0) + "  "
+          + "output".padding(toLength: shapeWidth, withPad: " ", startingAt: 0) + "      MMAC        ms      %  GFLOP/s")
+    for layer in layers {
+        let gflops = layer.ms > 0 ? 2 * Double(layer.multiplyAccumulates) / (layer.ms * 1e-3) / 1e9 : 0
+        print(String(format: "  %-4d ", layer.index)
+              + layer.op.padding(toLength: opWidth, withPad: " ", startingAt: 0) + "  "
+              + layer.outputShape.padding(toLength: shapeWidth, withPad: " ", startingAt: 0)
+              + String(format: " %9.2f %9.3f %6.1f %8.1f", Double(layer.multiplyAccumulates) / 1e6, layer.ms,
+                       100 * layer.ms / max(total, 1e-12), gflops))
     }
 }
 
@@ -134,6 +175,8 @@ struct BenchReport: Encodable {
     let callingThreadCPUMedianMs: Double
     let gflops: Double
     let perOpMs: [String: Double]?
+    /// Every operator in execution order, with `--per-layer`.
+    let perLayer: [LayerTiming]?
 }
 
 /// CPU time the calling thread has used, in milliseconds (0 where the

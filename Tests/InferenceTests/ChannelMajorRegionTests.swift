@@ -107,7 +107,7 @@ import Testing
     /// The op names of one profiled pass of pose_detection.
     func operatorNames(_ interpreter: Interpreter) -> [String] {
         var names: [String] = []
-        interpreter.invokeProfiled { op, _ in names.append(op) }
+        interpreter.invokeProfiled { names.append($0.opName) }
         return names
     }
 
