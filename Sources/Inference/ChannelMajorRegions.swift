@@ -12,7 +12,10 @@ import Tensor
 /// join them run on channel-major tensors (`SparsePointwiseConv2DCHW`,
 /// `DepthwiseConv2DCHW`, `Add`), and a `LayoutConversion` moves a tensor
 /// across the region's border, where it enters from or leaves for an
-/// operator that reads channel-last data (or is a graph output).
+/// operator that reads channel-last data (or is a graph output). A
+/// convolution with few input channels whose output only the region reads
+/// (a model's stem) writes channel-major itself (`Conv2DToChannelMajor`)
+/// instead of being followed by a conversion.
 ///
 /// A region is a connected group of such operators linked by the tensors
 /// they pass each other; it is used only when it holds at least
@@ -50,6 +53,7 @@ enum ChannelMajorRegions {
             for tensor in node.inputs { readers[tensor, default: []].append(index) }
         }
         let kept = Set(graphOutputs)
+        let entries = channelMajorWriters(nodes, selected: selected, readers: readers, graphOutputs: kept)
         /// A new tensor of `tensor`'s shape.
         func copy(of tensor: Int) -> Int {
             shapes.append(shapes[tensor])
@@ -61,6 +65,11 @@ enum ChannelMajorRegions {
         /// region operator wrote it in place, or a copy.
         var channelMajor: [Int: Int] = [:]
         for (index, node) in nodes.enumerated() {
+            if let writer = entries[index] {
+                result.append((writer, node.inputs, node.outputs))
+                channelMajor[node.outputs[0]] = node.outputs[0]
+                continue
+            }
             guard selected.contains(index), let kernel = versions[index] else {
                 result.append(node)
                 continue
@@ -110,6 +119,25 @@ enum ChannelMajorRegions {
             }
         }
         return versions
+    }
+
+    /// The nodes outside the regions that can write their output
+    /// channel-major themselves, by node index: convolutions that
+    /// `Conv2DToChannelMajor` runs, whose output is read by region operators
+    /// only and is not a graph output.
+    private static func channelMajorWriters(
+        _ nodes: [PreparedNode], selected: Set<Int>, readers: [Int: [Int]], graphOutputs: Set<Int>
+    ) -> [Int: any PreparedKernel] {
+        var writers: [Int: any PreparedKernel] = [:]
+        for (index, node) in nodes.enumerated() where !selected.contains(index) && node.outputs.count == 1 {
+            let output = node.outputs[0]
+            guard let conv = node.kernel as? Conv2D, !graphOutputs.contains(output),
+                  let outputReaders = readers[output], outputReaders.allSatisfy(selected.contains),
+                  let writer = Conv2DToChannelMajor(conv)
+            else { continue }
+            writers[index] = writer
+        }
+        return writers
     }
 
     /// The nodes of the regions that hold at least

@@ -116,6 +116,10 @@ import Testing
         let names = operatorNames(interpreter)
         let sparse = names.filter { $0.contains("sparse") }.count
         #expect(sparse == (Self.wide ? 38 : 0), "sparse convolutions among \(names)")
+        // The 3-channel stem writes the region's first tensor channel-major itself; only the
+        // two upsampled feature maps the decoder feeds back are converted into the region.
+        #expect(names.first == (Self.wide ? "PAD+CONV_2D(to CHW)" : "PAD+CONV_2D"), "first operators \(names.prefix(3))")
+        #expect(names.filter { $0 == "TO_CHANNEL_MAJOR" }.count == (Self.wide ? 2 : 0), "conversions among \(names)")
         let dense = try Interpreter(
             contentsOfFile: try Fixtures.model("pose_detection"), options: .init(usesSparseKernels: false))
         #expect(!operatorNames(dense).contains { $0.contains("sparse") || $0.contains("CHW") })
