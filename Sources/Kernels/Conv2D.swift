@@ -2,7 +2,10 @@ import Tensor
 
 /// CONV_2D: a 2-D convolution of an NHWC activation with a constant filter,
 /// plus an optional constant bias and a fused activation, computed as TFLite's
-/// builtin reference kernel computes it (float32).
+/// builtin reference kernel computes it (float32) by `runReference`, and as
+/// XNNPACK computes it by the fast kernels: each sum starts from the bias and
+/// adds one fused multiply-add per tap in `(ky, kx, ic)` order, so that they
+/// give LiteRT's and MediaPipe's results bit for bit.
 ///
 /// Operands, in order:
 /// - `input [N, H, W, Cin]`

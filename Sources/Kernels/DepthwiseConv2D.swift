@@ -2,7 +2,11 @@ import Tensor
 
 /// DEPTHWISE_CONV_2D: each input channel is convolved with its own
 /// `depthMultiplier` filters, plus an optional constant bias and a fused
-/// activation, computed as TFLite's builtin reference kernel computes it (float32).
+/// activation, computed as TFLite's builtin reference kernel computes it (float32)
+/// by `runReference`, and as XNNPACK computes it by the fast kernels: each
+/// sum starts from the bias and adds one fused multiply-add per tap, filter
+/// columns outer (`kx`, then `ky`), so that they give LiteRT's and
+/// MediaPipe's results bit for bit.
 ///
 /// Operands, in order:
 /// - `input [N, H, W, Cin]`

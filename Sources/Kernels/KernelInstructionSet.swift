@@ -45,6 +45,19 @@ public enum KernelInstructionSet: String, Sendable, CaseIterable, CustomStringCo
         }
     }
 
+    /// Whether the fast kernels of this build fuse their multiply-adds
+    /// (native x86-64 builds, `LANDMARKER_FMA`). Only then do they compute
+    /// what XNNPACK computes, bit for bit, in the operators they share
+    /// (convolutions, depthwise convolutions, RESIZE_BILINEAR); the portable
+    /// build rounds each product separately.
+    public static var fusesMultiplyAdd: Bool {
+        #if LANDMARKER_FMA
+        return true
+        #else
+        return false
+        #endif
+    }
+
     /// The environment variable that, set to `1`, makes `detected` choose
     /// `baseline` even where AVX-512 is supported.
     public static let disableAVX512Variable = "LANDMARKER_NO_AVX512"

@@ -15,7 +15,15 @@ import Tensor
 /// - `halfPixelCenters`: `sy = (y + 0.5) * scale - 0.5`.
 /// It blends rows `y0 = max(floor(sy), 0)` and `y1 = min(ceil(sy), H - 1)`
 /// with weights `1 - (sy - y0)` and `sy - y0`. All arithmetic is float32 in
-/// TFLite's order, without fused multiply-add.
+/// TFLite's order, without fused multiply-add: that is the reference kernel.
+///
+/// The fast kernel computes what XNNPACK computes (so it matches LiteRT and
+/// MediaPipe, which run this operator through XNNPACK, bit for bit): with
+/// `halfPixelCenters`, `sy = y·scale + (0.5·scale − 0.5)` clamped to
+/// `0...H − 1`, otherwise `sy = y·scale`; rows `y0 = trunc(sy)` and
+/// `y1 = min(y0 + 1, H − 1)`, `a = sy − y0`; then per value, without fused
+/// multiply-add, `top = tl + (tr − tl)·ax`, `bottom = bl + (br − bl)·ax`,
+/// `out = top + (bottom − top)·ay`.
 public struct ResizeBilinear: PreparedKernel {
     /// RESIZE_BILINEAR's options (TFLite `ResizeBilinearOptions`).
     public struct Options: Sendable, Hashable {
@@ -50,17 +58,16 @@ public struct ResizeBilinear: PreparedKernel {
     /// For `run`: how each output column blends two input columns (`outputWidth` entries).
     var columnBlends: [LinearBlend] = []
 
-    /// Where one output index samples along an axis: the two source indices
-    /// and their weights, as the reference kernel computes them.
+    /// Where one output index samples along an axis in the fast kernel: the
+    /// two source indices and the fraction of the way from the first to the
+    /// second.
     struct LinearBlend: Sendable {
-        /// Source index weighted by `lowerWeight` (`y0`/`x0`).
+        /// The first source index (`y0`/`x0`).
         var lower: Int
-        /// Source index weighted by `upperWeight` (`y1`/`x1`).
+        /// The second source index (`y1`/`x1`), `lower + 1` or, at the last index, `lower`.
         var upper: Int
-        /// `1 - upperWeight`.
-        var lowerWeight: Float
-        /// The fractional position `s - lower` (`dy`/`dx`).
-        var upperWeight: Float
+        /// `ay`/`ax`.
+        var fraction: Float
     }
 
     /// Validates the input shape, the constant size operand and the options.
@@ -121,19 +128,28 @@ public struct ResizeBilinear: PreparedKernel {
         return kernel
     }
 
-    /// The indices and weights output index `index` blends, with the same
-    /// Float operations as `runReference`.
+    /// The indices and fraction output index `index` blends in the fast
+    /// kernel, with XNNPACK's float operations.
     func blend(_ index: Int, scale: Float, inputSize: Int) -> LinearBlend {
-        let (position, lower, upper) = sourcePosition(index, scale: scale, inputSize: inputSize)
-        let fraction: Float = position - Float(lower)
-        return LinearBlend(lower: lower, upper: upper, lowerWeight: 1 - fraction, upperWeight: fraction)
+        let last = Float(inputSize - 1)
+        var position: Float
+        if halfPixelCenters {
+            let offset: Float = 0.5 * scale - 0.5
+            let scaled: Float = Float(index) * scale
+            position = min(max(scaled + offset, 0), last)
+        } else {
+            position = Float(index) * scale
+        }
+        // 0 ≤ position < inputSize: clamped, or index · inputSize / outputSize (or the
+        // align-corners scale) with index < outputSize, so the conversion cannot trap.
+        let lower = Int(position)
+        return LinearBlend(lower: lower, upper: min(lower + 1, inputSize - 1), fraction: position - Float(lower))
     }
 
-    /// The reference's blend with the indices and weights tabulated at
-    /// prepare, eight channels at a time (scalar tail), over output rows
-    /// split across `runner`. Each term is still `value * rowWeight *
-    /// columnWeight`, summed in the same order, so the result is
-    /// bit-identical to `runReference`.
+    /// XNNPACK's blend with the indices and fractions tabulated at prepare,
+    /// eight channels at a time (scalar tail), over output rows split across
+    /// `runner`. Every value takes the same float operations whatever the
+    /// lane or thread, so results are bit-identical for all thread counts.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         // x: [N, H, W, C]; y: [N, newHeight, newWidth, C].
         guard outputShapes[0].elementCount > 0 else { return }
@@ -154,29 +170,24 @@ public struct ResizeBilinear: PreparedKernel {
                     let b = row / outputHeight, rowBlend = rowBlends[row % outputHeight]
                     let top = x + b * imageStride + rowBlend.lower * rowStride
                     let bottom = x + b * imageStride + rowBlend.upper * rowStride
-                    let dy = rowBlend.upperWeight, oneMinusDy = rowBlend.lowerWeight
-                    let dyLanes = SIMD8<Float>(repeating: dy), oneMinusDyLanes = SIMD8<Float>(repeating: oneMinusDy)
+                    let ay = rowBlend.fraction, ayLanes = SIMD8<Float>(repeating: ay)
                     var destination = y + row * outputRowLength
                     for columnBlend in columnBlends {
                         let left = columnBlend.lower * channels, right = columnBlend.upper * channels
-                        let dx = columnBlend.upperWeight, oneMinusDx = columnBlend.lowerWeight
-                        let dxLanes = SIMD8<Float>(repeating: dx)
-                        let oneMinusDxLanes = SIMD8<Float>(repeating: oneMinusDx)
+                        let ax = columnBlend.fraction, axLanes = SIMD8<Float>(repeating: ax)
                         var c = 0
                         while c + 8 <= channels {
-                            var sum = loadVector8(top + left + c) * oneMinusDyLanes * oneMinusDxLanes
-                            sum += loadVector8(bottom + left + c) * dyLanes * oneMinusDxLanes
-                            sum += loadVector8(top + right + c) * oneMinusDyLanes * dxLanes
-                            sum += loadVector8(bottom + right + c) * dyLanes * dxLanes
-                            storeVector8(sum, destination + c)
+                            let topLeft = loadVector8(top + left + c), bottomLeft = loadVector8(bottom + left + c)
+                            let upper = topLeft + (loadVector8(top + right + c) - topLeft) * axLanes
+                            let lower = bottomLeft + (loadVector8(bottom + right + c) - bottomLeft) * axLanes
+                            storeVector8(upper + (lower - upper) * ayLanes, destination + c)
                             c += 8
                         }
                         while c < channels {
-                            var sum: Float = top[left + c] * oneMinusDy * oneMinusDx
-                            sum += bottom[left + c] * dy * oneMinusDx
-                            sum += top[right + c] * oneMinusDy * dx
-                            sum += bottom[right + c] * dy * dx
-                            destination[c] = sum
+                            let topLeft = top[left + c], bottomLeft = bottom[left + c]
+                            let upper: Float = topLeft + (top[right + c] - topLeft) * ax
+                            let lower: Float = bottomLeft + (bottom[right + c] - bottomLeft) * ax
+                            destination[c] = upper + (lower - upper) * ay
                             c += 1
                         }
                         destination += channels

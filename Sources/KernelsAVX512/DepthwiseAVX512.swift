@@ -5,7 +5,8 @@
 // Like the baseline interior kernels in
 // Kernels/Microkernels/DepthwiseInteriorKernels.swift, each output element
 // starts from its bias and adds one fused multiply-add per valid tap in
-// ascending (ky, kx) order, so the results are bit-identical to theirs.
+// (kx, ky) order (filter columns outer, as XNNPACK takes them), so the
+// results are bit-identical to theirs and to XNNPACK's.
 // Channels go 32 at a time (two zmm vectors), then 16, then 8 (one ymm
 // vector), then one by one; blocks of 4 neighbouring pixels share their
 // input loads.
@@ -227,10 +228,11 @@ func block<Shape: InteriorShape, Group: ChannelGroup>(
     let b1 = two ? load(row.bias + (channel &+ width), as: V.self) : b0
     var a00 = b0, a10 = b0, a20 = b0, a30 = b0
     var a01 = b1, a11 = b1, a21 = b1, a31 = b1
-    var input = row.input + (firstPixel &* stride &* step &+ channel)
-    for ky in 0..<row.kernelRows {
-        for kx in 0..<size {
+    let input = row.input + (firstPixel &* stride &* step &+ channel)
+    for kx in 0..<size {
+        for ky in 0..<row.kernelRows {
             let w = weights + (ky &* size &+ kx) &* row.weightTapStep
+            let input = input + ky &* row.inputRowStep
             let o0 = kx &* step
             let o1 = (j1 &* stride &+ kx) &* step
             let o2 = (j2 &* stride &+ kx) &* step
@@ -248,7 +250,6 @@ func block<Shape: InteriorShape, Group: ChannelGroup>(
                 a31 = a31.addingProduct(load(input + (o3 &+ width), as: V.self), w1)
             }
         }
-        input += row.inputRowStep
     }
     let lo = V(repeating: row.lower), hi = V(repeating: row.upper)
     var out = row.output + (firstPixel &* step &+ channel)
@@ -278,13 +279,12 @@ func scalarChannels<Shape: InteriorShape>(
         let pixel = row.input + x &* Shape.stride &* step
         for c in channels {
             var sum = row.bias[c]
-            var input = pixel + c
-            for ky in 0..<row.kernelRows {
-                for kx in 0..<size {
+            let input = pixel + c
+            for kx in 0..<size {
+                for ky in 0..<row.kernelRows {
                     let w = row.weights[(ky &* size &+ kx) &* row.weightTapStep &+ c]
-                    sum = sum.addingProduct(input[kx &* step], w)
+                    sum = sum.addingProduct(input[ky &* row.inputRowStep &+ kx &* step], w)
                 }
-                input += row.inputRowStep
             }
             row.output[x &* step &+ c] = clamp(sum, lower: row.lower, upper: row.upper)
         }
@@ -322,8 +322,8 @@ public struct DepthwiseTaps {
 
 /// One output pixel with any window of valid taps (the border of a row):
 /// 64 channels at a time with 4 `SIMD16<Float>` accumulators, then 16,
-/// then 8, then one by one. Taps in ascending (ky, kx) order from the
-/// bias, as every depthwise kernel sums them.
+/// then 8, then one by one. Taps in (kx, ky) order from the bias, as
+/// every depthwise kernel sums them.
 /// - Parameters:
 ///   - input: the pixel's first valid tap, channel 0.
 ///   - weights: the packed weights of that tap, channel 0.
@@ -340,19 +340,19 @@ public func depthwiseF32PixelAVX512(
     while c + 64 <= channels {
         var a0 = loadVector16(bias + c), a1 = loadVector16(bias + c + 16)
         var a2 = loadVector16(bias + c + 32), a3 = loadVector16(bias + c + 48)
-        var row = input + c, weightRow = weights + c
-        for _ in 0..<taps.kernelRows {
-            var tap = row, w = weightRow
-            for _ in 0..<taps.kernelColumns {
+        var column = input + c, weightColumn = weights + c
+        for _ in 0..<taps.kernelColumns {
+            var tap = column, w = weightColumn
+            for _ in 0..<taps.kernelRows {
                 a0 = a0.addingProduct(loadVector16(tap), loadVector16(w))
                 a1 = a1.addingProduct(loadVector16(tap + 16), loadVector16(w + 16))
                 a2 = a2.addingProduct(loadVector16(tap + 32), loadVector16(w + 32))
                 a3 = a3.addingProduct(loadVector16(tap + 48), loadVector16(w + 48))
-                tap += taps.inputTapStep
-                w += taps.weightTapStep
+                tap += taps.inputRowStep
+                w += taps.weightRowStep
             }
-            row += taps.inputRowStep
-            weightRow += taps.weightRowStep
+            column += taps.inputTapStep
+            weightColumn += taps.weightTapStep
         }
         storeVector16(clamp(a0, lower: lo16, upper: hi16), output + c)
         storeVector16(clamp(a1, lower: lo16, upper: hi16), output + c + 16)
@@ -362,48 +362,48 @@ public func depthwiseF32PixelAVX512(
     }
     while c + 16 <= channels {
         var a0 = loadVector16(bias + c)
-        var row = input + c, weightRow = weights + c
-        for _ in 0..<taps.kernelRows {
-            var tap = row, w = weightRow
-            for _ in 0..<taps.kernelColumns {
+        var column = input + c, weightColumn = weights + c
+        for _ in 0..<taps.kernelColumns {
+            var tap = column, w = weightColumn
+            for _ in 0..<taps.kernelRows {
                 a0 = a0.addingProduct(loadVector16(tap), loadVector16(w))
-                tap += taps.inputTapStep
-                w += taps.weightTapStep
+                tap += taps.inputRowStep
+                w += taps.weightRowStep
             }
-            row += taps.inputRowStep
-            weightRow += taps.weightRowStep
+            column += taps.inputTapStep
+            weightColumn += taps.weightTapStep
         }
         storeVector16(clamp(a0, lower: lo16, upper: hi16), output + c)
         c += 16
     }
     if c + 8 <= channels {
         var a0 = loadVector8(bias + c)
-        var row = input + c, weightRow = weights + c
-        for _ in 0..<taps.kernelRows {
-            var tap = row, w = weightRow
-            for _ in 0..<taps.kernelColumns {
+        var column = input + c, weightColumn = weights + c
+        for _ in 0..<taps.kernelColumns {
+            var tap = column, w = weightColumn
+            for _ in 0..<taps.kernelRows {
                 a0 = a0.addingProduct(loadVector8(tap), loadVector8(w))
-                tap += taps.inputTapStep
-                w += taps.weightTapStep
+                tap += taps.inputRowStep
+                w += taps.weightRowStep
             }
-            row += taps.inputRowStep
-            weightRow += taps.weightRowStep
+            column += taps.inputTapStep
+            weightColumn += taps.weightTapStep
         }
         storeVector8(clamp(a0, lower: SIMD8(repeating: lower), upper: SIMD8(repeating: upper)), output + c)
         c += 8
     }
     while c < channels {
         var sum = bias[c]
-        var row = input + c, weightRow = weights + c
-        for _ in 0..<taps.kernelRows {
-            var tap = row, w = weightRow
-            for _ in 0..<taps.kernelColumns {
+        var column = input + c, weightColumn = weights + c
+        for _ in 0..<taps.kernelColumns {
+            var tap = column, w = weightColumn
+            for _ in 0..<taps.kernelRows {
                 sum = sum.addingProduct(tap.pointee, w.pointee)
-                tap += taps.inputTapStep
-                w += taps.weightTapStep
+                tap += taps.inputRowStep
+                w += taps.weightRowStep
             }
-            row += taps.inputRowStep
-            weightRow += taps.weightRowStep
+            column += taps.inputTapStep
+            weightColumn += taps.weightTapStep
         }
         output[c] = clamp(sum, lower: lower, upper: upper)
         c += 1

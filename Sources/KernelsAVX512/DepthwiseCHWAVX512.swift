@@ -13,7 +13,7 @@
 // 16 pixels at a time (8 for rows of at most 8 pixels, and for a last
 // piece of at most 8): each sum
 // starts from the bias and adds one fused multiply-add per tap in
-// ascending (ky, kx) order, as the channels-last kernels do. A tap in the
+// (kx, ky) order (filter columns outer), as the channels-last kernels do. A tap in the
 // padding adds `0 · w`, which leaves a nonzero sum unchanged, so the
 // results equal theirs bit for bit for finite weights.
 
@@ -466,8 +466,8 @@ func tapColumn<Size, StrideW, StrideH, Lanes>(
 }
 
 /// Columns `columns` of four output rows whose first filter row is
-/// scratch row `scratchRow`, a vector of pixels at a time, each summing its taps in ascending
-/// (ky, kx) order. Rows of the block that read the same scratch row at the
+/// scratch row `scratchRow`, a vector of pixels at a time, each summing its taps in
+/// (kx, ky) order. Rows of the block that read the same scratch row at the
 /// same tap column load it once (the compiler merges the identical loads).
 @inline(__always)
 func fourOutputRows<Size, StrideW, StrideH, Lanes>(
@@ -484,9 +484,9 @@ func fourOutputRows<Size, StrideW, StrideH, Lanes>(
     var x = columns.lowerBound
     while x < columns.upperBound {
         var sum0 = bias, sum1 = bias, sum2 = bias, sum3 = bias
-        for ky in 0..<size {
-            let row = scratchRow + (ky &* rowFloats &+ x)
-            for kx in 0..<size {
+        for kx in 0..<size {
+            for ky in 0..<size {
+                let row = scratchRow + (ky &* rowFloats &+ x)
                 let weight = Vector(repeating: taps[ky &* size &+ kx])
                 let tap = tapColumn(shape, row, kx: kx, half: half)
                 sum0 = sum0.addingProduct(Lanes.load(tap), weight)
@@ -527,11 +527,11 @@ func outputRows5x5<Size, StrideW, StrideH, Lanes>(
 }
 
 /// Columns `columns` of a block of `Rows.value` (1...8) output rows for a
-/// 5×5 filter, walking the block's scratch rows instead of its filter
-/// rows: each scratch row's five tap columns are loaded once and added,
-/// with that row's filter taps, to every output row whose filter covers it
-/// (the sums still take their taps in ascending (ky, kx) order). Too many
-/// taps to keep in registers, so they are broadcast from memory.
+/// 5×5 filter, one filter column at a time: that column's tap vectors of
+/// every scratch row the block reads are loaded once and added, with the
+/// column's filter taps, to every output row whose filter covers them (the
+/// sums still take their taps in (kx, ky) order). Too many taps to keep in
+/// registers, so they are broadcast from memory.
 @inline(__always)
 func outputRows5x5<Size, StrideW, StrideH, Lanes, Rows: StaticCount>(
     _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ rows: Rows.Type, _ band: DepthwiseCHWBandOperands,
@@ -544,54 +544,51 @@ func outputRows5x5<Size, StrideW, StrideH, Lanes, Rows: StaticCount>(
     let bias = Vector(repeating: band.bias)
     let rowFloats = band.scratchRowFloats
     let width = band.outputWidth
-    /// `sum + Σ_kx values[kx] · taps[ky·5 + kx]`, in kx order.
+    /// Scratch rows the block reads: at most 7·2 + 5.
+    let blockRows = (n &- 1) &* strideH &+ 5
+    /// `sum + Σ_ky column[first + ky] · taps[ky·5 + kx]`, in ky order.
     @inline(__always)
-    func add(
-        _ sum: Vector, _ v0: Vector, _ v1: Vector, _ v2: Vector, _ v3: Vector, _ v4: Vector, ky: Int
-    ) -> Vector {
-        let w = taps + ky &* 5
-        var s = sum.addingProduct(v0, Vector(repeating: w[0]))
-        s = s.addingProduct(v1, Vector(repeating: w[1]))
-        s = s.addingProduct(v2, Vector(repeating: w[2]))
-        s = s.addingProduct(v3, Vector(repeating: w[3]))
-        return s.addingProduct(v4, Vector(repeating: w[4]))
+    func add(_ sum: Vector, _ column: UnsafePointer<Vector>, first: Int, kx: Int) -> Vector {
+        var s = sum.addingProduct(column[first], Vector(repeating: taps[kx]))
+        s = s.addingProduct(column[first &+ 1], Vector(repeating: taps[5 &+ kx]))
+        s = s.addingProduct(column[first &+ 2], Vector(repeating: taps[10 &+ kx]))
+        s = s.addingProduct(column[first &+ 3], Vector(repeating: taps[15 &+ kx]))
+        return s.addingProduct(column[first &+ 4], Vector(repeating: taps[20 &+ kx]))
     }
-    var x = columns.lowerBound
-    while x < columns.upperBound {
-        var sums = (bias, bias, bias, bias, bias, bias, bias, bias)
-        for j in 0..<((n &- 1) &* strideH &+ 5) {
-            let row = scratchRow + (j &* rowFloats &+ x)
-            let v0 = Lanes.load(tapColumn(shape, row, kx: 0, half: half))
-            let v1 = Lanes.load(tapColumn(shape, row, kx: 1, half: half))
-            let v2 = Lanes.load(tapColumn(shape, row, kx: 2, half: half))
-            let v3 = Lanes.load(tapColumn(shape, row, kx: 3, half: half))
-            let v4 = Lanes.load(tapColumn(shape, row, kx: 4, half: half))
-            /// Whether output row `r` of the block has filter row `j − r·strideH`.
+    withUnsafeTemporaryAllocation(of: Vector.self, capacity: 19) { column in
+        let column = column.baseAddress!
+        var x = columns.lowerBound
+        while x < columns.upperBound {
+            var sums = (bias, bias, bias, bias, bias, bias, bias, bias)
+            for kx in 0..<5 {
+                for j in 0..<blockRows {
+                    column[j] = Lanes.load(tapColumn(shape, scratchRow + (j &* rowFloats &+ x), kx: kx, half: half))
+                }
+                let values = UnsafePointer(column)
+                sums.0 = add(sums.0, values, first: 0, kx: kx)
+                if n > 1 { sums.1 = add(sums.1, values, first: strideH, kx: kx) }
+                if n > 2 { sums.2 = add(sums.2, values, first: 2 &* strideH, kx: kx) }
+                if n > 3 { sums.3 = add(sums.3, values, first: 3 &* strideH, kx: kx) }
+                if n > 4 { sums.4 = add(sums.4, values, first: 4 &* strideH, kx: kx) }
+                if n > 5 { sums.5 = add(sums.5, values, first: 5 &* strideH, kx: kx) }
+                if n > 6 { sums.6 = add(sums.6, values, first: 6 &* strideH, kx: kx) }
+                if n > 7 { sums.7 = add(sums.7, values, first: 7 &* strideH, kx: kx) }
+            }
+            let count = columns.upperBound &- x
             @inline(__always)
-            func covers(_ r: Int) -> Bool { r < n && j >= r &* strideH && j &- r &* strideH < 5 }
-            if covers(0) { sums.0 = add(sums.0, v0, v1, v2, v3, v4, ky: j) }
-            if covers(1) { sums.1 = add(sums.1, v0, v1, v2, v3, v4, ky: j &- strideH) }
-            if covers(2) { sums.2 = add(sums.2, v0, v1, v2, v3, v4, ky: j &- 2 &* strideH) }
-            if covers(3) { sums.3 = add(sums.3, v0, v1, v2, v3, v4, ky: j &- 3 &* strideH) }
-            if covers(4) { sums.4 = add(sums.4, v0, v1, v2, v3, v4, ky: j &- 4 &* strideH) }
-            if covers(5) { sums.5 = add(sums.5, v0, v1, v2, v3, v4, ky: j &- 5 &* strideH) }
-            if covers(6) { sums.6 = add(sums.6, v0, v1, v2, v3, v4, ky: j &- 6 &* strideH) }
-            if covers(7) { sums.7 = add(sums.7, v0, v1, v2, v3, v4, ky: j &- 7 &* strideH) }
+            func put(_ sum: Vector, _ r: Int) {
+                Lanes.store(Lanes.clamp(sum, lower: lower, upper: upper), output + (r &* width &+ x), count: count)
+            }
+            put(sums.0, 0)
+            if n > 1 { put(sums.1, 1) }
+            if n > 2 { put(sums.2, 2) }
+            if n > 3 { put(sums.3, 3) }
+            if n > 4 { put(sums.4, 4) }
+            if n > 5 { put(sums.5, 5) }
+            if n > 6 { put(sums.6, 6) }
+            if n > 7 { put(sums.7, 7) }
+            x &+= Vector.scalarCount
         }
-        let count = columns.upperBound &- x
-        @inline(__always)
-        func put(_ sum: Vector, _ r: Int) {
-            Lanes.store(Lanes.clamp(sum, lower: lower, upper: upper), output + (r &* width &+ x), count: count)
-        }
-        put(sums.0, 0)
-        if n > 1 { put(sums.1, 1) }
-        if n > 2 { put(sums.2, 2) }
-        if n > 3 { put(sums.3, 3) }
-        if n > 4 { put(sums.4, 4) }
-        if n > 5 { put(sums.5, 5) }
-        if n > 6 { put(sums.6, 6) }
-        if n > 7 { put(sums.7, 7) }
-        x &+= Vector.scalarCount
     }
 }
 
@@ -610,9 +607,9 @@ func outputRow<Size, StrideW, StrideH, Lanes>(
     var x = columns.lowerBound
     while x < columns.upperBound {
         var sum = bias
-        for ky in 0..<size {
-            let row = scratchRow + (ky &* rowFloats &+ x)
-            for kx in 0..<size {
+        for kx in 0..<size {
+            for ky in 0..<size {
+                let row = scratchRow + (ky &* rowFloats &+ x)
                 let weight = Vector(repeating: taps[ky &* size &+ kx])
                 sum = sum.addingProduct(Lanes.load(tapColumn(shape, row, kx: kx, half: half)), weight)
             }

@@ -11,7 +11,7 @@
 // split into four phase planes by the parity of its rows and columns, so
 // that consecutive outputs read consecutive floats of one phase plane.
 // Each sum starts from the bias and adds one fused multiply-add per tap in
-// ascending (ky, kx) order, as the channels-last kernels do; a tap in the
+// (kx, ky) order (filter columns outer), as the channels-last kernels do; a tap in the
 // padding adds `0 · w`, so the results equal theirs bit for bit.
 
 /// Consecutive channel planes of one batch item, for the whole-plane
@@ -355,8 +355,8 @@ func flatVectors<Size, Stride, Count: StaticCount>(
     let start = SIMD16<Float>(repeating: bias)
     var sum0 = start, sum1 = start, sum2 = start, sum3 = start, sum4 = start, sum5 = start
     let base = UnsafePointer(scratch + q), outputs = scratch + (layout.outputOffset &+ q)
-    for ky in 0..<size {
-        for kx in 0..<size {
+    for kx in 0..<size {
+        for ky in 0..<size {
             let weight = SIMD16<Float>(repeating: taps[ky &* size &+ kx])
             let tap = base + flatTapOffset(shape, ky: ky, kx: kx, layout: layout)
             sum0 = sum0.addingProduct(loadVector16(tap), weight)

@@ -26,6 +26,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Run the plain reference kernels only.")
     var reference = false
 
+    @Flag(help: "Run 1×1 convolutions with mostly-zero filters as dense ones, not as sparse kernels on channel-major tensors.")
+    var dense = false
+
     func validate() throws {
         guard threads >= 1 && threads <= 256 else {
             throw ValidationError("--threads must be between 1 and 256")
@@ -37,7 +40,7 @@ struct RunCommand: ParsableCommand {
         do {
             let interpreter = try Interpreter(
                 contentsOfFile: path,
-                options: .init(threadCount: threads, mode: reference ? .reference : .fast))
+                options: .init(threadCount: threads, mode: reference ? .reference : .fast, usesSparseKernels: !dense))
             guard let inputDescription = interpreter.inputs.first else {
                 throw CommandFailure("\(path): the model has no input")
             }

@@ -72,8 +72,48 @@ import Testing
         }
     }
 
+    /// The models whose every operator's fast kernel computes what XNNPACK
+    /// computes: bias first, one fused multiply-add per tap in XNNPACK's tap
+    /// order (filter columns outer in depthwise convolutions), its
+    /// RESIZE_BILINEAR arithmetic. The hand landmark models also run MEAN,
+    /// FULLY_CONNECTED and LOGISTIC, whose XNNPACK kernels sum and
+    /// approximate differently.
+    static let xnnpackExactModels = ["pose_detection", "pose_landmark_full", "palm_detection_full", "palm_detection_lite"]
+
+    /// The fast kernels give LiteRT's XNNPACK outputs bit for bit, with
+    /// either microkernel family, at one and two threads, with and without
+    /// the sparse channel-major kernels (which skip zero weights: a zero
+    /// product leaves a sum unchanged).
+    @Test(.enabled(if: KernelInstructionSet.fusesMultiplyAdd, "needs the native build's fused multiply-adds"),
+          arguments: xnnpackExactModels)
+    func fastKernelsGiveXNNPACKOutputsBitForBit(model: String) throws {
+        let manifest = try Fixtures.json("tensors/manifest.json") as! [String: Any]
+        let entry = (manifest["models"] as! [String: Any])[model] as! [String: Any]
+        let real = (entry["pairs"] as! [[String: Any]]).first { ($0["pair"] as? String) == "real" }!
+        let outputs = (real["outputs"] as! [String: Any])["xnnpack"] as! [[String: Any]]
+        let expected = try outputs.map { try Fixtures.floats($0["file"] as! String) }
+        for instructionSet in KernelInstructionSet.supported {
+            for threads in [1, 2] {
+                for sparse in [true, false] {
+                    let interpreter = try Interpreter(
+                        contentsOfFile: try Fixtures.model(model),
+                        options: .init(threadCount: threads, instructionSet: instructionSet, usesSparseKernels: sparse))
+                    try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
+                    interpreter.invoke()
+                    for (k, values) in expected.enumerated() {
+                        let actual = try interpreter.output(at: k)
+                        let differing = zip(actual, values).filter { $0.bitPattern != $1.bitPattern }.count
+                        #expect(
+                            differing == 0 && actual.count == values.count,
+                            "\(model) output \(k), \(instructionSet), \(threads) threads, sparse \(sparse): \(differing) values differ")
+                    }
+                }
+            }
+        }
+    }
+
     /// The dense kernels of both families (the sparse ones exist only for
-    /// AVX-512 and sum fewer terms: see ChannelMajorRegionTests).
+    /// AVX-512).
     @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"), arguments: models)
     func bothMicrokernelFamiliesGiveIdenticalOutputs(model: String) throws {
         var outputs: [[[Float]]] = []

@@ -179,10 +179,11 @@ func depthwiseF32InteriorBlock<Shape: DepthwiseInteriorShape, Vectors: Depthwise
     let b1 = two ? loadVector8(row.bias + (channel &+ 8)) : b0
     var a00 = b0, a10 = b0, a20 = b0, a30 = b0
     var a01 = b1, a11 = b1, a21 = b1, a31 = b1
-    var input = row.input + (firstPixel &* pixelStep &+ channel)
-    for ky in 0..<row.kernelRows {
-        for kx in 0..<size {
+    let input = row.input + (firstPixel &* pixelStep &+ channel)
+    for kx in 0..<size {
+        for ky in 0..<row.kernelRows {
             let w = weights + (ky &* size &+ kx) &* row.weightTapStep
+            let input = input + ky &* row.inputRowStep
             let o0 = kx &* step
             let o1 = (j1 &* stride &+ kx) &* step
             let o2 = (j2 &* stride &+ kx) &* step
@@ -200,7 +201,6 @@ func depthwiseF32InteriorBlock<Shape: DepthwiseInteriorShape, Vectors: Depthwise
                 a31 = multiplyAdd(loadVector8(input + (o3 &+ 8)), w1, a31)
             }
         }
-        input += row.inputRowStep
     }
     let lo = SIMD8<Float>(repeating: row.lower), hi = SIMD8<Float>(repeating: row.upper)
     var out = row.output + (firstPixel &* step &+ channel)

@@ -2,7 +2,8 @@
 // `out[p, c] = clamp(bias[c] + Σ_taps in[tap(p), c] · w[tap, c])`.
 //
 // A kernel receives only the taps that land inside the input (padding is
-// never read), walks them in ascending (ky, kx) order starting from the
+// never read), walks them filter column by filter column (rows inner: XNNPACK's tap
+// order, so the sums equal its results bit for bit) starting from the
 // bias, and vectorises over channels. Each output element is therefore
 // computed the same way whichever kernel variant or thread handles it.
 
@@ -48,10 +49,10 @@ func depthwiseF32Block4x16(
     while c + 16 <= channels {
         var a00 = loadVector8(bias + c), a01 = loadVector8(bias + c + 8)
         var a10 = a00, a11 = a01, a20 = a00, a21 = a01, a30 = a00, a31 = a01
-        var row = input + c, weightRow = weights + c
-        for _ in 0..<walk.kernelRows {
-            var tap = row, w = weightRow
-            for _ in 0..<walk.kernelColumns {
+        var column = input + c, weightColumn = weights + c
+        for _ in 0..<walk.kernelColumns {
+            var tap = column, w = weightColumn
+            for _ in 0..<walk.kernelRows {
                 let w0 = loadVector8(w), w1 = loadVector8(w + 8)
                 a00 = multiplyAdd(loadVector8(tap), w0, a00)
                 a01 = multiplyAdd(loadVector8(tap + 8), w1, a01)
@@ -61,11 +62,11 @@ func depthwiseF32Block4x16(
                 a21 = multiplyAdd(loadVector8(tap + p2 + 8), w1, a21)
                 a30 = multiplyAdd(loadVector8(tap + p3), w0, a30)
                 a31 = multiplyAdd(loadVector8(tap + p3 + 8), w1, a31)
-                tap += walk.inputTapStep
-                w += walk.weightTapStep
+                tap += walk.inputRowStep
+                w += walk.weightRowStep
             }
-            row += walk.inputRowStep
-            weightRow += walk.weightRowStep
+            column += walk.inputTapStep
+            weightColumn += walk.weightTapStep
         }
         let out = output + c
         storeVector8(clamp(a00, lower: lo, upper: hi), out)
@@ -87,20 +88,20 @@ func depthwiseF32Block4x16(
     if c + 8 <= channels {
         var a0 = loadVector8(bias + c)
         var a1 = a0, a2 = a0, a3 = a0
-        var row = input + c, weightRow = weights + c
-        for _ in 0..<walk.kernelRows {
-            var tap = row, w = weightRow
-            for _ in 0..<walk.kernelColumns {
+        var column = input + c, weightColumn = weights + c
+        for _ in 0..<walk.kernelColumns {
+            var tap = column, w = weightColumn
+            for _ in 0..<walk.kernelRows {
                 let w0 = loadVector8(w)
                 a0 = multiplyAdd(loadVector8(tap), w0, a0)
                 a1 = multiplyAdd(loadVector8(tap + p1), w0, a1)
                 a2 = multiplyAdd(loadVector8(tap + p2), w0, a2)
                 a3 = multiplyAdd(loadVector8(tap + p3), w0, a3)
-                tap += walk.inputTapStep
-                w += walk.weightTapStep
+                tap += walk.inputRowStep
+                w += walk.weightRowStep
             }
-            row += walk.inputRowStep
-            weightRow += walk.weightRowStep
+            column += walk.inputTapStep
+            weightColumn += walk.weightTapStep
         }
         let out = output + c
         storeVector8(clamp(a0, lower: lo, upper: hi), out)
@@ -137,19 +138,19 @@ func depthwiseF32Pixel1x32(
     while c + 32 <= channels {
         var a0 = loadVector8(bias + c), a1 = loadVector8(bias + c + 8)
         var a2 = loadVector8(bias + c + 16), a3 = loadVector8(bias + c + 24)
-        var row = input + c, weightRow = weights + c
-        for _ in 0..<walk.kernelRows {
-            var tap = row, w = weightRow
-            for _ in 0..<walk.kernelColumns {
+        var column = input + c, weightColumn = weights + c
+        for _ in 0..<walk.kernelColumns {
+            var tap = column, w = weightColumn
+            for _ in 0..<walk.kernelRows {
                 a0 = multiplyAdd(loadVector8(tap), loadVector8(w), a0)
                 a1 = multiplyAdd(loadVector8(tap + 8), loadVector8(w + 8), a1)
                 a2 = multiplyAdd(loadVector8(tap + 16), loadVector8(w + 16), a2)
                 a3 = multiplyAdd(loadVector8(tap + 24), loadVector8(w + 24), a3)
-                tap += walk.inputTapStep
-                w += walk.weightTapStep
+                tap += walk.inputRowStep
+                w += walk.weightRowStep
             }
-            row += walk.inputRowStep
-            weightRow += walk.weightRowStep
+            column += walk.inputTapStep
+            weightColumn += walk.weightTapStep
         }
         storeVector8(clamp(a0, lower: lo, upper: hi), output + c)
         storeVector8(clamp(a1, lower: lo, upper: hi), output + c + 8)
@@ -159,16 +160,16 @@ func depthwiseF32Pixel1x32(
     }
     while c + 8 <= channels {
         var a0 = loadVector8(bias + c)
-        var row = input + c, weightRow = weights + c
-        for _ in 0..<walk.kernelRows {
-            var tap = row, w = weightRow
-            for _ in 0..<walk.kernelColumns {
+        var column = input + c, weightColumn = weights + c
+        for _ in 0..<walk.kernelColumns {
+            var tap = column, w = weightColumn
+            for _ in 0..<walk.kernelRows {
                 a0 = multiplyAdd(loadVector8(tap), loadVector8(w), a0)
-                tap += walk.inputTapStep
-                w += walk.weightTapStep
+                tap += walk.inputRowStep
+                w += walk.weightRowStep
             }
-            row += walk.inputRowStep
-            weightRow += walk.weightRowStep
+            column += walk.inputTapStep
+            weightColumn += walk.weightTapStep
         }
         storeVector8(clamp(a0, lower: lo, upper: hi), output + c)
         c += 8
@@ -191,16 +192,16 @@ func depthwiseF32ScalarChannels(
 ) {
     for c in channels {
         var sum = bias[c]
-        var row = input + c, weightRow = weights + c
-        for _ in 0..<walk.kernelRows {
-            var tap = row, w = weightRow
-            for _ in 0..<walk.kernelColumns {
+        var column = input + c, weightColumn = weights + c
+        for _ in 0..<walk.kernelColumns {
+            var tap = column, w = weightColumn
+            for _ in 0..<walk.kernelRows {
                 sum = multiplyAdd(tap.pointee, w.pointee, sum)
-                tap += walk.inputTapStep
-                w += walk.weightTapStep
+                tap += walk.inputRowStep
+                w += walk.weightRowStep
             }
-            row += walk.inputRowStep
-            weightRow += walk.weightRowStep
+            column += walk.inputTapStep
+            weightColumn += walk.weightTapStep
         }
         output[c] = clamp(sum, lower: lower, upper: upper)
     }

@@ -157,13 +157,11 @@ func gemmF32Microkernel8x8(
         cStride: cStride)
 }
 
-/// One output channel for up to 8 rows (rows 1...8) as dot products over
-/// K, for outputs too narrow for a panel. Within each run of a row, row `r`
-/// accumulates 8 k at a time in its own `SIMD8<Float>`, and the last
-/// `segmentLength % 8` k of the run go, for all 8 rows at once, into one
-/// vector of per-row tail sums. At the end the eight accumulators are
-/// reduced together into one vector of row sums (pairwise lane sums), and
-/// the tail sums and the bias are added.
+/// One output channel for up to 8 rows (rows 1...8), for outputs too
+/// narrow for a panel: the 8 rows' values of each k are gathered into one
+/// vector, so that every output is its bias plus one fused multiply-add
+/// per k in ascending k order, as in the panel kernels (and in XNNPACK),
+/// whose results these equal bit for bit.
 ///
 /// - Parameters:
 ///   - a: row 0 of A, laid out as `layout` says.
@@ -185,51 +183,26 @@ func gemmF32DotMicrokernel8x1(
     let a5 = rows > 5 ? a4 + stride : a4
     let a6 = rows > 6 ? a5 + stride : a5
     let a7 = rows > 7 ? a6 + stride : a6
-    var v0 = SIMD8<Float>(), v1 = v0, v2 = v0, v3 = v0, v4 = v0, v5 = v0, v6 = v0, v7 = v0
-    var tails = SIMD8<Float>()
+    var sums = SIMD8<Float>(repeating: bias)
     var w = weights
     var r0 = a0, r1 = a1, r2 = a2, r3 = a3, r4 = a4, r5 = a5, r6 = a6, r7 = a7
     let length = layout.segmentLength
     for _ in 0..<layout.segmentCount {
-        var k = 0
-        while k + 8 <= length {
-            let wk = loadVector8(w + k)
-            v0 = multiplyAdd(loadVector8(r0 + k), wk, v0)
-            v1 = multiplyAdd(loadVector8(r1 + k), wk, v1)
-            v2 = multiplyAdd(loadVector8(r2 + k), wk, v2)
-            v3 = multiplyAdd(loadVector8(r3 + k), wk, v3)
-            v4 = multiplyAdd(loadVector8(r4 + k), wk, v4)
-            v5 = multiplyAdd(loadVector8(r5 + k), wk, v5)
-            v6 = multiplyAdd(loadVector8(r6 + k), wk, v6)
-            v7 = multiplyAdd(loadVector8(r7 + k), wk, v7)
-            k += 8
-        }
-        while k < length {
+        for k in 0..<length {
             let column = SIMD8<Float>(r0[k], r1[k], r2[k], r3[k], r4[k], r5[k], r6[k], r7[k])
-            tails = multiplyAdd(column, SIMD8<Float>(repeating: w[k]), tails)
-            k += 1
+            sums = multiplyAdd(column, SIMD8<Float>(repeating: w[k]), sums)
         }
         w += length
         let next = layout.segmentStride
         r0 += next; r1 += next; r2 += next; r3 += next
         r4 += next; r5 += next; r6 += next; r7 += next
     }
-    let quarter0 = pairwiseLaneSums(pairwiseLaneSums(v0, v1), pairwiseLaneSums(v2, v3))
-    let quarter1 = pairwiseLaneSums(pairwiseLaneSums(v4, v5), pairwiseLaneSums(v6, v7))
-    var sums = pairwiseLaneSums(quarter0, quarter1) + tails + SIMD8<Float>(repeating: bias)
     sums = clamp(sums, lower: SIMD8<Float>(repeating: lower), upper: SIMD8<Float>(repeating: upper))
     if cStride == 1 {
         storeVector8(sums, c, count: rows)
     } else {
         for r in 0..<rows { c[r * cStride] = sums[r] }
     }
-}
-
-/// `[a0+a1, a2+a3, a4+a5, a6+a7, b0+b1, b2+b3, b4+b5, b6+b7]`: three rounds
-/// of this reduce eight vectors to the vector of their lane sums.
-@inline(__always)
-private func pairwiseLaneSums(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-    SIMD8(lowHalf: a.evenHalf + a.oddHalf, highHalf: b.evenHalf + b.oddHalf)
 }
 
 /// Copies the first `rows` rows and `columns` columns of a tile of
