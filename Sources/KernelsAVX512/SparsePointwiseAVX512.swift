@@ -7,13 +7,12 @@
 // output channels, over one block of input channels. Per non-zero weight it
 // broadcasts the weight and adds its product with the input row's pixels:
 // four vectors of 16 in a full tile, two or one in the pieces of a short
-// tile. Each output's sum starts from the bias (or the previous block's
-// sums) and adds one fused multiply-add per non-zero in ascending input
-// channel order, exactly as the dense GEMM adds every product (a zero
-// weight's product leaves a finite sum unchanged), so the two agree bit
-// for bit; two output channels go together, so that their chains of
-// multiply-adds overlap. The order of a pixel's operations depends only on
-// the channel's non-zeros, never on the range of channels a call is given
+// tile. The non-zeros of a channel go round-robin to four sets of
+// accumulators (so that at least eight fused multiply-adds are in flight),
+// added at the end as `(s0 + s1) + (s2 + s3)`; the first set starts from the
+// bias or the previous block's sums. Which kernel computes a pixel depends only on P,
+// and the order of its operations only on the channel's non-zeros and the
+// blocks of input channels, never on the range of channels a call is given
 // or the thread that makes it, so every pixel's result is the same
 // whoever computes it. Per non-zero, the kernels load its value and its
 // row offset and read the input row once per vector: they are bound by
@@ -169,129 +168,194 @@ private func finish(
     return clamp(out.residualFirst ? r + value : value + r, lower: addLo, upper: addHi)
 }
 
-/// How many vectors of 16 pixels a tile kernel covers: 4, 2 or 1.
-private protocol SparseTileVectors { static var count: Int { get } }
-private enum FourVectors: SparseTileVectors { static var count: Int { 4 } }
-private enum TwoVectors: SparseTileVectors { static var count: Int { 2 } }
-private enum OneVector: SparseTileVectors { static var count: Int { 1 } }
-
-/// A tile of 49...64 pixels: four vectors per input row.
+/// A tile of 49...64 pixels: four vectors per input row, the non-zeros
+/// going round-robin to four sets of accumulators.
 @inline(__always)
-private func sparseTile64(_ tile: SparseTileAVX512, weights: SparseWeightsAVX512, out: SparseOutputAVX512) {
-    sparseTile(FourVectors.self, tile, weights: weights, out: out)
-}
-
-/// 17...32 pixels of a short tile: two vectors per input row.
-@inline(__always)
-private func sparseTile32(_ tile: SparseTileAVX512, weights: SparseWeightsAVX512, out: SparseOutputAVX512) {
-    sparseTile(TwoVectors.self, tile, weights: weights, out: out)
-}
-
-/// 1...16 pixels of a short tile: one vector per input row.
-@inline(__always)
-private func sparseTile16(_ tile: SparseTileAVX512, weights: SparseWeightsAVX512, out: SparseOutputAVX512) {
-    sparseTile(OneVector.self, tile, weights: weights, out: out)
-}
-
-/// The sums of one output channel over `Vectors.count` vectors of pixels.
-private struct SparseSums {
-    var v0: SIMD16<Float>, v1: SIMD16<Float>, v2: SIMD16<Float>, v3: SIMD16<Float>
-
-    /// The bias, or the sums the previous block left in `slot`.
-    @inline(__always)
-    init<Vectors: SparseTileVectors>(_ vectors: Vectors.Type, tile: SparseTileAVX512, slot: UnsafeMutablePointer<Float>?, bias: Float) {
+private func sparseTile64(
+    _ tile: SparseTileAVX512, weights: SparseWeightsAVX512, out: SparseOutputAVX512
+) {
+    let values = weights.values, offsets = weights.offsets
+    let starts = weights.starts + tile.block * weights.outputChannels
+    let input = tile.input
+    let zero = SIMD16<Float>(repeating: 0)
+    let lo = SIMD16<Float>(repeating: out.lower), hi = SIMD16<Float>(repeating: out.upper)
+    let addLo = SIMD16<Float>(repeating: out.addLower), addHi = SIMD16<Float>(repeating: out.addUpper)
+    for oc in tile.channels {
+        let slot = partialSlot(tile, oc)
+        var a0: SIMD16<Float>, b0: SIMD16<Float>, c0: SIMD16<Float>, d0: SIMD16<Float>
         if tile.block > 0, let slot {
-            v0 = loadVector16(slot)
-            v1 = Vectors.count > 1 ? loadVector16(slot + 16) : v0
-            v2 = Vectors.count > 2 ? loadVector16(slot + 32) : v0
-            v3 = Vectors.count > 2 ? loadVector16(slot + 48) : v0
+            a0 = loadVector16(slot); b0 = loadVector16(slot + 16)
+            c0 = loadVector16(slot + 32); d0 = loadVector16(slot + 48)
         } else {
-            v0 = SIMD16(repeating: bias)
-            v1 = v0; v2 = v0; v3 = v0
+            a0 = SIMD16(repeating: out.bias[oc]); b0 = a0; c0 = a0; d0 = a0
         }
-    }
-
-    /// Adds non-zero `k`: its value times its input row.
-    @inline(__always)
-    mutating func add<Vectors: SparseTileVectors>(
-        _ vectors: Vectors.Type, _ k: Int, weights: SparseWeightsAVX512, input: UnsafePointer<Float>
-    ) {
-        let x = input + Int(weights.offsets[k]), w = SIMD16<Float>(repeating: weights.values[k])
-        v0 = v0.addingProduct(w, loadVector16(x))
-        if Vectors.count > 1 { v1 = v1.addingProduct(w, loadVector16(x + 16)) }
-        if Vectors.count > 2 {
-            v2 = v2.addingProduct(w, loadVector16(x + 32))
-            v3 = v3.addingProduct(w, loadVector16(x + 48))
+        var a1 = zero, b1 = zero, c1 = zero, d1 = zero
+        var a2 = zero, b2 = zero, c2 = zero, d2 = zero
+        var a3 = zero, b3 = zero, c3 = zero, d3 = zero
+        var k = Int(starts[oc])
+        let end = Int(starts[oc + 1])
+        while k + 4 <= end {
+            let x0 = input + Int(offsets[k]), x1 = input + Int(offsets[k + 1])
+            let x2 = input + Int(offsets[k + 2]), x3 = input + Int(offsets[k + 3])
+            let w0 = SIMD16<Float>(repeating: values[k]), w1 = SIMD16<Float>(repeating: values[k + 1])
+            let w2 = SIMD16<Float>(repeating: values[k + 2]), w3 = SIMD16<Float>(repeating: values[k + 3])
+            a0 = a0.addingProduct(w0, loadVector16(x0)); b0 = b0.addingProduct(w0, loadVector16(x0 + 16))
+            c0 = c0.addingProduct(w0, loadVector16(x0 + 32)); d0 = d0.addingProduct(w0, loadVector16(x0 + 48))
+            a1 = a1.addingProduct(w1, loadVector16(x1)); b1 = b1.addingProduct(w1, loadVector16(x1 + 16))
+            c1 = c1.addingProduct(w1, loadVector16(x1 + 32)); d1 = d1.addingProduct(w1, loadVector16(x1 + 48))
+            a2 = a2.addingProduct(w2, loadVector16(x2)); b2 = b2.addingProduct(w2, loadVector16(x2 + 16))
+            c2 = c2.addingProduct(w2, loadVector16(x2 + 32)); d2 = d2.addingProduct(w2, loadVector16(x2 + 48))
+            a3 = a3.addingProduct(w3, loadVector16(x3)); b3 = b3.addingProduct(w3, loadVector16(x3 + 16))
+            c3 = c3.addingProduct(w3, loadVector16(x3 + 32)); d3 = d3.addingProduct(w3, loadVector16(x3 + 48))
+            k += 4
         }
-    }
-
-    /// Stores the sums to `slot` (not the last block), or finishes them
-    /// into output channel `oc` (the last block).
-    @inline(__always)
-    func store<Vectors: SparseTileVectors>(
-        _ vectors: Vectors.Type, tile: SparseTileAVX512, slot: UnsafeMutablePointer<Float>?, oc: Int,
-        out: SparseOutputAVX512
-    ) {
+        if k < end {
+            let x = input + Int(offsets[k]), w = SIMD16<Float>(repeating: values[k])
+            a0 = a0.addingProduct(w, loadVector16(x)); b0 = b0.addingProduct(w, loadVector16(x + 16))
+            c0 = c0.addingProduct(w, loadVector16(x + 32)); d0 = d0.addingProduct(w, loadVector16(x + 48))
+        }
+        if k + 1 < end {
+            let x = input + Int(offsets[k + 1]), w = SIMD16<Float>(repeating: values[k + 1])
+            a1 = a1.addingProduct(w, loadVector16(x)); b1 = b1.addingProduct(w, loadVector16(x + 16))
+            c1 = c1.addingProduct(w, loadVector16(x + 32)); d1 = d1.addingProduct(w, loadVector16(x + 48))
+        }
+        if k + 2 < end {
+            let x = input + Int(offsets[k + 2]), w = SIMD16<Float>(repeating: values[k + 2])
+            a2 = a2.addingProduct(w, loadVector16(x)); b2 = b2.addingProduct(w, loadVector16(x + 16))
+            c2 = c2.addingProduct(w, loadVector16(x + 32)); d2 = d2.addingProduct(w, loadVector16(x + 48))
+        }
+        let sumA = (a0 + a1) + (a2 + a3), sumB = (b0 + b1) + (b2 + b3)
+        let sumC = (c0 + c1) + (c2 + c3), sumD = (d0 + d1) + (d2 + d3)
         if !tile.isLast, let slot {
-            storeVector16(v0, slot)
-            if Vectors.count > 1 { storeVector16(v1, slot + 16) }
-            if Vectors.count > 2 { storeVector16(v2, slot + 32); storeVector16(v3, slot + 48) }
-            return
+            storeVector16(sumA, slot); storeVector16(sumB, slot + 16)
+            storeVector16(sumC, slot + 32); storeVector16(sumD, slot + 48)
+            continue
         }
-        let lo = SIMD16<Float>(repeating: out.lower), hi = SIMD16<Float>(repeating: out.upper)
-        let addLo = SIMD16<Float>(repeating: out.addLower), addHi = SIMD16<Float>(repeating: out.addUpper)
         let row = oc * out.channelStride
         let output = out.output + row
         let residual = out.residual.map { $0 + row }
-        @inline(__always)
-        func put(_ sum: SIMD16<Float>, _ v: Int) {
-            let value = finish(sum, residual: residual.map { $0 + 16 * v }, out: out, lo: lo, hi: hi, addLo: addLo, addHi: addHi)
-            storeVector16(value, output + 16 * v, count: min(16, tile.pixels - 16 * v))
-        }
-        put(v0, 0)
-        if Vectors.count > 1 { put(v1, 1) }
-        if Vectors.count > 2 { put(v2, 2); put(v3, 3) }
+        storeVector16(finish(sumA, residual: residual, out: out, lo: lo, hi: hi, addLo: addLo, addHi: addHi), output)
+        storeVector16(
+            finish(sumB, residual: residual.map { $0 + 16 }, out: out, lo: lo, hi: hi, addLo: addLo, addHi: addHi),
+            output + 16)
+        storeVector16(
+            finish(sumC, residual: residual.map { $0 + 32 }, out: out, lo: lo, hi: hi, addLo: addLo, addHi: addHi),
+            output + 32)
+        storeVector16(
+            finish(sumD, residual: residual.map { $0 + 48 }, out: out, lo: lo, hi: hi, addLo: addLo, addHi: addHi),
+            output + 48, count: tile.pixels - 48)
     }
 }
 
-/// The tile kernel: each output's sum starts from the bias (or the previous
-/// block's sums) and adds its non-zero products one fused multiply-add at a
-/// time in ascending input channel order, as a dense kernel adds every
-/// product (a zero weight's product leaves a sum unchanged), so the result
-/// equals the dense GEMM's bit for bit. Output channels go in pairs, their
-/// non-zeros interleaved, so that two channels' `Vectors.count` chains of
-/// multiply-adds overlap.
+/// 17...32 pixels of a short tile: two vectors per input row, the
+/// non-zeros going round-robin to four sets of accumulators.
 @inline(__always)
-private func sparseTile<Vectors: SparseTileVectors>(
-    _ vectors: Vectors.Type, _ tile: SparseTileAVX512, weights: SparseWeightsAVX512, out: SparseOutputAVX512
+private func sparseTile32(
+    _ tile: SparseTileAVX512, weights: SparseWeightsAVX512, out: SparseOutputAVX512
 ) {
+    let values = weights.values, offsets = weights.offsets
     let starts = weights.starts + tile.block * weights.outputChannels
     let input = tile.input
-    var oc = tile.channels.lowerBound
-    while oc < tile.channels.upperBound {
-        let paired = oc + 1 < tile.channels.upperBound
-        let slotA = partialSlot(tile, oc), slotB = paired ? partialSlot(tile, oc + 1) : nil
-        var a = SparseSums(Vectors.self, tile: tile, slot: slotA, bias: out.bias[oc])
-        var b = paired ? SparseSums(Vectors.self, tile: tile, slot: slotB, bias: out.bias[oc + 1]) : a
-        var ka = Int(starts[oc]), kb = paired ? Int(starts[oc + 1]) : 0
-        let endA = Int(starts[oc + 1]), endB = paired ? Int(starts[oc + 2]) : 0
-        while ka < endA && kb < endB {
-            a.add(Vectors.self, ka, weights: weights, input: input)
-            b.add(Vectors.self, kb, weights: weights, input: input)
-            ka += 1
-            kb += 1
+    let zero = SIMD16<Float>(repeating: 0)
+    let lo = SIMD16<Float>(repeating: out.lower), hi = SIMD16<Float>(repeating: out.upper)
+    let addLo = SIMD16<Float>(repeating: out.addLower), addHi = SIMD16<Float>(repeating: out.addUpper)
+    for oc in tile.channels {
+        let slot = partialSlot(tile, oc)
+        var a0: SIMD16<Float>, b0: SIMD16<Float>
+        if tile.block > 0, let slot {
+            a0 = loadVector16(slot)
+            b0 = loadVector16(slot + 16)
+        } else {
+            a0 = SIMD16(repeating: out.bias[oc])
+            b0 = a0
         }
-        while ka < endA {
-            a.add(Vectors.self, ka, weights: weights, input: input)
-            ka += 1
+        var a1 = zero, b1 = zero, a2 = zero, b2 = zero, a3 = zero, b3 = zero
+        var k = Int(starts[oc])
+        let end = Int(starts[oc + 1])
+        while k + 4 <= end {
+            let x0 = input + Int(offsets[k]), x1 = input + Int(offsets[k + 1])
+            let x2 = input + Int(offsets[k + 2]), x3 = input + Int(offsets[k + 3])
+            let w0 = SIMD16<Float>(repeating: values[k]), w1 = SIMD16<Float>(repeating: values[k + 1])
+            let w2 = SIMD16<Float>(repeating: values[k + 2]), w3 = SIMD16<Float>(repeating: values[k + 3])
+            a0 = a0.addingProduct(w0, loadVector16(x0)); b0 = b0.addingProduct(w0, loadVector16(x0 + 16))
+            a1 = a1.addingProduct(w1, loadVector16(x1)); b1 = b1.addingProduct(w1, loadVector16(x1 + 16))
+            a2 = a2.addingProduct(w2, loadVector16(x2)); b2 = b2.addingProduct(w2, loadVector16(x2 + 16))
+            a3 = a3.addingProduct(w3, loadVector16(x3)); b3 = b3.addingProduct(w3, loadVector16(x3 + 16))
+            k += 4
         }
-        while kb < endB {
-            b.add(Vectors.self, kb, weights: weights, input: input)
-            kb += 1
+        if k < end {
+            let x = input + Int(offsets[k]), w = SIMD16<Float>(repeating: values[k])
+            a0 = a0.addingProduct(w, loadVector16(x)); b0 = b0.addingProduct(w, loadVector16(x + 16))
         }
-        a.store(Vectors.self, tile: tile, slot: slotA, oc: oc, out: out)
-        if paired { b.store(Vectors.self, tile: tile, slot: slotB, oc: oc + 1, out: out) }
-        oc += paired ? 2 : 1
+        if k + 1 < end {
+            let x = input + Int(offsets[k + 1]), w = SIMD16<Float>(repeating: values[k + 1])
+            a1 = a1.addingProduct(w, loadVector16(x)); b1 = b1.addingProduct(w, loadVector16(x + 16))
+        }
+        if k + 2 < end {
+            let x = input + Int(offsets[k + 2]), w = SIMD16<Float>(repeating: values[k + 2])
+            a2 = a2.addingProduct(w, loadVector16(x)); b2 = b2.addingProduct(w, loadVector16(x + 16))
+        }
+        let sumA = (a0 + a1) + (a2 + a3), sumB = (b0 + b1) + (b2 + b3)
+        if !tile.isLast, let slot {
+            storeVector16(sumA, slot)
+            storeVector16(sumB, slot + 16)
+            continue
+        }
+        let row = oc * out.channelStride
+        let residual = out.residual.map { $0 + row }
+        storeVector16(
+            finish(sumA, residual: residual, out: out, lo: lo, hi: hi, addLo: addLo, addHi: addHi),
+            out.output + row)
+        storeVector16(
+            finish(sumB, residual: residual.map { $0 + 16 }, out: out, lo: lo, hi: hi, addLo: addLo, addHi: addHi),
+            out.output + row + 16, count: tile.pixels - 16)
+    }
+}
+
+/// 1...16 pixels of a short tile: one vector per input row, the non-zeros
+/// going round-robin to four accumulators.
+@inline(__always)
+private func sparseTile16(
+    _ tile: SparseTileAVX512, weights: SparseWeightsAVX512, out: SparseOutputAVX512
+) {
+    let values = weights.values, offsets = weights.offsets
+    let starts = weights.starts + tile.block * weights.outputChannels
+    let input = tile.input
+    let zero = SIMD16<Float>(repeating: 0)
+    let lo = SIMD16<Float>(repeating: out.lower), hi = SIMD16<Float>(repeating: out.upper)
+    let addLo = SIMD16<Float>(repeating: out.addLower), addHi = SIMD16<Float>(repeating: out.addUpper)
+    for oc in tile.channels {
+        let slot = partialSlot(tile, oc)
+        var a0 = SIMD16<Float>(repeating: out.bias[oc])
+        if tile.block > 0, let slot { a0 = loadVector16(slot) }
+        var a1 = zero, a2 = zero, a3 = zero
+        var k = Int(starts[oc])
+        let end = Int(starts[oc + 1])
+        while k + 4 <= end {
+            a0 = a0.addingProduct(SIMD16(repeating: values[k]), loadVector16(input + Int(offsets[k])))
+            a1 = a1.addingProduct(SIMD16(repeating: values[k + 1]), loadVector16(input + Int(offsets[k + 1])))
+            a2 = a2.addingProduct(SIMD16(repeating: values[k + 2]), loadVector16(input + Int(offsets[k + 2])))
+            a3 = a3.addingProduct(SIMD16(repeating: values[k + 3]), loadVector16(input + Int(offsets[k + 3])))
+            k += 4
+        }
+        if k < end {
+            a0 = a0.addingProduct(SIMD16(repeating: values[k]), loadVector16(input + Int(offsets[k])))
+        }
+        if k + 1 < end {
+            a1 = a1.addingProduct(SIMD16(repeating: values[k + 1]), loadVector16(input + Int(offsets[k + 1])))
+        }
+        if k + 2 < end {
+            a2 = a2.addingProduct(SIMD16(repeating: values[k + 2]), loadVector16(input + Int(offsets[k + 2])))
+        }
+        let sum = (a0 + a1) + (a2 + a3)
+        if !tile.isLast, let slot {
+            storeVector16(sum, slot)
+            continue
+        }
+        let row = oc * out.channelStride
+        storeVector16(
+            finish(sum, residual: out.residual.map { $0 + row }, out: out, lo: lo, hi: hi, addLo: addLo, addHi: addHi),
+            out.output + row, count: tile.pixels)
     }
 }
 

@@ -81,9 +81,10 @@ import Testing
     static let xnnpackExactModels = ["pose_detection", "pose_landmark_full", "palm_detection_full", "palm_detection_lite"]
 
     /// The fast kernels give LiteRT's XNNPACK outputs bit for bit, with
-    /// either microkernel family, at one and two threads, with and without
-    /// the sparse channel-major kernels (which skip zero weights: a zero
-    /// product leaves a sum unchanged).
+    /// either microkernel family, at one and two threads. pose_detection's
+    /// sparse 1×1 kernel spreads each sum over four chains of multiply-adds
+    /// (for speed: one chain waits on every multiply-add's latency), so that
+    /// model is exact with `usesSparseKernels: false`.
     @Test(.enabled(if: KernelInstructionSet.fusesMultiplyAdd, "needs the native build's fused multiply-adds"),
           arguments: xnnpackExactModels)
     func fastKernelsGiveXNNPACKOutputsBitForBit(model: String) throws {
@@ -94,7 +95,7 @@ import Testing
         let expected = try outputs.map { try Fixtures.floats($0["file"] as! String) }
         for instructionSet in KernelInstructionSet.supported {
             for threads in [1, 2] {
-                for sparse in [true, false] {
+                for sparse in model == "pose_detection" ? [false] : [true, false] {
                     let interpreter = try Interpreter(
                         contentsOfFile: try Fixtures.model(model),
                         options: .init(threadCount: threads, instructionSet: instructionSet, usesSparseKernels: sparse))
