@@ -1,8 +1,10 @@
 import Pipeline
 
-/// Reads a `.task` bundle from memory: the archive's validation, every
-/// member's data with its CRC-32 check, and the landmarkers' model lookup.
+/// Reads a `.task` bundle from memory: the archive's validation, the data of
+/// its first members with their CRC-32 check, and the landmarkers' model lookup.
 enum TaskBundleDriver {
+    private static let maxMembersRead = 16
+
     static func readBundle(_ bytes: [UInt8]) -> Outcome {
         let bundle: ModelAssetBundle
         do {
@@ -11,7 +13,10 @@ enum TaskBundleDriver {
             return FuzzCheck.refused(error)
         }
         var summary: [String] = []
-        for name in bundle.modelNames {
+        // Members may overlap (one member's data may hold the next members' headers), so
+        // reading every member of a crafted bundle copies and checksums the input once per
+        // member; a landmarker reads two. The first few show every path.
+        for name in bundle.modelNames.prefix(maxMembersRead) {
             do {
                 let model = try bundle.model(named: name)
                 FuzzCheck.require(model.count < bytes.count, "member \(name) of \(model.count) bytes in \(bytes.count)")
