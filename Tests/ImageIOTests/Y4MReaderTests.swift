@@ -235,6 +235,11 @@ import Testing
         let huge = "YUV4MPEG2 W9999999999 H9999999999 C420jpeg\n"
         #expect(try readerError(Array(huge.utf8))
             == .tooLarge(width: 9_999_999_999, height: 9_999_999_999, maxPixelCount: 64_000_000))
+        // 8e18 pixels: the product fits in Int, so only the cap refuses it (a frame buffer of
+        // 1.2e19 bytes could not be allocated).
+        let largeButNotOverflowing = "YUV4MPEG2 W4000000000 H2000000000 Cmono\n"
+        #expect(try readerError(Array(largeButNotOverflowing.utf8))
+            == .tooLarge(width: 4_000_000_000, height: 2_000_000_000, maxPixelCount: 64_000_000))
         let small = DecodeLimits(maxPixelCount: 100)
         #expect(try readerError(Array("YUV4MPEG2 W11 H10\n".utf8), limits: small)
             == .tooLarge(width: 11, height: 10, maxPixelCount: 100))
