@@ -8,9 +8,10 @@ import Pipeline
 ///
 /// flags: bits 0–1 the pixel format (`PixelFormat.allCases`), bits 2–4 the
 /// orientation (`ImageOrientation.allCases`), bit 5 an explicit row stride,
-/// bit 6 the `[UInt8]` initializer instead of the raw-buffer one. Header
-/// bytes past the end of the input read as zero. Sizes are full 64-bit
-/// values, so negative, huge and overflowing geometries all occur.
+/// bit 6 the `[UInt8]` initializer instead of the raw-buffer one, bit 7 no
+/// pixel cap (`maxPixelCount: .max`, as a caller may pass) instead of the
+/// default one. Header bytes past the end of the input read as zero. Sizes are
+/// full 64-bit values, so negative, huge and overflowing geometries all occur.
 struct RawPixelHeader {
     var format: PixelFormat
     var orientation: ImageOrientation
@@ -18,6 +19,9 @@ struct RawPixelHeader {
     var height: Int
     var rowStride: Int?
     var fromArray: Bool
+    var uncapped: Bool
+
+    var limits: DecodeLimits { uncapped ? DecodeLimits(maxPixelCount: .max) : DecodeLimits() }
 
     /// The header at the front of `bytes`, and the pixel bytes after it.
     static func parse(_ bytes: UnsafeRawBufferPointer) -> (RawPixelHeader, pixels: UnsafeRawBufferPointer) {
@@ -37,7 +41,8 @@ struct RawPixelHeader {
         let header = RawPixelHeader(
             format: PixelFormat.allCases[Int(flags & 0x3)],
             orientation: ImageOrientation.allCases[Int(flags >> 2 & 0x7)],
-            width: width, height: height, rowStride: rowStride, fromArray: flags & 0x40 != 0)
+            width: width, height: height, rowStride: rowStride, fromArray: flags & 0x40 != 0,
+            uncapped: flags & 0x80 != 0)
         return (header, UnsafeRawBufferPointer(rebasing: bytes[min(cursor, bytes.count)...]))
     }
 
@@ -48,6 +53,7 @@ struct RawPixelHeader {
         var flags = UInt8(formatIndex) | UInt8(orientationIndex) << 2
         if rowStride != nil { flags |= 0x20 }
         if fromArray { flags |= 0x40 }
+        if uncapped { flags |= 0x80 }
         func littleEndian(_ value: Int) -> [UInt8] {
             (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(value)) >> (8 * UInt64($0))) }
         }
@@ -55,8 +61,9 @@ struct RawPixelHeader {
     }
 }
 
-/// `MPImage` from a raw pixel buffer, with the default decode limits: an
-/// absurd geometry must be refused before anything is allocated.
+/// `MPImage` from a raw pixel buffer: an absurd geometry must be refused
+/// before anything is allocated, by the pixel cap or, without one, by the
+/// buffer's length.
 enum RawPixelDriver {
     static func makeImage(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         let (header, pixels) = RawPixelHeader.parse(bytes)
@@ -64,11 +71,13 @@ enum RawPixelDriver {
         do {
             if header.fromArray {
                 image = try MPImage(pixels: Array(pixels), width: header.width, height: header.height,
-                                    format: header.format, rowStride: header.rowStride, orientation: header.orientation)
+                                    format: header.format, rowStride: header.rowStride, orientation: header.orientation,
+                                    limits: header.limits)
             } else {
                 // The fuzzer's own buffer: a read past its end is an address-sanitizer report.
                 image = try MPImage(pixels: pixels, width: header.width, height: header.height,
-                                    format: header.format, rowStride: header.rowStride, orientation: header.orientation)
+                                    format: header.format, rowStride: header.rowStride, orientation: header.orientation,
+                                    limits: header.limits)
             }
         } catch {
             return FuzzCheck.refused(error)

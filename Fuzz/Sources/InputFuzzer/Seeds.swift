@@ -209,10 +209,11 @@ enum Seeds {
         for (index, format) in PixelFormat.allCases.enumerated() {
             let width = 5, height = 3, rowBytes = width * format.bytesPerPixel
             let packed = RawPixelHeader(format: format, orientation: orientations[index], width: width, height: height,
-                                        rowStride: nil, fromArray: index % 2 == 0)
+                                        rowStride: nil, fromArray: index % 2 == 0, uncapped: false)
             buffers.append(("\(format)-packed", packed.encoded(pixels: pattern(rowBytes * height))))
             let strided = RawPixelHeader(format: format, orientation: orientations[(index + 1) % 4], width: width,
-                                         height: height, rowStride: rowBytes + 3, fromArray: index % 2 == 1)
+                                         height: height, rowStride: rowBytes + 3, fromArray: index % 2 == 1,
+                                         uncapped: index == 3)
             // The last row needs only `rowBytes`, not a whole stride.
             buffers.append(("\(format)-strided", strided.encoded(pixels: pattern((rowBytes + 3) * (height - 1) + rowBytes))))
         }
