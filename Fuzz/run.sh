@@ -16,6 +16,7 @@
 #   Fuzz/run.sh inputs -max_total_time=600 -jobs=2 -workers=2
 #   Fuzz/run.sh inputs ARTIFACT                     # replay one input (libFuzzer runs a file
 #                                                    # argument once)
+#   Fuzz/run.sh inputs -minimize_crash=1 -runs=10000 ARTIFACT   # minimise a finding
 #
 # Models: what one execution checks is Interpreter.validate, i.e. every
 # load-time check of a .reference load (verifier, graph validation, constant
@@ -65,7 +66,8 @@ if [[ "$target" == inputs ]]; then
   # -jobs writes one fuzz-N.log per job into the working folder.
   cd "$here/.logs/inputs"
   if ((${#args[@]} > 0)) && [[ "${args[-1]}" != -* ]]; then
-    exec "$binary" -rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10 "${args[@]}"
+    exec "$binary" -rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10 \
+      -artifact_prefix="$here/.artifacts/inputs/" "${args[@]}"
   fi
   exec "$binary" -max_len=262144 -rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10 \
     -artifact_prefix="$here/.artifacts/inputs/" "${args[@]}" "$corpus"
