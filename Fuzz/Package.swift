@@ -1,8 +1,14 @@
 // swift-tools-version:5.3
-// A libFuzzer target for model bytes: load, verify and prepare.
-// Kept in its own package because libFuzzer needs plain targets built with
-// `-sanitize=fuzzer,address -parse-as-library` (see the README's "Fuzzing").
+// libFuzzer targets, kept in their own package because libFuzzer needs plain
+// targets built with `-sanitize=fuzzer,address -parse-as-library` (see the
+// README's "Fuzzing"):
+// - ModelFuzzer: model bytes through every load-time check;
+// - InputFuzzer: untrusted image-side bytes (PNG, JPEG and EXIF, Y4M streams,
+//   `.task` bundles, raw pixel buffers).
 import PackageDescription
+
+let fuzzerSwiftSettings: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address", "-parse-as-library"])]
+let fuzzerLinkerSettings: [LinkerSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
 
 let package = Package(
     name: "ModelFuzzer",
@@ -13,7 +19,15 @@ let package = Package(
         .target(
             name: "ModelFuzzer",
             dependencies: [.product(name: "Inference", package: "landmarker")],
-            swiftSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-parse-as-library"])],
-            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]),
+            swiftSettings: fuzzerSwiftSettings,
+            linkerSettings: fuzzerLinkerSettings),
+        .target(
+            name: "InputFuzzer",
+            dependencies: [
+                .product(name: "ImageIO", package: "landmarker"),
+                .product(name: "Pipeline", package: "landmarker"),
+            ],
+            swiftSettings: fuzzerSwiftSettings,
+            linkerSettings: fuzzerLinkerSettings),
     ]
 )

@@ -1,38 +1,79 @@
 #!/usr/bin/env bash
-# Builds the model fuzzer (every module instrumented for coverage and
-# address-sanitized) and runs it on edits of the six real models.
+# Builds a fuzzer (every module instrumented for coverage and address-sanitized)
+# and runs it. Two targets:
 #
-# Usage: Fuzz/run.sh [libFuzzer flags], e.g.
-#   Fuzz/run.sh -runs=500000 -jobs=2 -workers=2     # 2 processes, 1,000,000 executions
-#   Fuzz/run.sh -max_total_time=600
-#   Fuzz/run.sh export FOLDER INPUT...               # write inputs as patch files and
+#   models (the default): ModelFuzzer, edits of the six real models through
+#     Interpreter.validate;
+#   inputs: InputFuzzer, untrusted image-side bytes: PNG and JPEG decoding with
+#     the EXIF orientation reader, Y4M streams, .task bundles, raw pixel buffers.
+#
+# Usage: Fuzz/run.sh [models|inputs] [libFuzzer flags], e.g.
+#   Fuzz/run.sh -runs=500000 -jobs=2 -workers=2     # models: 2 processes, 1,000,000 executions
+#   Fuzz/run.sh -max_total_time=600                 # models, ten minutes
+#   Fuzz/run.sh export FOLDER INPUT...               # models: write inputs as patch files and
 #                                                    # print each one's validate outcome
+#   Fuzz/run.sh inputs -max_total_time=600          # inputs, ten minutes
+#   Fuzz/run.sh inputs -max_total_time=600 -jobs=2 -workers=2
+#   Fuzz/run.sh inputs ARTIFACT                     # replay one input (libFuzzer runs a file
+#                                                    # argument once)
+#   Fuzz/run.sh inputs -minimize_crash=1 -runs=10000 ARTIFACT   # minimise a finding
 #
-# What one execution checks: Interpreter.validate, i.e. every load-time check of
-# a .reference load (verifier, graph validation, constant folding including
-# DENSIFY of sparse weights, every operator's operand and option checks, the
-# packed weight sizes, the memory plan). It skips only what cannot fail once
-# those checks pass: decoding float weights whose byte count matches their
-# shape, copying weights into packed panels whose size was checked, and
-# allocating the planned arena. Fuzz/README.md has the details and past runs.
-#
-# Inputs are "skeletons" (ModelSkeleton.swift): a real model's index plus its
-# bytes outside the large weight buffers, which decode back to the full file;
-# the seeds decode to the six real models byte for byte.
-#
-# Findings (crash-*, timeout-*, oom-*, slow-unit-*) land in Fuzz/.artifacts/ in
-# that encoding; `Fuzz/run.sh export Fuzz/crashes ARTIFACT` turns one into the
-# patch file that InferenceTests replays (minimise it first with libFuzzer's
+# Models: what one execution checks is Interpreter.validate, i.e. every
+# load-time check of a .reference load (verifier, graph validation, constant
+# folding including DENSIFY of sparse weights, every operator's operand and
+# option checks, the packed weight sizes, the memory plan). It skips only what
+# cannot fail once those checks pass: decoding float weights whose byte count
+# matches their shape, copying weights into packed panels whose size was
+# checked, and allocating the planned arena. Inputs are "skeletons"
+# (ModelSkeleton.swift): a real model's index plus its bytes outside the large
+# weight buffers, which decode back to the full file; the seeds decode to the
+# six real models byte for byte. Findings (crash-*, timeout-*, oom-*,
+# slow-unit-*) land in Fuzz/.artifacts/ in that encoding;
+# `Fuzz/run.sh export Fuzz/crashes ARTIFACT` turns one into the patch file that
+# InferenceTests replays (minimise it first with libFuzzer's
 # -minimize_crash=1 -runs=10000 ARTIFACT).
+#
+# Inputs: the first byte of an input picks the parser (InputKind.swift), the
+# rest is its input. Seeds are built in code at start-up. Findings land in
+# Fuzz/.artifacts/inputs/; a hang is -timeout=10 s, an allocation over
+# -malloc_limit_mb=256 (the fuzzer decodes with a 1-megapixel cap) or a
+# resident size over -rss_limit_mb=2048 is a finding. Fuzz/README.md has the
+# details and past runs of both.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 caller="$PWD"
+target=models
+if [[ "${1:-}" == models || "${1:-}" == inputs ]]; then
+  target="$1"; shift
+fi
+product=ModelFuzzer
+[[ "$target" == inputs ]] && product=InputFuzzer
 cd "$here"
-flags=(-c release --product ModelFuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
+flags=(-c release --product "$product" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
 swift build "${flags[@]}" >&2
-binary="$(swift build "${flags[@]}" --show-bin-path)/ModelFuzzer"
-export MODEL_FUZZER_MODELS="${MODEL_FUZZER_MODELS:-$here/../models}"
+binary="$(swift build "${flags[@]}" --show-bin-path)/$product"
 
+if [[ "$target" == inputs ]]; then
+  corpus="$here/.corpus-inputs"
+  mkdir -p "$corpus" "$here/.artifacts/inputs" "$here/.logs/inputs"
+  INPUT_FUZZER_WRITE_SEEDS="$corpus" "$binary"
+  # File arguments (a replay) are resolved from the caller's folder.
+  args=()
+  for arg in "$@"; do
+    if [[ "$arg" != -* && -e "$caller/$arg" ]]; then arg="$(cd "$caller" && realpath "$arg")"; fi
+    args+=("$arg")
+  done
+  # -jobs writes one fuzz-N.log per job into the working folder.
+  cd "$here/.logs/inputs"
+  if ((${#args[@]} > 0)) && [[ "${args[-1]}" != -* ]]; then
+    exec "$binary" -rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10 \
+      -artifact_prefix="$here/.artifacts/inputs/" "${args[@]}"
+  fi
+  exec "$binary" -max_len=262144 -rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10 \
+    -artifact_prefix="$here/.artifacts/inputs/" "${args[@]}" "$corpus"
+fi
+
+export MODEL_FUZZER_MODELS="${MODEL_FUZZER_MODELS:-$here/../models}"
 if [[ "${1:-}" == export ]]; then
   cd "$caller"
   folder="$(cd "$2" && pwd)"; shift 2

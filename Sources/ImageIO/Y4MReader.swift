@@ -170,7 +170,7 @@ private struct StreamHeader {
         var framesPerSecond = Y4MReader.defaultFramesPerSecond
         var sampling = Y4MReader.ChromaSampling.yuv420
         for token in line.bytes[signature.count...].split(separator: 0x20) {
-            let value = String(decoding: token.dropFirst(), as: UTF8.self)
+            let value = token.dropFirst()
             switch token.first {
             case UInt8(ascii: "W"):
                 width = try positiveInteger(value, parameter: "W")
@@ -222,38 +222,60 @@ private struct StreamHeader {
     }
 
     /// 1 to 10 decimal digits, value > 0.
-    private static func positiveInteger(_ text: String, parameter: String) throws(Y4MError) -> Int {
+    private static func positiveInteger(_ text: ArraySlice<UInt8>, parameter: String) throws(Y4MError) -> Int {
         guard let value = decimal(text), value > 0 else {
-            throw .malformedHeader("\(parameter)\(text) is not a positive integer")
+            throw .malformedHeader("\(parameter)\(shown(text)) is not a positive integer")
         }
         return value
     }
 
     /// `num:den` with both positive, or `0:0` for unknown.
-    private static func frameRate(_ text: String) throws(Y4MError) -> Double {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+    private static func frameRate(_ text: ArraySlice<UInt8>) throws(Y4MError) -> Double {
+        let parts = text.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
         guard parts.count == 2, let numerator = decimal(parts[0]), let denominator = decimal(parts[1]) else {
-            throw .malformedHeader("frame rate F\(text) is not of the form num:den")
+            throw .malformedHeader("frame rate F\(shown(text)) is not of the form num:den")
         }
         if numerator == 0 && denominator == 0 { return Y4MReader.defaultFramesPerSecond }
         guard numerator > 0, denominator > 0 else {
-            throw .malformedHeader("frame rate F\(text) must have a positive numerator and denominator")
+            throw .malformedHeader("frame rate F\(shown(text)) must have a positive numerator and denominator")
         }
         return Double(numerator) / Double(denominator)
     }
 
-    private static func chromaSampling(_ name: String) throws(Y4MError) -> Y4MReader.ChromaSampling {
-        switch name {
+    private static func chromaSampling(_ name: ArraySlice<UInt8>) throws(Y4MError) -> Y4MReader.ChromaSampling {
+        switch String(decoding: name, as: UTF8.self) {
         case "420jpeg", "420paldv", "420mpeg2", "420": return .yuv420
         case "444": return .yuv444
         case "mono": return .mono
-        default: throw .unsupportedColourSpace(name)
+        default: throw .unsupportedColourSpace(shown(name))
         }
     }
 
+    /// The longest piece of a header parameter quoted in an error message, in bytes.
+    static let maxShownParameterLength = 32
+
+    /// A header parameter as an error message quotes it: printable ASCII as is, every other
+    /// byte as `\xNN`; of a longer parameter, its first ``maxShownParameterLength`` bytes and
+    /// its length. A header line of up to 4 KiB of binary data thus gives a short, readable
+    /// message with no control characters.
+    static func shown(_ bytes: ArraySlice<UInt8>) -> String {
+        var text = ""
+        for byte in bytes.prefix(maxShownParameterLength) {
+            if (0x20...0x7E).contains(byte) {
+                text.append(Character(Unicode.Scalar(byte)))
+            } else {
+                let digits = String(byte, radix: 16, uppercase: true)
+                text += "\\x" + (digits.count == 1 ? "0" : "") + digits
+            }
+        }
+        if bytes.count > maxShownParameterLength {
+            text += "... (\(bytes.count) bytes)"
+        }
+        return text
+    }
+
     /// Parses 1 to 10 ASCII digits (at most 9,999,999,999, so it cannot overflow `Int`).
-    private static func decimal<S: StringProtocol>(_ text: S) -> Int? {
-        let digits = text.utf8
+    private static func decimal(_ digits: ArraySlice<UInt8>) -> Int? {
         guard (1...10).contains(digits.count) else { return nil }
         var value = 0
         for digit in digits {
@@ -419,6 +441,8 @@ public enum Y4MError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The stream header is malformed: a missing or bad `W`, `H` or `F` parameter.
     case malformedHeader(String)
     /// The `C` parameter names a colour space this reader does not convert (e.g. `420p10`).
+    /// The name is quoted as the messages quote header text: printable ASCII as is, other
+    /// bytes as `\xNN`, at most 32 bytes of it.
     case unsupportedColourSpace(String)
     /// The header declares more pixels than `DecodeLimits.maxPixelCount`.
     case tooLarge(width: Int, height: Int, maxPixelCount: Int)

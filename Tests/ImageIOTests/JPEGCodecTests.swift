@@ -67,6 +67,23 @@ func gradientImage(width: Int, height: Int) throws -> RGBImage {
         }
     }
 
+    @Test func largestDeclaredSizeIsRefusedFromTheHeader() throws {
+        // A valid 16x8 JPEG whose frame header (SOF0: FF C0, length, precision, then height
+        // and width, big-endian) is patched to the largest size libjpeg accepts, 65500x65500
+        // (JPEG_MAX_DIMENSION): 12.9 GB of RGB. The default cap refuses it from the header,
+        // before the pixel buffer is allocated or TurboJPEG decodes a single scan.
+        var jpeg = try JPEGCodec.encode(try gradientImage(width: 16, height: 8), quality: 80)
+        let frameHeader = try #require(jpeg.indices.dropLast().first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        #expect(Array(jpeg[(frameHeader + 5)..<(frameHeader + 9)]) == [0, 8, 0, 16])
+        jpeg.replaceSubrange((frameHeader + 5)..<(frameHeader + 9), with: [0xFF, 0xDC, 0xFF, 0xDC])
+        #expect(throws: ImageIOError.tooLarge(width: 65500, height: 65500, maxPixelCount: 64_000_000)) {
+            try JPEGCodec.decode(jpeg)
+        }
+        #expect(throws: ImageIOError.tooLarge(width: 65500, height: 65500, maxPixelCount: 64_000_000)) {
+            try ImageDecoder.decode(jpeg)
+        }
+    }
+
     @Test func encoderValidatesItsArguments() throws {
         let image = try gradientImage(width: 4, height: 4)
         #expect(throws: ImageIOError.self) { try JPEGCodec.encode(image, quality: 0) }

@@ -165,6 +165,12 @@ import Testing
         #expect(throws: ImageIOError.tooLarge(width: 100_000, height: 100_000, maxPixelCount: 64_000_000)) {
             try PNGCodec.decode(huge.bytes)
         }
+        // libpng's own default limit is 1,000,000 pixels a side: 3 TB of RGB, which no
+        // allocation could survive, so a pass here shows the cap comes first.
+        let largest = HandBuiltPNG(width: 1_000_000, height: 1_000_000, bitDepth: 8, colorType: 2, scanlines: [0])
+        #expect(throws: ImageIOError.tooLarge(width: 1_000_000, height: 1_000_000, maxPixelCount: 64_000_000)) {
+            try PNGCodec.decode(largest.bytes)
+        }
     }
 
     @Test func zeroDimensionsAreRefused() throws {

@@ -220,6 +220,23 @@ import Testing
         #expect(try readerError(Array(header.utf8)) == expected)
     }
 
+    @Test func headerTextInMessagesIsShortAndPrintable() throws {
+        // A frame rate of 100 bytes of binary data (control characters, an escape sequence, bytes
+        // that are not UTF-8), as mutated files carry: the message quotes its first 32 bytes,
+        // escaped, and its length, not 100 raw bytes.
+        let binary: [UInt8] = (0..<100).map { [0x01, 0x1B, 0x5B, 0xFF, 0x33][$0 % 5] }
+        let expectedText = (0..<32).map { ["\\x01", "\\x1B", "[", "\\xFF", "3"][$0 % 5] }.joined()
+        let header = Array("YUV4MPEG2 W2 H2 F".utf8) + binary + [0x0A]
+        let error = try #require(try readerError(header))
+        #expect(error == .malformedHeader("frame rate F\(expectedText)... (100 bytes) is not of the form num:den"))
+        #expect(error.description.unicodeScalars.allSatisfy { (0x20...0x7E).contains($0.value) }, "\(error)")
+
+        let colourSpace = Array("YUV4MPEG2 W2 H2 C420\t".utf8) + [0x0A]
+        #expect(try readerError(colourSpace) == .unsupportedColourSpace("420\\x09"))
+        let width = Array("YUV4MPEG2 W".utf8) + [0xC3, 0xA9] + Array(" H2\n".utf8)
+        #expect(try readerError(width) == .malformedHeader("W\\xC3\\xA9 is not a positive integer"))
+    }
+
     @Test func overlongHeaderLineIsRejected() throws {
         let header = "YUV4MPEG2 W2 H2 X" + String(repeating: "a", count: 10_000) + "\n"
         #expect(try readerError(Array(header.utf8)) == .headerTooLong(limit: Y4MReader.maxHeaderLineLength))
@@ -235,6 +252,11 @@ import Testing
         let huge = "YUV4MPEG2 W9999999999 H9999999999 C420jpeg\n"
         #expect(try readerError(Array(huge.utf8))
             == .tooLarge(width: 9_999_999_999, height: 9_999_999_999, maxPixelCount: 64_000_000))
+        // 8e18 pixels: the product fits in Int, so only the cap refuses it (a frame buffer of
+        // 1.2e19 bytes could not be allocated).
+        let largeButNotOverflowing = "YUV4MPEG2 W4000000000 H2000000000 Cmono\n"
+        #expect(try readerError(Array(largeButNotOverflowing.utf8))
+            == .tooLarge(width: 4_000_000_000, height: 2_000_000_000, maxPixelCount: 64_000_000))
         let small = DecodeLimits(maxPixelCount: 100)
         #expect(try readerError(Array("YUV4MPEG2 W11 H10\n".utf8), limits: small)
             == .tooLarge(width: 11, height: 10, maxPixelCount: 100))
