@@ -229,27 +229,35 @@ func block<Shape: InteriorShape, Group: ChannelGroup>(
     var a00 = b0, a10 = b0, a20 = b0, a30 = b0
     var a01 = b1, a11 = b1, a21 = b1, a31 = b1
     let input = row.input + (firstPixel &* stride &* step &+ channel)
-    for kx in 0..<size {
-        for ky in 0..<row.kernelRows {
-            let w = weights + (ky &* size &+ kx) &* row.weightTapStep
-            let input = input + ky &* row.inputRowStep
-            let o0 = kx &* step
-            let o1 = (j1 &* stride &+ kx) &* step
-            let o2 = (j2 &* stride &+ kx) &* step
-            let o3 = (j3 &* stride &+ kx) &* step
-            let w0 = load(w, as: V.self)
-            a00 = a00.addingProduct(load(input + o0, as: V.self), w0)
-            a10 = a10.addingProduct(load(input + o1, as: V.self), w0)
-            a20 = a20.addingProduct(load(input + o2, as: V.self), w0)
-            a30 = a30.addingProduct(load(input + o3, as: V.self), w0)
-            if two {
-                let w1 = load(w + width, as: V.self)
-                a01 = a01.addingProduct(load(input + (o0 &+ width), as: V.self), w1)
-                a11 = a11.addingProduct(load(input + (o1 &+ width), as: V.self), w1)
-                a21 = a21.addingProduct(load(input + (o2 &+ width), as: V.self), w1)
-                a31 = a31.addingProduct(load(input + (o3 &+ width), as: V.self), w1)
-            }
+    /// Tap `(ky, kx)` of the four pixels.
+    @inline(__always)
+    func addTap(_ kx: Int, _ ky: Int) {
+        let w = weights + (ky &* size &+ kx) &* row.weightTapStep
+        let input = input + ky &* row.inputRowStep
+        let o0 = kx &* step
+        let o1 = (j1 &* stride &+ kx) &* step
+        let o2 = (j2 &* stride &+ kx) &* step
+        let o3 = (j3 &* stride &+ kx) &* step
+        let w0 = load(w, as: V.self)
+        a00 = a00.addingProduct(load(input + o0, as: V.self), w0)
+        a10 = a10.addingProduct(load(input + o1, as: V.self), w0)
+        a20 = a20.addingProduct(load(input + o2, as: V.self), w0)
+        a30 = a30.addingProduct(load(input + o3, as: V.self), w0)
+        if two {
+            let w1 = load(w + width, as: V.self)
+            a01 = a01.addingProduct(load(input + (o0 &+ width), as: V.self), w1)
+            a11 = a11.addingProduct(load(input + (o1 &+ width), as: V.self), w1)
+            a21 = a21.addingProduct(load(input + (o2 &+ width), as: V.self), w1)
+            a31 = a31.addingProduct(load(input + (o3 &+ width), as: V.self), w1)
         }
+    }
+    // Every filter row inside the input (the interior proper): loops of the
+    // static filter size unroll, so that taps of neighbouring pixels that read
+    // the same input share one load.
+    if row.kernelRows == size {
+        for kx in 0..<size { for ky in 0..<size { addTap(kx, ky) } }
+    } else {
+        for kx in 0..<size { for ky in 0..<row.kernelRows { addTap(kx, ky) } }
     }
     let lo = V(repeating: row.lower), hi = V(repeating: row.upper)
     var out = row.output + (firstPixel &* step &+ channel)

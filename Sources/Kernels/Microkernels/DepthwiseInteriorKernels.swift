@@ -180,27 +180,35 @@ func depthwiseF32InteriorBlock<Shape: DepthwiseInteriorShape, Vectors: Depthwise
     var a00 = b0, a10 = b0, a20 = b0, a30 = b0
     var a01 = b1, a11 = b1, a21 = b1, a31 = b1
     let input = row.input + (firstPixel &* pixelStep &+ channel)
-    for kx in 0..<size {
-        for ky in 0..<row.kernelRows {
-            let w = weights + (ky &* size &+ kx) &* row.weightTapStep
-            let input = input + ky &* row.inputRowStep
-            let o0 = kx &* step
-            let o1 = (j1 &* stride &+ kx) &* step
-            let o2 = (j2 &* stride &+ kx) &* step
-            let o3 = (j3 &* stride &+ kx) &* step
-            let w0 = loadVector8(w)
-            a00 = multiplyAdd(loadVector8(input + o0), w0, a00)
-            a10 = multiplyAdd(loadVector8(input + o1), w0, a10)
-            a20 = multiplyAdd(loadVector8(input + o2), w0, a20)
-            a30 = multiplyAdd(loadVector8(input + o3), w0, a30)
-            if two {
-                let w1 = loadVector8(w + 8)
-                a01 = multiplyAdd(loadVector8(input + (o0 &+ 8)), w1, a01)
-                a11 = multiplyAdd(loadVector8(input + (o1 &+ 8)), w1, a11)
-                a21 = multiplyAdd(loadVector8(input + (o2 &+ 8)), w1, a21)
-                a31 = multiplyAdd(loadVector8(input + (o3 &+ 8)), w1, a31)
-            }
+    /// Tap `(ky, kx)` of the four pixels.
+    @inline(__always)
+    func addTap(_ kx: Int, _ ky: Int) {
+        let w = weights + (ky &* size &+ kx) &* row.weightTapStep
+        let input = input + ky &* row.inputRowStep
+        let o0 = kx &* step
+        let o1 = (j1 &* stride &+ kx) &* step
+        let o2 = (j2 &* stride &+ kx) &* step
+        let o3 = (j3 &* stride &+ kx) &* step
+        let w0 = loadVector8(w)
+        a00 = multiplyAdd(loadVector8(input + o0), w0, a00)
+        a10 = multiplyAdd(loadVector8(input + o1), w0, a10)
+        a20 = multiplyAdd(loadVector8(input + o2), w0, a20)
+        a30 = multiplyAdd(loadVector8(input + o3), w0, a30)
+        if two {
+            let w1 = loadVector8(w + 8)
+            a01 = multiplyAdd(loadVector8(input + (o0 &+ 8)), w1, a01)
+            a11 = multiplyAdd(loadVector8(input + (o1 &+ 8)), w1, a11)
+            a21 = multiplyAdd(loadVector8(input + (o2 &+ 8)), w1, a21)
+            a31 = multiplyAdd(loadVector8(input + (o3 &+ 8)), w1, a31)
         }
+    }
+    // Every filter row inside the input (the interior proper): loops of the
+    // static filter size unroll, so that taps of neighbouring pixels that read
+    // the same input share one load.
+    if row.kernelRows == size {
+        for kx in 0..<size { for ky in 0..<size { addTap(kx, ky) } }
+    } else {
+        for kx in 0..<size { for ky in 0..<row.kernelRows { addTap(kx, ky) } }
     }
     let lo = SIMD8<Float>(repeating: row.lower), hi = SIMD8<Float>(repeating: row.upper)
     var out = row.output + (firstPixel &* step &+ channel)

@@ -158,10 +158,10 @@ func gemmF32Microkernel8x8(
 }
 
 /// One output channel for up to 8 rows (rows 1...8), for outputs too
-/// narrow for a panel: the 8 rows' values of each k are gathered into one
-/// vector, so that every output is its bias plus one fused multiply-add
-/// per k in ascending k order, as in the panel kernels (and in XNNPACK),
-/// whose results these equal bit for bit.
+/// narrow for a panel: eight k of the eight rows are loaded and transposed
+/// so that one vector holds one k of every row, and every output is its
+/// bias plus one fused multiply-add per k in ascending k order, as in the
+/// panel kernels (and in XNNPACK), whose results these equal bit for bit.
 ///
 /// - Parameters:
 ///   - a: row 0 of A, laid out as `layout` says.
@@ -188,9 +188,26 @@ func gemmF32DotMicrokernel8x1(
     var r0 = a0, r1 = a1, r2 = a2, r3 = a3, r4 = a4, r5 = a5, r6 = a6, r7 = a7
     let length = layout.segmentLength
     for _ in 0..<layout.segmentCount {
-        for k in 0..<length {
+        var k = 0
+        while k + 8 <= length {
+            // Eight k of the eight rows, transposed so that vector j holds k + j of every row.
+            let t = transpose8x8(
+                loadVector8(r0 + k), loadVector8(r1 + k), loadVector8(r2 + k), loadVector8(r3 + k),
+                loadVector8(r4 + k), loadVector8(r5 + k), loadVector8(r6 + k), loadVector8(r7 + k))
+            sums = multiplyAdd(t.0, SIMD8<Float>(repeating: w[k]), sums)
+            sums = multiplyAdd(t.1, SIMD8<Float>(repeating: w[k + 1]), sums)
+            sums = multiplyAdd(t.2, SIMD8<Float>(repeating: w[k + 2]), sums)
+            sums = multiplyAdd(t.3, SIMD8<Float>(repeating: w[k + 3]), sums)
+            sums = multiplyAdd(t.4, SIMD8<Float>(repeating: w[k + 4]), sums)
+            sums = multiplyAdd(t.5, SIMD8<Float>(repeating: w[k + 5]), sums)
+            sums = multiplyAdd(t.6, SIMD8<Float>(repeating: w[k + 6]), sums)
+            sums = multiplyAdd(t.7, SIMD8<Float>(repeating: w[k + 7]), sums)
+            k += 8
+        }
+        while k < length {
             let column = SIMD8<Float>(r0[k], r1[k], r2[k], r3[k], r4[k], r5[k], r6[k], r7[k])
             sums = multiplyAdd(column, SIMD8<Float>(repeating: w[k]), sums)
+            k += 1
         }
         w += length
         let next = layout.segmentStride
@@ -203,6 +220,27 @@ func gemmF32DotMicrokernel8x1(
     } else {
         for r in 0..<rows { c[r * cStride] = sums[r] }
     }
+}
+
+/// The 8×8 matrix with rows `v0...v7`, transposed: vector `j` of the result
+/// holds element `j` of every row. Three rounds of splitting pairs of
+/// vectors into their even and odd elements (each round rotates the bits of
+/// an element's position by one, so three move row bits and column bits past
+/// each other); the compiler turns each split into a shuffle.
+@inline(__always)
+func transpose8x8(
+    _ v0: SIMD8<Float>, _ v1: SIMD8<Float>, _ v2: SIMD8<Float>, _ v3: SIMD8<Float>,
+    _ v4: SIMD8<Float>, _ v5: SIMD8<Float>, _ v6: SIMD8<Float>, _ v7: SIMD8<Float>
+) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+    @inline(__always)
+    func split(
+        _ m: (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>)
+    ) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        let a = SIMD16(lowHalf: m.0, highHalf: m.1), b = SIMD16(lowHalf: m.2, highHalf: m.3)
+        let c = SIMD16(lowHalf: m.4, highHalf: m.5), d = SIMD16(lowHalf: m.6, highHalf: m.7)
+        return (a.evenHalf, b.evenHalf, c.evenHalf, d.evenHalf, a.oddHalf, b.oddHalf, c.oddHalf, d.oddHalf)
+    }
+    return split(split(split((v0, v1, v2, v3, v4, v5, v6, v7))))
 }
 
 /// Copies the first `rows` rows and `columns` columns of a tile of
