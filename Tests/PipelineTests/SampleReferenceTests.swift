@@ -215,7 +215,7 @@ import Testing
             #expect(frames[index].mean <= 0.5, "frame \(index): mean landmark distance \(frames[index].mean) px")
             #expect(frames[index].p95 <= 1.5, "frame \(index): 95th percentile \(frames[index].p95) px")
         }
-        // From frame 2 on the two drift apart (3.4 px mean over the clip). MediaPipe drifts from
+        // From frame 2 on the two drift apart (3.1–3.7 px mean over the clip). MediaPipe drifts from
         // itself as much: with ±1 grey level of noise on one frame its own landmarks move 2.3–3.7 px
         // mean over this clip (pose_video_noise.json). Tracking feeds each frame's landmarks into
         // the next crop and the heatmap refinement snaps a landmark by a whole heatmap cell when
