@@ -220,7 +220,8 @@ import Testing
         // mean over this clip (pose_video_noise.json). Tracking feeds each frame's landmarks into
         // the next crop and the heatmap refinement snaps a landmark by a whole heatmap cell when
         // it crosses a cell edge, so any rounding difference grows from frame to frame: the issue's
-        // ≤ 1 px would take bit-identical arithmetic with XNNPACK's kernels. What can be held is
+        // ≤ 1 px takes MediaPipe's floats throughout: the models give them (XNNPACK's order),
+        // the pipeline's own float steps not yet (frame 0 is 0.01 px off). What can be held is
         // the range of MediaPipe's own noise runs (with a 25 % margin: ours is one more draw from
         // that spread, and the AVX2 and AVX-512 kernel families land apart in it).
         let noise = try VideoNoiseSensitivity.pose(clip: "bus_tilt")
