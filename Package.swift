@@ -118,6 +118,6 @@ let package = Package(
         .testTarget(
             name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "ImageIO", "Inference", "TestSupport"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "ImageIO", "Inference", "Kernels", "TestSupport"]),
     ] + avx512Targets
 )

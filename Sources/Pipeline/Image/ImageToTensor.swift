@@ -6,7 +6,9 @@ import ImageIO
 /// whose values are `v_uint8 × (max − min) / 255 + min`.
 ///
 /// The warp runs on the 8-bit pixels and rounds to uint8 before the value mapping, reproducing
-/// OpenCV's arithmetic (see ``Arithmetic``). Tensor pixel (i, j) samples the image at
+/// OpenCV's arithmetic (see ``Arithmetic``). The value mapping is one fused multiply-add,
+/// `fma(v, (max − min) / 255, min)`, as OpenCV's `convertTo` computes it in MediaPipe: with a
+/// separate multiply and add, values differ in the last bit, and the detector's outputs with them. Tensor pixel (i, j) samples the image at
 /// `c + R(θ)·((i/W_t − ½)·roiW, (j/H_t − ½)·roiH)` (pixel centres at integer coordinates).
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
@@ -102,7 +104,7 @@ public enum ImageToTensor {
         plan.warpRows(image: image) { y, row in
             let destination = output.baseAddress! + y * rowElements
             for index in 0..<rowElements {
-                destination[index] = Float(row[index]) * scale + offset
+                destination[index] = offset.addingProduct(Float(row[index]), scale)
             }
         }
         return plan.transform

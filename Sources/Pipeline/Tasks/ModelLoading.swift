@@ -3,9 +3,15 @@ import Inference
 /// Loading and checking the two models of a landmarker bundle.
 enum ModelLoading {
     /// Loads one model of a bundle, reporting failures as `TaskError.invalidModel`.
+    ///
+    /// The landmarkers run their models as MediaPipe does, bit for bit: the fast kernels
+    /// compute what XNNPACK computes, and the sparse 1×1 kernels, which spread each sum over
+    /// several chains (about 1.4× faster on pose_detection, different in the last bits), are
+    /// left out. Tracking feeds each frame's landmarks into the next frame's crop, so a
+    /// last-bit difference in a detection can grow into pixels a few frames later.
     static func interpreter(_ bytes: [UInt8], name: String, threads: Int) throws -> Interpreter {
         do {
-            return try Interpreter(bytes: bytes, options: .init(threadCount: threads))
+            return try Interpreter(bytes: bytes, options: .init(threadCount: threads, usesSparseKernels: false))
         } catch let error as InterpreterError {
             throw TaskError.invalidModel("\(name): \(error)")
         }
