@@ -14,9 +14,11 @@ import Testing
         "hagrid_take_photo", "mp_thumbs_up_black", "chelsea",
     ]
 
+    /// The graph as `PoseLandmarker` builds it (models run without the sparse kernels).
     static func makeGraph(numPoses: Int, masks: Bool) throws -> PoseGraph {
         try PoseGraph(
-            detector: Interpreter(contentsOfFile: Fixtures.model("pose_detection"), options: .init(threadCount: 2)),
+            detector: Interpreter(
+                contentsOfFile: Fixtures.model("pose_detection"), options: .init(threadCount: 2, usesSparseKernels: false)),
             landmarkModel: Interpreter(contentsOfFile: Fixtures.model("pose_landmark_full"), options: .init(threadCount: 2)),
             configuration: .init(
                 numPoses: numPoses, minDetectionConfidence: 0.5, minPresenceConfidence: 0.5,

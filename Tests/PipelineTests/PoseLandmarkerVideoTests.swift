@@ -79,7 +79,8 @@ import Testing
     /// but must never jump.
     @Test func stillSceneIsTrackedWithoutRedetecting() throws {
         let graph = try PoseGraph(
-            detector: Interpreter(contentsOfFile: Fixtures.model("pose_detection"), options: .init(threadCount: 2)),
+            detector: Interpreter(
+                contentsOfFile: Fixtures.model("pose_detection"), options: .init(threadCount: 2, usesSparseKernels: false)),
             landmarkModel: Interpreter(contentsOfFile: Fixtures.model("pose_landmark_full"), options: .init(threadCount: 2)),
             configuration: .init(
                 numPoses: 1, minDetectionConfidence: 0.5, minPresenceConfidence: 0.5,
