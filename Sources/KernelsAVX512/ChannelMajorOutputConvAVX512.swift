@@ -37,12 +37,13 @@ public func channelMajorConvTileAVX512(
     }
     // A short tile (the last of an image) is computed whole into scratch and
     // its first `pixels` values copied out, so that the kernels only ever
-    // store whole vectors.
-    withUnsafeTemporaryAllocation(of: Float.self, capacity: 6 * channelMajorConvTilePixels) { scratch in
+    // store whole vectors. Four channels at a time: 1 KiB, which a temporary
+    // allocation always keeps on the stack.
+    withUnsafeTemporaryAllocation(of: Float.self, capacity: 4 * channelMajorConvTilePixels) { scratch in
         let tile = scratch.baseAddress!
         var channel = 0
         while channel < outputChannels {
-            let count = min(6, outputChannels - channel)
+            let count = min(4, outputChannels - channel)
             fullTile(
                 taps: taps, tapCount: tapCount, weights: weights + channel * tapCount, bias: bias + channel,
                 outputChannels: count, output: tile, channelStride: channelMajorConvTilePixels, lower: lower, upper: upper)

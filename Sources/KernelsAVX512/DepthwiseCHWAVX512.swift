@@ -546,49 +546,47 @@ func outputRows5x5<Size, StrideW, StrideH, Lanes, Rows: StaticCount>(
     let width = band.outputWidth
     /// Scratch rows the block reads: at most 7·2 + 5.
     let blockRows = (n &- 1) &* strideH &+ 5
+    // The column's tap vectors of the block's scratch rows (at most 7·2 + 5), on the stack.
+    var column = InlineArray<19, Vector>(repeating: bias)
     /// `sum + Σ_ky column[first + ky] · taps[ky·5 + kx]`, in ky order.
     @inline(__always)
-    func add(_ sum: Vector, _ column: UnsafePointer<Vector>, first: Int, kx: Int) -> Vector {
+    func add(_ sum: Vector, first: Int, kx: Int) -> Vector {
         var s = sum.addingProduct(column[first], Vector(repeating: taps[kx]))
         s = s.addingProduct(column[first &+ 1], Vector(repeating: taps[5 &+ kx]))
         s = s.addingProduct(column[first &+ 2], Vector(repeating: taps[10 &+ kx]))
         s = s.addingProduct(column[first &+ 3], Vector(repeating: taps[15 &+ kx]))
         return s.addingProduct(column[first &+ 4], Vector(repeating: taps[20 &+ kx]))
     }
-    withUnsafeTemporaryAllocation(of: Vector.self, capacity: 19) { column in
-        let column = column.baseAddress!
-        var x = columns.lowerBound
-        while x < columns.upperBound {
-            var sums = (bias, bias, bias, bias, bias, bias, bias, bias)
-            for kx in 0..<5 {
-                for j in 0..<blockRows {
-                    column[j] = Lanes.load(tapColumn(shape, scratchRow + (j &* rowFloats &+ x), kx: kx, half: half))
-                }
-                let values = UnsafePointer(column)
-                sums.0 = add(sums.0, values, first: 0, kx: kx)
-                if n > 1 { sums.1 = add(sums.1, values, first: strideH, kx: kx) }
-                if n > 2 { sums.2 = add(sums.2, values, first: 2 &* strideH, kx: kx) }
-                if n > 3 { sums.3 = add(sums.3, values, first: 3 &* strideH, kx: kx) }
-                if n > 4 { sums.4 = add(sums.4, values, first: 4 &* strideH, kx: kx) }
-                if n > 5 { sums.5 = add(sums.5, values, first: 5 &* strideH, kx: kx) }
-                if n > 6 { sums.6 = add(sums.6, values, first: 6 &* strideH, kx: kx) }
-                if n > 7 { sums.7 = add(sums.7, values, first: 7 &* strideH, kx: kx) }
+    var x = columns.lowerBound
+    while x < columns.upperBound {
+        var sums = (bias, bias, bias, bias, bias, bias, bias, bias)
+        for kx in 0..<5 {
+            for j in 0..<blockRows {
+                column[j] = Lanes.load(tapColumn(shape, scratchRow + (j &* rowFloats &+ x), kx: kx, half: half))
             }
-            let count = columns.upperBound &- x
-            @inline(__always)
-            func put(_ sum: Vector, _ r: Int) {
-                Lanes.store(Lanes.clamp(sum, lower: lower, upper: upper), output + (r &* width &+ x), count: count)
-            }
-            put(sums.0, 0)
-            if n > 1 { put(sums.1, 1) }
-            if n > 2 { put(sums.2, 2) }
-            if n > 3 { put(sums.3, 3) }
-            if n > 4 { put(sums.4, 4) }
-            if n > 5 { put(sums.5, 5) }
-            if n > 6 { put(sums.6, 6) }
-            if n > 7 { put(sums.7, 7) }
-            x &+= Vector.scalarCount
+            sums.0 = add(sums.0, first: 0, kx: kx)
+            if n > 1 { sums.1 = add(sums.1, first: strideH, kx: kx) }
+            if n > 2 { sums.2 = add(sums.2, first: 2 &* strideH, kx: kx) }
+            if n > 3 { sums.3 = add(sums.3, first: 3 &* strideH, kx: kx) }
+            if n > 4 { sums.4 = add(sums.4, first: 4 &* strideH, kx: kx) }
+            if n > 5 { sums.5 = add(sums.5, first: 5 &* strideH, kx: kx) }
+            if n > 6 { sums.6 = add(sums.6, first: 6 &* strideH, kx: kx) }
+            if n > 7 { sums.7 = add(sums.7, first: 7 &* strideH, kx: kx) }
         }
+        let count = columns.upperBound &- x
+        @inline(__always)
+        func put(_ sum: Vector, _ r: Int) {
+            Lanes.store(Lanes.clamp(sum, lower: lower, upper: upper), output + (r &* width &+ x), count: count)
+        }
+        put(sums.0, 0)
+        if n > 1 { put(sums.1, 1) }
+        if n > 2 { put(sums.2, 2) }
+        if n > 3 { put(sums.3, 3) }
+        if n > 4 { put(sums.4, 4) }
+        if n > 5 { put(sums.5, 5) }
+        if n > 6 { put(sums.6, 6) }
+        if n > 7 { put(sums.7, 7) }
+        x &+= Vector.scalarCount
     }
 }
 
