@@ -546,7 +546,7 @@ func outputRows5x5<Size, StrideW, StrideH, Lanes, Rows: StaticCount>(
     let width = band.outputWidth
     /// Scratch rows the block reads: at most 7·2 + 5.
     let blockRows = (n &- 1) &* strideH &+ 5
-    // The column's tap vectors of the block's scratch rows (at most 7·2 + 5), on the stack.
+    // One filter column's tap vectors of those rows, on the stack.
     var column = InlineArray<19, Vector>(repeating: bias)
     /// `sum + Σ_ky column[first + ky] · taps[ky·5 + kx]`, in ky order.
     @inline(__always)

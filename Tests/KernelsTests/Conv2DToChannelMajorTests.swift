@@ -90,7 +90,7 @@ import Testing
         return result
     }
 
-    /// Number of values whose bits differ (NaN against NaN counts as equal bits only if identical).
+    /// Number of positions whose bit patterns differ (all of them when the counts differ).
     static func differing(_ a: [Float], _ b: [Float]) -> Int {
         a.count != b.count ? max(a.count, b.count) : zip(a, b).filter { $0.bitPattern != $1.bitPattern }.count
     }
