@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The Debian packages this project needs, listed in one place. scripts/demo.sh,
+# scripts/install.sh and .ci/run all install through this script, and
+# scripts/check_package_list.sh (run by .ci/run) checks that none of them names
+# a package itself.
+#
+# Usage: scripts/system_packages.sh [--list]
+#   --list prints the packages, one per line, and installs nothing.
+# Installs what is missing with apt-get, printing each package first. Without
+# root it names the packages to install and exits with status 1.
+set -euo pipefail
+
+# libpng and libturbojpeg decode and encode images (ImageIO); pkg-config finds them for SwiftPM.
+packages=(libpng-dev libturbojpeg0-dev pkg-config)
+
+case "${1:-}" in
+  "") list=0 ;;
+  --list) list=1 ;;
+  *) echo "system_packages: unknown argument '$1' (expected nothing or --list)" >&2; exit 2 ;;
+esac
+if ((list)); then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
+
+say() { echo "system_packages: $*" >&2; }
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+done
+if ((${#missing[@]} == 0)); then
+  say "all present (${packages[*]})"
+  exit 0
+fi
+if ((EUID != 0)); then
+  say "missing: ${missing[*]}"
+  say "install them as root, then run this again:  apt-get install ${missing[*]}"
+  exit 1
+fi
+say "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+say "installed: ${missing[*]}"
