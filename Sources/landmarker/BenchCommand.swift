@@ -15,7 +15,7 @@ struct BenchCommand: ParsableCommand {
             LANDMARKER_NO_AVX512=1 in the environment times the baseline (AVX2) ones instead.
             """)
 
-    @Argument(help: "A .tflite file, or a model name in models/.")
+    @Argument(help: "A .tflite file, or a model name looked up in the model folders.")
     var model: String
 
     @Option(help: "Threads for the fast kernels.")
@@ -52,7 +52,7 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = ModelLocation.resolve(model)
+        let path = try reportingFailures { try ModelLocation.resolve(model) }
         let interpreter: Interpreter
         do {
             interpreter = try Interpreter(

@@ -6,11 +6,12 @@ struct CommandFailure: Error {
     init(_ message: String) { self.message = message }
 }
 
-/// Runs a subcommand's work; any error is printed to stderr as
+/// Runs a subcommand's work and returns its result; any error is printed to stderr as
 /// `landmarker: <message>` and the process exits with status 1.
-func reportingFailures(_ body: () throws -> Void) throws {
+@discardableResult
+func reportingFailures<Result>(_ body: () throws -> Result) throws -> Result {
     do {
-        try body()
+        return try body()
     } catch let failure as CommandFailure {
         printError("landmarker: \(failure.message)")
         throw ExitCode.failure

@@ -17,9 +17,6 @@ struct HandCommand: ParsableCommand {
             convention); mirrored (selfie) images give the opposite label.
             """)
 
-    static let fullModel = "models/hand_landmarker_full.task"
-    static let liteModel = "models/hand_landmarker_lite.task"
-
     @Argument(help: "PNG or JPEG files.")
     var images: [String] = []
 
@@ -31,11 +28,12 @@ struct HandCommand: ParsableCommand {
 
     @Option(help: """
         The hand landmarker bundle (.task) holding hand_detector.tflite and \
-        hand_landmarks_detector.tflite (default \(fullModel)).
+        hand_landmarks_detector.tflite: a path, or a name looked up in the model folders \
+        (default \(ModelLocation.handBundle); see landmarker --version).
         """)
     var model: String?
 
-    @Flag(help: "Use the lite models (\(liteModel)).")
+    @Flag(help: "Use the lite models (\(ModelLocation.liteHandBundle)).")
     var lite = false
 
     @Flag(help: "Print the result as JSON (one object per image; one line per frame for video).")
@@ -67,7 +65,7 @@ struct HandCommand: ParsableCommand {
         guard !(lite && model != nil) else { throw ValidationError("give --lite or --model, not both") }
     }
 
-    private var modelPath: String { model ?? (lite ? Self.liteModel : Self.fullModel) }
+    private var modelArgument: String { model ?? (lite ? ModelLocation.liteHandBundle : ModelLocation.handBundle) }
 
     func run() throws {
         try reportingFailures {
@@ -81,6 +79,7 @@ struct HandCommand: ParsableCommand {
     }
 
     private func makeLandmarker(mode: RunningMode) throws -> HandLandmarker {
+        let modelPath = try ModelLocation.resolve(modelArgument)
         let options = HandLandmarkerOptions()
         options.baseOptions.modelAssetPath = modelPath
         options.baseOptions.numThreads = threads

@@ -7,14 +7,14 @@ struct InspectCommand: ParsableCommand {
         commandName: "inspect",
         abstract: "Print a model's inputs, outputs, operator histogram, parameters and multiply-accumulates.")
 
-    @Argument(help: "A .tflite file, or a model name in models/ (e.g. pose_detection).")
+    @Argument(help: "A .tflite file, or a model name looked up in the model folders (e.g. pose_detection).")
     var model: String
 
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
     func run() throws {
-        let path = ModelLocation.resolve(model)
+        let path = try reportingFailures { try ModelLocation.resolve(model) }
         let interpreter: Interpreter
         do {
             interpreter = try Interpreter(contentsOfFile: path, options: .init(mode: .reference))

@@ -1,13 +1,20 @@
-import Foundation
+import Pipeline
 
-/// Resolves a model argument: an existing path as given, otherwise a bare
-/// name (with or without `.tflite`) looked up in the `models/` folder.
+/// The CLI's model arguments and defaults, resolved by `ModelFiles`: a path as given, otherwise a
+/// bare name looked up in `$LANDMARKER_MODELS`, the install prefix's `share/landmarker/models`,
+/// `models/` beside the executable or in the current folder, then the user's cache.
 enum ModelLocation {
-    static func resolve(_ argument: String) -> String {
-        let fileManager = FileManager.default
-        if fileManager.fileExists(atPath: argument) { return argument }
-        let name = argument.hasSuffix(".tflite") ? argument : argument + ".tflite"
-        let candidate = "models/" + name
-        return fileManager.fileExists(atPath: candidate) ? candidate : argument
+    static let poseBundle = "pose_landmarker_full.task"
+    static let handBundle = "hand_landmarker_full.task"
+    static let liteHandBundle = "hand_landmarker_lite.task"
+
+    /// The file `argument` names.
+    /// - Throws: `CommandFailure` listing every folder searched and how to fetch the models.
+    static func resolve(_ argument: String) throws(CommandFailure) -> String {
+        do {
+            return try ModelFiles().locate(argument)
+        } catch {
+            throw CommandFailure(error.description)
+        }
     }
 }

@@ -44,8 +44,8 @@ struct PipelineBenchCommand: ParsableCommand {
     var runs = 3
 
     @Option(help: """
-        The landmarker bundle (.task); default models/pose_landmarker_full.task for pose, \
-        models/hand_landmarker_full.task for hand.
+        The landmarker bundle (.task): a path, or a name looked up in the model folders; \
+        default \(ModelLocation.poseBundle) for pose, \(ModelLocation.handBundle) for hand.
         """)
     var model: String?
 
@@ -57,22 +57,21 @@ struct PipelineBenchCommand: ParsableCommand {
         guard runs >= 1 && runs <= 100_000 else { throw ValidationError("--runs must be between 1 and 100000") }
     }
 
-    private var modelPath: String {
-        model ?? (task == .pose ? "models/pose_landmarker_full.task" : HandCommand.fullModel)
-    }
+    private var modelArgument: String { model ?? (task == .pose ? ModelLocation.poseBundle : ModelLocation.handBundle) }
 
     func run() throws {
         try reportingFailures(benchmark)
     }
 
     private func benchmark() throws {
+        let modelPath = try ModelLocation.resolve(modelArgument)
         let images = try FrameInput.decodeFolder(frames)
         var milliseconds: [Double] = []
         milliseconds.reserveCapacity(images.count * runs)
         var framesWithResult = 0
         switch mode {
         case .image:
-            let detect = try makeDetector(mode: .image)
+            let detect = try makeDetector(mode: .image, modelPath: modelPath)
             for _ in 0..<runs {
                 framesWithResult = 0
                 for (index, image) in images.enumerated() {
@@ -82,7 +81,7 @@ struct PipelineBenchCommand: ParsableCommand {
             }
         case .video:
             for _ in 0..<runs {
-                let detect = try makeDetector(mode: .video)
+                let detect = try makeDetector(mode: .video, modelPath: modelPath)
                 framesWithResult = 0
                 for (index, image) in images.enumerated() {
                     let found = try timed(into: &milliseconds) { try detect(image, index) }
@@ -123,7 +122,7 @@ struct PipelineBenchCommand: ParsableCommand {
 
     /// Creates a landmarker and returns a closure that runs one frame through it (in video mode
     /// the frame index gives the timestamp) and says whether it found at least one pose or hand.
-    private func makeDetector(mode runningMode: RunningMode) throws -> (MPImage, Int) throws -> Bool {
+    private func makeDetector(mode runningMode: RunningMode, modelPath: String) throws -> (MPImage, Int) throws -> Bool {
         do {
             switch task {
             case .pose:

@@ -24,8 +24,11 @@ struct PoseCommand: ParsableCommand {
     @Option(help: "Frame rate of a folder of frames (timestamps = frame index / fps).")
     var fps: Double = 30
 
-    @Option(help: "The pose landmarker bundle (.task) holding pose_detector.tflite and pose_landmarks_detector.tflite.")
-    var model = "models/pose_landmarker_full.task"
+    @Option(help: """
+        The pose landmarker bundle (.task) holding pose_detector.tflite and pose_landmarks_detector.tflite: \
+        a path, or a name looked up in the model folders (see landmarker --version).
+        """)
+    var model = ModelLocation.poseBundle
 
     @Flag(help: "Print the result as JSON (one object per image; one line per frame for video).")
     var json = false
@@ -70,6 +73,7 @@ struct PoseCommand: ParsableCommand {
     }
 
     private func makeLandmarker(mode: RunningMode) throws -> PoseLandmarker {
+        let model = try ModelLocation.resolve(model)
         let options = PoseLandmarkerOptions()
         options.baseOptions.modelAssetPath = model
         options.baseOptions.numThreads = threads

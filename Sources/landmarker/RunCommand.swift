@@ -11,7 +11,7 @@ struct RunCommand: ParsableCommand {
             Output k is written to DIR/<k>_<name>.bin; a JSON summary goes to stdout.
             """)
 
-    @Argument(help: "A .tflite file, or a model name in models/.")
+    @Argument(help: "A .tflite file, or a model name looked up in the model folders.")
     var model: String
 
     @Option(help: "Raw little-endian float32 input file.")
@@ -36,7 +36,7 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = ModelLocation.resolve(model)
+        let path = try reportingFailures { try ModelLocation.resolve(model) }
         do {
             let interpreter = try Interpreter(
                 contentsOfFile: path,

@@ -51,8 +51,8 @@ struct SoakCommand: ParsableCommand {
     var maxGrowthKib = 2048
 
     @Option(help: """
-        The landmarker bundle (.task); default models/pose_landmarker_full.task for pose, \
-        models/hand_landmarker_full.task for hand.
+        The landmarker bundle (.task): a path, or a name looked up in the model folders; \
+        default \(ModelLocation.poseBundle) for pose, \(ModelLocation.handBundle) for hand.
         """)
     var model: String?
 
@@ -64,17 +64,16 @@ struct SoakCommand: ParsableCommand {
         guard threads >= 1 && threads <= 256 else { throw ValidationError("--threads must be between 1 and 256") }
     }
 
-    private var modelPath: String {
-        model ?? (task == .pose ? "models/pose_landmarker_full.task" : HandCommand.fullModel)
-    }
+    private var modelArgument: String { model ?? (task == .pose ? ModelLocation.poseBundle : ModelLocation.handBundle) }
 
     func run() throws {
         try reportingFailures(soak)
     }
 
     private func soak() throws {
+        let modelPath = try ModelLocation.resolve(modelArgument)
         let images = try FrameInput.decodeFolder(frames)
-        let feeder = try makeFeeder()
+        let feeder = try makeFeeder(modelPath: modelPath)
         report("\(task.rawValue), \(mode.rawValue) mode, \(modelPath): \(count) frames cycling over "
               + "\(images.count) of \(images[0].width)x\(images[0].height), \(threads) thread(s)")
         var baseline: Int?
@@ -119,7 +118,7 @@ struct SoakCommand: ParsableCommand {
     }
 
     /// A landmarker of the chosen task and mode, wrapped in the feeder that drives it.
-    private func makeFeeder() throws -> any SoakFeeder {
+    private func makeFeeder(modelPath: String) throws -> any SoakFeeder {
         let runningMode: RunningMode = mode == .video ? .video : .liveStream
         let receiver = LiveStreamSoakReceiver()
         do {

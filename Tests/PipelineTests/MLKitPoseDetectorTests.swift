@@ -178,8 +178,13 @@ import Testing
     @Test func modelPathPrecedence() {
         let options = PoseDetectorOptions()
         #expect(options.detectorMode == .stream)
-        #expect(options.resolvedModelPath(environment: [:]) == "models/pose_landmarker_full.task")
-        #expect(options.resolvedModelPath(environment: ["LANDMARKER_POSE_MODEL": ""]) == "models/pose_landmarker_full.task")
+        let nowhere = ModelFiles(environment: [:], executablePath: nil, currentDirectory: "/nonexistent")
+        #expect(options.resolvedModelPath(environment: [:], models: nowhere) == "pose_landmarker_full.task")
+        #expect(options.resolvedModelPath(environment: ["LANDMARKER_POSE_MODEL": ""], models: nowhere)
+            == "pose_landmarker_full.task")
+        let checkout = ModelFiles(environment: [:], executablePath: nil, currentDirectory: Fixtures.packageRoot.path)
+        #expect(options.resolvedModelPath(environment: [:], models: checkout)
+            == Fixtures.packageRoot.path + "/models/pose_landmarker_full.task")
         #expect(options.resolvedModelPath(environment: ["LANDMARKER_POSE_MODEL": "/env/pose.task"]) == "/env/pose.task")
         options.modelPath = "/option/pose.task"
         #expect(options.resolvedModelPath(environment: ["LANDMARKER_POSE_MODEL": "/env/pose.task"]) == "/option/pose.task")

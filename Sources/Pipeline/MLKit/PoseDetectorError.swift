@@ -15,7 +15,8 @@ public enum PoseDetectorError: Error, Sendable, Equatable, CustomStringConvertib
             return "The pose model could not be loaded from \(path): \(cause). "
                 + "Set PoseDetectorOptions.modelPath or the environment variable "
                 + "\(PoseDetectorOptions.modelPathEnvironmentVariable) to a pose_landmarker .task bundle, "
-                + "or run from a folder that holds \(PoseDetectorOptions.defaultModelPath)."
+                + "or put \(PoseDetectorOptions.defaultModelName) in one of the model folders: "
+                + ModelFiles().folders.map(\.description).joined(separator: ", ") + "."
         }
     }
 

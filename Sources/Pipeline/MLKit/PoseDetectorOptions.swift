@@ -24,7 +24,9 @@ public enum PoseDetectorMode: Sendable, Hashable {
 /// 1. ``modelPath``, when set and not empty;
 /// 2. the environment variable `LANDMARKER_POSE_MODEL` (``modelPathEnvironmentVariable``), when
 ///    set and not empty;
-/// 3. ``defaultModelPath``, `models/pose_landmarker_full.task`.
+/// 3. ``defaultModelName``, `pose_landmarker_full.task`, in the model folders ``ModelFiles``
+///    searches (`$LANDMARKER_MODELS`, the install prefix's `share/landmarker/models`, `models/`
+///    beside the executable or in the current folder, the user's cache).
 ///
 /// Relative paths are resolved against the process's current directory when the detector is made.
 ///
@@ -32,9 +34,10 @@ public enum PoseDetectorMode: Sendable, Hashable {
 /// detector (``PoseDetector/poseDetector(options:)``) reads it once, when it is created; later
 /// changes do not reach an existing detector.
 public class PoseDetectorOptions {
-    /// The bundle used when neither ``modelPath`` nor the environment variable names one.
-    public static let defaultModelPath = "models/pose_landmarker_full.task"
-    /// The environment variable that overrides ``defaultModelPath``.
+    /// The bundle looked up in the model folders when neither ``modelPath`` nor the environment
+    /// variable names one.
+    public static let defaultModelName = "pose_landmarker_full.task"
+    /// The environment variable that overrides the model folders' ``defaultModelName``.
     public static let modelPathEnvironmentVariable = "LANDMARKER_POSE_MODEL"
 
     /// `.stream` by default.
@@ -46,15 +49,21 @@ public class PoseDetectorOptions {
 
     public init() {}
 
-    /// The bundle path these options select, given the process environment (see the type's notes).
+    /// The bundle path these options select, given the process environment and the model
+    /// folders (see the type's notes; by default, this process's). When no folder holds
+    /// ``defaultModelName``, the bare name: loading it then fails, and the detector's error
+    /// names the folders.
     public func resolvedModelPath(
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment, models: ModelFiles? = nil
     ) -> String {
         if let modelPath, !modelPath.isEmpty { return modelPath }
         if let fromEnvironment = environment[Self.modelPathEnvironmentVariable], !fromEnvironment.isEmpty {
             return fromEnvironment
         }
-        return Self.defaultModelPath
+        let search = models ?? ModelFiles(
+            environment: environment, executablePath: ModelFiles.runningExecutablePath(),
+            currentDirectory: FileManager.default.currentDirectoryPath)
+        return (try? search.locate(Self.defaultModelName)) ?? Self.defaultModelName
     }
 }
 
