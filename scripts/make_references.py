@@ -40,21 +40,14 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "Benchmarks" / "peer"))
 from mediapipe_bundles import BUNDLES, NEEDS_IMAGE_METADATA, build_bundle, import_mediapipe  # noqa: E402
+from sample_clips import FRAME_INTERVAL_MS, HANDS_CLIP, POSE_CLIP, windows  # noqa: E402
 
 SCRIPT = "make_references.py"
 SCHEMA = "landmarker-references/1"
-FRAME_INTERVAL_MS = 40
-CONFIDENCE = 0.5
-# Clips: a crop window of a fixed size whose top-left corner moves linearly, in whole pixels,
-# from `start` to `end` over `frames` frames: x_i = x0 + (x1 - x0) * i // (frames - 1), same for y.
-POSE_CLIP = {"name": "bus_tilt", "source": "bus", "width": 520, "height": 700,
-             "start": [0, 380], "end": [10, 230], "frames": 30}
 # Noise runs of pose_video_noise.json: the frames that get the noise, one run each, and the seed
 # of run k is NOISE_SEED + k.
 NOISE_FRAMES = {"bus_tilt": [1, 2, 3, 5, 8, 12], "mp_hand_reach": [15, 16, 20, 25, 30, 40]}
 NOISE_SEED = 2026
-HANDS_CLIP = {"name": "t1_pan", "source": "t1", "width": 480, "height": 400,
-              "start": [460, 330], "end": [560, 380], "frames": 30}
 
 
 def read_manifest():
@@ -157,14 +150,9 @@ class References:
 
 def clip_frames(clip, pixels):
     """The clip's crop windows and frames (views into `pixels`)."""
-    frames = []
-    (x0, y0), (x1, y1), count = clip["start"], clip["end"], clip["frames"]
-    for i in range(count):
-        x = x0 + (x1 - x0) * i // (count - 1)
-        y = y0 + (y1 - y0) * i // (count - 1)
-        window = {"index": i, "x": x, "y": y, "timestamp_ms": i * FRAME_INTERVAL_MS}
-        frames.append((window, pixels[y:y + clip["height"], x:x + clip["width"]]))
-    return frames
+    return [({"index": i, "x": x, "y": y, "timestamp_ms": timestamp},
+             pixels[y:y + clip["height"], x:x + clip["width"]])
+            for i, x, y, timestamp in windows(clip)]
 
 
 def fixture_clip(folder, count):

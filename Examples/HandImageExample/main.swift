@@ -1,18 +1,19 @@
 // The Hand Landmarker guide's image-mode snippet. Only the image and the model path differ:
-// the image is the file given as the first argument, the model is models/hand_landmarker_full.task.
-// Run from the package root: swift run HandImageExample [image.png]
+// the image is the file given as the first argument, the model is hand_landmarker_full.task,
+// found by ModelFiles (as Bundle.main finds it on iOS).
+// Run from the package root, after scripts/fetch_samples.sh: swift run HandImageExample [image.png]
 import Foundation
 import MediaPipeTasksVision
 
 let imagePath = CommandLine.arguments.count > 1
-    ? CommandLine.arguments[1] : "../shared/fixtures/images/hagrid_take_photo.png"
+    ? CommandLine.arguments[1] : "samples/t1.jpg"
 let minHandDetectionConfidence: Float = 0.5
 let minHandPresenceConfidence: Float = 0.5
 let minHandTrackingConfidence: Float = 0.5
 let numHands = 2
 
 do {
-  let modelPath = "models/hand_landmarker_full.task"
+  let modelPath = try ModelFiles.path(forResource: "hand_landmarker_full", ofType: "task")
 
   let options = HandLandmarkerOptions()
   options.baseOptions.modelAssetPath = modelPath

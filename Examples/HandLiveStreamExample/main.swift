@@ -1,13 +1,14 @@
 // The Hand Landmarker guide's live-stream snippet. Only the image and the model path differ:
-// the frame is the file given as the first argument, the model is models/hand_landmarker_full.task.
+// the frame is the file given as the first argument, the model is hand_landmarker_full.task,
+// found by ModelFiles (as Bundle.main finds it on iOS).
 // The program then waits for the delegate to receive the result.
-// Run from the package root: swift run HandLiveStreamExample [image.png]
+// Run from the package root, after scripts/fetch_samples.sh: swift run HandLiveStreamExample [image.png]
 import Dispatch
 import Foundation
 import MediaPipeTasksVision
 
 let imagePath = CommandLine.arguments.count > 1
-    ? CommandLine.arguments[1] : "../shared/fixtures/images/hagrid_take_photo.png"
+    ? CommandLine.arguments[1] : "samples/t1.jpg"
 let minHandDetectionConfidence: Float = 0.5
 let minHandPresenceConfidence: Float = 0.5
 let minHandTrackingConfidence: Float = 0.5
@@ -45,7 +46,7 @@ class HandLandmarkerResultProcessor: NSObject, HandLandmarkerLiveStreamDelegate 
 }
 
 do {
-  let modelPath = "models/hand_landmarker_full.task"
+  let modelPath = try ModelFiles.path(forResource: "hand_landmarker_full", ofType: "task")
 
   let options = HandLandmarkerOptions()
   options.baseOptions.modelAssetPath = modelPath

@@ -1,13 +1,13 @@
 // The Hand Landmarker guide's video-mode snippet. Only the frames and the model path differ:
 // the frames are the PNG/JPEG files of the folder given as the first argument (sorted by name,
 // at the frame rate given as the second argument, 25 fps by default), the model is
-// models/hand_landmarker_full.task.
-// Run from the package root: swift run HandVideoExample [frames/ [fps]]
+// hand_landmarker_full.task, found by ModelFiles (as Bundle.main finds it on iOS).
+// Run from the package root, after scripts/fetch_samples.sh: swift run HandVideoExample [frames/ [fps]]
 import Foundation
 import MediaPipeTasksVision
 
 let framesFolder = CommandLine.arguments.count > 1
-    ? CommandLine.arguments[1] : "../shared/fixtures/video/mp_hand_reach"
+    ? CommandLine.arguments[1] : "samples/t1_pan"
 let framesPerSecond = CommandLine.arguments.count > 2 ? Double(CommandLine.arguments[2]) ?? 25 : 25
 let minHandDetectionConfidence: Float = 0.5
 let minHandPresenceConfidence: Float = 0.5
@@ -15,7 +15,7 @@ let minHandTrackingConfidence: Float = 0.5
 let numHands = 2
 
 do {
-  let modelPath = "models/hand_landmarker_full.task"
+  let modelPath = try ModelFiles.path(forResource: "hand_landmarker_full", ofType: "task")
 
   let options = HandLandmarkerOptions()
   options.baseOptions.modelAssetPath = modelPath

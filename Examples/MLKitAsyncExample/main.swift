@@ -1,14 +1,14 @@
 // ML Kit's pose detection guide, asynchronous path (process(_:completion:)), with the base
 // detector in stream mode. Only the image creation differs: the image is the file given as
-// the first argument. The model is models/pose_landmarker_full.task (or $LANDMARKER_POSE_MODEL).
+// the first argument. The model is pose_landmarker_full.task in the model folders (or $LANDMARKER_POSE_MODEL).
 // The completion runs on the detector's private queue; the program waits for it.
-// Run from the package root: swift run MLKitAsyncExample [image.png]
+// Run from the package root, after scripts/fetch_samples.sh: swift run MLKitAsyncExample [image.png]
 import Dispatch
 import Foundation
 import MLKit
 
 let imagePath = CommandLine.arguments.count > 1
-    ? CommandLine.arguments[1] : "../shared/fixtures/images/mp_pose_sitting.png"
+    ? CommandLine.arguments[1] : "samples/bus.jpg"
 
 // Base pose detector with streaming, when depending on the PoseDetection SDK
 let options = PoseDetectorOptions()

@@ -1,12 +1,12 @@
 // ML Kit's pose detection guide, synchronous path (results(in:)), with the accurate detector on
 // a still image. Only the image creation differs: the image is the file given as the first
-// argument. The model is models/pose_landmarker_full.task (or $LANDMARKER_POSE_MODEL).
-// Run from the package root: swift run MLKitSyncExample [image.png]
+// argument. The model is pose_landmarker_full.task in the model folders (or $LANDMARKER_POSE_MODEL).
+// Run from the package root, after scripts/fetch_samples.sh: swift run MLKitSyncExample [image.png]
 import Foundation
 import MLKit
 
 let imagePath = CommandLine.arguments.count > 1
-    ? CommandLine.arguments[1] : "../shared/fixtures/images/mp_pose_sitting.png"
+    ? CommandLine.arguments[1] : "samples/bus.jpg"
 
 // Accurate pose detector on static images, when depending on the
 // PoseDetectionAccurate SDK

@@ -1,13 +1,14 @@
 // The Pose Landmarker guide's live-stream snippet. Only the image and the model path differ:
-// the frame is the file given as the first argument, the model is models/pose_landmarker_full.task.
+// the frame is the file given as the first argument, the model is pose_landmarker_full.task,
+// found by ModelFiles (as Bundle.main finds it on iOS).
 // The program then waits for the delegate to receive the result.
-// Run from the package root: swift run PoseLiveStreamExample [image.png]
+// Run from the package root, after scripts/fetch_samples.sh: swift run PoseLiveStreamExample [image.png]
 import Dispatch
 import Foundation
 import MediaPipeTasksVision
 
 let imagePath = CommandLine.arguments.count > 1
-    ? CommandLine.arguments[1] : "../shared/fixtures/images/mp_pose_sitting.png"
+    ? CommandLine.arguments[1] : "samples/bus.jpg"
 let minPoseDetectionConfidence: Float = 0.5
 let minPosePresenceConfidence: Float = 0.5
 let minTrackingConfidence: Float = 0.5
@@ -45,7 +46,7 @@ class PoseLandmarkerResultProcessor: NSObject, PoseLandmarkerLiveStreamDelegate 
 }
 
 do {
-  let modelPath = "models/pose_landmarker_full.task"
+  let modelPath = try ModelFiles.path(forResource: "pose_landmarker_full", ofType: "task")
 
   let options = PoseLandmarkerOptions()
   options.baseOptions.modelAssetPath = modelPath

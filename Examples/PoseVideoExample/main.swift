@@ -1,13 +1,13 @@
 // The Pose Landmarker guide's video-mode snippet. Only the frames and the model path differ:
 // the frames are the PNG/JPEG files of the folder given as the first argument (sorted by name,
 // at the frame rate given as the second argument, 25 fps by default), the model is
-// models/pose_landmarker_full.task.
-// Run from the package root: swift run PoseVideoExample [frames/ [fps]]
+// pose_landmarker_full.task, found by ModelFiles (as Bundle.main finds it on iOS).
+// Run from the package root, after scripts/fetch_samples.sh: swift run PoseVideoExample [frames/ [fps]]
 import Foundation
 import MediaPipeTasksVision
 
 let framesFolder = CommandLine.arguments.count > 1
-    ? CommandLine.arguments[1] : "../shared/fixtures/video/mp_hand_reach"
+    ? CommandLine.arguments[1] : "samples/bus_tilt"
 let framesPerSecond = CommandLine.arguments.count > 2 ? Double(CommandLine.arguments[2]) ?? 25 : 25
 let minPoseDetectionConfidence: Float = 0.5
 let minPosePresenceConfidence: Float = 0.5
@@ -15,7 +15,7 @@ let minTrackingConfidence: Float = 0.5
 let numPoses = 1
 
 do {
-  let modelPath = "models/pose_landmarker_full.task"
+  let modelPath = try ModelFiles.path(forResource: "pose_landmarker_full", ofType: "task")
 
   let options = PoseLandmarkerOptions()
   options.baseOptions.modelAssetPath = modelPath

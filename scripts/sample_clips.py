@@ -1,0 +1,83 @@
+"""The sample clips: crop windows sliding over a sample photo, one window per frame.
+
+`scripts/make_references.py` runs MediaPipe on these clips (Tests/References), and
+`scripts/fetch_samples.sh` writes their frames as PNG files under samples/<clip name>/ (run as
+`python3 scripts/sample_clips.py SAMPLES_DIR`), where the video examples read them.
+
+A clip is a crop window of a fixed size whose top-left corner moves linearly, in whole pixels,
+from `start` to `end` over `frames` frames: x_i = x0 + (x1 - x0) * i // (frames - 1), same for y.
+Frame i has the timestamp i * FRAME_INTERVAL_MS (25 fps).
+"""
+import shutil
+import sys
+from pathlib import Path
+
+FRAME_INTERVAL_MS = 40
+POSE_CLIP = {"name": "bus_tilt", "source": "bus", "width": 520, "height": 700,
+             "start": [0, 380], "end": [10, 230], "frames": 30}
+HANDS_CLIP = {"name": "t1_pan", "source": "t1", "width": 480, "height": 400,
+              "start": [460, 330], "end": [560, 380], "frames": 30}
+CLIPS = [(POSE_CLIP, "bus.jpg"), (HANDS_CLIP, "t1.jpg")]
+# Pillow decodes the photos and encodes the frames; fetched from PyPI when it is not installed.
+PILLOW = "pillow==11.3.0"
+
+
+def windows(clip):
+    """(index, x, y, timestamp in ms) of each frame's crop window."""
+    (x0, y0), (x1, y1), count = clip["start"], clip["end"], clip["frames"]
+    return [(i, x0 + (x1 - x0) * i // (count - 1), y0 + (y1 - y0) * i // (count - 1), i * FRAME_INTERVAL_MS)
+            for i in range(count)]
+
+
+def import_pillow():
+    """Pillow's Image module, from the environment or from a wheel downloaded with pip."""
+    try:
+        from PIL import Image
+        return Image
+    except ImportError:
+        pass
+    import atexit
+    import shutil
+    import subprocess
+    import tempfile
+    import zipfile
+    folder = Path(tempfile.mkdtemp(prefix="sample_clips_"))
+    atexit.register(shutil.rmtree, folder, True)
+    print(f"sample_clips: downloading {PILLOW} with pip", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+                    "-d", str(folder), PILLOW], check=True, stdout=sys.stderr)
+    wheel = next(folder.glob("*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(folder / "site")
+    sys.path.insert(0, str(folder / "site"))
+    from PIL import Image
+    return Image
+
+
+def write_frames(samples):
+    """Writes samples/<clip>/frame_NNNN.png for each clip whose folder is not complete yet."""
+    image_module = None
+    for clip, photo in CLIPS:
+        folder = samples / clip["name"]
+        done = folder / ".complete"
+        if done.exists():
+            print(f"sample_clips: {clip['name']} present", file=sys.stderr)
+            continue
+        image_module = image_module or import_pillow()
+        source = image_module.open(samples / photo).convert("RGB")
+        partial = samples / (clip["name"] + ".part")
+        partial.mkdir(parents=True, exist_ok=True)
+        for index, x, y, _ in windows(clip):
+            frame = source.crop((x, y, x + clip["width"], y + clip["height"]))
+            frame.save(partial / f"frame_{index:04d}.png")
+        (partial / ".complete").write_text(f"{clip['frames']} frames from {photo}\n")
+        if folder.exists():
+            shutil.rmtree(folder)
+        partial.rename(folder)
+        print(f"sample_clips: {clip['name']}: {clip['frames']} frames in {folder}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python3 scripts/sample_clips.py SAMPLES_DIR")
+    write_frames(Path(sys.argv[1]))
