@@ -55,6 +55,13 @@ let avx512Targets: [Target] = nativeCodegen
 let kernelsDependencies: [Target.Dependency] = ["Tensor"] + (nativeCodegen ? ["KernelsAVX512"] : [])
 let kernelsSettings: [SwiftSetting] = computeSettings + (nativeCodegen ? [.define("LANDMARKER_AVX512")] : [])
 
+// The commit a build comes from, for `landmarker --version`: scripts/build_release.sh passes it
+// in LANDMARKER_BUILD_COMMIT (hex digits, "-dirty" when the working tree had changes); other
+// builds report "unknown". Only a well-formed value reaches the C define.
+let buildCommit = environment["LANDMARKER_BUILD_COMMIT"].flatMap {
+    $0.range(of: "^[0-9a-f]{7,40}(-dirty)?$", options: .regularExpression) != nil ? $0 : nil
+} ?? "unknown"
+
 let package = Package(
     name: "landmarker",
     platforms: [.macOS(.v15)],
@@ -91,10 +98,13 @@ let package = Package(
             swiftSettings: computeSettings),
         .target(name: "MediaPipeTasksVision", dependencies: ["Pipeline"]),
         .target(name: "MLKit", dependencies: ["Pipeline"]),
+        .target(name: "CBuildInfo", cSettings: [.define("LANDMARKER_BUILD_COMMIT", to: "\"\(buildCommit)\"")]),
         .executableTarget(
             name: "landmarker",
             dependencies: [
+                "CBuildInfo",
                 "Inference",
+                "Kernels",
                 "Pipeline",
                 "ImageIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
