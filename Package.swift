@@ -98,6 +98,7 @@ let package = Package(
             swiftSettings: computeSettings),
         .target(name: "MediaPipeTasksVision", dependencies: ["Pipeline"]),
         .target(name: "MLKit", dependencies: ["Pipeline"]),
+        .target(name: "VideoFiles", dependencies: ["ImageIO"]),
         .target(name: "CBuildInfo", cSettings: [.define("LANDMARKER_BUILD_COMMIT", to: "\"\(buildCommit)\"")]),
         .executableTarget(
             name: "landmarker",
@@ -107,6 +108,7 @@ let package = Package(
                 "Kernels",
                 "Pipeline",
                 "ImageIO",
+                "VideoFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: librarySettings),
@@ -128,6 +130,7 @@ let package = Package(
         .testTarget(
             name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO"]),
+        .testTarget(name: "VideoFilesTests", dependencies: ["VideoFiles", "ImageIO", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "ImageIO", "Inference", "Kernels", "TestSupport"]),
     ] + avx512Targets
 )

@@ -22,7 +22,7 @@ while IFS= read -r script; do
   fi
 done < <(git ls-files '*.sh' .ci/run)
 
-listed="$(scripts/system_packages.sh --list)"
+listed="$(scripts/system_packages.sh --video --list)"
 declared="$(grep -oE '\.apt\(\[[^]]*\]\)' Package.swift | grep -oE '"[^"]+"' | tr -d '"')"
 [[ -n "$declared" ]] || fail "found no .apt([...]) providers in Package.swift"
 for package in $declared; do

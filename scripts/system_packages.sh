@@ -4,20 +4,27 @@
 # scripts/check_package_list.sh (run by .ci/run) checks that none of them names
 # a package itself.
 #
-# Usage: scripts/system_packages.sh [--list]
-#   --list prints the packages, one per line, and installs nothing.
+# Usage: scripts/system_packages.sh [--video] [--list]
+#   --video adds what video files need (ffmpeg: `landmarker pose|hand VIDEO_FILE`, the video
+#           tests); the build itself does not need it.
+#   --list  prints the packages, one per line, and installs nothing.
 # Installs what is missing with apt-get, printing each package first. Without
 # root it names the packages to install and exits with status 1.
 set -euo pipefail
 
 # libpng and libturbojpeg decode and encode images (ImageIO); pkg-config finds them for SwiftPM.
 packages=(libpng-dev libturbojpeg0-dev pkg-config)
+# ffmpeg and ffprobe decode and encode video files (a child process of the CLI).
+video_packages=(ffmpeg)
 
-case "${1:-}" in
-  "") list=0 ;;
-  --list) list=1 ;;
-  *) echo "system_packages: unknown argument '$1' (expected nothing or --list)" >&2; exit 2 ;;
-esac
+list=0
+for argument in "$@"; do
+  case "$argument" in
+    --list) list=1 ;;
+    --video) packages+=("${video_packages[@]}") ;;
+    *) echo "system_packages: unknown argument '$argument' (expected --video or --list)" >&2; exit 2 ;;
+  esac
+done
 if ((list)); then
   printf '%s\n' "${packages[@]}"
   exit 0

@@ -15,6 +15,11 @@ public enum Fixtures {
         public let path: String
         public let hint: String
         public var description: String { "missing test file \(path): \(hint)" }
+
+        public init(path: String, hint: String) {
+            self.path = path
+            self.hint = hint
+        }
     }
 
     /// The package root (the folder holding Package.swift).

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A program run as a child process (`posix_spawnp`, found on `PATH`) with its standard output
+/// and standard error connected to pipes; standard input is `/dev/null`.
+///
+/// Not thread-safe as a whole: one thread reads `standardOutput` and calls the methods, another
+/// may read `standardError` until its end; `wait()` closes it, so it comes after that reader.
+final class ChildProcess {
+    let pid: pid_t
+    /// The read ends of the child's standard output and standard error.
+    let standardOutput: Int32
+    let standardError: Int32
+    private var exitStatus: Int32?
+    private var outputClosed = false
+
+    /// Starts `arguments[0]` with `arguments`.
+    /// - Throws: `VideoFileError.programNotFound` when the program is not on `PATH`,
+    ///   `.io` when a pipe or the spawn fails otherwise.
+    init(_ arguments: [String]) throws(VideoFileError) {
+        var outputPipe: [Int32] = [-1, -1]
+        var errorPipe: [Int32] = [-1, -1]
+        guard pipe(&outputPipe) == 0 else { throw .io("pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&errorPipe) == 0 else {
+            close(outputPipe[0]); close(outputPipe[1])
+            throw .io("pipe: \(String(cString: strerror(errno)))")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+        for descriptor in outputPipe + errorPipe { posix_spawn_file_actions_addclose(&actions, descriptor) }
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let status = posix_spawnp(&child, arguments[0], &actions, nil, argv, environ)
+        close(outputPipe[1])
+        close(errorPipe[1])
+        guard status == 0 else {
+            close(outputPipe[0]); close(errorPipe[0])
+            if status == ENOENT { throw .programNotFound(arguments[0]) }
+            throw .io("\(arguments[0]): \(String(cString: strerror(status)))")
+        }
+        pid = child
+        standardOutput = outputPipe[0]
+        standardError = errorPipe[0]
+    }
+
+    /// Reads from `descriptor` until `buffer` is full or the stream ends; returns the bytes read.
+    static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(VideoFileError) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let count = read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io("read: \(String(cString: strerror(errno)))")
+            }
+            filled += count
+        }
+        return filled
+    }
+
+    /// `readFully(_:into:)` into the whole of `bytes`.
+    static func readFully(_ descriptor: Int32, into bytes: inout [UInt8]) throws(VideoFileError) -> Int {
+        let result = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(VideoFileError) in try readFully(descriptor, into: buffer) }
+        }
+        return try result.get()
+    }
+
+    /// Reads what `descriptor` has, up to `buffer.count` bytes, waiting for at least one byte;
+    /// returns 0 at the end of the stream.
+    static func readAvailable(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(VideoFileError) -> Int {
+        while true {
+            let count = read(descriptor, buffer.baseAddress!, buffer.count)
+            if count >= 0 { return count }
+            if errno != EINTR { throw .io("read: \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    /// Closes the read end of standard output: a child still writing to it then stops
+    /// (`SIGPIPE`). Idempotent.
+    func closeOutput() {
+        guard !outputClosed else { return }
+        outputClosed = true
+        close(standardOutput)
+    }
+
+    /// Asks the child to stop (`SIGTERM`), unless it was already waited for.
+    func terminate() {
+        if exitStatus == nil { kill(pid, SIGTERM) }
+    }
+
+    /// Closes both pipes, waits for the child to exit and returns its exit status (128 + the
+    /// signal number when a signal ended it). Call it once the standard-error reader is done.
+    /// Idempotent.
+    @discardableResult
+    func wait() -> Int32 {
+        if let exitStatus { return exitStatus }
+        closeOutput()
+        close(standardError)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as macros.
+        let signal = status & 0x7f
+        let result = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        exitStatus = result
+        return result
+    }
+
+    deinit {
+        if exitStatus == nil {
+            closeOutput()
+            terminate()
+            wait()
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import Dispatch
+import ImageIO
+import Synchronization
+
+/// Decodes a video file (anything the system's `ffmpeg` reads: MP4, MKV, WebM, MOV, AVI, …) into
+/// RGB frames through an `ffmpeg` child process, one frame at a time.
+///
+/// The frames are exactly what `ffmpeg -i FILE -fps_mode passthrough -f rawvideo -pix_fmt
+/// rgb24 -` writes: every decoded frame once (ffmpeg's default for raw output may repeat or
+/// drop frames to reach a constant rate; for a constant-rate file the two are the same),
+/// rotation metadata applied (ffmpeg's autorotate), packed R, G, B bytes. Each frame comes with
+/// its presentation time in milliseconds (rounded), read from ffmpeg's `showinfo` filter, so a
+/// variable frame rate gives the true times rather than index ÷ rate. The stream decoded is
+/// the file's first video stream that is not an attached picture (`-map 0:V:0`).
+///
+/// Memory stays at one frame (the buffer is reused) whatever the video's length.
+///
+/// Not thread-safe: use one reader from one thread at a time.
+public final class FFmpegVideoReader {
+    /// One decoded frame.
+    public struct Frame: Sendable {
+        /// 0-based position in the stream.
+        public let index: Int
+        /// Presentation time in milliseconds, rounded; strictly increasing.
+        public let timestampMs: Int
+        public let image: RGBImage
+    }
+
+    /// The file read.
+    public let path: String
+    /// What the container says (frame count and rate, where known).
+    public let probe: VideoProbe
+
+    private let process: ChildProcess
+    private let log: ShowinfoLog
+    private let logReader = DispatchGroup()
+    private let limits: DecodeLimits
+    private var buffer: [UInt8] = []
+    private var nextIndex = 0
+    private var lastTimestampMs: Int?
+    private var finished = false
+
+    /// Probes `path` with `ffprobe`, then starts `ffmpeg` on it.
+    /// - Throws: `VideoFileError.programNotFound` without ffmpeg, `.unreadable` for a file
+    ///   ffprobe cannot read or without a video stream.
+    public init(path: String, limits: DecodeLimits = DecodeLimits()) throws(VideoFileError) {
+        self.path = path
+        self.limits = limits
+        probe = try VideoProbe(path: path)
+        process = try ChildProcess([
+            "ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-loglevel", "info", "-i", path,
+            "-map", "0:V:0", "-vf", "showinfo", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-",
+        ])
+        log = ShowinfoLog()
+        let log = self.log
+        let descriptor = process.standardError
+        DispatchQueue.global().async(group: logReader) { log.read(from: descriptor) }
+    }
+
+    deinit { close() }
+
+    /// The next frame, or `nil` after the last one.
+    /// - Throws: `VideoFileError` when ffmpeg fails, a frame is cut short, its size is over the
+    ///   pixel cap or changes, or its presentation time is missing or not increasing. After an
+    ///   error or the end, every call returns `nil`.
+    public func nextFrame() throws(VideoFileError) -> Frame? {
+        guard !finished else { return nil }
+        do {
+            guard let entry = log.next() else {
+                try finish()
+                return nil
+            }
+            let index = nextIndex
+            let (width, height) = (entry.width, entry.height)
+            if index == 0 {
+                let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+                guard width > 0, height > 0, !overflow, pixels <= limits.maxPixelCount else {
+                    throw VideoFileError.unsupportedSize(width: width, height: height, maxPixelCount: limits.maxPixelCount)
+                }
+                buffer = [UInt8](repeating: 0, count: width * height * 3)
+            } else if width * height * 3 != buffer.count {
+                throw VideoFileError.frameSizeMismatch(
+                    expected: "\(buffer.count / 3) pixels per frame", actual: "\(width)x\(height) (frame \(index))")
+            }
+            let read = try ChildProcess.readFully(process.standardOutput, into: &buffer)
+            guard read == buffer.count else {
+                try finish()  // reports ffmpeg's own failure first, if it failed
+                throw VideoFileError.truncatedFrame(index: index, byteCount: read, expectedByteCount: buffer.count)
+            }
+            guard entry.seconds.isFinite, abs(entry.seconds) < 1e9 else {
+                throw VideoFileError.badPresentationTime(index: index, detail: "ffmpeg gave it no presentation time")
+            }
+            let timestampMs = Int((entry.seconds * 1000).rounded())
+            if let lastTimestampMs, timestampMs <= lastTimestampMs {
+                throw VideoFileError.badPresentationTime(
+                    index: index, detail: "presentation time \(timestampMs) ms is not after the previous frame's \(lastTimestampMs) ms")
+            }
+            lastTimestampMs = timestampMs
+            nextIndex += 1
+            let image: RGBImage
+            do { image = try RGBImage(width: width, height: height, pixels: buffer) } catch {
+                throw VideoFileError.io("frame \(index): \(error)")
+            }
+            return Frame(index: index, timestampMs: timestampMs, image: image)
+        } catch let error as VideoFileError {
+            close()
+            throw error
+        } catch {
+            close()
+            throw VideoFileError.io("\(error)")
+        }
+    }
+
+    /// Stops ffmpeg (if it is still running) and releases the pipes. Called by `deinit`.
+    public func close() {
+        guard !finished else { return }
+        finished = true
+        process.closeOutput()
+        process.terminate()
+        logReader.wait()
+        process.wait()
+    }
+
+    /// Waits for ffmpeg to exit after its last frame; throws when it failed.
+    private func finish() throws(VideoFileError) {
+        finished = true
+        logReader.wait()
+        let status = process.wait()
+        guard status == 0 else {
+            throw .decoderFailed(path: path, status: status, message: log.lastMessages())
+        }
+    }
+}
+
+/// The lines ffmpeg writes to standard error, read on a thread of their own: each `showinfo`
+/// frame line gives one frame's size and presentation time, the other lines are kept (the last
+/// few) for error messages.
+private final class ShowinfoLog: Sendable {
+    struct Entry: Sendable {
+        let width: Int
+        let height: Int
+        let seconds: Double
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var consumed = 0
+        var ended = false
+        var messages: [String] = []
+    }
+
+    private let state = Mutex(State())
+    /// Signalled once per entry and once at the end of the stream.
+    private let available = DispatchSemaphore(value: 0)
+
+    /// Reads `descriptor` to its end (the process closes it afterwards).
+    func read(from descriptor: Int32) {
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 14)
+        while true {
+            let count = (try? chunk.withUnsafeMutableBytes { buffer throws(VideoFileError) in
+                try ChildProcess.readAvailable(descriptor, into: buffer)
+            }) ?? 0
+            if count == 0 { break }
+            pending.append(contentsOf: chunk[..<count])
+            while let newline = pending.firstIndex(of: 0x0A) {
+                handle(String(decoding: pending[..<newline], as: UTF8.self))
+                pending.removeSubrange(...newline)
+            }
+        }
+        if !pending.isEmpty { handle(String(decoding: pending, as: UTF8.self)) }
+        state.withLock { $0.ended = true }
+        available.signal()
+    }
+
+    /// The next frame's entry, waiting for it; `nil` when the stream ended without one.
+    func next() -> Entry? {
+        while true {
+            let (entry, ended): (Entry?, Bool) = state.withLock { state in
+                guard state.consumed < state.entries.count else { return (nil, state.ended) }
+                state.consumed += 1
+                return (state.entries[state.consumed - 1], false)
+            }
+            if let entry { return entry }
+            if ended { return nil }
+            available.wait()
+        }
+    }
+
+    /// The last lines that were not frame lines, joined.
+    func lastMessages() -> String {
+        state.withLock { $0.messages.suffix(4).joined(separator: " / ") }
+    }
+
+    private func handle(_ line: String) {
+        if line.contains("Parsed_showinfo"), let entry = Self.entry(line) {
+            state.withLock { $0.entries.append(entry) }
+            available.signal()
+        } else if !line.contains("Parsed_showinfo"), !line.hasPrefix(" "), !line.isEmpty {
+            state.withLock { state in
+                state.messages.append(line)
+                if state.messages.count > 16 { state.messages.removeFirst() }
+            }
+        }
+    }
+
+    /// The size (`s:WxH`) and time (`pts_time:T`, NaN when ffmpeg writes `NOPTS`) of a
+    /// `showinfo` frame line (one with `n:`), or `nil` for its other lines.
+    static func entry(_ line: String) -> Entry? {
+        func field(_ name: String) -> Substring? {
+            guard let start = line.firstRange(of: " " + name + ":")?.upperBound else { return nil }
+            let rest = line[start...].drop { $0 == " " }
+            return rest.prefix { $0 != " " }
+        }
+        guard field("n") != nil else { return nil }
+        let size = field("s") ?? ""
+        let x = size.firstIndex(of: "x") ?? size.endIndex
+        let width = Int(size[..<x]) ?? 0
+        let height = x < size.endIndex ? Int(size[size.index(after: x)...]) ?? 0 : 0
+        return Entry(width: width, height: height, seconds: field("pts_time").flatMap { Double($0) } ?? .nan)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import ImageIO
+import TestSupport
+import Testing
+@testable import VideoFiles
+
+/// `FFmpegVideoReader` against ffmpeg's own rawvideo output, on clips made here from the sample
+/// clip's frames (`samples/bus_tilt`, written by `scripts/fetch_samples.sh`).
+@Suite struct FFmpegVideoReaderTests {
+    /// A temporary folder with a 30-frame clip encoded by ffmpeg at 25 fps; removed by `remove()`.
+    private struct Clips {
+        let folder: URL
+
+        init() throws {
+            folder = FileManager.default.temporaryDirectory
+                .appendingPathComponent("landmarker-video-\(UInt64.random(in: 0...UInt64.max))")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+        /// `ffmpeg ARGUMENTS` with errors only; fails the test when it fails.
+        @discardableResult
+        func ffmpeg(_ arguments: [String]) throws -> Data {
+            try Self.run(["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments)
+        }
+
+        /// Encodes the sample clip's frames into `name` with the given extra output arguments.
+        func encode(_ name: String, _ output: [String] = []) throws -> String {
+            let frames = try Fixtures.sample("bus_tilt/frame_0000.png")
+            let pattern = URL(fileURLWithPath: frames).deletingLastPathComponent().path + "/frame_%04d.png"
+            try ffmpeg(["-framerate", "25", "-i", pattern] + output + [path(name)])
+            return path(name)
+        }
+
+        /// What `ffmpeg -i FILE [-fps_mode passthrough] -f rawvideo -pix_fmt rgb24 -` writes.
+        func rawFrames(_ file: String, passthrough: Bool = false) throws -> Data {
+            try ffmpeg(["-i", file] + (passthrough ? ["-fps_mode", "passthrough"] : [])
+                       + ["-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        }
+
+        static func run(_ arguments: [String]) throws -> Data {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            do {
+                try process.run()
+            } catch {
+                throw Fixtures.Missing(path: arguments[0], hint: "install ffmpeg: scripts/system_packages.sh")
+            }
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw Fixtures.Missing(path: arguments.joined(separator: " "), hint: "the command failed; is ffmpeg installed (scripts/system_packages.sh)?")
+            }
+            return data
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    /// Every frame of `reader`, with its timestamp, concatenated as ffmpeg's rawvideo would be.
+    private func readAll(_ reader: FFmpegVideoReader) throws -> (bytes: Data, timestamps: [Int], size: (Int, Int)?) {
+        var bytes = Data()
+        var timestamps: [Int] = []
+        var size: (Int, Int)?
+        while let frame = try reader.nextFrame() {
+            bytes.append(contentsOf: frame.image.pixels)
+            timestamps.append(frame.timestampMs)
+            size = (frame.image.width, frame.image.height)
+        }
+        return (bytes, timestamps, size)
+    }
+
+    @Test func framesEqualFFmpegsRawOutputWithPresentationTimes() throws {
+        let clips = try Clips()
+        defer { clips.remove() }
+        let clip = try clips.encode("clip.mp4", ["-c:v", "libx264", "-pix_fmt", "yuv420p"])
+        let reader = try FFmpegVideoReader(path: clip)
+        #expect(reader.probe.frameCount == 30)
+        #expect(reader.probe.framesPerSecond == 25)
+        let (bytes, timestamps, size) = try readAll(reader)
+        #expect(size?.0 == 520 && size?.1 == 700)
+        #expect(timestamps == (0..<30).map { $0 * 40 })
+        let expected = try clips.rawFrames(clip)
+        #expect(expected.count == 30 * 520 * 700 * 3)
+        #expect(bytes == expected)
+        #expect(try reader.nextFrame() == nil)
+    }
+
+    @Test func rotationMetadataIsApplied() throws {
+        let clips = try Clips()
+        defer { clips.remove() }
+        let clip = try clips.encode("clip.mp4", ["-c:v", "libx264", "-pix_fmt", "yuv420p"])
+        let rotated = clips.path("rotated.mp4")
+        try clips.ffmpeg(["-i", clip, "-c", "copy", "-metadata:s:v", "rotate=90", rotated])
+        let (bytes, _, size) = try readAll(try FFmpegVideoReader(path: rotated))
+        #expect(size?.0 == 700 && size?.1 == 520)
+        #expect(bytes == (try clips.rawFrames(rotated)))
+    }
+
+    @Test func variableFrameRateGivesEachFramesOwnTime() throws {
+        let clips = try Clips()
+        defer { clips.remove() }
+        // Frame n shown at n² × 10 ms: 0, 10, 40, 90, …
+        let clip = try clips.encode("vfr.mkv", [
+            "-vf", "settb=1/1000,setpts=N*N*10", "-fps_mode", "passthrough", "-enc_time_base", "1:1000", "-c:v", "ffv1",
+        ])
+        let reader = try FFmpegVideoReader(path: clip)
+        let (bytes, timestamps, _) = try readAll(reader)
+        #expect(timestamps == (0..<30).map { $0 * $0 * 10 })
+        // ffmpeg's default raw output repeats frames to a constant rate; passthrough gives each once.
+        #expect(bytes == (try clips.rawFrames(clip, passthrough: true)))
+        #expect(bytes.count == 30 * 520 * 700 * 3)
+    }
+
+    @Test func aFileThatIsNotAVideoIsRefused() throws {
+        let clips = try Clips()
+        defer { clips.remove() }
+        var generator = SeededGenerator.announced("aFileThatIsNotAVideoIsRefused")
+        let garbage = clips.path("garbage.mp4")
+        try Data((0..<65_536).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: garbage))
+        #expect(throws: VideoFileError.self) { try FFmpegVideoReader(path: garbage) }
+        let missing = clips.path("missing.mp4")
+        let error = try #require(throws: VideoFileError.self) { try FFmpegVideoReader(path: missing) }
+        #expect(error.description.contains(missing))
+        // A still image is one frame, not an error.
+        let still = try readAll(try FFmpegVideoReader(path: try Fixtures.sample("bus.jpg")))
+        #expect(still.timestamps.count == 1)
+    }
+
+    @Test func aFileCutShortGivesATypedErrorOrFewerFrames() throws {
+        let clips = try Clips()
+        defer { clips.remove() }
+        let clip = try clips.encode("clip.mkv", ["-c:v", "ffv1"])
+        let whole = try Data(contentsOf: URL(fileURLWithPath: clip))
+        let cut = clips.path("cut.mkv")
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
+        do {
+            let (_, timestamps, _) = try readAll(try FFmpegVideoReader(path: cut))
+            #expect(timestamps.count < 30)
+        } catch let error as VideoFileError {
+            #expect(!error.description.isEmpty)
+        }
+    }
+
+    @Test func closingEarlyStopsFFmpeg() throws {
+        let clips = try Clips()
+        defer { clips.remove() }
+        let clip = try clips.encode("clip.mkv", ["-c:v", "ffv1"])
+        let reader = try FFmpegVideoReader(path: clip)
+        #expect(try reader.nextFrame()?.index == 0)
+        reader.close()
+        #expect(try reader.nextFrame() == nil)
+    }
+
+    @Test func aMissingProgramNamesThePackage() throws {
+        let error = try #require(throws: VideoFileError.self) { try ChildProcess(["landmarker-no-such-program"]) }
+        #expect(error == .programNotFound("landmarker-no-such-program"))
+        #expect(VideoFileError.programNotFound("ffmpeg").description.contains("apt-get install ffmpeg"))
+    }
+}
