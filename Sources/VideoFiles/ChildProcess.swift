@@ -5,7 +5,8 @@ import Darwin
 #endif
 
 /// A program run as a child process (`posix_spawnp`, found on `PATH`) with its standard output
-/// and standard error connected to pipes; standard input is `/dev/null`.
+/// and standard error connected to pipes; standard input is a pipe too when the caller writes
+/// to it (`writesInput`), otherwise `/dev/null`.
 ///
 /// Not thread-safe as a whole: one thread reads `standardOutput` and calls the methods, another
 /// may read `standardError` until its end; `wait()` closes it, so it comes after that reader.
@@ -14,42 +15,81 @@ final class ChildProcess {
     /// The read ends of the child's standard output and standard error.
     let standardOutput: Int32
     let standardError: Int32
+    /// The write end of the child's standard input, or -1 without `writesInput`.
+    let standardInput: Int32
     private var exitStatus: Int32?
     private var outputClosed = false
+    private var inputClosed = false
 
-    /// Starts `arguments[0]` with `arguments`.
+    /// Starts `arguments[0]` with `arguments`. With `writesInput`, the process ignores
+    /// `SIGPIPE` from then on, so that a child that stops reading gives a write error rather
+    /// than ending this process.
     /// - Throws: `VideoFileError.programNotFound` when the program is not on `PATH`,
     ///   `.io` when a pipe or the spawn fails otherwise.
-    init(_ arguments: [String]) throws(VideoFileError) {
-        var outputPipe: [Int32] = [-1, -1]
-        var errorPipe: [Int32] = [-1, -1]
-        guard pipe(&outputPipe) == 0 else { throw .io("pipe: \(String(cString: strerror(errno)))") }
-        guard pipe(&errorPipe) == 0 else {
-            close(outputPipe[0]); close(outputPipe[1])
-            throw .io("pipe: \(String(cString: strerror(errno)))")
+    init(_ arguments: [String], writesInput: Bool = false) throws(VideoFileError) {
+        var pipes: [[Int32]] = []
+        for _ in 0..<(writesInput ? 3 : 2) {
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else {
+                let reason = String(cString: strerror(errno))
+                pipes.joined().forEach { close($0) }
+                throw .io("pipe: \(reason)")
+            }
+            pipes.append(ends)
         }
+        let (outputPipe, errorPipe) = (pipes[0], pipes[1])
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if writesInput {
+            signal(SIGPIPE, SIG_IGN)
+            posix_spawn_file_actions_adddup2(&actions, pipes[2][0], 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
-        for descriptor in outputPipe + errorPipe { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        for descriptor in pipes.joined() { posix_spawn_file_actions_addclose(&actions, descriptor) }
 
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
         let status = posix_spawnp(&child, arguments[0], &actions, nil, argv, environ)
+        // The child's ends.
         close(outputPipe[1])
         close(errorPipe[1])
+        if writesInput { close(pipes[2][0]) }
         guard status == 0 else {
             close(outputPipe[0]); close(errorPipe[0])
+            if writesInput { close(pipes[2][1]) }
             if status == ENOENT { throw .programNotFound(arguments[0]) }
             throw .io("\(arguments[0]): \(String(cString: strerror(status)))")
         }
         pid = child
         standardOutput = outputPipe[0]
         standardError = errorPipe[0]
+        standardInput = writesInput ? pipes[2][1] : -1
+        inputClosed = !writesInput
+    }
+
+    /// Writes all of `bytes` to the child's standard input.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(VideoFileError) {
+        var written = 0
+        while written < bytes.count {
+            let count = writeToDescriptor(standardInput, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io("write: \(String(cString: strerror(errno)))")
+            }
+            written += count
+        }
+    }
+
+    /// Closes the child's standard input (its end of file). Idempotent.
+    func closeInput() {
+        guard !inputClosed else { return }
+        inputClosed = true
+        close(standardInput)
     }
 
     /// Reads from `descriptor` until `buffer` is full or the stream ends; returns the bytes read.
@@ -104,6 +144,7 @@ final class ChildProcess {
     @discardableResult
     func wait() -> Int32 {
         if let exitStatus { return exitStatus }
+        closeInput()
         closeOutput()
         close(standardError)
         var status: Int32 = 0
@@ -122,4 +163,9 @@ final class ChildProcess {
             wait()
         }
     }
+}
+
+/// `write(2)`, under a name the methods named `write` do not hide.
+private func writeToDescriptor(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
 }
