@@ -46,9 +46,12 @@ enum FileBytes {
         return bytes
     }
 
-    /// Creates or truncates the file at `path` and writes `bytes` to it.
+    /// Writes `bytes` as the file at `path` (replacing it), through a temporary name.
     static func writeAll(_ bytes: [UInt8], path: String) throws(ImageIOError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // A temporary name in the same folder, renamed once whole: a file under `path` is
+        // never half-written, even when the process stops midway.
+        let temporary = path + ".partial.\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else {
             throw .fileUnwritable(path: path, reason: systemMessage())
         }
@@ -62,12 +65,15 @@ enum FileBytes {
                 if errno == EINTR { continue }
                 let reason = systemMessage()
                 close(descriptor)
+                unlink(temporary)
                 throw .fileUnwritable(path: path, reason: reason)
             }
             written += result
         }
-        guard close(descriptor) == 0 else {
-            throw .fileUnwritable(path: path, reason: systemMessage())
+        guard close(descriptor) == 0, rename(temporary, path) == 0 else {
+            let reason = systemMessage()
+            unlink(temporary)
+            throw .fileUnwritable(path: path, reason: reason)
         }
     }
 

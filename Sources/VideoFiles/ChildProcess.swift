@@ -27,12 +27,14 @@ final class ChildProcess {
     /// - Throws: `VideoFileError.programNotFound` when the program is not on `PATH`,
     ///   `.io` when a pipe or the spawn fails otherwise.
     init(_ arguments: [String], writesInput: Bool = false) throws(VideoFileError) {
+        // Close-on-exec: another child started later must not hold these pipes open (a reader
+        // would then never see the end of a stream); dup2 in the child clears the flag on 0-2.
         var pipes: [[Int32]] = []
         for _ in 0..<(writesInput ? 3 : 2) {
             var ends: [Int32] = [-1, -1]
-            guard pipe(&ends) == 0 else {
+            guard pipe(&ends) == 0, fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0 else {
                 let reason = String(cString: strerror(errno))
-                pipes.joined().forEach { close($0) }
+                (pipes.joined() + ends.filter { $0 >= 0 }).forEach { close($0) }
                 throw .io("pipe: \(reason)")
             }
             pipes.append(ends)

@@ -2,32 +2,32 @@ import Foundation
 import ImageIO
 import Pipeline
 
-/// The CLI's image outputs: annotated PNGs and mask PNGs.
+/// The CLI's drawn outputs: the skeletons over the upright image, and the segmentation mask as
+/// grey pixels; written as PNG files (images) or as video frames (`VideoOutputs`).
 enum AnnotatedOutput {
-    /// Draws every pose's skeleton over the upright image and writes a PNG.
-    static func writePose(image: MPImage, result: PoseLandmarkerResult, to path: String) throws {
+    /// Every pose's skeleton drawn over the upright image.
+    static func drawPoses(_ result: PoseLandmarkerResult, on image: MPImage) -> RGBImage {
         var canvas = image.uprightRGBImage()
         for landmarks in result.landmarks {
             LandmarkDrawing.drawPose(on: &canvas, landmarks: landmarks)
         }
-        try write(canvas, to: path)
+        return canvas
     }
 
-    /// Draws every hand's skeleton and its handedness label ("Left 0.97") over the upright
-    /// image and writes a PNG.
-    static func writeHands(image: MPImage, result: HandLandmarkerResult, to path: String) throws {
+    /// Every hand's skeleton and its handedness label ("Left 0.97") drawn over the upright image.
+    static func drawHands(_ result: HandLandmarkerResult, on image: MPImage) -> RGBImage {
         var canvas = image.uprightRGBImage()
         for (index, landmarks) in result.landmarks.enumerated() {
             let label = index < result.handedness.count
                 ? result.handedness[index].first.map(LandmarkDrawing.handLabel(for:)) : nil
             LandmarkDrawing.drawHand(on: &canvas, landmarks: landmarks, label: label)
         }
-        try write(canvas, to: path)
+        return canvas
     }
 
-    /// Writes the union (per-pixel maximum) of the masks as an 8-bit gray PNG,
-    /// value = round(clip(mask, 0, 1) · 255). No mask gives an all-black image.
-    static func writeMasks(_ masks: [Mask], width: Int, height: Int, to path: String) throws {
+    /// The union (per-pixel maximum) of the masks as `width × height` grey bytes,
+    /// value = round(clip(mask, 0, 1) · 255). No mask gives all zeros.
+    static func maskPixels(_ masks: [Mask], width: Int, height: Int) -> [UInt8] {
         var pixels = [UInt8](repeating: 0, count: width * height)
         for mask in masks where mask.width == width && mask.height == height {
             for i in pixels.indices {
@@ -35,6 +35,11 @@ enum AnnotatedOutput {
                 pixels[i] = max(pixels[i], value)
             }
         }
+        return pixels
+    }
+
+    /// Writes `width × height` grey bytes as an 8-bit grey PNG.
+    static func writeGray(_ pixels: [UInt8], width: Int, height: Int, to path: String) throws {
         do {
             try PNGCodec.write(pixels: pixels, width: width, height: height, layout: .gray8, toFile: path)
         } catch {
@@ -42,6 +47,7 @@ enum AnnotatedOutput {
         }
     }
 
+    /// Writes an image as an RGB PNG.
     static func write(_ image: RGBImage, to path: String) throws {
         do {
             try PNGCodec.write(pixels: image.pixels, width: image.width, height: image.height, layout: .rgb8, toFile: path)

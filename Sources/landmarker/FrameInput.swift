@@ -1,34 +1,42 @@
 import Foundation
 import ImageIO
 import Pipeline
+import VideoFiles
 
-/// The frames of `--video`: a folder of PNG/JPEG frames sorted by name, or a
-/// YUV4MPEG2 stream (a file, or `-` for standard input).
+/// The frames of a video run: a folder of PNG/JPEG frames sorted by name, a YUV4MPEG2 stream (a
+/// `.y4m` file, or `-` for standard input), or any other video file, decoded through ffmpeg.
 final class FrameInput {
     struct Frame {
         /// The frame's file name, or "frame N" for a stream.
         let name: String
         let image: RGBImage
-        /// Frame index / frames per second, in milliseconds, rounded.
+        /// In milliseconds: frame index / frames per second, rounded, for a folder or a Y4M
+        /// stream; the presentation time for a video file.
         let timestampMs: Int
     }
 
     private enum Source {
         case folder([String])
         case stream(Y4MReader)
+        case videoFile(FFmpegVideoReader)
     }
 
     private let source: Source
-    private let framesPerSecond: Double
+    /// The rate timestamps and output videos use: the folder's `--fps`, the Y4M header's, or
+    /// the video file's average rate (25 when the file does not state it).
+    let framesPerSecond: Double
+    /// Frames in the input, where known before reading them (a folder; a container that says).
+    let frameCount: Int?
     private var index = 0
 
-    private init(source: Source, framesPerSecond: Double) {
+    private init(source: Source, framesPerSecond: Double, frameCount: Int?) {
         self.source = source
         self.framesPerSecond = framesPerSecond
+        self.frameCount = frameCount
     }
 
-    /// Opens `path`: a folder (timestamps from `folderFramesPerSecond`) or a
-    /// Y4M stream (timestamps from its header's frame rate).
+    /// Opens `path`: a folder (timestamps from `folderFramesPerSecond`), `-` or a `.y4m` file
+    /// (timestamps from the header's frame rate), or a video file (presentation times).
     static func open(_ path: String, folderFramesPerSecond: Double) throws -> FrameInput {
         var isDirectory: ObjCBool = false
         if path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -36,26 +44,35 @@ final class FrameInput {
                 .filter { ["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
                 .sorted()
             guard !names.isEmpty else { throw CommandFailure("\(path): no PNG or JPEG frames in the folder") }
-            return FrameInput(source: .folder(names.map { path + "/" + $0 }), framesPerSecond: folderFramesPerSecond)
+            return FrameInput(
+                source: .folder(names.map { path + "/" + $0 }), framesPerSecond: folderFramesPerSecond,
+                frameCount: names.count)
         }
         do {
-            let reader = try Y4MReader(path: path)
-            return FrameInput(source: .stream(reader), framesPerSecond: reader.framesPerSecond)
+            if path == "-" || URL(fileURLWithPath: path).pathExtension.lowercased() == "y4m" {
+                let reader = try Y4MReader(path: path)
+                return FrameInput(source: .stream(reader), framesPerSecond: reader.framesPerSecond, frameCount: nil)
+            }
+            let reader = try FFmpegVideoReader(path: path)
+            return FrameInput(
+                source: .videoFile(reader), framesPerSecond: reader.probe.framesPerSecond ?? 25,
+                frameCount: reader.probe.frameCount)
+        } catch let error as VideoFileError {
+            throw CommandFailure(error.description)
         } catch {
             throw CommandFailure("\(path): \(error)")
         }
     }
 
-    /// Calls `body` with every frame (as an upright `MPImage`) in order, reporting progress
-    /// on stderr every 25 frames and at the end.
-    func forEachFrame(_ body: (Frame, MPImage) throws -> Void) throws {
-        var count = 0
+    /// Calls `body` with every frame (as an upright `MPImage`) in order, reporting progress on
+    /// standard error (`ProgressReport`).
+    func forEachFrame(quiet: Bool, _ body: (Frame, MPImage) throws -> Void) throws {
+        let progress = ProgressReport(total: frameCount, quiet: quiet)
         while let frame = try next() {
             try body(frame, try MPImage(rgbImage: frame.image))
-            count += 1
-            if count % 25 == 0 { printError("landmarker: \(count) frames") }
+            progress.frameDone()
         }
-        printError("landmarker: done, \(count) frames")
+        progress.finish()
     }
 
     /// Decodes every frame of a folder (sorted by name, EXIF orientation applied) into memory.
@@ -106,6 +123,13 @@ final class FrameInput {
                 return Frame(name: "frame \(index)", image: image, timestampMs: timestampMs)
             } catch {
                 throw CommandFailure("frame \(index): \(error)")
+            }
+        case .videoFile(let reader):
+            do {
+                guard let frame = try reader.nextFrame() else { return nil }
+                return Frame(name: "frame \(frame.index)", image: frame.image, timestampMs: frame.timestampMs)
+            } catch {
+                throw CommandFailure("\(reader.path): \(error)")
             }
         }
     }

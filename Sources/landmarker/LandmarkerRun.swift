@@ -1,48 +1,129 @@
+import ArgumentParser
 import Foundation
+import ImageIO
 import Pipeline
+import VideoFiles
 
 /// The input loops shared by `landmarker pose` and `landmarker hand`: image files in image
-/// mode, or a video source in video mode, each result printed and written as the options ask.
+/// mode, or a video in video mode, each result printed and written as the options ask.
 struct LandmarkerRun<Result: RecordFields> {
     /// Runs the landmarker on one image (image mode).
     let detectImage: (MPImage) throws -> Result
     /// Runs the landmarker on one frame with its timestamp in milliseconds (video mode).
     let detectFrame: (MPImage, Int) throws -> Result
-    /// What is printed for one image without `--json`: a count ("2 pose(s)"), printed after the
-    /// image's path, then one indented line per pose or hand.
+    /// What is printed for one image or frame without `--json`: a count ("2 pose(s)"), printed
+    /// after the image's name, then one indented line per pose or hand.
     let describe: (Result, MPImage) -> (count: String, lines: [String])
-    /// Writes the image's files (annotated PNG, mask); the flag says whether several images share
-    /// the output options, so that they name folders.
-    let writeOutputs: (Result, MPImage, _ imagePath: String, _ multipleImages: Bool) throws -> Void
+    /// The upright image with the result drawn over it (`--annotate`).
+    let draw: (Result, MPImage) -> RGBImage
+    /// The segmentation mask's grey pixels, upright image size (`--mask`); nil where the task
+    /// has no mask.
+    let maskPixels: ((Result, MPImage) -> [UInt8])?
 
-    /// Image mode over `paths`: with `json`, one pretty object (one image) or an array of them.
-    func runImages(_ paths: [String], json: Bool) throws {
-        var records: [ResultRecord<Result>] = []
+    /// Image mode over `paths`. One image: its result, as one pretty JSON object with `json`;
+    /// a failure ends the run. Several: one line per image as soon as it is done (a compact
+    /// JSON object with `json`); an image that fails gives a line with an `error` field (and
+    /// the message on standard error) and the batch goes on; the exit status is 1 when any
+    /// failed. `annotate` and `mask` name PNG files (several images: folders).
+    func runImages(_ paths: [String], json: Bool, annotate: String?, mask: String?) throws {
+        let single = paths.count == 1
+        var failures = 0
         for path in paths {
-            let image = try FrameInput.loadImage(path)
-            let result = try detectImage(image)
-            records.append(ResultRecord(image: path, width: image.width, height: image.height, result: result, timestampMs: nil))
-            try writeOutputs(result, image, path, paths.count > 1)
-            if !json {
-                let description = describe(result, image)
-                print(([path + ": " + description.count] + description.lines).joined(separator: "\n"))
+            do {
+                let image = try FrameInput.loadImage(path)
+                let result = try detectImage(image)
+                if let annotate {
+                    try AnnotatedOutput.write(
+                        draw(result, image), to: OutputPath.resolve(annotate, for: path, multiple: !single))
+                }
+                if let mask, let maskPixels {
+                    try AnnotatedOutput.writeGray(
+                        maskPixels(result, image), width: image.width, height: image.height,
+                        to: OutputPath.resolve(mask, for: path, multiple: !single))
+                }
+                let record = ResultRecord(image: path, width: image.width, height: image.height, result: result, timestampMs: nil)
+                if json {
+                    printLine(try JSONOutput.encode(record, pretty: single))
+                } else {
+                    let description = describe(result, image)
+                    printLine(([path + ": " + description.count] + description.lines).joined(separator: "\n"))
+                }
+            } catch {
+                if single { throw error }
+                failures += 1
+                let message = (error as? CommandFailure)?.message ?? "\(path): \(error)"
+                printError("landmarker: \(message)")
+                if json { printLine(try JSONOutput.encode(ImageFailureRecord(image: path, error: message), pretty: false)) }
             }
         }
-        if json {
-            print(try JSONOutput.encode(records.count == 1 ? AnyEncodable(records[0]) : AnyEncodable(records), pretty: true))
+        if failures > 0 {
+            printError("landmarker: \(failures) of \(paths.count) images failed")
+            throw ExitCode.failure
         }
     }
 
-    /// Video mode over a folder of frames or a Y4M stream: one JSON line per frame, progress on
-    /// standard error.
-    func runVideo(_ source: String, folderFramesPerSecond fps: Double) throws {
-        try FrameInput.open(source, folderFramesPerSecond: fps).forEachFrame { frame, image in
-            let result = try detectFrame(image, frame.timestampMs)
-            let record = ResultRecord(image: frame.name, width: image.width, height: image.height, result: result,
-                                      timestampMs: frame.timestampMs)
-            print(try JSONOutput.encode(record, pretty: false))
+    /// Video mode over a video file, a Y4M stream or a folder of frames: one line per frame (a
+    /// compact JSON object with `json`), progress on standard error unless `quiet`, and with
+    /// `annotate` / `mask` a video of the drawn frames / of the masks (through ffmpeg, at the
+    /// input's frame rate; the files appear only once whole).
+    func runVideo(_ source: String, folderFramesPerSecond fps: Double, json: Bool, annotate: String?, mask: String?,
+                  quiet: Bool) throws {
+        let input = try FrameInput.open(source, folderFramesPerSecond: fps)
+        var annotatedVideo: FFmpegVideoWriter?
+        var maskVideo: FFmpegVideoWriter?
+        defer {
+            annotatedVideo?.cancel()
+            maskVideo?.cancel()
+        }
+        do {
+            try input.forEachFrame(quiet: quiet) { frame, image in
+                let result = try detectFrame(image, frame.timestampMs)
+                if json {
+                    let record = ResultRecord(image: frame.name, width: image.width, height: image.height, result: result,
+                                              timestampMs: frame.timestampMs)
+                    printLine(try JSONOutput.encode(record, pretty: false))
+                } else {
+                    let description = describe(result, image)
+                    printLine(([frame.name + " at \(frame.timestampMs) ms: " + description.count] + description.lines)
+                        .joined(separator: "\n"))
+                }
+                if let annotate {
+                    let canvas = draw(result, image)
+                    if annotatedVideo == nil {
+                        annotatedVideo = try FFmpegVideoWriter(
+                            path: annotate, width: canvas.width, height: canvas.height,
+                            framesPerSecond: input.framesPerSecond, layout: .rgb24)
+                    }
+                    try annotatedVideo?.write(canvas.pixels)
+                }
+                if let mask, let maskPixels {
+                    if maskVideo == nil {
+                        maskVideo = try FFmpegVideoWriter(
+                            path: mask, width: image.width, height: image.height,
+                            framesPerSecond: input.framesPerSecond, layout: .gray8)
+                    }
+                    try maskVideo?.write(maskPixels(result, image))
+                }
+            }
+            try annotatedVideo?.finish()
+            try maskVideo?.finish()
+        } catch let error as VideoFileError {
+            throw CommandFailure(error.description)
         }
     }
+}
+
+/// Prints a line to standard output and flushes it, so that a reader sees each result as soon
+/// as it is done.
+func printLine(_ line: String) {
+    print(line)
+    fflush(nil)  // all open output streams, standard output among them
+}
+
+/// The `--json` line of an image that failed in a batch.
+struct ImageFailureRecord: Encodable {
+    let image: String
+    let error: String
 }
 
 /// The keys of a `--json` record.

@@ -8,21 +8,29 @@ struct PoseCommand: ParsableCommand {
         commandName: "pose",
         abstract: "Detect 33 body landmarks per person in images or a video.",
         discussion: """
-            Images: one result per image (image mode). Video: --video takes a folder of frames
-            (PNG/JPEG, sorted by name, timestamps from --fps) or a YUV4MPEG2 stream (a .y4m file, or -
-            for standard input, e.g. `ffmpeg -i clip.mp4 -f yuv4mpegpipe - | landmarker pose --video -`),
-            runs in video mode with tracking and prints one JSON line per frame.
-            With several images, --annotate and --mask name a folder that receives <image name>.png.
+            Images: one result per image (image mode); with several, one line per image as soon as
+            it is done, and an image that fails gives an error line while the rest go on.
+            Video: a video file (each frame's presentation time is its timestamp), a YUV4MPEG2
+            stream or a folder of frames (PNG/JPEG, sorted by name, timestamps from --fps), run in
+            video mode with tracking: one line per frame, progress on standard error.
+            --annotate and --mask write a PNG for one image, a folder of <image name>.png for
+            several, and a video file (through ffmpeg, at the input's frame rate) for a video.
             """)
 
-    @Argument(help: "PNG or JPEG files.")
-    var images: [String] = []
+    @Argument(help: """
+        Images (PNG, JPEG), or one video: a video file (MP4, MKV, WebM, MOV, AVI, ..., read through \
+        ffmpeg), a .y4m file, - for a YUV4MPEG2 stream on standard input, or a folder of frames.
+        """)
+    var inputs: [String] = []
 
-    @Option(help: "A folder of frames, a .y4m file, or - for a YUV4MPEG2 stream on standard input.")
+    @Option(help: "A video, as the argument would name it.")
     var video: String?
 
-    @Option(help: "Frame rate of a folder of frames (timestamps = frame index / fps).")
-    var fps: Double = 30
+    @Option(help: "Frame rate of a folder of frames (timestamps = frame index / fps; default 30).")
+    var fps: Double?
+
+    @Flag(help: "No progress report on standard error (video).")
+    var quiet = false
 
     @Option(help: """
         The pose landmarker bundle (.task) holding pose_detector.tflite and pose_landmarks_detector.tflite: \
@@ -33,10 +41,10 @@ struct PoseCommand: ParsableCommand {
     @Flag(help: "Print the result as JSON (one object per image; one line per frame for video).")
     var json = false
 
-    @Option(help: "Write the image with the skeleton drawn over it (PNG).")
+    @Option(help: "Write the image (or video) with the skeletons drawn over it.")
     var annotate: String?
 
-    @Option(help: "Write the segmentation mask as an 8-bit PNG.")
+    @Option(help: "Write the segmentation mask: an 8-bit grey PNG (or a grey video).")
     var mask: String?
 
     @Option(help: "Maximum number of people.")
@@ -55,19 +63,19 @@ struct PoseCommand: ParsableCommand {
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
     func validate() throws {
-        guard images.isEmpty != (video == nil) else {
-            throw ValidationError("give either image files or --video, not both")
-        }
-        guard fps > 0 && fps <= 10_000 else { throw ValidationError("--fps must be in (0, 10000]") }
+        if let fps { guard fps > 0 && fps <= 10_000 else { throw ValidationError("--fps must be in (0, 10000]") } }
     }
 
     func run() throws {
         try reportingFailures {
-            if let video {
-                let landmarker = try makeLandmarker(mode: .video)
-                try makeRun(landmarker).runVideo(video, folderFramesPerSecond: fps)
-            } else {
-                try makeRun(try makeLandmarker(mode: .image)).runImages(images, json: json)
+            let input = try InputChoice.choose(arguments: inputs, video: video)
+            try input.checkOptions(fps: fps, quiet: quiet, outputs: [("--annotate", annotate), ("--mask", mask)])
+            switch input {
+            case .video(let source):
+                try makeRun(try makeLandmarker(mode: .video)).runVideo(
+                    source, folderFramesPerSecond: fps ?? 30, json: json, annotate: annotate, mask: mask, quiet: quiet)
+            case .images(let paths):
+                try makeRun(try makeLandmarker(mode: .image)).runImages(paths, json: json, annotate: annotate, mask: mask)
             }
         }
     }
@@ -100,16 +108,9 @@ struct PoseCommand: ParsableCommand {
                            pose[0].x * Float(image.width), pose[0].y * Float(image.height))
                 })
             },
-            writeOutputs: { result, image, path, multiple in
-                if let annotate {
-                    try AnnotatedOutput.writePose(
-                        image: image, result: result, to: OutputPath.resolve(annotate, for: path, multiple: multiple))
-                }
-                if let mask {
-                    try AnnotatedOutput.writeMasks(
-                        result.segmentationMasks ?? [], width: image.width, height: image.height,
-                        to: OutputPath.resolve(mask, for: path, multiple: multiple))
-                }
+            draw: AnnotatedOutput.drawPoses(_:on:),
+            maskPixels: { result, image in
+                AnnotatedOutput.maskPixels(result.segmentationMasks ?? [], width: image.width, height: image.height)
             })
     }
 }

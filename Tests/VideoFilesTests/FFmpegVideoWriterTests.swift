@@ -54,6 +54,27 @@ import Testing
         #expect(abs((reader.probe.framesPerSecond ?? 0) - 29.97) < 0.001)
     }
 
+    @Test func twoWritersAndAReaderAtOnceAllFinish() throws {
+        // Each child must hold only its own pipes: an ffmpeg that inherited another's input
+        // would keep it open, and that one would never see the end of its frames.
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try FFmpegVideoWriter(
+            path: folder.appendingPathComponent("a.mkv").path, width: 16, height: 16, framesPerSecond: 25, layout: .gray8)
+        let second = try FFmpegVideoWriter(
+            path: folder.appendingPathComponent("b.mkv").path, width: 16, height: 16, framesPerSecond: 25, layout: .rgb24)
+        for _ in 0..<3 {
+            try first.write([UInt8](repeating: 9, count: 256))
+            try second.write([UInt8](repeating: 9, count: 768))
+        }
+        try first.finish()
+        let reader = try FFmpegVideoReader(path: folder.appendingPathComponent("a.mkv").path)
+        try second.finish()
+        var count = 0
+        while try reader.nextFrame() != nil { count += 1 }
+        #expect(count == 3)
+    }
+
     @Test func aFailedOrCancelledWriteLeavesNoFile() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

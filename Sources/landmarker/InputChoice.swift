@@ -1,0 +1,66 @@
+import Foundation
+
+/// What `landmarker pose|hand` runs on: image files (image mode), or one video (video mode:
+/// a video file ffmpeg reads, a `.y4m` file or `-` for a YUV4MPEG2 stream on standard input,
+/// or a folder of frames).
+enum InputChoice: Equatable {
+    case images([String])
+    case video(String)
+
+    /// Extensions taken as video files (decoded through ffmpeg), lower case.
+    static let videoExtensions: Set<String> = [
+        "mp4", "m4v", "mkv", "webm", "mov", "avi", "mpg", "mpeg", "ts", "m2ts", "mts", "flv", "wmv", "ogv", "3gp",
+    ]
+
+    /// The choice the positional arguments and `--video` make.
+    /// - Throws: `ValidationError`-style `CommandFailure` for nothing, both, or a video among
+    ///   several arguments.
+    static func choose(arguments: [String], video: String?) throws -> InputChoice {
+        if let video {
+            guard arguments.isEmpty else { throw CommandFailure("give image files or --video, not both") }
+            return .video(video)
+        }
+        guard !arguments.isEmpty else { throw CommandFailure("give image files, a video file or a folder of frames") }
+        let videos = arguments.filter(isVideo)
+        if videos.isEmpty { return .images(arguments) }
+        guard arguments.count == 1 else {
+            throw CommandFailure("\(videos[0]) is a video: give one video (file or folder of frames), or image files")
+        }
+        return .video(arguments[0])
+    }
+
+    /// Whether `path` names a video rather than an image: `-`, a folder, `.y4m`, or a video
+    /// file extension.
+    static func isVideo(_ path: String) -> Bool {
+        if path == "-" { return true }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { return true }
+        let pathExtension = URL(fileURLWithPath: path).pathExtension.lowercased()
+        return pathExtension == "y4m" || videoExtensions.contains(pathExtension)
+    }
+
+    /// Refuses the options that do not apply to this input: `--fps` outside a folder of frames
+    /// (video files and Y4M streams carry their own timing), `--quiet` for images (it silences
+    /// the video progress report), and in video mode an image name for `--annotate`/`--mask`
+    /// (they name video files there).
+    func checkOptions(fps: Double?, quiet: Bool, outputs: [(option: String, path: String?)]) throws {
+        switch self {
+        case .images:
+            if fps != nil { throw CommandFailure("--fps applies to a folder of frames, not to images") }
+            if quiet { throw CommandFailure("--quiet applies to video input (it silences the progress report)") }
+        case .video(let source):
+            var isFolder: ObjCBool = false
+            let folder = FileManager.default.fileExists(atPath: source, isDirectory: &isFolder) && isFolder.boolValue
+            if fps != nil && !folder {
+                throw CommandFailure("--fps applies to a folder of frames: \(source) carries its own timing")
+            }
+            for (option, path) in outputs {
+                guard let path else { continue }
+                let pathExtension = URL(fileURLWithPath: path).pathExtension.lowercased()
+                if ["png", "jpg", "jpeg"].contains(pathExtension) || pathExtension.isEmpty {
+                    throw CommandFailure("\(option) \(path): with a video, \(option) names a video file (e.g. out.mp4)")
+                }
+            }
+        }
+    }
+}
