@@ -98,12 +98,14 @@ let package = Package(
             swiftSettings: computeSettings),
         .target(name: "MediaPipeTasksVision", dependencies: ["Pipeline"]),
         .target(name: "MLKit", dependencies: ["Pipeline"]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "VideoFiles", dependencies: ["ImageIO"]),
         .target(name: "CBuildInfo", cSettings: [.define("LANDMARKER_BUILD_COMMIT", to: "\"\(buildCommit)\"")]),
         .executableTarget(
             name: "landmarker",
             dependencies: [
                 "CBuildInfo",
+                "CCrypto",
                 "Inference",
                 "Kernels",
                 "Pipeline",

@@ -34,43 +34,17 @@ struct HandCommand: ParsableCommand {
     @Flag(help: "No progress report on standard error (video).")
     var quiet = false
 
-    @Option(help: """
-        The hand landmarker bundle (.task) holding hand_detector.tflite and \
-        hand_landmarks_detector.tflite: a path, or a name looked up in the model folders \
-        (default \(ModelLocation.handBundle); see landmarker --version).
-        """)
-    var model: String?
+    @OptionGroup var task: HandTaskOptions
 
-    @Flag(help: "Use the lite models (\(ModelLocation.liteHandBundle)).")
-    var lite = false
-
-    @Flag(help: "Print the result as JSON (one object per image; one line per frame for video).")
+    @Flag(help: "Print results as JSON: one pretty object for one image, a line per image or frame otherwise.")
     var json = false
 
     @Option(help: "Write the image (or video) with each hand's skeleton and handedness drawn over it.")
     var annotate: String?
 
-    @Option(help: "Maximum number of hands.")
-    var numHands = 1
-
-    @Option(help: "Minimum palm detector score.")
-    var minDetectionConfidence: Float = 0.5
-
-    @Option(help: "Minimum hand presence score.")
-    var minPresenceConfidence: Float = 0.5
-
-    @Option(help: "IoU above which a new palm counts as an already tracked hand (video).")
-    var minTrackingConfidence: Float = 0.5
-
-    @Option(help: "Threads for the model kernels.")
-    var threads = ProcessInfo.processInfo.activeProcessorCount
-
     func validate() throws {
         if let fps { guard fps > 0 && fps <= 10_000 else { throw ValidationError("--fps must be in (0, 10000]") } }
-        guard !(lite && model != nil) else { throw ValidationError("give --lite or --model, not both") }
     }
-
-    private var modelArgument: String { model ?? (lite ? ModelLocation.liteHandBundle : ModelLocation.handBundle) }
 
     func run() throws {
         try reportingFailures {
@@ -87,20 +61,7 @@ struct HandCommand: ParsableCommand {
     }
 
     private func makeLandmarker(mode: RunningMode) throws -> HandLandmarker {
-        let modelPath = try ModelLocation.resolve(modelArgument)
-        let options = HandLandmarkerOptions()
-        options.baseOptions.modelAssetPath = modelPath
-        options.baseOptions.numThreads = threads
-        options.runningMode = mode
-        options.numHands = numHands
-        options.minHandDetectionConfidence = minDetectionConfidence
-        options.minHandPresenceConfidence = minPresenceConfidence
-        options.minTrackingConfidence = minTrackingConfidence
-        do {
-            return try HandLandmarker(options: options)
-        } catch {
-            throw CommandFailure("\(modelPath): \(error)")
-        }
+        try task.makeLandmarker(modelPath: try ModelLocation.resolve(task.modelArgument), mode: mode)
     }
 
     private func makeRun(_ landmarker: HandLandmarker) -> LandmarkerRun<HandLandmarkerResult> {

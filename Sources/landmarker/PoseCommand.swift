@@ -32,13 +32,9 @@ struct PoseCommand: ParsableCommand {
     @Flag(help: "No progress report on standard error (video).")
     var quiet = false
 
-    @Option(help: """
-        The pose landmarker bundle (.task) holding pose_detector.tflite and pose_landmarks_detector.tflite: \
-        a path, or a name looked up in the model folders (see landmarker --version).
-        """)
-    var model = ModelLocation.poseBundle
+    @OptionGroup var task: PoseTaskOptions
 
-    @Flag(help: "Print the result as JSON (one object per image; one line per frame for video).")
+    @Flag(help: "Print results as JSON: one pretty object for one image, a line per image or frame otherwise.")
     var json = false
 
     @Option(help: "Write the image (or video) with the skeletons drawn over it.")
@@ -46,21 +42,6 @@ struct PoseCommand: ParsableCommand {
 
     @Option(help: "Write the segmentation mask: an 8-bit grey PNG (or a grey video).")
     var mask: String?
-
-    @Option(help: "Maximum number of people.")
-    var numPoses = 1
-
-    @Option(help: "Minimum detector score.")
-    var minDetectionConfidence: Float = 0.5
-
-    @Option(help: "Minimum pose presence score.")
-    var minPresenceConfidence: Float = 0.5
-
-    @Option(help: "Minimum IoU to keep tracking a person (video).")
-    var minTrackingConfidence: Float = 0.5
-
-    @Option(help: "Threads for the model kernels.")
-    var threads = ProcessInfo.processInfo.activeProcessorCount
 
     func validate() throws {
         if let fps { guard fps > 0 && fps <= 10_000 else { throw ValidationError("--fps must be in (0, 10000]") } }
@@ -81,21 +62,7 @@ struct PoseCommand: ParsableCommand {
     }
 
     private func makeLandmarker(mode: RunningMode) throws -> PoseLandmarker {
-        let model = try ModelLocation.resolve(model)
-        let options = PoseLandmarkerOptions()
-        options.baseOptions.modelAssetPath = model
-        options.baseOptions.numThreads = threads
-        options.runningMode = mode
-        options.numPoses = numPoses
-        options.minPoseDetectionConfidence = minDetectionConfidence
-        options.minPosePresenceConfidence = minPresenceConfidence
-        options.minTrackingConfidence = minTrackingConfidence
-        options.shouldOutputSegmentationMasks = mask != nil
-        do {
-            return try PoseLandmarker(options: options)
-        } catch {
-            throw CommandFailure("\(model): \(error)")
-        }
+        try task.makeLandmarker(modelPath: try ModelLocation.resolve(task.model), mode: mode, masks: mask != nil)
     }
 
     private func makeRun(_ landmarker: PoseLandmarker) -> LandmarkerRun<PoseLandmarkerResult> {

@@ -1,0 +1,260 @@
+import ArgumentParser
+import Foundation
+
+/// A dataset run of `landmarker extract`: for each manifest entry of the shard, in manifest
+/// order, `DIR/<name>.ndjson`: a header line (`ExtractionHeader`), then one line per frame.
+///
+/// - **Whole files only.** The frame lines go to a temporary file, then header and frames to a
+///   second one, renamed to `<name>.ndjson` when complete; a file under that name is whole.
+/// - **Resume.** An entry whose output exists with a header naming the same input (size and
+///   SHA-256), task, options, model files and tool version is skipped; any other is redone.
+/// - **Failures stay local.** An entry that fails gets `DIR/<name>.error.json` (what failed,
+///   where) and the run goes on; a later success removes it. The last line on standard error
+///   summarises done / skipped / failed; the exit status is 1 when any failed.
+/// - **Same bytes for any split.** An output depends only on its entry, the options and the
+///   models: not on the shard, the order shards run in, or the thread count (the landmarkers
+///   give bit-identical results for every count), so 1 or N shards write identical files.
+struct Extraction {
+    let entries: [DatasetManifest.Entry]
+    let shard: Shard
+    let outputFolder: String
+    let quiet: Bool
+    /// The header fields every output of this run shares.
+    let task: String
+    let options: [String: String]
+    let models: [String: String]
+
+    init(dataset: ExtractCommand.DatasetOptions, task: String, options: [String: String], modelPath: String) throws {
+        entries = try DatasetManifest(contentsOf: dataset.manifest).shard(dataset.shard.index, of: dataset.shard.count)
+        shard = dataset.shard
+        outputFolder = dataset.out
+        quiet = dataset.quiet
+        self.task = task
+        self.options = options
+        let modelName = URL(fileURLWithPath: modelPath).lastPathComponent
+        models = [modelName: try FileDigest.sha256(ofFile: modelPath).hex]
+        do {
+            try FileManager.default.createDirectory(atPath: outputFolder, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure("\(outputFolder): cannot create the output folder: \(error.localizedDescription)")
+        }
+    }
+
+    /// Runs every entry of the shard; `makeRun` gives a fresh landmarker per video (each video
+    /// starts its own tracking).
+    func run(_ makeRun: () throws -> EntryRun) throws {
+        var done = 0, skipped = 0, failed = 0
+        for (position, entry) in entries.enumerated() {
+            let label = "extract: [\(position + 1)/\(entries.count)] \(entry.path)"
+            do {
+                let input = try InputDescription(entry)
+                let expected = ExtractionHeader(
+                    input: input, frames: nil, framesPerSecond: nil, task: task, options: options, models: models,
+                    version: VersionReport.packageVersion)
+                if let existing = ExtractionHeader.read(fromFirstLineOf: outputPath(entry)), existing.sameWork(as: expected) {
+                    skipped += 1
+                    if !quiet { printError("\(label): already done") }
+                    continue
+                }
+                let frames = try extract(entry, expecting: expected, with: makeRun())
+                try? FileManager.default.removeItem(atPath: errorPath(entry))
+                done += 1
+                if !quiet { printError("\(label): \(frames) frames") }
+            } catch {
+                failed += 1
+                let message = (error as? CommandFailure)?.message ?? "\(error)"
+                writeErrorFile(entry, message: message)
+                printError("\(label): FAILED: \(message)")
+            }
+        }
+        printError("extract: shard \(shard): \(done) done, \(skipped) skipped, \(failed) failed "
+                   + "(\(entries.count) entries in this shard)")
+        if failed > 0 { throw ExitCode.failure }
+    }
+
+    private func outputPath(_ entry: DatasetManifest.Entry) -> String { outputFolder + "/" + entry.name + ".ndjson" }
+    private func errorPath(_ entry: DatasetManifest.Entry) -> String { outputFolder + "/" + entry.name + ".error.json" }
+
+    /// Removes the temporary files a stopped run left for `entry` (`.<name>.*.partial.<pid>`
+    /// of a process that no longer runs).
+    private func removeStalePartials(of entry: DatasetManifest.Entry) {
+        let prefix = "." + entry.name + "."
+        for file in (try? FileManager.default.contentsOfDirectory(atPath: outputFolder)) ?? [] where file.hasPrefix(prefix) {
+            guard let marker = file.range(of: ".partial.", options: .backwards),
+                  let pid = Int32(file[marker.upperBound...]), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: outputFolder + "/" + file)
+            }
+        }
+    }
+
+    /// Writes `entry`'s output; returns its frame count.
+    private func extract(_ entry: DatasetManifest.Entry, expecting header: ExtractionHeader, with run: EntryRun) throws -> Int {
+        removeStalePartials(of: entry)
+        let framesPath = outputFolder + "/." + entry.name + ".frames.partial.\(getpid())"
+        let wholePath = outputFolder + "/." + entry.name + ".ndjson.partial.\(getpid())"
+        defer {
+            try? FileManager.default.removeItem(atPath: framesPath)
+            try? FileManager.default.removeItem(atPath: wholePath)
+        }
+        let input = try FrameInput.open(entry.resolvedPath, folderFramesPerSecond: Self.folderFramesPerSecond)
+        let frames = try LineFile(creating: framesPath)
+        var count = 0
+        // A folder's frames are named by their file names alone, so that outputs do not depend
+        // on where the manifest lies.
+        let folderPrefix = entry.resolvedPath + "/"
+        try input.forEachFrame(quiet: true) { frame, image in
+            let name = frame.name.hasPrefix(folderPrefix) ? String(frame.name.dropFirst(folderPrefix.count)) : frame.name
+            do {
+                try frames.append(try run.line(image, name, frame.timestampMs))
+            } catch {
+                throw CommandFailure("frame \(count) (\(frame.name)): \(error)")
+            }
+            count += 1
+        }
+        try frames.close()
+        guard count > 0 else { throw CommandFailure("\(entry.path): no frames") }
+
+        let complete = ExtractionHeader(
+            input: header.input, frames: count, framesPerSecond: input.framesPerSecond, task: task, options: options,
+            models: models, version: header.version)
+        let whole = try LineFile(creating: wholePath)
+        try whole.append(try JSONOutput.encode(complete, pretty: false))
+        try whole.appendContents(ofFile: framesPath)
+        try whole.close()
+        guard rename(wholePath, outputPath(entry)) == 0 else {
+            throw CommandFailure("\(outputPath(entry)): \(String(cString: strerror(errno)))")
+        }
+        return count
+    }
+
+    /// Frame rate given to a folder of frames (timestamps = index / rate), as `landmarker pose`'s
+    /// default `--fps`.
+    static let folderFramesPerSecond = 30.0
+
+    /// `<name>.error.json`: the entry, the message and the time, written through a temporary name.
+    private func writeErrorFile(_ entry: DatasetManifest.Entry, message: String) {
+        struct Failure: Encodable {
+            let input: String
+            let error: String
+            let task: String
+            let version: String
+        }
+        let failure = Failure(input: entry.path, error: message, task: task, version: VersionReport.packageVersion)
+        guard let text = try? JSONOutput.encode(failure, pretty: true) else { return }
+        let temporary = outputFolder + "/." + entry.name + ".error.partial.\(getpid())"
+        if FileManager.default.createFile(atPath: temporary, contents: Data((text + "\n").utf8)) {
+            rename(temporary, errorPath(entry))
+        }
+    }
+}
+
+/// What an entry's input is: its path as the manifest writes it, its size in bytes and its
+/// SHA-256 (for a folder of frames: over the frame files' names and contents, in name order).
+struct InputDescription: Codable, Equatable {
+    let path: String
+    let bytes: Int
+    let sha256: String
+
+    init(_ entry: DatasetManifest.Entry) throws {
+        path = entry.path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: entry.resolvedPath, isDirectory: &isFolder) else {
+            throw CommandFailure("\(entry.path): no such file or folder")
+        }
+        if !isFolder.boolValue {
+            (sha256, bytes) = try FileDigest.sha256(ofFile: entry.resolvedPath)
+            return
+        }
+        let digest = try FileDigest()
+        var total = 0
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: entry.resolvedPath).sorted()) ?? []
+        for name in names where !name.hasPrefix(".") {
+            Data((name + "\n").utf8).withUnsafeBytes { digest.update($0) }
+            total += try digest.update(contentsOf: entry.resolvedPath + "/" + name)
+        }
+        (sha256, bytes) = (digest.finish(), total)
+    }
+}
+
+/// The first line of an extraction output.
+struct ExtractionHeader: Codable, Equatable {
+    var format = "landmarker-extract/1"
+    let input: InputDescription
+    /// Frames in the output, and the rate the timestamps of a folder or the output videos use;
+    /// `nil` only in the header a run expects before it has read the video.
+    let frames: Int?
+    let framesPerSecond: Double?
+    let task: String
+    /// The options that decide the results (`PoseTaskOptions.recorded`, `HandTaskOptions.recorded`).
+    let options: [String: String]
+    /// Model file name → SHA-256.
+    let models: [String: String]
+    /// The tool's version (`landmarker --version`).
+    let version: String
+
+    /// Whether `other` describes the same work: the same input, task, options, models, version.
+    func sameWork(as other: ExtractionHeader) -> Bool {
+        format == other.format && input == other.input && task == other.task && options == other.options
+            && models == other.models && version == other.version
+    }
+
+    /// The header of the output at `path`, or `nil` when there is none or it does not parse.
+    static func read(fromFirstLineOf path: String) -> ExtractionHeader? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var line = Data()
+        while line.count < 1 << 20, let chunk = try? handle.read(upToCount: 4096), !chunk.isEmpty {
+            if let newline = chunk.firstIndex(of: 0x0A) {
+                line.append(chunk[chunk.startIndex..<newline])
+                return try? JSONDecoder().decode(ExtractionHeader.self, from: line)
+            }
+            line.append(chunk)
+        }
+        return nil
+    }
+}
+
+/// A file written line by line (each line's bytes, then a line feed).
+final class LineFile {
+    private let handle: FileHandle
+    private let path: String
+
+    init(creating path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw CommandFailure("\(path): cannot be created")
+        }
+        self.handle = handle
+        self.path = path
+    }
+
+    func append(_ line: String) throws {
+        do {
+            try handle.write(contentsOf: Data((line + "\n").utf8))
+        } catch {
+            throw CommandFailure("\(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Appends the bytes of the file at `source`, 1 MiB at a time.
+    func appendContents(ofFile source: String) throws {
+        guard let reader = FileHandle(forReadingAtPath: source) else { throw CommandFailure("\(source): cannot be read") }
+        defer { try? reader.close() }
+        do {
+            while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty {
+                try handle.write(contentsOf: chunk)
+            }
+        } catch {
+            throw CommandFailure("\(path): \(error.localizedDescription)")
+        }
+    }
+
+    func close() throws {
+        do {
+            try handle.synchronize()
+            try handle.close()
+        } catch {
+            throw CommandFailure("\(path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import Pipeline
+
+/// The pose landmarker's options, shared by `landmarker pose` and `landmarker extract pose`.
+struct PoseTaskOptions: ParsableArguments {
+    @Option(help: """
+        The pose landmarker bundle (.task) holding pose_detector.tflite and pose_landmarks_detector.tflite: \
+        a path, or a name looked up in the model folders (see landmarker --version).
+        """)
+    var model = ModelLocation.poseBundle
+
+    @Option(help: "Maximum number of people.")
+    var numPoses = 1
+
+    @Option(help: "Minimum detector score.")
+    var minDetectionConfidence: Float = 0.5
+
+    @Option(help: "Minimum pose presence score.")
+    var minPresenceConfidence: Float = 0.5
+
+    @Option(help: "Minimum IoU to keep tracking a person (video).")
+    var minTrackingConfidence: Float = 0.5
+
+    @Option(help: "Threads for the model kernels (results are the same for every count).")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    /// The options that decide the results, as `extract` records them (not the thread count:
+    /// results are bit-identical for every count).
+    var recorded: [String: String] {
+        ["numPoses": "\(numPoses)", "minPoseDetectionConfidence": "\(minDetectionConfidence)",
+         "minPosePresenceConfidence": "\(minPresenceConfidence)", "minTrackingConfidence": "\(minTrackingConfidence)"]
+    }
+
+    /// A landmarker with these options; `masks` turns the segmentation masks on.
+    func makeLandmarker(modelPath: String, mode: RunningMode, masks: Bool = false) throws -> PoseLandmarker {
+        let options = PoseLandmarkerOptions()
+        options.baseOptions.modelAssetPath = modelPath
+        options.baseOptions.numThreads = threads
+        options.runningMode = mode
+        options.numPoses = numPoses
+        options.minPoseDetectionConfidence = minDetectionConfidence
+        options.minPosePresenceConfidence = minPresenceConfidence
+        options.minTrackingConfidence = minTrackingConfidence
+        options.shouldOutputSegmentationMasks = masks
+        do {
+            return try PoseLandmarker(options: options)
+        } catch {
+            throw CommandFailure("\(modelPath): \(error)")
+        }
+    }
+}
+
+/// The hand landmarker's options, shared by `landmarker hand` and `landmarker extract hand`.
+struct HandTaskOptions: ParsableArguments {
+    @Option(help: """
+        The hand landmarker bundle (.task) holding hand_detector.tflite and \
+        hand_landmarks_detector.tflite: a path, or a name looked up in the model folders \
+        (default \(ModelLocation.handBundle); see landmarker --version).
+        """)
+    var model: String?
+
+    @Flag(help: "Use the lite models (\(ModelLocation.liteHandBundle)).")
+    var lite = false
+
+    @Option(help: "Maximum number of hands.")
+    var numHands = 1
+
+    @Option(help: "Minimum palm detector score.")
+    var minDetectionConfidence: Float = 0.5
+
+    @Option(help: "Minimum hand presence score.")
+    var minPresenceConfidence: Float = 0.5
+
+    @Option(help: "IoU above which a new palm counts as an already tracked hand (video).")
+    var minTrackingConfidence: Float = 0.5
+
+    @Option(help: "Threads for the model kernels (results are the same for every count).")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    func validate() throws {
+        guard !(lite && model != nil) else { throw ValidationError("give --lite or --model, not both") }
+    }
+
+    /// The bundle argument: `--model`, or the full or lite default.
+    var modelArgument: String { model ?? (lite ? ModelLocation.liteHandBundle : ModelLocation.handBundle) }
+
+    /// The options that decide the results, as `extract` records them (not the thread count).
+    var recorded: [String: String] {
+        ["numHands": "\(numHands)", "minHandDetectionConfidence": "\(minDetectionConfidence)",
+         "minHandPresenceConfidence": "\(minPresenceConfidence)", "minTrackingConfidence": "\(minTrackingConfidence)"]
+    }
+
+    /// A landmarker with these options.
+    func makeLandmarker(modelPath: String, mode: RunningMode) throws -> HandLandmarker {
+        let options = HandLandmarkerOptions()
+        options.baseOptions.modelAssetPath = modelPath
+        options.baseOptions.numThreads = threads
+        options.runningMode = mode
+        options.numHands = numHands
+        options.minHandDetectionConfidence = minDetectionConfidence
+        options.minHandPresenceConfidence = minPresenceConfidence
+        options.minTrackingConfidence = minTrackingConfidence
+        do {
+            return try HandLandmarker(options: options)
+        } catch {
+            throw CommandFailure("\(modelPath): \(error)")
+        }
+    }
+}
