@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Checks `landmarker extract` as a dataset user runs it, on a manifest of short clips encoded
+# from the sample clip's frames, a folder of frames and one corrupt file:
+#   - every good entry gets one whole <name>.ndjson (header + one line per frame), the
+#     corrupt one a <name>.error.json, no temporary file remains, and the exit status is 1;
+#   - the bytes are identical for 1 shard and 3 shards run in reverse order, and for 1 and 2
+#     threads;
+#   - a rerun skips the finished entries and redoes one whose output was removed.
+# Usage: scripts/check_extract.sh LANDMARKER_BINARY   (needs ffmpeg and scripts/fetch_samples.sh)
+set -euo pipefail
+if (($# != 1)); then echo "usage: scripts/check_extract.sh LANDMARKER_BINARY" >&2; exit 2; fi
+bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+failures=0
+fail() { echo "check_extract: FAIL: $*" >&2; failures=$((failures + 1)); }
+
+mkdir videos
+frames="$root/samples/bus_tilt/frame_%04d.png"
+ffmpeg -nostdin -v error -framerate 25 -i "$frames" -frames:v 12 -c:v libx264 -pix_fmt yuv420p videos/first.mp4
+ffmpeg -nostdin -v error -framerate 25 -start_number 10 -i "$frames" -frames:v 12 -c:v ffv1 videos/second.mkv
+ffmpeg -nostdin -v error -framerate 30 -start_number 20 -i "$frames" -frames:v 10 -c:v libvpx-vp9 videos/third.webm
+mkdir videos/folder
+cp "$root"/samples/bus_tilt/frame_000[0-7].png videos/folder/
+head -c 4000 videos/first.mp4 > videos/corrupt.mp4
+printf '# four videos and a corrupt file\nvideos/first.mp4\nvideos/second.mkv\n\nvideos/corrupt.mp4\nvideos/third.webm\nvideos/folder\n' > manifest.txt
+good=(first second third folder)
+
+status=0
+"$bin" extract pose --manifest manifest.txt --out one --threads 1 2> one.log || status=$?
+cat one.log
+((status == 1)) || fail "a run with a corrupt entry exited with $status, expected 1"
+for name in "${good[@]}"; do
+  [[ -f "one/$name.ndjson" ]] || { fail "no one/$name.ndjson"; continue; }
+  python3 - "one/$name.ndjson" <<'PY' || fail "one/$name.ndjson is not a header and one line per frame"
+import json, sys
+lines = [json.loads(line) for line in open(sys.argv[1])]
+header, frames = lines[0], lines[1:]
+ok = header["format"] == "landmarker-extract/1" and header["frames"] == len(frames) > 0 \
+    and len(header["input"]["sha256"]) == 64 and all("landmarks" in f for f in frames)
+sys.exit(0 if ok else 1)
+PY
+done
+[[ -f one/corrupt.error.json ]] || fail "no one/corrupt.error.json"
+[[ -z "$(find one -name '.*')" ]] || fail "temporary files remain: $(find one -name '.*')"
+tail -n 1 one.log | grep -q "4 done, 0 skipped, 1 failed" || fail "the summary is not '4 done, 0 skipped, 1 failed'"
+
+for shard in 2 1 0; do
+  "$bin" extract pose --manifest manifest.txt --out three --shard "$shard/3" --threads 2 --quiet 2>> three.log || true
+done
+for name in "${good[@]}"; do
+  cmp -s "one/$name.ndjson" "three/$name.ndjson" || fail "$name.ndjson differs between 1 shard (1 thread) and 3 shards (2 threads)"
+done
+[[ -f three/corrupt.error.json ]] || fail "no three/corrupt.error.json"
+
+rm one/second.ndjson
+"$bin" extract pose --manifest manifest.txt --out one --threads 2 2> rerun.log || true
+tail -n 1 rerun.log | grep -q "1 done, 3 skipped, 1 failed" || fail "the rerun's summary is not '1 done, 3 skipped, 1 failed': $(tail -n 1 rerun.log)"
+cmp -s one/second.ndjson three/second.ndjson || fail "the redone second.ndjson differs"
+
+((failures == 0)) || { echo "check_extract: $failures failure(s)" >&2; exit 1; }
+echo "check_extract: whole files, failures isolated, resume, identical bytes for 1 and 3 shards and 1 and 2 threads"
