@@ -84,7 +84,10 @@ let package = Package(
             name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        .target(name: "ImageIO", dependencies: ["CLibPNG", "CTurboJPEG"], swiftSettings: computeSettings),
+        // Debian's libyuv-dev has no pkg-config file; the module map links libyuv itself.
+        .systemLibrary(name: "CLibYUV", providers: [.apt(["libyuv-dev"])]),
+        .target(
+            name: "ImageIO", dependencies: ["CLibPNG", "CTurboJPEG", "CLibYUV"], swiftSettings: computeSettings),
         .target(
             name: "Pipeline",
             dependencies: ["Inference", "ImageIO", "Tensor"],
@@ -117,7 +120,7 @@ let package = Package(
         .testTarget(name: "KernelsTests", dependencies: ["Kernels", "Tensor"], swiftSettings: librarySettings),
         .testTarget(
             name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
-        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO"]),
+        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CLibYUV"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "ImageIO", "Inference", "Kernels", "TestSupport"]),
     ] + avx512Targets
 )

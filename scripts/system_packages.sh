@@ -11,7 +11,8 @@
 set -euo pipefail
 
 # libpng and libturbojpeg decode and encode images (ImageIO); pkg-config finds them for SwiftPM.
-packages=(libpng-dev libturbojpeg0-dev pkg-config)
+# libyuv converts YUV camera and video frames to RGB (ImageIO).
+packages=(libpng-dev libturbojpeg0-dev libyuv-dev pkg-config)
 
 case "${1:-}" in
   "") list=0 ;;
