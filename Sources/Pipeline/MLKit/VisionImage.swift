@@ -44,6 +44,20 @@ public final class VisionImage {
                                      rowStride: rowStride))
     }
 
+    /// Converts a YUV frame stored in one buffer (the analogue of ML Kit's
+    /// `VisionImage(buffer:)` for V4L2, GStreamer and ffmpeg frames); orientation `.up`. See
+    /// `MPImage(yuvBuffer:format:width:height:rowStride:colorSpace:chromaUpsampling:orientation:limits:)`
+    /// for the layout and the conversion.
+    /// - Throws: `MPImageError.invalidYUVFrame` for a bad size, stride or buffer length.
+    public convenience init(
+        yuvBuffer: [UInt8], format: YUVFormat, width: Int, height: Int, rowStride: Int? = nil,
+        colorSpace: YUVColorSpace = .bt601Limited
+    ) throws(MPImageError) {
+        self.init(image: try MPImage(
+            yuvBuffer: yuvBuffer, format: format, width: width, height: height, rowStride: rowStride,
+            colorSpace: colorSpace))
+    }
+
     /// The image as the pose landmarker takes it, with the current orientation.
     /// - Throws: `MPImageError.mirroredOrientationUnsupported` for a mirrored orientation.
     func mpImage() throws(MPImageError) -> MPImage {
