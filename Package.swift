@@ -114,6 +114,9 @@ let package = Package(
             name: "HandLiveStreamExample", dependencies: ["MediaPipeTasksVision"], path: "Examples/HandLiveStreamExample"),
         .executableTarget(name: "MLKitSyncExample", dependencies: ["MLKit"], path: "Examples/MLKitSyncExample"),
         .executableTarget(name: "MLKitAsyncExample", dependencies: ["MLKit"], path: "Examples/MLKitAsyncExample"),
+        .executableTarget(
+            name: "PortedCameraApp", dependencies: ["MediaPipeTasksVision", "MLKit", "ImageIO"],
+            path: "Examples/PortedCameraApp"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader"]),
         .testTarget(name: "TensorTests", dependencies: ["Tensor", "TestSupport"]),
