@@ -11,7 +11,6 @@ final class CameraViewController {
   private let poseLandmarker: PoseLandmarker
   private let poseDetector: PoseDetector
   private let cameraPosition: CameraPosition = .front
-  private var lastTimestamp = 0
 
   init() throws {
     let modelPath = try ModelFiles.path(forResource: "pose_landmarker_full", ofType: "task")
@@ -56,8 +55,8 @@ final class CameraViewController {
     let image = try MPImage(
       yuvBuffer: frame.bytes, format: .yuyv, width: frame.width, height: frame.height,
       rowStride: frame.bytesPerRow, orientation: .right)
-    lastTimestamp = frame.timestampInMilliseconds
-    let result = try poseLandmarker.detect(videoFrame: image, timestampInMilliseconds: lastTimestamp)
+    let result = try poseLandmarker.detect(
+      videoFrame: image, timestampInMilliseconds: frame.timestampInMilliseconds)
     print("frame \(frame.timestampInMilliseconds) ms: Tasks found \(result.landmarks.count) pose(s)")
     if let mask = result.segmentationMasks.first {
       let bytes = mask.uint8Data

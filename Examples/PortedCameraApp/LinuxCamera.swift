@@ -1,8 +1,8 @@
 // Stand-ins for what the app gets from UIKit and AVFoundation on iOS: the device orientation,
 // the camera position, and camera frames. The frames here come from a photo, stored as an
-// upright phone's front camera stores them (sideways: the sensor's landscape rows) and encoded
-// as YUYV, the format V4L2 webcams deliver (BT.601 limited range, each pair of pixels sharing
-// its chroma).
+// upright phone's front camera stores them (a quarter turn counter-clockwise from the scene) and
+// encoded as YUYV, the format V4L2 webcams deliver (BT.601 limited range, each pair of pixels
+// sharing its chroma).
 import ImageIO
 import MediaPipeTasksVision
 
