@@ -13,10 +13,11 @@
 # difference per case, and the share of values more than 1 grey level apart.
 #
 # Usage: scripts/compare_yuv_ffmpeg.sh [image.png ...]   (default: four fixture photos)
+#   KEEP_WORK=1 keeps the frames folder (its path is printed) instead of deleting it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 say() { echo "compare_yuv_ffmpeg: $*" >&2; }
-command -v ffmpeg >/dev/null || { say "needs ffmpeg on the PATH (apt-get install ffmpeg)"; exit 1; }
+command -v ffmpeg >/dev/null || { say "needs ffmpeg on the PATH (the Debian package ffmpeg; the test suite never needs it)"; exit 1; }
 
 fixtures="${LANDMARKER_FIXTURES:-../shared/fixtures}"
 if (($# > 0)); then
@@ -83,6 +84,7 @@ for source in "${sources[@]}"; do
   done
 done
 say "$(wc -l < "$manifest") cases from ${#sources[@]} images ($(ffmpeg -version | head -1))"
+[[ -z "${KEEP_WORK:-}" ]] || say "frames kept in $work"
 swift build --build-tests >&2
 status=0
 LANDMARKER_FFMPEG_REFERENCE="$work" swift test --skip-build --filter FFmpegComparisonTests > "$work/test.log" 2>&1 \
