@@ -91,7 +91,10 @@ let package = Package(
             name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        .target(name: "ImageIO", dependencies: ["CLibPNG", "CTurboJPEG"], swiftSettings: computeSettings),
+        // Debian's libyuv-dev has no pkg-config file; the module map links libyuv itself.
+        .systemLibrary(name: "CLibYUV", providers: [.apt(["libyuv-dev"])]),
+        .target(
+            name: "ImageIO", dependencies: ["CLibPNG", "CTurboJPEG", "CLibYUV"], swiftSettings: computeSettings),
         .target(
             name: "Pipeline",
             dependencies: ["Inference", "ImageIO", "Tensor"],
@@ -125,13 +128,16 @@ let package = Package(
             name: "HandLiveStreamExample", dependencies: ["MediaPipeTasksVision"], path: "Examples/HandLiveStreamExample"),
         .executableTarget(name: "MLKitSyncExample", dependencies: ["MLKit"], path: "Examples/MLKitSyncExample"),
         .executableTarget(name: "MLKitAsyncExample", dependencies: ["MLKit"], path: "Examples/MLKitAsyncExample"),
+        .executableTarget(
+            name: "PortedCameraApp", dependencies: ["MediaPipeTasksVision", "MLKit", "ImageIO"],
+            path: "Examples/PortedCameraApp"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader"]),
         .testTarget(name: "TensorTests", dependencies: ["Tensor", "TestSupport"]),
         .testTarget(name: "KernelsTests", dependencies: ["Kernels", "Tensor"], swiftSettings: librarySettings),
         .testTarget(
             name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
-        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO"]),
+        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CLibYUV"]),
         .testTarget(name: "VideoFilesTests", dependencies: ["VideoFiles", "ImageIO", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "ImageIO", "Inference", "Kernels", "TestSupport"]),
     ] + avx512Targets

@@ -12,9 +12,10 @@
 # root it names the packages to install and exits with status 1.
 set -euo pipefail
 
-# libpng and libturbojpeg decode and encode images (ImageIO); libcrypto (libssl-dev) hashes the
-# inputs and models of `landmarker extract`; pkg-config finds them for SwiftPM.
-packages=(libpng-dev libturbojpeg0-dev libssl-dev pkg-config)
+# libpng and libturbojpeg decode and encode images, libyuv converts YUV camera and video frames
+# to RGB (ImageIO); libcrypto (libssl-dev) hashes the inputs and models of `landmarker extract`;
+# pkg-config finds them for SwiftPM.
+packages=(libpng-dev libturbojpeg0-dev libyuv-dev libssl-dev pkg-config)
 # ffmpeg and ffprobe decode and encode video files (a child process of the CLI).
 video_packages=(ffmpeg)
 

@@ -17,10 +17,10 @@ import Darwin
 /// Interlaced streams (`It`, `Ib`, `Im`) are returned as whole frames, fields not separated.
 /// `A` (pixel aspect) and `X` (extensions) are ignored, as are frame-line parameters.
 ///
-/// Pixels are converted to RGB8 with ITU-R BT.601 limited ("TV") range coefficients — what
-/// `ffmpeg -f yuv4mpegpipe` writes by default (yuv420p, tv range, from RGB sources) — and
-/// 4:2:0 chroma is upsampled by nearest neighbour: the chroma sample at (x/2, y/2) is used
-/// for luma sample (x, y).
+/// Pixels are converted to RGB8 by libyuv (``YUVConversion``'s converters) with ITU-R BT.601
+/// limited ("TV") range coefficients — what `ffmpeg -f yuv4mpegpipe` writes by default
+/// (yuv420p, tv range, from RGB sources) — and 4:2:0 chroma is upsampled linearly
+/// (``YUVChromaUpsampling/linear``); mono frames get neutral chroma (grey).
 ///
 /// Not thread-safe: use one reader from one task at a time.
 public final class Y4MReader {
@@ -55,6 +55,9 @@ public final class Y4MReader {
     /// Bytes of one frame's planes: Y, then Cb and Cr (if any).
     private let frameByteCount: Int
     private var frameBytes: [UInt8]
+    /// For mono streams, one row of ⌈W/2⌉ neutral chroma samples (128) that stands for every
+    /// row of both chroma planes; empty otherwise.
+    private let neutralChromaRow: [UInt8]
     private var reachedEnd = false
     private var failure: Y4MError?
 
@@ -91,6 +94,7 @@ public final class Y4MReader {
         chromaSampling = header.chromaSampling
         frameByteCount = header.frameByteCount
         frameBytes = [UInt8](repeating: 0, count: header.frameByteCount)
+        neutralChromaRow = header.chromaSampling == .mono ? [UInt8](repeating: 128, count: (header.width + 1) / 2) : []
     }
 
     deinit {
@@ -136,9 +140,39 @@ public final class Y4MReader {
             throw .truncatedFrame(frameIndex: framesRead, expectedBytes: frameByteCount, receivedBytes: received)
         }
         framesRead += 1
-        return RGBImage(
-            validatedWidth: width, height: height,
-            pixels: YCbCrToRGB.convert(frameBytes, width: width, height: height, sampling: chromaSampling))
+        return RGBImage(validatedWidth: width, height: height, pixels: convertFrame())
+    }
+
+    /// The planes in `frameBytes` as RGB8 `[H, W, 3]`. The header parser checked that the sizes
+    /// fit libyuv's; the planes are Y `[H, W]`, then Cb and Cr (`[⌈H/2⌉, ⌈W/2⌉]` each for
+    /// 4:2:0, `[H, W]` for 4:4:4, absent for mono: converted as 4:2:0 whose chroma rows are all
+    /// `neutralChromaRow`, a row stride of 0).
+    private func convertFrame() -> [UInt8] {
+        let lumaCount = width * height
+        return frameBytes.withUnsafeBufferPointer { planes in
+            // frameBytes holds at least the W × H > 0 luma samples.
+            let y = planes.baseAddress!
+            switch chromaSampling {
+            case .yuv420:
+                let chromaWidth = (width + 1) / 2
+                let chromaCount = chromaWidth * ((height + 1) / 2)
+                return PlanarYUV.rgb(
+                    y: y, yStride: width, u: y + lumaCount, uStride: chromaWidth, v: y + lumaCount + chromaCount,
+                    vStride: chromaWidth, chroma: .subsampled420, width: width, height: height,
+                    colorSpace: .bt601Limited, chromaUpsampling: .linear)
+            case .yuv444:
+                return PlanarYUV.rgb(
+                    y: y, yStride: width, u: y + lumaCount, uStride: width, v: y + 2 * lumaCount, vStride: width,
+                    chroma: .full, width: width, height: height, colorSpace: .bt601Limited, chromaUpsampling: .linear)
+            case .mono:
+                return neutralChromaRow.withUnsafeBufferPointer { neutral in
+                    PlanarYUV.rgb(
+                        y: y, yStride: width, u: neutral.baseAddress!, uStride: 0, v: neutral.baseAddress!, vStride: 0,
+                        chroma: .subsampled420, width: width, height: height, colorSpace: .bt601Limited,
+                        chromaUpsampling: .linear)
+                }
+            }
+        }
     }
 }
 
@@ -192,7 +226,8 @@ private struct StreamHeader {
             throw .tooLarge(width: width, height: height, maxPixelCount: limits.maxPixelCount)
         }
         guard let frameByteCount = planeByteCount(width: width, height: height, sampling: sampling),
-              RGBImage.byteCount(width: width, height: height, channels: 3) != nil else {
+              RGBImage.byteCount(width: width, height: height, channels: 3) != nil,
+              width <= YUVFrameError.maximumWidth, height <= YUVFrameError.maximumHeight else {
             throw .tooLarge(width: width, height: height, maxPixelCount: limits.maxPixelCount)
         }
         return StreamHeader(
@@ -283,61 +318,6 @@ private struct StreamHeader {
             value = value * 10 + Int(digit - UInt8(ascii: "0"))
         }
         return value
-    }
-}
-
-// MARK: - Colour conversion
-
-/// BT.601 limited-range Y'CbCr → RGB8 in 16-bit fixed point.
-private enum YCbCrToRGB {
-    private static let redWeight = 0.299
-    private static let blueWeight = 0.114
-    private static let greenWeight = 1 - redWeight - blueWeight
-    /// Luma spans 16...235 (219 steps), chroma 16...240 (224 steps) around 128.
-    private static let lumaGain = fixed(255.0 / 219.0)
-    private static let crToRed = fixed(255.0 / 224.0 * 2 * (1 - redWeight))
-    private static let cbToBlue = fixed(255.0 / 224.0 * 2 * (1 - blueWeight))
-    private static let cbToGreen = fixed(255.0 / 224.0 * 2 * (1 - blueWeight) * blueWeight / greenWeight)
-    private static let crToGreen = fixed(255.0 / 224.0 * 2 * (1 - redWeight) * redWeight / greenWeight)
-
-    private static func fixed(_ value: Double) -> Int { Int((value * 65536).rounded()) }
-
-    /// Converts planes Y `[H, W]`, then Cb and Cr (`[⌈H/2⌉, ⌈W/2⌉]` each for 4:2:0,
-    /// `[H, W]` for 4:4:4, absent for mono) to RGB8 `[H, W, 3]`.
-    static func convert(_ planes: [UInt8], width: Int, height: Int, sampling: Y4MReader.ChromaSampling) -> [UInt8] {
-        // Sizes were validated by the header parser: every product below fits in Int.
-        var rgb = [UInt8](repeating: 0, count: width * height * 3)
-        let chromaWidth = sampling == .yuv420 ? (width + 1) / 2 : width
-        let chromaHeight = sampling == .yuv420 ? (height + 1) / 2 : height
-        let cbOffset = width * height
-        let crOffset = cbOffset + chromaWidth * chromaHeight
-        planes.withUnsafeBufferPointer { source in
-            rgb.withUnsafeMutableBufferPointer { destination in
-                for y in 0..<height {
-                    let chromaRow = sampling == .yuv420 ? y / 2 : y
-                    for x in 0..<width {
-                        let luma = Int(source[y * width + x]) - 16
-                        var cb = 0
-                        var cr = 0
-                        if sampling != .mono {
-                            let chromaIndex = chromaRow * chromaWidth + (sampling == .yuv420 ? x / 2 : x)
-                            cb = Int(source[cbOffset + chromaIndex]) - 128
-                            cr = Int(source[crOffset + chromaIndex]) - 128
-                        }
-                        let scaledLuma = lumaGain * luma + 32768
-                        let out = 3 * (y * width + x)
-                        destination[out] = clamp((scaledLuma + crToRed * cr) >> 16)
-                        destination[out + 1] = clamp((scaledLuma - cbToGreen * cb - crToGreen * cr) >> 16)
-                        destination[out + 2] = clamp((scaledLuma + cbToBlue * cb) >> 16)
-                    }
-                }
-            }
-        }
-        return rgb
-    }
-
-    private static func clamp(_ value: Int) -> UInt8 {
-        UInt8(min(max(value, 0), 255))
     }
 }
 
@@ -444,7 +424,9 @@ public enum Y4MError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The name is quoted as the messages quote header text: printable ASCII as is, other
     /// bytes as `\xNN`, at most 32 bytes of it.
     case unsupportedColourSpace(String)
-    /// The header declares more pixels than `DecodeLimits.maxPixelCount`.
+    /// The header declares more pixels than `DecodeLimits.maxPixelCount`, or (with that limit
+    /// raised) frames whose sizes overflow or exceed what libyuv converts
+    /// (``YUVFrameError/maximumWidth`` × ``YUVFrameError/maximumHeight``).
     case tooLarge(width: Int, height: Int, maxPixelCount: Int)
     /// Frame `frameIndex` (0-based) does not start with a valid `FRAME` line.
     case malformedFrameHeader(frameIndex: Int)

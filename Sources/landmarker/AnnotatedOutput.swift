@@ -30,8 +30,9 @@ enum AnnotatedOutput {
     static func maskPixels(_ masks: [Mask], width: Int, height: Int) -> [UInt8] {
         var pixels = [UInt8](repeating: 0, count: width * height)
         for mask in masks where mask.width == width && mask.height == height {
+            let values = mask.float32Data
             for i in pixels.indices {
-                let value = UInt8((min(max(mask.float32Data[i], 0), 1) * 255).rounded())
+                let value = UInt8((min(max(values[i], 0), 1) * 255).rounded())
                 pixels[i] = max(pixels[i], value)
             }
         }

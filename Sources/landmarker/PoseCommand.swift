@@ -77,7 +77,7 @@ struct PoseCommand: ParsableCommand {
             },
             draw: AnnotatedOutput.drawPoses(_:on:),
             maskPixels: { result, image in
-                AnnotatedOutput.maskPixels(result.segmentationMasks ?? [], width: image.width, height: image.height)
+                AnnotatedOutput.maskPixels(result.segmentationMasks, width: image.width, height: image.height)
             })
     }
 }

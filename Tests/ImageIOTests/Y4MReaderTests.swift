@@ -90,9 +90,9 @@ import Testing
         #expect(try reader.nextFrame() == nil)
     }
 
-    @Test func chromaIsUpsampledByNearestSampleIncludingOddSizes() throws {
-        // 3×3 luma, 2×2 chroma: chroma column 0 covers x = 0, 1 and column 1 covers x = 2;
-        // chroma row 0 covers y = 0, 1 and row 1 covers y = 2.
+    @Test func chromaIsUpsampledLinearlyIncludingOddSizes() throws {
+        // 3×3 luma, 2×2 chroma: one colour per chroma sample, each pixel's luma that of the
+        // sample nearest to it.
         let quadrants = [Self.red, Self.blue, Self.green, Self.white]  // (0,0), (1,0), (0,1), (1,1)
         var luma = [UInt8](repeating: 0, count: 9)
         for y in 0..<3 {
@@ -100,18 +100,27 @@ import Testing
                 luma[y * 3 + x] = quadrants[(y / 2) * 2 + x / 2].y
             }
         }
-        let bytes = Array("YUV4MPEG2 W3 H3 F25:1 C420mpeg2\nFRAME\n".utf8)
-            + luma + quadrants.map(\.cb) + quadrants.map(\.cr)
+        let planes = luma + quadrants.map(\.cb) + quadrants.map(\.cr)
+        let bytes = Array("YUV4MPEG2 W3 H3 F25:1 C420mpeg2\nFRAME\n".utf8) + planes
         let path = try writeTemporary(bytes)
         defer { remove(path) }
 
         let frame = try #require(try Y4MReader(path: path).nextFrame())
-        let expected = [(255, 0, 0), (0, 0, 255), (0, 255, 0), (255, 255, 255)]
-        for y in 0..<3 {
-            for x in 0..<3 {
-                expectColour(frame, x: x, y: y, expected[(y / 2) * 2 + x / 2])
-            }
+        // The frame is the library conversion of its planes: BT.601 limited, linear chroma.
+        let converted = try planes.withUnsafeBytes {
+            try YUVConversion.rgbImage(buffer: $0, format: .i420, width: 3, height: 3, chromaUpsampling: .linear)
         }
+        #expect(frame == converted)
+        // The first row takes its chroma samples as is (the last column of an odd width too)…
+        expectColour(frame, x: 0, y: 0, (255, 0, 0))
+        expectColour(frame, x: 2, y: 0, (0, 0, 255))
+        // …below, chroma rows are blended ¼ : ¾ (the last row of an odd height lies a quarter
+        // of the way from the second chroma row back to the first), so red shows in green's row.
+        let bottomLeft = try #require(frame[0, 2])
+        #expect(bottomLeft.green > 180 && bottomLeft.red > 40, "bottom-left pixel \(bottomLeft)")
+        // The centre pixel mixes all four samples: far from pure red, its own nearest sample.
+        let centre = try #require(frame[1, 1])
+        #expect(centre.red < 200 && centre.blue > 30 && centre.green > 30, "centre pixel \(centre)")
     }
 
     @Test func reads444AndMonoStreams() throws {

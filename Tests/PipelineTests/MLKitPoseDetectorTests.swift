@@ -157,20 +157,6 @@ import Testing
         }
         #expect(counts == [1, 0, 1])
     }
-
-    @Test func mirroredOrientationIsReportedSyncAndAsync() async throws {
-        let detector = try Self.detector(.singleImage)
-        let image = try VisionImage(contentsOfFile: Fixtures.path("images/mp_pose_sitting.png"))
-        image.orientation = .upMirrored
-        #expect(throws: MPImageError.mirroredOrientationUnsupported(.upMirrored)) { try detector.results(in: image) }
-        let error = await withCheckedContinuation { continuation in
-            detector.process(image) { poses, error in
-                #expect(poses == nil)
-                continuation.resume(returning: error)
-            }
-        }
-        #expect(error as? MPImageError == .mirroredOrientationUnsupported(.upMirrored))
-    }
 }
 
 /// Where the detector finds its model, and what happens when it is missing.

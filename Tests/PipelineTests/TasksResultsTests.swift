@@ -29,9 +29,11 @@ struct TasksResultsTests {
         #expect(try Self.jsonKeys(of: pose)
             == ["landmarks", "worldLandmarks", "segmentationMasks", "timestampInMilliseconds"])
         let withoutMasks = PoseLandmarkerResult(
-            landmarks: [], worldLandmarks: [], segmentationMasks: nil, timestampInMilliseconds: 0)
-        #expect(try Self.jsonKeys(of: withoutMasks) == ["landmarks", "worldLandmarks", "timestampInMilliseconds"])
+            landmarks: [], worldLandmarks: [], segmentationMasks: [], timestampInMilliseconds: 0)
+        #expect(try Self.jsonKeys(of: withoutMasks)
+            == ["landmarks", "worldLandmarks", "segmentationMasks", "timestampInMilliseconds"])
         #expect(try Self.jsonKeys(of: mask) == ["width", "height", "float32Data"])
+        #expect(try Self.jsonKeys(of: Mask(width: 1, height: 1, uint8Data: [7])) == ["width", "height", "uint8Data"])
 
         let category = ResultCategory(index: 1, score: 0.95, categoryName: "Left", displayName: "Left")
         #expect(try Self.jsonKeys(of: category) == ["index", "score", "categoryName", "displayName"])
@@ -67,11 +69,32 @@ struct TasksResultsTests {
         #expect(decoded == result)
     }
 
-    @Test("mask decoding rejects data of the wrong size",
+    @Test("a pose result written without masks (before they became an array) decodes with none")
+    func decodesResultWithoutMasks() throws {
+        let json = #"{"landmarks": [], "worldLandmarks": [], "timestampInMilliseconds": 7}"#
+        let result = try JSONDecoder().decode(PoseLandmarkerResult.self, from: Data(json.utf8))
+        #expect(result.segmentationMasks.isEmpty)
+        #expect(result.timestampInMilliseconds == 7)
+    }
+
+    @Test("a byte mask round-trips through JSON with its data type")
+    func byteMaskRoundTrip() throws {
+        let mask = Mask(width: 2, height: 2, uint8Data: [0, 64, 128, 255])
+        let decoded = try JSONDecoder().decode(Mask.self, from: JSONEncoder().encode(mask))
+        #expect(decoded == mask)
+        #expect(decoded.dataType == .uInt8)
+        #expect(decoded.uint8Data == [0, 64, 128, 255])
+    }
+
+    @Test("mask decoding rejects data of the wrong size, and both or neither data keys",
           arguments: [
             #"{"width": 2, "height": 2, "float32Data": [0, 1, 0]}"#,
             #"{"width": -1, "height": -1, "float32Data": [0]}"#,
             #"{"width": 4611686018427387904, "height": 4, "float32Data": []}"#,
+            #"{"width": 1, "height": 2, "uint8Data": [0]}"#,
+            #"{"width": 1, "height": 1, "uint8Data": [300]}"#,
+            #"{"width": 1, "height": 1, "uint8Data": [1], "float32Data": [0.5]}"#,
+            #"{"width": 0, "height": 0}"#,
           ])
     func maskSizeMismatch(json: String) {
         #expect(throws: DecodingError.self) {

@@ -44,7 +44,7 @@ private final class EchoLandmarker: Sendable {
         runner = VisionTaskRunner(mode: mode, label: "test.echo") { value, timestamp, _ in
             PoseLandmarkerResult(
                 landmarks: [[NormalizedLandmark(x: value, y: 0, z: 0)]], worldLandmarks: [[]],
-                segmentationMasks: nil, timestampInMilliseconds: timestamp)
+                segmentationMasks: [], timestampInMilliseconds: timestamp)
         }
         if configuration.runningMode == .liveStream { owner.object = self }
     }

@@ -4,7 +4,9 @@ import ImageIO
 /// UIKit's `UIImage.Orientation`: `.right` means the stored pixels must be turned 90° clockwise
 /// to appear upright, `.left` 90° counter-clockwise, `.down` 180°.
 ///
-/// The mirrored cases exist for API parity; like MediaPipe Tasks on iOS, ``MPImage`` refuses them.
+/// Mirrored cases (a front camera's preview, in ML Kit's guide `.leftMirrored` for a phone held
+/// upright) mean the displayed image is also flipped left to right. ``MPImage`` refuses them, as
+/// MediaPipe Tasks does on iOS; ``VisionImage`` accepts them, as ML Kit does.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum ImageOrientation: Sendable, Hashable, CaseIterable {
@@ -24,6 +26,20 @@ public enum ImageOrientation: Sendable, Hashable, CaseIterable {
         switch self {
         case .left, .right, .leftMirrored, .rightMirrored: return true
         case .up, .down, .upMirrored, .downMirrored: return false
+        }
+    }
+
+    /// The unmirrored orientation of the same camera frame: the displayed image of a mirrored
+    /// orientation is the upright image of this one flipped left to right (`.upMirrored` →
+    /// `.up`, `.downMirrored` → `.down`, `.leftMirrored` → `.right`, `.rightMirrored` →
+    /// `.left`, with UIKit's meanings, which are EXIF's 2, 4, 5 and 7). Unmirrored cases map to
+    /// themselves.
+    var withoutMirroring: ImageOrientation {
+        switch self {
+        case .up, .upMirrored: return .up
+        case .down, .downMirrored: return .down
+        case .right, .leftMirrored: return .right
+        case .left, .rightMirrored: return .left
         }
     }
 

@@ -28,8 +28,14 @@ public final class MPImage: Sendable {
 
     /// Wraps decoded RGB pixels.
     /// - Throws: ``MPImageError/mirroredOrientationUnsupported(_:)`` for mirrored orientations.
-    public init(rgbImage: RGBImage, orientation: ImageOrientation = .up) throws(MPImageError) {
+    public convenience init(rgbImage: RGBImage, orientation: ImageOrientation = .up) throws(MPImageError) {
         guard !orientation.isMirrored else { throw .mirroredOrientationUnsupported(orientation) }
+        self.init(rgbImage: rgbImage, unmirroredOrientation: orientation)
+    }
+
+    /// Wraps decoded RGB pixels whose orientation is known to be unmirrored.
+    init(rgbImage: RGBImage, unmirroredOrientation orientation: ImageOrientation) {
+        precondition(!orientation.isMirrored, "MPImage orientation .\(orientation) is mirrored")
         self.rgbImage = rgbImage
         self.orientation = orientation
     }

@@ -18,6 +18,8 @@ public enum MPImageError: Error, Equatable, Sendable, CustomStringConvertible {
     case bufferTooSmall(byteCount: Int, required: Int)
     /// A size computation overflowed `Int`.
     case sizeOverflow
+    /// A YUV frame's size, planes, strides or buffer do not fit together (see ``YUVFrameError``).
+    case invalidYUVFrame(YUVFrameError)
 
     public var description: String {
         switch self {
@@ -35,6 +37,8 @@ public enum MPImageError: Error, Equatable, Sendable, CustomStringConvertible {
             return "pixel buffer has \(byteCount) bytes, the image needs \(required)"
         case .sizeOverflow:
             return "image size overflows"
+        case let .invalidYUVFrame(error):
+            return "invalid YUV frame: \(error)"
         }
     }
 }

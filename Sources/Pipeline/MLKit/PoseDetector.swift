@@ -17,8 +17,9 @@ import Foundation
 ///   strictly increasing). Smoothing therefore follows the real pace of the calls.
 /// - `.singleImage`: the landmarker's image mode: detection on every call, nothing carried over.
 ///
-/// Results hold at most one ``Pose`` (33 landmarks in pixels of the upright image); the array
-/// is empty when nobody is found.
+/// Results hold at most one ``Pose`` (33 landmarks in pixels of the image as displayed: turned
+/// upright and, for a mirrored orientation, mirrored; see ``VisionImage``); the array is empty
+/// when nobody is found.
 ///
 /// **Missing model.** As in ML Kit, making a detector cannot fail: ``poseDetector(options:)``
 /// tries to load the bundle (see ``PoseDetectorOptions`` for where it looks) and, if that
@@ -49,9 +50,10 @@ public final class PoseDetector: Sendable {
         let landmarker: Result<PoseLandmarker, PoseDetectorError>
         let streamTimestamps: StreamTimestamps
 
-        /// The poses in `image`, in pixels of the upright image.
-        func poses(in image: MPImage) throws -> [Pose] {
+        /// The poses in `input`, in pixels of the displayed image.
+        func poses(in input: DetectorInput) throws -> [Pose] {
             let landmarker = try landmarker.get()
+            let image = input.image
             let result: PoseLandmarkerResult
             switch mode {
             case .singleImage:
@@ -61,7 +63,9 @@ public final class PoseDetector: Sendable {
                     try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
                 }
             }
-            return result.landmarks.map { Pose(normalized: $0, width: image.width, height: image.height) }
+            return result.landmarks.map {
+                Pose(normalized: $0, width: image.width, height: image.height, mirrored: input.mirrorsPositions)
+            }
         }
     }
 
@@ -96,11 +100,11 @@ public final class PoseDetector: Sendable {
     }
 
     /// Detects the pose in `image`, blocking until done.
-    /// - Returns: one ``Pose``, or an empty array when nobody is found.
-    /// - Throws: ``PoseDetectorError/modelUnavailable(path:reason:)`` when the model did not load,
-    ///   `MPImageError.mirroredOrientationUnsupported` for a mirrored ``VisionImage/orientation``.
+    /// - Returns: one ``Pose``, or an empty array when nobody is found; positions in pixels of
+    ///   the displayed image (see ``VisionImage`` for mirrored orientations).
+    /// - Throws: ``PoseDetectorError/modelUnavailable(path:reason:)`` when the model did not load.
     public func results(in image: VisionImage) throws -> [Pose] {
-        try detection.poses(in: image.mpImage())
+        try detection.poses(in: image.detectorInput())
     }
 
     /// Detects the pose in `image` without blocking; `completion` receives the poses (empty
@@ -112,15 +116,34 @@ public final class PoseDetector: Sendable {
     public func process(
         _ image: VisionImage, completion: @escaping @Sendable ([Pose]?, (any Error)?) -> Void
     ) {
-        let frame = Result { () throws(MPImageError) -> MPImage in try image.mpImage() }
+        enqueue(image.detectorInput()) { result in
+            switch result {
+            case .success(let poses): completion(poses, nil)
+            case .failure(let error): completion(nil, error)
+            }
+        }
+    }
+
+    /// Detects the pose in `image`, suspending the caller until done: the form in which Swift
+    /// calls ML Kit's `process(_:completion:)` (`let poses = try await detector.process(image)`).
+    ///
+    /// The image is read before the first suspension, on the caller's actor (so a main-actor
+    /// image can be passed). Detection runs on the detector's private serial queue, in call order
+    /// with ``process(_:completion:)`` calls; it is not cancelled with the calling task.
+    /// - Returns: as ``results(in:)``.
+    /// - Throws: as ``results(in:)``.
+    public nonisolated(nonsending) func process(_ image: VisionImage) async throws -> [Pose] {
+        let input = image.detectorInput()
+        return try await withCheckedThrowingContinuation { continuation in
+            enqueue(input) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Runs detection on `input` on the processing queue, then `deliver` there with its result.
+    private func enqueue(_ input: DetectorInput, deliver: @escaping @Sendable (Result<[Pose], any Error>) -> Void) {
         let detection = detection
         processingQueue.async {
-            do {
-                let poses = try detection.poses(in: frame.get())
-                completion(poses, nil)
-            } catch {
-                completion(nil, error)
-            }
+            deliver(Result { try detection.poses(in: input) })
         }
     }
 }

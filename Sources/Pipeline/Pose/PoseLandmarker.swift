@@ -104,18 +104,15 @@ public final class PoseLandmarker: Sendable {
             delegate.poseLandmarker(landmarker, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
         }
         let box = UnsafeSendableGraph(graph)
-        let outputMasks = configuration.shouldOutputSegmentationMasks
         runner = VisionTaskRunner(mode: mode, label: "pose-landmarker") { image, timestamp, _ in
             let upright = image.uprightRGBImage()
             let poses = try box.graph.process(upright, timestampMicroseconds: Int64(timestamp) * 1000)
             return PoseLandmarkerResult(
                 landmarks: poses.map { $0.landmarks.map(NormalizedLandmark.init) },
                 worldLandmarks: poses.map { $0.worldLandmarks.map(Landmark.init) },
-                segmentationMasks: outputMasks
-                    ? poses.compactMap { pose in
-                        pose.mask.map { Mask(width: upright.width, height: upright.height, float32Data: $0) }
-                    }
-                    : nil,
+                segmentationMasks: poses.compactMap { pose in
+                    pose.mask.map { Mask(width: upright.width, height: upright.height, float32Data: $0) }
+                },
                 timestampInMilliseconds: timestamp)
         }
         // Only the live-stream handler reads `owner`. Forming a weak reference gives `self` a

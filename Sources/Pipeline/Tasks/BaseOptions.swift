@@ -1,6 +1,6 @@
 import Foundation
 
-/// Options shared by every task: where its model asset comes from.
+/// Options shared by every task: where its model asset comes from, and what runs it.
 ///
 /// A landmarker's model asset is a `.task` bundle: a zip archive of *stored* (uncompressed)
 /// `.tflite` members (see `LandmarkerBundleKind` for the member names). Set exactly one of
@@ -15,6 +15,10 @@ public final class BaseOptions {
     /// The bytes of a `.task` bundle already in memory, for example embedded in the
     /// application or downloaded. Use this instead of `modelAssetPath` when there is no file.
     public var modelAssetBuffer: [UInt8]?
+
+    /// The hardware that runs the models; `.CPU` by default, as on iOS. `.CPU` is the only one
+    /// this runtime has: a task created with `.GPU` throws `TaskError.unsupportedDelegate`.
+    public var delegate: Delegate = .CPU
 
     /// Threads the model kernels split their work over (Linux addition; iOS picks its own).
     /// Results are bit-identical for every value. Default: the number of active cores, at most 8.
@@ -31,6 +35,11 @@ public final class BaseOptions {
             throw .countOutOfRange(option: "baseOptions.numThreads", value: numThreads, allowed: 1...Self.maximumNumThreads)
         }
         return numThreads
+    }
+
+    /// Throws unless `delegate` is one this runtime has (`.CPU`).
+    package func validateDelegate() throws(TaskError) {
+        guard delegate == .CPU else { throw .unsupportedDelegate(delegate) }
     }
 
     /// The single model source these options name.

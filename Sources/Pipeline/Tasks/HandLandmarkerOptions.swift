@@ -41,10 +41,12 @@ public final class HandLandmarkerOptions {
     /// Checks every option and returns a `Sendable` snapshot of them.
     ///
     /// - Throws: `TaskError` naming the first invalid option: a missing or doubly-set model
-    ///   asset, a delegate set outside (or missing in) live-stream mode, `numHands` outside
-    ///   `1...maximumNumHands`, or a confidence outside [0, 1].
+    ///   asset, an unsupported `baseOptions.delegate`, a live-stream delegate set outside (or
+    ///   missing in) live-stream mode, `numHands` outside `1...maximumNumHands`, or a confidence
+    ///   outside [0, 1].
     package func validated() throws(TaskError) -> HandLandmarkerConfiguration {
         let modelAsset = try baseOptions.validatedModelAsset()
+        try baseOptions.validateDelegate()
         try OptionValidation.checkLiveStreamDelegate(
             isPresent: liveStreamDelegateObject != nil, runningMode: runningMode,
             option: "handLandmarkerLiveStreamDelegate")

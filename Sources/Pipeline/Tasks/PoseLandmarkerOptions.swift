@@ -45,10 +45,12 @@ public final class PoseLandmarkerOptions {
     /// Checks every option and returns a `Sendable` snapshot of them.
     ///
     /// - Throws: `TaskError` naming the first invalid option: a missing or doubly-set model
-    ///   asset, a delegate set outside (or missing in) live-stream mode, `numPoses` outside
-    ///   `1...maximumNumPoses`, or a confidence outside [0, 1].
+    ///   asset, an unsupported `baseOptions.delegate`, a live-stream delegate set outside (or
+    ///   missing in) live-stream mode, `numPoses` outside `1...maximumNumPoses`, or a confidence
+    ///   outside [0, 1].
     package func validated() throws(TaskError) -> PoseLandmarkerConfiguration {
         let modelAsset = try baseOptions.validatedModelAsset()
+        try baseOptions.validateDelegate()
         try OptionValidation.checkLiveStreamDelegate(
             isPresent: liveStreamDelegateObject != nil, runningMode: runningMode,
             option: "poseLandmarkerLiveStreamDelegate")

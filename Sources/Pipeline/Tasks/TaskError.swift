@@ -11,6 +11,8 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible, Loca
     case missingModelAsset
     /// Both `baseOptions.modelAssetPath` and `baseOptions.modelAssetBuffer` are set.
     case conflictingModelAssets
+    /// `baseOptions.delegate` names hardware this runtime cannot use (`.GPU`).
+    case unsupportedDelegate(Delegate)
     /// A confidence option (named by `option`) is outside [0, 1] or is NaN.
     case confidenceOutOfRange(option: String, value: Float)
     /// A count option (named by `option`) is outside `allowed`.
@@ -37,6 +39,9 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible, Loca
                 + "(an empty value counts as unset)."
         case .conflictingModelAssets:
             return "Both baseOptions.modelAssetPath and baseOptions.modelAssetBuffer are set; set exactly one."
+        case .unsupportedDelegate(let delegate):
+            return "baseOptions.delegate .\(delegate) is not available: this runtime runs models on the CPU only. "
+                + "Set baseOptions.delegate = .CPU (the default)."
         case .confidenceOutOfRange(let option, let value):
             return "\(option) must be in [0.0, 1.0], got \(value)."
         case .countOutOfRange(let option, let value, let allowed):
