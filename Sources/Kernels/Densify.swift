@@ -65,11 +65,7 @@ public enum Densify {
     /// not end at the index count, indices out of range, a value count that
     /// differs from the stored positions, or a dense size above `maxDenseElements`.
     public static func densify(values: [Float], description: SparseTensorDescription) throws -> [Float] {
-        let layout = try SparseLayout(description)
-        guard layout.storedCount == values.count else {
-            throw KernelError(
-                op: "DENSIFY", "the description stores \(layout.storedCount) values but \(values.count) were given")
-        }
+        let layout = try checkedLayout(description, valueCount: values.count)
         var dense = [Float](repeating: 0, count: layout.denseCount)
         var next = 0
         // Walks level `level` under storage position `position` of the
@@ -94,6 +90,25 @@ public enum Densify {
         }
         visit(level: 0, position: 0, offset: 0)
         return dense
+    }
+}
+
+extension Densify {
+    /// Checks `description` and a value count as `densify` does, without
+    /// placing any value: the element count of the dense tensor, or the
+    /// `KernelError` that `densify` throws for `valueCount` stored values.
+    public static func denseCount(valueCount: Int, description: SparseTensorDescription) throws -> Int {
+        try checkedLayout(description, valueCount: valueCount).denseCount
+    }
+
+    /// The layout of `description`, checked to store `valueCount` values.
+    private static func checkedLayout(_ description: SparseTensorDescription, valueCount: Int) throws -> SparseLayout {
+        let layout = try SparseLayout(description)
+        guard layout.storedCount == valueCount else {
+            throw KernelError(
+                op: "DENSIFY", "the description stores \(layout.storedCount) values but \(valueCount) were given")
+        }
+        return layout
     }
 }
 
