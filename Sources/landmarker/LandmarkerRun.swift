@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Pipeline
 
 /// The input loops shared by `landmarker pose` and `landmarker hand`: image files in image

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Resolves a model argument: an existing path as given, otherwise a bare
 /// name (with or without `.tflite`) looked up in the `models/` folder.
