@@ -68,19 +68,24 @@ public enum Densify {
         let layout = try checkedLayout(description, valueCount: values.count)
         var dense = [Float](repeating: 0, count: layout.denseCount)
         var next = 0
+        let last = description.dimensions.count - 1
         // Walks level `level` under storage position `position` of the
         // enclosing levels; `offset` is the dense offset accumulated so far.
+        // The last level places its values itself, without a call per value.
         func visit(level: Int, position: Int, offset: Int) {
-            guard level < description.dimensions.count else {
-                dense[offset] = values[next]
-                next += 1
-                return
-            }
             let step = layout.denseStrides[level]
             switch description.dimensions[level] {
+            case .dense(let size) where level == last:
+                for i in 0..<size { dense[offset + i * step] = values[next + i] }
+                next += size
             case .dense(let size):
                 for i in 0..<size {
                     visit(level: level + 1, position: position * size + i, offset: offset + i * step)
+                }
+            case .sparseCSR(let segments, let indices) where level == last:
+                for p in segments[position]..<segments[position + 1] {
+                    dense[offset + indices[p] * step] = values[next]
+                    next += 1
                 }
             case .sparseCSR(let segments, let indices):
                 for p in segments[position]..<segments[position + 1] {
