@@ -5,8 +5,9 @@ import Darwin
 #endif
 
 /// The immutable bytes of one model file, owned either as a read-only memory map of the
-/// file or as a Swift byte array. Weights are read in place through `withUnsafeBytes`;
-/// nothing here copies them.
+/// file or as a Swift byte array, or borrowed from memory that another owner keeps valid
+/// (`init(borrowing:)`). Weights are read in place through `withUnsafeBytes`; nothing here
+/// copies them.
 ///
 /// Thread safety: the bytes never change after `init`, so concurrent reads are safe.
 /// A mapped file must not be truncated by another process while it is mapped (the
@@ -19,6 +20,7 @@ public final class ModelBytes: @unchecked Sendable {
     private enum Storage {
         case mapped(UnsafeRawPointer)
         case owned([UInt8])
+        case borrowed(UnsafeRawBufferPointer)
     }
 
     private let storage: Storage
@@ -26,7 +28,7 @@ public final class ModelBytes: @unchecked Sendable {
     /// Number of bytes.
     public let count: Int
 
-    /// The file the bytes were mapped from, or nil for an in-memory array.
+    /// The file the bytes were mapped from, or nil for bytes in memory.
     public let path: String?
 
     /// Maps `path` read-only. Throws `ModelError` naming the path when the file cannot be
@@ -62,6 +64,18 @@ public final class ModelBytes: @unchecked Sendable {
         path = nil
     }
 
+    /// Reads `bytes` in place, without copying or owning them: for a loader that lets go of
+    /// every object made from these bytes before it returns, such as one reading a model out
+    /// of a `.task` bundle that is mapped into memory.
+    ///
+    /// - Precondition: the caller keeps `bytes` valid and unchanged for as long as this
+    ///   object, and anything holding it, lives.
+    package init(borrowing bytes: UnsafeRawBufferPointer) {
+        storage = .borrowed(bytes)
+        count = bytes.count
+        path = nil
+    }
+
     deinit {
         if case let .mapped(address) = storage {
             _ = munmap(UnsafeMutableRawPointer(mutating: address), count)
@@ -75,6 +89,8 @@ public final class ModelBytes: @unchecked Sendable {
             return try body(UnsafeRawBufferPointer(start: address, count: count))
         case let .owned(array):
             return try array.withUnsafeBytes(body)
+        case let .borrowed(bytes):
+            return try body(bytes)
         }
     }
 

@@ -2,63 +2,133 @@ import FlatBufferReader
 import Kernels
 import Tensor
 
-/// Reads the constant tensors of a subgraph and folds the load-time-only
-/// operators (DEQUANTIZE of float16 weights, DENSIFY of sparse weights) into
-/// new constants, so that `invoke` never runs them.
+/// The constant tensors of a subgraph, with the load-time-only operators
+/// (DEQUANTIZE of float16 weights, DENSIFY of sparse weights) folded into
+/// them so that `invoke` never runs them.
 ///
-/// With `readsWeights` false (`Interpreter.validate`), dense float32 and
-/// float16 constants become `ConstantData.unreadFloat32` of their element
-/// count: their bytes are not decoded (the validator already matched each
-/// buffer's byte count to its tensor's shape, so decoding them cannot fail).
-/// Int32 constants and sparse values, which are read at load time, are always decoded.
+/// Float values are decoded from the model's buffers when an operator asks
+/// for them (`value(of:readsFloats:)`), not when the subgraph is read: a load
+/// holds the decoded floats of one operator at a time, which its kernel packs
+/// and lets go, rather than a float32 copy of every weight of the model at
+/// once. Everything that can reject a constant is still checked up front —
+/// its type when the subgraph is read, a sparse tensor's description and
+/// value count when its DENSIFY is folded — so decoding later does not fail
+/// on a model that passed those checks. Int32 constants (shapes, axes,
+/// paddings) are small and decoded at once.
 struct ConstantTensors {
-    /// Folded value of each constant tensor, by tensor index.
-    private(set) var values: [Int: ConstantData] = [:]
-    /// Sparse constants waiting for their DENSIFY operator, by tensor index.
-    private var sparse: [Int: (values: [Float], description: SparseTensorDescription)] = [:]
+    /// Where the values of a folded constant come from.
+    private enum Source {
+        /// Tensor `tensor`'s own buffer: `count` float32 values, or float16
+        /// ones widened to float32 exactly when read.
+        case floats(tensor: Int, count: Int)
+        /// Int32 values, already decoded.
+        case int32([Int32])
+        /// The `count` dense values that the DENSIFY operator `operatorIndex`
+        /// rebuilds from sparse tensor `sparse`.
+        case densified(sparse: Int, count: Int, operatorIndex: Int)
+    }
 
-    /// Reads every tensor that has a non-empty buffer.
-    init(model: TFLiteModel, subgraph: SubGraph, shapes: [TensorShape], readsWeights: Bool = true) throws {
+    private let model: TFLiteModel
+    private let subgraph: SubGraph
+    private let shapes: [TensorShape]
+    /// Each constant with a dense value, by tensor index.
+    private var sources: [Int: Source] = [:]
+    /// Sparse constants waiting for their DENSIFY operator: their stored value count, by tensor index.
+    private var sparse: [Int: Int] = [:]
+
+    /// Reads the type of every tensor that has a non-empty buffer and decodes the int32 ones.
+    /// Throws `InterpreterError.unsupportedTensorType` for any other type than float32,
+    /// float16 and int32, and for a sparse int32 tensor.
+    init(model: TFLiteModel, subgraph: SubGraph, shapes: [TensorShape]) throws {
+        self.model = model
+        self.subgraph = subgraph
+        self.shapes = shapes
         for (index, tensor) in subgraph.tensors.enumerated() where tensor.buffer > 0 {
-            let data: ConstantData? = try model.withBufferBytes(tensor.buffer) { bytes in
+            let source: Source? = try model.withBufferBytes(tensor.buffer) { bytes in
                 guard bytes.count > 0 else { return nil }
-                if !readsWeights, tensor.sparsity == nil, let count = Self.floatCount(bytes, type: tensor.type) {
-                    return .unreadFloat32(count: count)
+                switch tensor.type {
+                case .float32: return .floats(tensor: index, count: bytes.count / 4)
+                case .float16: return .floats(tensor: index, count: bytes.count / 2)
+                case .int32 where tensor.sparsity == nil:
+                    return .int32(Self.readLittleEndian(bytes, as: UInt32.self).map { Int32(bitPattern: $0) })
+                case .int32:
+                    throw InterpreterError.unsupportedTensorType(tensor: tensor.name, type: "sparse \(tensor.type)")
+                default:
+                    throw InterpreterError.unsupportedTensorType(tensor: tensor.name, type: "\(tensor.type)")
                 }
-                return try Self.decode(bytes, type: tensor.type, tensorName: tensor.name)
             }
-            guard let data else { continue }
-            if let sparsity = tensor.sparsity {
-                guard let floats = data.floatValues else {
-                    throw InterpreterError.unsupportedTensorType(
-                        tensor: tensor.name, type: "sparse \(tensor.type)")
-                }
-                sparse[index] = (floats, Self.description(of: sparsity, shape: shapes[index]))
+            guard case .floats(_, let count)? = source else {
+                if let source { sources[index] = source }
+                continue
+            }
+            if tensor.sparsity != nil {
+                sparse[index] = count
             } else {
-                values[index] = data
+                sources[index] = source
             }
         }
     }
 
     /// Whether tensor `index` is a constant (dense or still sparse).
-    func isConstant(_ index: Int) -> Bool { values[index] != nil || sparse[index] != nil }
+    func isConstant(_ index: Int) -> Bool { sources[index] != nil || sparse[index] != nil }
+
+    /// Whether tensor `index` is a constant with a dense value (not a sparse
+    /// one still waiting for its DENSIFY).
+    func hasValue(_ index: Int) -> Bool { sources[index] != nil }
+
+    /// The number of float values of constant `index`, decoded or not; nil
+    /// for int32 constants and tensors without a dense value.
+    func floatCount(of index: Int) -> Int? {
+        switch sources[index] {
+        case .floats(_, let count)?, .densified(_, let count, _)?: return count
+        case .int32?, nil: return nil
+        }
+    }
+
+    /// The value of constant `index`, nil for a tensor without a dense value.
+    /// Float values are decoded (float16 widened, sparse ones densified) when
+    /// `readsFloats` is true, and given as `ConstantData.unreadFloat32` of
+    /// their count otherwise. Each call decodes anew: the caller holds the
+    /// result only as long as it needs it.
+    func value(of index: Int, readsFloats: Bool = true) throws -> ConstantData? {
+        switch sources[index] {
+        case nil:
+            return nil
+        case .int32(let values)?:
+            return .int32(values)
+        case .floats(let tensor, let count)?:
+            return readsFloats ? .float32(try floats(of: tensor)) : .unreadFloat32(count: count)
+        case .densified(let sparseTensor, let count, let operatorIndex)?:
+            guard readsFloats else { return .unreadFloat32(count: count) }
+            let description = Self.description(of: subgraph.tensors[sparseTensor].sparsity!, shape: shapes[sparseTensor])
+            do {
+                return .float32(try Densify.densify(values: try floats(of: sparseTensor), description: description))
+            } catch let error as KernelError {
+                throw InterpreterError.invalidOperator(index: operatorIndex, error: error)
+            }
+        }
+    }
 
     /// Folds DEQUANTIZE and DENSIFY operators whose input is constant.
     /// Returns true if `op` was folded (and needs no kernel at run time).
+    /// A DENSIFY's sparse description and value count are checked here,
+    /// as densifying would check them (`Densify.denseCount`).
     mutating func fold(_ op: OperatorInfo, builtin: BuiltinOperator, index: Int) throws -> Bool {
         guard op.inputs.count == 1, op.outputs.count == 1, op.inputs[0] >= 0 else { return false }
         let input = op.inputs[0], output = op.outputs[0]
         switch builtin {
         case .dequantize:
-            // float16 constants were widened to float32 when read, so
+            // float16 constants are widened to float32 when read, so
             // dequantizing is the identity on the stored values.
-            guard let value = values[input] else { return false }
-            values[output] = value
+            guard let source = sources[input] else { return false }
+            sources[output] = source
             return true
         case .densify:
-            guard let entry = sparse[input] else { return false }
+            guard let valueCount = sparse[input] else { return false }
+            let description = Self.description(of: subgraph.tensors[input].sparsity!, shape: shapes[input])
             do {
-                values[output] = .float32(try Densify.densify(values: entry.values, description: entry.description))
+                let count = try Densify.denseCount(valueCount: valueCount, description: description)
+                sources[output] = .densified(sparse: input, count: count, operatorIndex: index)
             } catch let error as KernelError {
                 throw InterpreterError.invalidOperator(index: index, error: error)
             }
@@ -68,29 +138,14 @@ struct ConstantTensors {
         }
     }
 
-    /// The number of values in a float32 or float16 buffer; nil for other types.
-    private static func floatCount(_ bytes: UnsafeRawBufferPointer, type: TensorType) -> Int? {
-        switch type {
-        case .float32: return bytes.count / 4
-        case .float16: return bytes.count / 2
-        default: return nil
-        }
-    }
-
-    /// Decodes a buffer's little-endian bytes as the tensor's element type;
-    /// float16 is widened to float32 exactly.
-    private static func decode(
-        _ bytes: UnsafeRawBufferPointer, type: TensorType, tensorName: String
-    ) throws -> ConstantData {
-        switch type {
-        case .float32:
-            return .float32(readLittleEndian(bytes, as: UInt32.self).map { Float(bitPattern: $0) })
-        case .float16:
-            return .float32(try Dequantize.float16ToFloat32(bytes))
-        case .int32:
-            return .int32(readLittleEndian(bytes, as: UInt32.self).map { Int32(bitPattern: $0) })
-        default:
-            throw InterpreterError.unsupportedTensorType(tensor: tensorName, type: "\(type)")
+    /// The float32 or float16 buffer of tensor `index` as float32 values.
+    private func floats(of index: Int) throws -> [Float] {
+        let tensor = subgraph.tensors[index]
+        return try model.withBufferBytes(tensor.buffer) { bytes in
+            switch tensor.type {
+            case .float16: return try Dequantize.float16ToFloat32(bytes)
+            default: return Self.readLittleEndian(bytes, as: UInt32.self).map { Float(bitPattern: $0) }
+            }
         }
     }
 

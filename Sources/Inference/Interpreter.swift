@@ -6,13 +6,16 @@ import Tensor
 ///
 /// Loading verifies the file, folds DEQUANTIZE/DENSIFY into constants,
 /// prepares (validates and packs) every kernel and plans one arena for all
-/// activations. `invoke` then allocates nothing.
+/// activations. The interpreter then holds the packed weights, the arena and
+/// the kernels' scratch memory, and nothing of the model file. `invoke`
+/// allocates nothing.
 ///
 /// Thread safety: not `Sendable`. An `Interpreter` holds mutable tensor memory
 /// and must be used from one thread at a time; it may move from one thread to
 /// another when the hand-over is synchronised (a lock or a serial queue, as the
 /// landmarkers do). Create one per thread for parallel use: interpreters share
-/// no mutable state. `invoke` spreads its work over the interpreter's own
+/// no mutable state (except those made together by `sharingMemory(_:)`, which
+/// are used as one). `invoke` spreads its work over the interpreter's own
 /// worker threads and returns only when they are done.
 public final class Interpreter {
     /// Which kernels `invoke` runs.
@@ -88,112 +91,110 @@ public final class Interpreter {
 
     private let nodes: [Node]
     private let runner: ParallelRunner
-    /// Activation memory; also owns graph inputs and outputs.
+    /// Activation memory; also owns graph inputs and outputs. Shared with
+    /// the other interpreters of `sharingMemory(_:)`.
     private let arena: AlignedBuffer
     /// Storage of the constants the kernels read.
     private let constantStorage: [AlignedBuffer]
-    /// Scratch memory shared by the operators' fast kernels.
+    /// Scratch memory shared by the operators' fast kernels (and by the
+    /// other interpreters of `sharingMemory(_:)`).
     private let workspace: AlignedBuffer
-    /// The model is kept alive for its memory-mapped bytes.
-    private let model: TFLiteModel
+    /// Where each graph input and output lives.
+    private let tensorPointers: [Int: UnsafeMutablePointer<Float>]
 
-    /// Loads and prepares a model from a file (memory-mapped).
+    /// Loads and prepares a model from a file, mapped into memory while it loads.
     public convenience init(contentsOfFile path: String, options: Options = Options()) throws {
-        let model: TFLiteModel
-        do {
-            model = try TFLiteModel(contentsOfFile: path)
-        } catch let error as ModelError {
-            throw InterpreterError.invalidModel(error)
-        }
-        try self.init(model: model, options: options)
+        // The model (and its mapping) is released before the arena is allocated.
+        self.init(try PreparedModel(model: Self.verified { try TFLiteModel(contentsOfFile: path) }, options: options))
     }
 
     /// Loads and prepares a model from bytes in memory.
     public convenience init(bytes: [UInt8], options: Options = Options()) throws {
-        let model: TFLiteModel
-        do {
-            model = try TFLiteModel(bytes: ModelBytes(bytes: bytes))
-        } catch let error as ModelError {
-            throw InterpreterError.invalidModel(error)
-        }
-        try self.init(model: model, options: options)
+        self.init(try PreparedModel(model: Self.verified { try TFLiteModel(bytes: ModelBytes(bytes: bytes)) }, options: options))
     }
 
-    /// Prepares an already-verified model.
-    public init(model: TFLiteModel, options: Options = Options()) throws {
-        let plan = try LoadPlan(
-            model: model, readsWeights: true, instructionSet: options.instructionSet,
-            fusesOperators: options.mode == .fast && options.fusesOperators,
-            usesSparseKernels: options.usesSparseKernels)
-        self.model = model
-        self.options = options
-        self.runner = ParallelRunner(threadCount: options.threadCount)
-        let subgraph = plan.subgraph
-        let constants = plan.constants
-        let prepared = plan.nodes.map { node in
-            guard case .kernel(let kernel) = node.prepared else {
-                preconditionFailure("a load that reads weights prepares a kernel for every operator")
-            }
-            return (kernel: kernel, inputs: node.inputs, outputs: node.outputs)
-        }
-        self.inputs = subgraph.inputs.map(plan.describe)
-        self.outputs = subgraph.outputs.map(plan.describe)
+    /// Prepares an already-verified model. The interpreter keeps no reference
+    /// to `model`: the weights it runs with are packed copies, so the model's
+    /// bytes can be released once it exists.
+    public convenience init(model: TFLiteModel, options: Options = Options()) throws {
+        self.init(try PreparedModel(model: model, options: options))
+    }
 
-        let arena = AlignedBuffer(count: plan.memoryPlan.arenaCount)
+    /// An interpreter running `prepared` with an arena, a scratch buffer and
+    /// worker threads of its own.
+    private convenience init(_ prepared: PreparedModel) {
+        self.init(
+            prepared, runner: ParallelRunner(threadCount: prepared.options.threadCount),
+            arena: AlignedBuffer(count: prepared.arenaCount), workspace: AlignedBuffer(count: prepared.workspaceCount))
+    }
+
+    /// An interpreter running `prepared` with activations in `arena` and
+    /// scratch memory in `workspace`, which must hold at least
+    /// `prepared.arenaCount` and `prepared.workspaceCount` floats.
+    private init(_ prepared: PreparedModel, runner: ParallelRunner, arena: AlignedBuffer, workspace: AlignedBuffer) {
+        precondition(arena.count >= prepared.arenaCount && workspace.count >= prepared.workspaceCount,
+                     "the arena or the scratch buffer is smaller than the model needs")
+        self.options = prepared.options
+        self.runner = runner
+        self.inputs = prepared.inputs
+        self.outputs = prepared.outputs
+        self.summary = prepared.summary
         self.arena = arena
-        var pointers: [Int: UnsafeMutablePointer<Float>] = [:]
-        for (k, tensorIndex) in plan.plannedTensors.enumerated() {
-            pointers[tensorIndex] = arena.baseAddress + plan.memoryPlan.offsets[k]
-        }
-
-        // Constants the kernels read, as float storage (int32 bit patterns kept).
-        var storage: [AlignedBuffer] = []
-        func constantPointer(_ tensorIndex: Int) -> UnsafeMutablePointer<Float> {
-            if let pointer = pointers[tensorIndex] { return pointer }
-            let buffer: AlignedBuffer
-            switch constants.values[tensorIndex]! {
-            case .float32(let values): buffer = AlignedBuffer(values)
-            case .int32(let values): buffer = AlignedBuffer(values.map { Float(bitPattern: UInt32(bitPattern: $0)) })
-            case .unreadFloat32: preconditionFailure("a load that reads weights has no unread constants")
-            }
-            storage.append(buffer)
-            pointers[tensorIndex] = buffer.baseAddress
-            return buffer.baseAddress
-        }
-        // One scratch buffer serves every operator: they run one after another.
-        var workspaceCount = 0
-        if options.mode == .fast {
-            for (index, node) in prepared.enumerated() {
-                do {
-                    workspaceCount = max(workspaceCount, try node.kernel.workspaceSize(threadCount: runner.threadCount))
-                } catch let error as KernelError {
-                    throw InterpreterError.invalidOperator(index: index, error: error)
-                }
-            }
-        }
-        let workspace = AlignedBuffer(count: workspaceCount)
         self.workspace = workspace
+        var pointers: [Int: UnsafeMutablePointer<Float>] = [:]
+        for (tensorIndex, offset) in prepared.arenaOffsets {
+            pointers[tensorIndex] = arena.baseAddress + offset
+        }
+        for (tensorIndex, buffer) in prepared.constants {
+            pointers[tensorIndex] = buffer.baseAddress
+        }
         // Kernels that keep their own copy of their constants get a placeholder instead.
         let placeholder = AlignedBuffer(count: 0)
-        self.nodes = prepared.map { node in
+        self.nodes = prepared.nodes.map { node in
             Node(kernel: node.kernel, io: KernelIO(
                 inputs: node.inputs.map { tensorIndex in
-                    if !node.kernel.readsConstantInputs && constants.values[tensorIndex] != nil {
-                        return UnsafePointer(placeholder.baseAddress)
-                    }
-                    return UnsafePointer(constantPointer(tensorIndex))
+                    UnsafePointer(pointers[tensorIndex] ?? placeholder.baseAddress)
                 },
                 outputs: node.outputs.map { pointers[$0]! },
                 workspace: workspace.buffer))
         }
-        // A graph output that is itself a constant still needs readable storage.
-        for tensorIndex in subgraph.outputs where pointers[tensorIndex] == nil {
-            _ = constantPointer(tensorIndex)
-        }
-        storage.append(placeholder)
-        self.constantStorage = storage
+        self.constantStorage = Array(prepared.constants.values) + [placeholder]
         self.tensorPointers = pointers
-        self.summary = plan.summary
+    }
+
+    /// Prepares the model in `bytes` as `init(model:options:)` does, reading
+    /// the bytes only during the call: the result keeps nothing of them.
+    /// Throws `InterpreterError` (`.invalidModel` when the bytes are not a
+    /// valid model).
+    package static func prepare(borrowing bytes: UnsafeRawBufferPointer, options: Options) throws -> PreparedModel {
+        try PreparedModel(model: verified { try TFLiteModel(bytes: ModelBytes(borrowing: bytes)) }, options: options)
+    }
+
+    /// The model `load` returns, with its `ModelError` reported as `InterpreterError.invalidModel`.
+    private static func verified(_ load: () throws -> TFLiteModel) throws -> TFLiteModel {
+        do {
+            return try load()
+        } catch let error as ModelError {
+            throw InterpreterError.invalidModel(error)
+        }
+    }
+
+    /// Interpreters for `models` that share one activation arena, one scratch
+    /// buffer and one set of worker threads, each sized for the largest need
+    /// (a landmarker's detector and landmark model, which run one after the
+    /// other): memory for the largest model rather than for all of them.
+    ///
+    /// They must be used one at a time, as if they were one interpreter:
+    /// never invoked concurrently, and an `invoke` of one overwrites the
+    /// inputs and outputs of all the others, so set an interpreter's inputs
+    /// and read its outputs around its own `invoke`, before another one runs.
+    package static func sharingMemory(_ models: [PreparedModel]) -> [Interpreter] {
+        let arena = AlignedBuffer(count: models.map(\.arenaCount).max() ?? 0)
+        let workspace = AlignedBuffer(count: models.map(\.workspaceCount).max() ?? 0)
+        let runner = ParallelRunner(threadCount: models.map(\.options.threadCount).max() ?? 1)
+        return models.map { model in
+            Interpreter(model, runner: runner.limited(to: model.options.threadCount), arena: arena, workspace: workspace)
+        }
     }
 
     /// Checks that `model` would load as `init(model:options:)` loads it with
@@ -211,16 +212,8 @@ public final class Interpreter {
 
     /// `validate(model:)` for model bytes in memory, verified first.
     public static func validate(bytes: [UInt8]) throws -> ModelSummary {
-        let model: TFLiteModel
-        do {
-            model = try TFLiteModel(bytes: ModelBytes(bytes: bytes))
-        } catch let error as ModelError {
-            throw InterpreterError.invalidModel(error)
-        }
-        return try validate(model: model)
+        try validate(model: verified { try TFLiteModel(bytes: ModelBytes(bytes: bytes)) })
     }
-
-    private let tensorPointers: [Int: UnsafeMutablePointer<Float>]
 
     // MARK: - Inputs and outputs
 

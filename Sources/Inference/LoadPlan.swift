@@ -6,9 +6,11 @@ import Tensor
 /// share, in order: tensor shapes, constants with DEQUANTIZE/DENSIFY folded,
 /// one prepared operator per node that runs at invoke time (output counts,
 /// types and shapes checked against the file), graph input types, and the
-/// activation memory plan. Nothing here allocates tensor memory.
+/// activation memory plan. Nothing here allocates tensor memory; float
+/// constants are decoded operator by operator, each held only while its
+/// kernel is prepared (see `ConstantTensors`).
 ///
-/// With `readsWeights` false, dense float weights are not decoded and the
+/// With `readsWeights` false, float constants are not decoded and the
 /// weighted ops are validated instead of prepared (see `ConstantTensors` and
 /// `OperatorRegistry.prepare`); every check that can reject a model still runs.
 /// With `fusesOperators` (and weights read), the ADD and PRELU that finish a
@@ -55,8 +57,7 @@ struct LoadPlan {
                 throw InterpreterError.invalidShape(tensor: tensor.name, detail: "\(error)")
             }
         }
-        var constants = try ConstantTensors(
-            model: model, subgraph: subgraph, shapes: shapes, readsWeights: readsWeights)
+        var constants = try ConstantTensors(model: model, subgraph: subgraph, shapes: shapes)
 
         // Prepare every operator that is not folded into a constant.
         var nodes: [Node] = []
@@ -70,7 +71,7 @@ struct LoadPlan {
             var operands: [Operand] = []
             for tensorIndex in inputIndices {
                 let tensor = subgraph.tensors[tensorIndex]
-                if let value = constants.values[tensorIndex] {
+                if let value = try constants.value(of: tensorIndex, readsFloats: readsWeights) {
                     operands.append(Operand(shape: shapes[tensorIndex], constant: value))
                 } else if constants.isConstant(tensorIndex) {
                     throw InterpreterError.unsupportedOption(
@@ -109,14 +110,14 @@ struct LoadPlan {
         self.fileParameterCount = Self.parameterCount(of: nodes, constants: constants)
         self.fileMultiplyAccumulates = nodes.reduce(0) { $0 + $1.prepared.multiplyAccumulates }
         if readsWeights && fusesOperators {
-            var fused = OperatorFusion.fuse(
+            var fused = try OperatorFusion.fuse(
                 nodes.map { node -> PreparedNode in
                     guard case .kernel(let kernel) = node.prepared else {
                         preconditionFailure("a load that reads weights prepares a kernel for every operator")
                     }
                     return (kernel, node.inputs, node.outputs)
                 },
-                constants: constants.values, isConstant: constants.isConstant, shapes: shapes,
+                constantValue: { try constants.value(of: $0) }, isConstant: constants.isConstant, shapes: shapes,
                 graphOutputs: subgraph.outputs)
             if usesSparseKernels {
                 fused = ChannelMajorRegions.apply(
@@ -142,7 +143,7 @@ struct LoadPlan {
         var lifetimes: [Int: (first: Int, last: Int)] = [:]
         for tensorIndex in subgraph.inputs { lifetimes[tensorIndex] = (0, end) }
         for (nodeIndex, node) in nodes.enumerated() {
-            for tensorIndex in node.inputs where constants.values[tensorIndex] == nil {
+            for tensorIndex in node.inputs where !constants.hasValue(tensorIndex) {
                 let current = lifetimes[tensorIndex] ?? (nodeIndex, nodeIndex)
                 lifetimes[tensorIndex] = (current.first, max(current.last, nodeIndex))
             }
@@ -150,7 +151,7 @@ struct LoadPlan {
                 lifetimes[tensorIndex] = (nodeIndex, nodeIndex)
             }
         }
-        for tensorIndex in subgraph.outputs where constants.values[tensorIndex] == nil {
+        for tensorIndex in subgraph.outputs where !constants.hasValue(tensorIndex) {
             let current = lifetimes[tensorIndex] ?? (0, end)
             lifetimes[tensorIndex] = (current.first, end)
         }
@@ -183,13 +184,7 @@ struct LoadPlan {
     private static func parameterCount(of nodes: [Node], constants: ConstantTensors) -> Int {
         var parameters = 0
         for node in nodes {
-            for tensorIndex in node.inputs {
-                switch constants.values[tensorIndex] {
-                case .float32(let values)?: parameters += values.count
-                case .unreadFloat32(let count)?: parameters += count
-                case .int32?, nil: break
-                }
-            }
+            for tensorIndex in node.inputs { parameters += constants.floatCount(of: tensorIndex) ?? 0 }
         }
         return parameters
     }

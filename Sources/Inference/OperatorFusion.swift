@@ -28,18 +28,20 @@ enum OperatorFusion {
     /// convolutions next to them, in the same order.
     /// - Parameters:
     ///   - nodes: prepared operators in execution order.
-    ///   - constants: the values of the constant tensors known at load time.
-    ///   - isConstant: whether a tensor is a constant (including one not
-    ///     among `constants`, such as a sparse tensor without DENSIFY).
+    ///   - constantValue: the value of a constant tensor known at load time,
+    ///     nil for other tensors; asked only for the alpha of a PRELU that
+    ///     could be folded.
+    ///   - isConstant: whether a tensor is a constant (including one without
+    ///     a `constantValue`, such as a sparse tensor without DENSIFY).
     ///   - shapes: every tensor's shape, by index.
     ///   - graphOutputs: tensors that must keep being written.
     static func fuse(
-        _ nodes: [PreparedNode], constants: [Int: ConstantData], isConstant: (Int) -> Bool,
+        _ nodes: [PreparedNode], constantValue: (Int) throws -> ConstantData?, isConstant: (Int) -> Bool,
         shapes: [TensorShape], graphOutputs: [Int]
-    ) -> [PreparedNode] {
+    ) rethrows -> [PreparedNode] {
         let unpadded = foldPadding(nodes, graphOutputs: graphOutputs)
-        return foldEpilogues(
-            unpadded, constants: constants, isConstant: isConstant, shapes: shapes, graphOutputs: graphOutputs)
+        return try foldEpilogues(
+            unpadded, constantValue: constantValue, isConstant: isConstant, shapes: shapes, graphOutputs: graphOutputs)
     }
 
     /// Removes every PAD whose output only convolutions read (as their
@@ -80,9 +82,9 @@ enum OperatorFusion {
 
     /// Folds each foldable ADD and PRELU into the CONV_2D before it.
     static func foldEpilogues(
-        _ nodes: [PreparedNode], constants: [Int: ConstantData], isConstant: (Int) -> Bool,
+        _ nodes: [PreparedNode], constantValue: (Int) throws -> ConstantData?, isConstant: (Int) -> Bool,
         shapes: [TensorShape], graphOutputs: [Int]
-    ) -> [PreparedNode] {
+    ) rethrows -> [PreparedNode] {
         var consumers: [Int: [Int]] = [:]
         var producer: [Int: Int] = [:]
         for (index, node) in nodes.enumerated() {
@@ -116,7 +118,7 @@ enum OperatorFusion {
             }
             if let reader = soleReader(of: output), let prelu = nodes[reader].kernel as? Prelu,
                nodes[reader].inputs.count == 2, nodes[reader].inputs[0] == output,
-               let alphaValues = constants[nodes[reader].inputs[1]] {
+               let alphaValues = try constantValue(nodes[reader].inputs[1]) {
                 let alpha = Operand(shape: shapes[nodes[reader].inputs[1]], constant: alphaValues)
                 if let fused = conv.fusing(prelu: prelu, alpha: alpha) {
                     conv = fused

@@ -57,7 +57,7 @@ public struct Conv2D: PreparedKernel {
     }
     /// `[[N, OH, OW, Cout]]`.
     public let outputShapes: [TensorShape]
-    /// Filter and bias are copied and packed at prepare time.
+    /// Filter and bias are packed at prepare time.
     public let readsConstantInputs = false
     /// `N · OH · OW · Cout · KH · KW · Cin`: every filter tap is counted,
     /// including taps that fall in the padding.
@@ -70,11 +70,10 @@ public struct Conv2D: PreparedKernel {
     /// Cout.
     let outputChannels: Int
     let activation: FusedActivation
-    /// `[Cout, KH, KW, Cin]`, copied from the constant filter operand.
-    let filter: [Float]
-    /// `[Cout]`; zeros when the op has no bias (TFLite adds 0 in that case too).
-    let bias: [Float]
-    /// The filter as `[Cout, KH·KW·Cin]` GEMM panels with the bias, for `run`.
+    /// The filter `[Cout, KH, KW, Cin]` as `[Cout, KH·KW·Cin]` GEMM panels,
+    /// with the bias `[Cout]` (zeros when the op has no bias: TFLite adds 0
+    /// in that case too). The only copy of the weights: `runReference` reads
+    /// them from here as well.
     let packed: PackedGemmWeights
     /// The window as the fast kernels describe it.
     private(set) var geometry: ConvolutionGeometry
@@ -95,8 +94,8 @@ public struct Conv2D: PreparedKernel {
             && g.padTop == 0 && g.padLeft == 0
     }
 
-    /// Validates the operands and options and copies the constant filter and bias,
-    /// packed for the microkernels of `instructionSet`.
+    /// Validates the operands and options and packs the constant filter and bias
+    /// for the microkernels of `instructionSet`; the operands' arrays are not kept.
     ///
     /// Throws `KernelError` for: an operand count other than 2 or 3; an input or
     /// filter that is not 4-D; an empty filter; input channels that differ from
@@ -118,7 +117,7 @@ public struct Conv2D: PreparedKernel {
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             window: checked.window, inputChannels: checked.inputChannels,
             outputChannels: checked.outputChannels, activation: options.activation,
-            filter: filter, bias: bias, packed: packed, geometry: checked.window.convolutionGeometry,
+            packed: packed, geometry: checked.window.convolutionGeometry,
             convolutionOperandCount: inputs.count)
     }
 
@@ -283,7 +282,8 @@ public struct Conv2D: PreparedKernel {
     /// Direct convolution, one output value at a time, summing taps in
     /// (ky, kx, ic) order in Float as TFLite's reference kernel does; then
     /// any fused ADD and PRELU, element by element, as their reference
-    /// kernels compute them.
+    /// kernels compute them. The filter values are read from the packed
+    /// panels (`PackedGemmWeights.sourceRow`).
     public func runReference(_ io: KernelIO) {
         let input = io.inputs[0]    // [N, H, W, Cin]
         let output = io.outputs[0]  // [N, OH, OW, Cout]
@@ -292,6 +292,8 @@ public struct Conv2D: PreparedKernel {
             for oy in 0..<g.outputHeight {
                 for ox in 0..<g.outputWidth {
                     for oc in 0..<outputChannels {
+                        // filter[oc, ky, kx, ic] is filterRow[((ky · KW + kx) · Cin + ic) · stride].
+                        let (filterRow, stride) = packed.sourceRow(oc)
                         var total: Float = 0
                         for ky in 0..<g.filterHeight {
                             let iy = oy * g.strideH - g.padTop + ky * g.dilationH
@@ -300,14 +302,14 @@ public struct Conv2D: PreparedKernel {
                                 let ix = ox * g.strideW - g.padLeft + kx * g.dilationW
                                 guard ix >= 0, ix < g.inputWidth else { continue }
                                 let inputBase = ((n * g.inputHeight + iy) * g.inputWidth + ix) * inputChannels
-                                let filterBase = ((oc * g.filterHeight + ky) * g.filterWidth + kx) * inputChannels
+                                let filterBase = (ky * g.filterWidth + kx) * inputChannels
                                 for ic in 0..<inputChannels {
-                                    total += input[inputBase + ic] * filter[filterBase + ic]
+                                    total += input[inputBase + ic] * filterRow[(filterBase + ic) * stride]
                                 }
                             }
                         }
                         let outputIndex = ((n * g.outputHeight + oy) * g.outputWidth + ox) * outputChannels + oc
-                        output[outputIndex] = activation.apply(total + bias[oc])
+                        output[outputIndex] = activation.apply(total + packed.bias[oc])
                     }
                 }
             }

@@ -83,8 +83,8 @@ public struct Conv2DToChannelMajor: PreparedKernel {
         window = g
         inputChannels = conv.inputChannels
         outputChannels = conv.outputChannels
-        filter = conv.filter
-        bias = conv.bias
+        filter = conv.packed.unpackedWeights()
+        bias = conv.packed.unpackedBias()
         activation = conv.activation
         phaseRows = PhaseRows(g)
         tapOffsets = phaseRows.tapOffsets(channels: conv.inputChannels)

@@ -65,26 +65,27 @@ public enum Densify {
     /// not end at the index count, indices out of range, a value count that
     /// differs from the stored positions, or a dense size above `maxDenseElements`.
     public static func densify(values: [Float], description: SparseTensorDescription) throws -> [Float] {
-        let layout = try SparseLayout(description)
-        guard layout.storedCount == values.count else {
-            throw KernelError(
-                op: "DENSIFY", "the description stores \(layout.storedCount) values but \(values.count) were given")
-        }
+        let layout = try checkedLayout(description, valueCount: values.count)
         var dense = [Float](repeating: 0, count: layout.denseCount)
         var next = 0
+        let last = description.dimensions.count - 1
         // Walks level `level` under storage position `position` of the
         // enclosing levels; `offset` is the dense offset accumulated so far.
+        // The last level places its values itself, without a call per value.
         func visit(level: Int, position: Int, offset: Int) {
-            guard level < description.dimensions.count else {
-                dense[offset] = values[next]
-                next += 1
-                return
-            }
             let step = layout.denseStrides[level]
             switch description.dimensions[level] {
+            case .dense(let size) where level == last:
+                for i in 0..<size { dense[offset + i * step] = values[next + i] }
+                next += size
             case .dense(let size):
                 for i in 0..<size {
                     visit(level: level + 1, position: position * size + i, offset: offset + i * step)
+                }
+            case .sparseCSR(let segments, let indices) where level == last:
+                for p in segments[position]..<segments[position + 1] {
+                    dense[offset + indices[p] * step] = values[next]
+                    next += 1
                 }
             case .sparseCSR(let segments, let indices):
                 for p in segments[position]..<segments[position + 1] {
@@ -94,6 +95,25 @@ public enum Densify {
         }
         visit(level: 0, position: 0, offset: 0)
         return dense
+    }
+}
+
+extension Densify {
+    /// Checks `description` and a value count as `densify` does, without
+    /// placing any value: the element count of the dense tensor, or the
+    /// `KernelError` that `densify` throws for `valueCount` stored values.
+    public static func denseCount(valueCount: Int, description: SparseTensorDescription) throws -> Int {
+        try checkedLayout(description, valueCount: valueCount).denseCount
+    }
+
+    /// The layout of `description`, checked to store `valueCount` values.
+    private static func checkedLayout(_ description: SparseTensorDescription, valueCount: Int) throws -> SparseLayout {
+        let layout = try SparseLayout(description)
+        guard layout.storedCount == valueCount else {
+            throw KernelError(
+                op: "DENSIFY", "the description stores \(layout.storedCount) values but \(valueCount) were given")
+        }
+        return layout
     }
 }
 

@@ -63,7 +63,7 @@ public struct DepthwiseConv2D: PreparedKernel {
     public var opName: String { (foldsPadding ? "PAD+" : "") + "DEPTHWISE_CONV_2D" }
     /// `[[N, OH, OW, Cout]]`.
     public let outputShapes: [TensorShape]
-    /// Filter and bias are copied and packed at prepare time.
+    /// Filter and bias are copied (and packed) at prepare time.
     public let readsConstantInputs = false
     /// `N · OH · OW · Cout · KH · KW`: every filter tap is counted, including
     /// taps that fall in the padding.
@@ -78,19 +78,51 @@ public struct DepthwiseConv2D: PreparedKernel {
     /// Cout = Cin · M.
     let outputChannels: Int
     let activation: FusedActivation
-    /// `[1, KH, KW, Cout]`, copied from the constant filter operand.
-    let filter: [Float]
-    /// `[Cout]`; zeros when the op has no bias (TFLite adds 0 in that case too).
-    let bias: [Float]
+    /// The filter `[1, KH, KW, Cout]` and bias `[Cout]` (zeros when the op has
+    /// no bias: TFLite adds 0 in that case too), kept once.
+    let weights: Weights
     /// Whether a PAD before this convolution was folded into its window
     /// (`foldingPadding(of:)`).
     private(set) var foldsPadding = false
+
+    /// How a depthwise convolution keeps its filter and bias.
+    enum Weights: Sendable {
+        /// Packed for the SIMD kernel (depth multiplier 1); `runReference`
+        /// reads them from the packed taps as well.
+        case packed(PackedDepthwiseWeights)
+        /// As the operands give them, `filter [KH·KW·Cout]` and `bias [Cout]`
+        /// (other depth multipliers, which run the reference kernel).
+        case unpacked(filter: [Float], bias: [Float])
+    }
+
+    /// `filter[0, ky, kx, oc]`.
+    @inline(__always)
+    func filterValue(row ky: Int, column kx: Int, channel oc: Int) -> Float {
+        switch weights {
+        case .packed(let packed): return packed.taps(row: ky, column: kx)[oc]
+        case .unpacked(let filter, _): return filter[(ky * window.filterWidth + kx) * outputChannels + oc]
+        }
+    }
+
+    /// `bias[oc]`.
+    @inline(__always)
+    func biasValue(channel oc: Int) -> Float {
+        switch weights {
+        case .packed(let packed): return packed.bias[oc]
+        case .unpacked(_, let bias): return bias[oc]
+        }
+    }
+
     /// Filter and bias packed for the SIMD kernel; nil when the depth multiplier
     /// is not 1 (those run the reference kernel).
-    let packed: PackedDepthwiseWeights?
+    var packed: PackedDepthwiseWeights? {
+        if case .packed(let packed) = weights { return packed }
+        return nil
+    }
 
     /// Validates the operands and options and copies the constant filter and bias,
-    /// packed for the microkernels of `instructionSet`.
+    /// packed for the microkernels of `instructionSet` when the depth multiplier is 1
+    /// (then the operands' arrays are not kept).
     ///
     /// Throws `KernelError` for: an operand count other than 2 or 3; an input or
     /// filter that is not 4-D; a filter whose first dimension is not 1; an empty
@@ -106,16 +138,16 @@ public struct DepthwiseConv2D: PreparedKernel {
         let filter = try inputs[1].requireConstantFloats(op: checked.op, role: "filter")
         let bias = try optionalConstantBias(op: checked.op, inputs: inputs, channels: checked.outputChannels)
         let window = checked.window
-        let packed = checked.outputChannels == checked.inputChannels
-            ? try PackedDepthwiseWeights(
+        let weights: Weights = checked.outputChannels == checked.inputChannels
+            ? .packed(try PackedDepthwiseWeights(
                 channels: checked.outputChannels, kernelHeight: window.filterHeight,
-                kernelWidth: window.filterWidth, weights: filter, bias: bias, instructionSet: instructionSet)
-            : nil
+                kernelWidth: window.filterWidth, weights: filter, bias: bias, instructionSet: instructionSet))
+            : .unpacked(filter: filter, bias: bias)
         return DepthwiseConv2D(
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             depthMultiplier: checked.outputChannels / checked.inputChannels, window: window,
             inputChannels: checked.inputChannels, outputChannels: checked.outputChannels,
-            activation: options.activation, filter: filter, bias: bias, packed: packed)
+            activation: options.activation, weights: weights)
     }
 
     /// Every check of `prepare`, without reading or packing the filter and bias
@@ -232,12 +264,11 @@ public struct DepthwiseConv2D: PreparedKernel {
                                     let ix = ox * g.strideW - g.padLeft + kx * g.dilationW
                                     guard ix >= 0, ix < g.inputWidth else { continue }
                                     let inputIndex = ((n * g.inputHeight + iy) * g.inputWidth + ix) * inputChannels + ic
-                                    let filterIndex = (ky * g.filterWidth + kx) * outputChannels + oc
-                                    total += input[inputIndex] * filter[filterIndex]
+                                    total += input[inputIndex] * filterValue(row: ky, column: kx, channel: oc)
                                 }
                             }
                             let outputIndex = ((n * g.outputHeight + oy) * g.outputWidth + ox) * outputChannels + oc
-                            output[outputIndex] = activation.apply(total + bias[oc])
+                            output[outputIndex] = activation.apply(total + biasValue(channel: oc))
                         }
                     }
                 }

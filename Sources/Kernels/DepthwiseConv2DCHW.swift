@@ -77,7 +77,8 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         let channels = depthwise.outputChannels, taps = g.filterHeight * g.filterWidth
         var channelFilters = [Float](repeating: 0, count: channels * taps)
         for t in 0..<taps {
-            for c in 0..<channels { channelFilters[c * taps + t] = depthwise.filter[t * channels + c] }
+            let tapWeights = packed.taps(row: t / g.filterWidth, column: t % g.filterWidth)
+            for c in 0..<channels { channelFilters[c * taps + t] = tapWeights[c] }
         }
         let rowFloats = depthwiseCHWScratchRowFloats(
             size: g.filterWidth, strideWidth: g.strideW, outputWidth: g.outputWidth)
@@ -97,7 +98,7 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         self.channels = channels
         self.activation = depthwise.activation
         self.channelFilters = channelFilters
-        self.bias = depthwise.bias
+        self.bias = Array(UnsafeBufferPointer(start: packed.bias, count: channels))
         self.foldsPadding = depthwise.foldsPadding
         self.flatPlanes = flatPlanes
         self.outputShapes = depthwise.outputShapes

@@ -51,12 +51,49 @@ public struct Dequantize: PreparedKernel {
         }
         let count = bits.count / 2
         return [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-            for i in 0..<count {
+            var i = 0
+            #if _endian(little)
+            // Eight at a time; the loaded lanes are little-endian as stored.
+            while i + 8 <= count {
+                let patterns = bits.loadUnaligned(fromByteOffset: 2 * i, as: SIMD8<UInt16>.self)
+                let values = float32(fromHalfBits: SIMD8<UInt32>(truncatingIfNeeded: patterns))
+                UnsafeMutableRawPointer(buffer.baseAddress! + i).storeBytes(of: values, as: SIMD8<Float>.self)
+                i += 8
+            }
+            #endif
+            while i < count {
                 let pattern = UInt16(bits[2 * i]) | UInt16(bits[2 * i + 1]) << 8
                 buffer[i] = float32(fromHalfBits: pattern)
+                i += 1
             }
             initialized = count
         }
+    }
+
+    /// `float32(fromHalfBits:)` of eight patterns (in the low 16 bits of each
+    /// lane) at once, with the same results. Every case is computed for every
+    /// lane and chosen with integer masks (whole-vector operations, where
+    /// `SIMD`'s lane selects are not).
+    @inline(__always)
+    static func float32(fromHalfBits half: SIMD8<UInt32>) -> SIMD8<Float> {
+        let sign = (half & 0x8000) &<< 16
+        let exponent = (half &>> 10) & 0x1F
+        let fraction = half & 0x3FF
+        // All ones where the exponent is 31 (infinity, NaN), where it is 0
+        // (zero, subnormal), and where the fraction is not 0.
+        let isSpecial = 0 &- ((exponent &+ 1) &>> 5)
+        let isSmall = ((exponent &+ 31) &>> 5) &- 1
+        let hasFraction = (fraction &+ 0x3FF) &>> 10
+        // Normal: rebias the exponent from 15 to 127.
+        let normal = sign | (exponent &+ 112) &<< 23 | fraction &<< 13
+        // Infinity, or a NaN made quiet with its payload.
+        let special = sign | 0x7F80_0000 | hasFraction &<< 22 | fraction &<< 13
+        // Zero or subnormal, fraction × 2^-24: 2^-14 · (1 + fraction · 2^-10)
+        // less 2^-14, both exact in float32.
+        let offset = unsafeBitCast(0x3880_0000 | fraction &<< 13, to: SIMD8<Float>.self)
+        let small = sign | unsafeBitCast(offset - SIMD8<Float>(repeating: 0x1p-14), to: SIMD8<UInt32>.self)
+        let bits = normal & ~(isSpecial | isSmall) | special & isSpecial | small & isSmall
+        return unsafeBitCast(bits, to: SIMD8<Float>.self)
     }
 
     /// The float32 equal to one half-precision bit pattern.

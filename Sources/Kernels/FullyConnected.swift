@@ -35,7 +35,7 @@ public struct FullyConnected: PreparedKernel {
     public let opName = "FULLY_CONNECTED"
     /// `[[B, Nout]]`, or `[[..., Nout]]` with `keepNumDims`.
     public let outputShapes: [TensorShape]
-    /// Filter and bias are copied and packed at prepare time.
+    /// Weights and bias are packed at prepare time.
     public let readsConstantInputs = false
     /// `B · Nout · K`.
     public let multiplyAccumulates: Int
@@ -47,15 +47,13 @@ public struct FullyConnected: PreparedKernel {
     /// Nout, the number of output values per row.
     let outputDepth: Int
     let activation: FusedActivation
-    /// `[Nout, K]`, copied from the constant weights operand.
-    let weights: [Float]
-    /// `[Nout]`; zeros when the op has no bias (TFLite adds 0 in that case too).
-    let bias: [Float]
-    /// Weights and bias packed into GEMM panels for `run`.
+    /// The weights `[Nout, K]` packed into GEMM panels, with the bias `[Nout]`
+    /// (zeros when the op has no bias: TFLite adds 0 in that case too). The
+    /// only copy of the weights: `runReference` reads them from here as well.
     let packed: PackedGemmWeights
 
-    /// Validates the operands and options and copies the constant weights and bias,
-    /// packed for the microkernels of `instructionSet`.
+    /// Validates the operands and options and packs the constant weights and bias
+    /// for the microkernels of `instructionSet`; the operands' arrays are not kept.
     ///
     /// Throws `KernelError` for: an operand count other than 2 or 3; a scalar
     /// input; weights that are not 2-D or are empty; K not dividing the input's
@@ -76,7 +74,7 @@ public struct FullyConnected: PreparedKernel {
         return FullyConnected(
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             batch: checked.batch, inputDepth: checked.inputDepth, outputDepth: checked.outputDepth,
-            activation: options.activation, weights: weights, bias: bias, packed: packed)
+            activation: options.activation, packed: packed)
     }
 
     /// Every check of `prepare`, without reading or packing the weights and bias
@@ -158,17 +156,20 @@ public struct FullyConnected: PreparedKernel {
     }
 
     /// One dot product per output value, summed over k in order in Float as
-    /// TFLite's reference kernel does.
+    /// TFLite's reference kernel does, with the weights read from the packed
+    /// panels (`PackedGemmWeights.sourceRow`).
     public func runReference(_ io: KernelIO) {
         let input = io.inputs[0]    // [B, K]
         let output = io.outputs[0]  // [B, Nout]
         for b in 0..<batch {
             for o in 0..<outputDepth {
+                // weights[o, k] is weightRow[k · stride].
+                let (weightRow, stride) = packed.sourceRow(o)
                 var total: Float = 0
                 for k in 0..<inputDepth {
-                    total += input[b * inputDepth + k] * weights[o * inputDepth + k]
+                    total += input[b * inputDepth + k] * weightRow[k * stride]
                 }
-                output[b * outputDepth + o] = activation.apply(total + bias[o])
+                output[b * outputDepth + o] = activation.apply(total + packed.bias[o])
             }
         }
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Which family of compiled microkernels the fast CONV_2D,
 /// DEPTHWISE_CONV_2D and FULLY_CONNECTED kernels run. Chosen when a kernel
@@ -97,8 +101,8 @@ public enum KernelInstructionSet: String, Sendable, CaseIterable, CustomStringCo
     static func cpuFlagsSupportAVX512(cpuinfo: String) -> Bool {
         for line in cpuinfo.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2,
-                  parts[0].trimmingCharacters(in: .whitespaces) == "flags"
+            // The key, "flags" with tabs or spaces around it.
+            guard parts.count == 2, parts[0].split(whereSeparator: \.isWhitespace) == ["flags"]
             else { continue }
             let flags = Set(parts[1].split(separator: " "))
             return avx512Flags.isSubset(of: flags)

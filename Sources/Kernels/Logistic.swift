@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Tensor
 
 /// LOGISTIC: `y = 1 / (1 + exp(-x))`, element-wise. One input, one output of

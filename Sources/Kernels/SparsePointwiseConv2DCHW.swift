@@ -101,7 +101,7 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
               g.outputHeight == g.inputHeight, g.outputWidth == g.inputWidth
         else { return nil }
         let cin = conv.inputChannels, cout = conv.outputChannels
-        let filter = conv.filter  // [Cout, 1, 1, Cin]
+        let filter = conv.packed.unpackedWeights()  // [Cout, 1, 1, Cin]
         let nonzeroCount = filter.reduce(0) { $1 != 0 ? $0 + 1 : $0 }
         let density = Double(nonzeroCount) / Double(filter.count)
         guard density <= maxDensity, nonzeroCount <= Int(Int32.max) else { return nil }
@@ -150,7 +150,7 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         self.columns = columns
         self.offsets = offsets
         self.starts = starts
-        self.bias = conv.bias
+        self.bias = conv.packed.unpackedBias()
         self.activation = conv.activation
         self.epilogue = epilogue
         self.residualOperand = conv.convolutionOperandCount

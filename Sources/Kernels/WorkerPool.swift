@@ -1,6 +1,10 @@
 import Dispatch
-import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Helper threads that share one parallel job at a time with the calling
 /// thread, with low wake-up latency and no allocation per job.
@@ -112,10 +116,10 @@ final class WorkerPoolState: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Helpers asleep (or about to sleep) on `wakeUp`.
     private let sleepers = Atomic<Int>(0)
-    private let wakeUp = NSCondition()
+    private let wakeUp = ConditionLock()
     /// Whether the caller sleeps on `finished` until the last helper leaves.
     private let callerSleeps = Atomic<Bool>(false)
-    private let finished = NSCondition()
+    private let finished = ConditionLock()
     /// The current job: written by the caller while no helper takes part,
     /// read by helpers only between joining and leaving.
     private let job = UnsafeMutablePointer<WorkerPoolJob?>.allocate(capacity: 1)

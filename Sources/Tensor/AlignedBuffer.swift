@@ -1,7 +1,19 @@
-/// A heap buffer of `Float` aligned to `AlignedBuffer.alignment` bytes and
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A buffer of `Float` aligned to `AlignedBuffer.alignment` bytes and
 /// padded at the tail to a whole number of `AlignedBuffer.paddingFloats`
 /// elements, so SIMD loads of a full vector past the last element stay inside
 /// the allocation. The padding is zero-initialised.
+///
+/// A buffer of `mappingThreshold` bytes or more (packed weights, activation
+/// arenas) is mapped from the system directly: its pages are zeroed by the
+/// kernel when first touched — a page never written costs no memory — and
+/// given back to the system when the buffer is freed, whatever the heap
+/// allocator keeps. Smaller ones come from the heap, zeroed.
 ///
 /// The buffer owns its memory; pointers from `baseAddress` are valid for its
 /// lifetime. It is not synchronised: concurrent writers must write disjoint ranges.
@@ -10,12 +22,16 @@ public final class AlignedBuffer: @unchecked Sendable {
     public static let alignment = 64
     /// The tail is padded to a multiple of this many floats (one `SIMD16<Float>`).
     public static let paddingFloats = 16
+    /// Buffers of at least this many bytes (64 KiB) are mapped, not taken from the heap.
+    public static let mappingThreshold = 64 * 1024
 
     /// Number of usable elements.
     public let count: Int
     /// Number of allocated elements (`count` rounded up, at least one vector).
     public let capacity: Int
     public let baseAddress: UnsafeMutablePointer<Float>
+    /// Whether the storage is a mapping of its own (`capacity` floats, page-aligned).
+    private let isMapped: Bool
 
     /// Allocates `count` zeroed floats. `count` must already be validated
     /// (e.g. via `TensorShape`); it is capped at `TensorShape.maxElements`.
@@ -24,10 +40,21 @@ public final class AlignedBuffer: @unchecked Sendable {
         self.count = count
         let rounded = (count + Self.paddingFloats - 1) / Self.paddingFloats * Self.paddingFloats
         self.capacity = max(rounded, Self.paddingFloats)
-        let raw = UnsafeMutableRawPointer.allocate(
-            byteCount: capacity * MemoryLayout<Float>.stride, alignment: Self.alignment)
-        raw.initializeMemory(as: Float.self, repeating: 0, count: capacity)
-        self.baseAddress = raw.assumingMemoryBound(to: Float.self)
+        let byteCount = capacity * MemoryLayout<Float>.stride
+        if byteCount >= Self.mappingThreshold {
+            // Anonymous pages read as zeros; page alignment exceeds `alignment`.
+            let mapped = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0)
+            guard let mapped, mapped != MAP_FAILED else {
+                fatalError("cannot map \(byteCount) bytes: out of memory")
+            }
+            self.baseAddress = mapped.assumingMemoryBound(to: Float.self)
+            self.isMapped = true
+        } else {
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: Self.alignment)
+            raw.initializeMemory(as: Float.self, repeating: 0, count: capacity)
+            self.baseAddress = raw.assumingMemoryBound(to: Float.self)
+            self.isMapped = false
+        }
     }
 
     /// Copies `values` into a new buffer.
@@ -39,7 +66,11 @@ public final class AlignedBuffer: @unchecked Sendable {
     }
 
     deinit {
-        UnsafeMutableRawPointer(baseAddress).deallocate()
+        if isMapped {
+            munmap(baseAddress, capacity * MemoryLayout<Float>.stride)
+        } else {
+            UnsafeMutableRawPointer(baseAddress).deallocate()
+        }
     }
 
     /// The usable elements as a buffer pointer.

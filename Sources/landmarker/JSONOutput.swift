@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// JSON encoding for the CLI's outputs: sorted keys, unescaped slashes, and
 /// non-finite floats written as strings rather than failing.

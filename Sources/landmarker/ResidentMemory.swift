@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The process's resident set size, from `/proc/self/statm` (Linux).
 enum ResidentMemory {

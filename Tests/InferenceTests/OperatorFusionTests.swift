@@ -40,7 +40,7 @@ import Testing
 
     func fuse(_ nodes: [PreparedNode], outputs: [Int], constants: [Int: ConstantData] = constants) -> [PreparedNode] {
         OperatorFusion.fuse(
-            nodes, constants: constants, isConstant: { constants[$0] != nil }, shapes: Self.shapes,
+            nodes, constantValue: { constants[$0] }, isConstant: { constants[$0] != nil }, shapes: Self.shapes,
             graphOutputs: outputs)
     }
 
@@ -119,7 +119,7 @@ import Testing
 
     func fuse(_ nodes: [PreparedNode], outputs: [Int]) -> [PreparedNode] {
         OperatorFusion.fuse(
-            nodes, constants: Self.constants, isConstant: { Self.constants[$0] != nil }, shapes: Self.shapes,
+            nodes, constantValue: { Self.constants[$0] }, isConstant: { Self.constants[$0] != nil }, shapes: Self.shapes,
             graphOutputs: outputs)
     }
 

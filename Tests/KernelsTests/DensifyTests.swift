@@ -104,17 +104,22 @@ struct DensifyTests {
         }
     }
 
-    @Test func inconsistentDescriptionsAreRejected() {
+    @Test func inconsistentDescriptionsAreRejected() throws {
         let csr = Sparse.Dimension.sparseCSR(segments: [0, 2, 2, 4], indices: [1, 3, 0, 3])
         let good = Sparse(denseShape: [3, 4], traversalOrder: [0, 1], dimensions: [.dense(size: 3), csr])
         let values: [Float] = [1, 2, 3, 4]
+        // Both entry points reject it: densifying, and counting without densifying.
         func expectRejected(_ fragment: String, _ description: Sparse, values: [Float] = values,
                             sourceLocation: SourceLocation = #_sourceLocation) {
             Support.expectError("DENSIFY", fragment, sourceLocation: sourceLocation) {
                 try Densify.densify(values: values, description: description)
             }
+            Support.expectError("DENSIFY", fragment, sourceLocation: sourceLocation) {
+                try Densify.denseCount(valueCount: values.count, description: description)
+            }
         }
         #expect(throws: Never.self) { try Densify.densify(values: values, description: good) }
+        #expect(try Densify.denseCount(valueCount: values.count, description: good) == 12)
 
         var d = good
         d.denseShape = []

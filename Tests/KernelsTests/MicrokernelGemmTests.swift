@@ -193,6 +193,22 @@ import Testing
         for j in 0..<8 { #expect(narrow.panel(1)[j] == (j < 4 ? Float(16 + j) : 0)) }
     }
 
+    @Test(arguments: KernelInstructionSet.supported)
+    func packedWeightsGiveTheSourceBack(instructionSet: KernelInstructionSet) throws {
+        // Every panel arrangement of both families (and the dot-product rows),
+        // read back through `sourceRow` as the reference kernels read it.
+        for outputs in [1, 2, 3, 5, 8, 9, 16, 20, 24, 27, 32, 40, 45, 52, 56, 64, 90] {
+            let depth = 7
+            let w = (0..<outputs).flatMap { n in (0..<depth).map { k in Float(100 * n + k) } }
+            let bias = (0..<outputs).map { Float(-$0) }
+            let packed = try PackedGemmWeights(
+                outputChannels: outputs, inputChannels: depth, weights: w, bias: bias,
+                instructionSet: instructionSet)
+            #expect(packed.unpackedWeights() == w, "N=\(outputs) \(instructionSet)")
+            #expect(packed.unpackedBias() == bias, "N=\(outputs) \(instructionSet)")
+        }
+    }
+
     @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"))
     func avx512PackingUsesPanelsOf32ThenOf16And8() throws {
         // W[n, k] = 100·n + k, so every packed value names its source.

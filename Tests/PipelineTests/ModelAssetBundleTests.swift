@@ -123,4 +123,46 @@ struct ModelAssetBundleTests {
             #expect(loaded.landmarksDetectorModel == landmarks)
         }
     }
+
+    @Test("members are read in place, from a mapped file as from memory")
+    func membersInPlace() throws {
+        let bytes = try Self.bundle([
+            ("metadata.json", Array("{}".utf8)), ("a.tflite", [1, 2, 3]), ("b.tflite", []), ("c.tflite", [4]),
+        ])
+        let url = try Self.temporaryFile(bytes)
+        defer { try? FileManager.default.removeItem(at: url) }
+        for source in [ModelAssetSource.buffer(bytes), .path(url.path)] {
+            let bundle = try ModelAssetBundle(source: source)
+            #expect(try bundle.withModels(named: ["c.tflite", "a.tflite", "b.tflite"]) { $0.map(Array.init) }
+                == [[4], [1, 2, 3], []])
+            #expect(throws: ModelAssetError.missingModel(
+                name: "d.tflite", available: ["metadata.json", "a.tflite", "b.tflite", "c.tflite"])) {
+                try bundle.withModels(named: ["a.tflite", "d.tflite"]) { _ in }
+            }
+        }
+
+        // "a.tflite" holds 1, 2, 3: make its first byte 9.
+        var corrupt = bytes
+        let data = try #require((0..<(corrupt.count - 2)).first { Array(corrupt[$0..<($0 + 3)]) == [1, 2, 3] })
+        corrupt[data] = 9
+        let corruptURL = try Self.temporaryFile(corrupt)
+        defer { try? FileManager.default.removeItem(at: corruptURL) }
+        #expect(throws: ModelAssetError.invalidBundle(.checksumMismatch(
+            name: "a.tflite", expected: CRC32.checksum([1, 2, 3]), actual: CRC32.checksum([9, 2, 3])))) {
+            try ModelAssetBundle(source: .path(corruptURL.path)).withModels(named: ["c.tflite", "a.tflite"]) { _ in }
+        }
+    }
+
+    @Test("an empty file is no bundle, and a folder cannot be read")
+    func emptyFileAndFolder() throws {
+        let empty = try Self.temporaryFile([])
+        defer { try? FileManager.default.removeItem(at: empty) }
+        #expect(throws: ModelAssetError.invalidBundle(.endOfCentralDirectoryNotFound)) {
+            try ModelAssetBundle(source: .path(empty.path))
+        }
+        let folder = FileManager.default.temporaryDirectory.path
+        #expect(throws: ModelAssetError.unreadableFile(path: folder, reason: "not a regular file")) {
+            try ModelAssetBundle(source: .path(folder))
+        }
+    }
 }

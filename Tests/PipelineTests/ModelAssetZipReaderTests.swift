@@ -123,6 +123,19 @@ struct ModelAssetZipReaderTests {
         #expect(CRC32.checksum([UInt8]()) == 0)
     }
 
+    @Test("CRC-32 of contiguous bytes, eight at a time, equals the byte-at-a-time sum")
+    func crcEightBytesAtATime() {
+        // Every length up to 70 from every start offset mod 8; a lazy view has no
+        // contiguous storage, so it takes the byte-at-a-time path.
+        let data = (0..<80).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }
+        for start in 0..<8 {
+            for count in 0...70 {
+                let bytes = data[start..<(start + count)]
+                #expect(CRC32.checksum(bytes) == CRC32.checksum(bytes.lazy.map { $0 }), "start \(start), count \(count)")
+            }
+        }
+    }
+
     @Test("reads an archive written by Python's zipfile")
     func readsPythonArchive() throws {
         let archive = try StoredZipArchive(bytes: pythonZipfileTestArchive)

@@ -97,9 +97,22 @@ public struct PackedGemmWeights: Sendable {
             for p in 0..<panelCount {
                 let panelWidth = self.width(ofPanel: p), column = self.column(ofPanel: p)
                 let panel = packed + column * k
-                for j in 0..<min(panelWidth, n - column) {
-                    let row = w + (column + j) * k
-                    for kk in 0..<k { panel[kk * panelWidth + j] = row[kk] }
+                let rows = w + column * k
+                let channels = min(panelWidth, n - column)
+                // Eight k of a channel at a time: one contiguous read of its row
+                // and eight stores a panel row apart (a few times faster than
+                // one k at a time).
+                var kk = 0
+                while kk + 8 <= k {
+                    for j in 0..<channels {
+                        let values = UnsafeRawPointer(rows + j * k + kk).loadUnaligned(as: SIMD8<Float>.self)
+                        for t in 0..<8 { panel[(kk + t) * panelWidth + j] = values[t] }
+                    }
+                    kk += 8
+                }
+                while kk < k {
+                    for j in 0..<channels { panel[kk * panelWidth + j] = rows[j * k + kk] }
+                    kk += 1
                 }
             }
         }
@@ -189,4 +202,38 @@ public struct PackedGemmWeights: Sendable {
     /// The bias, zero-padded to a multiple of `panelWidth`.
     @inline(__always)
     var bias: UnsafePointer<Float> { UnsafePointer(storage.baseAddress + biasOffset) }
+
+    /// Where row `n` of the source `W[N, K]` lies in the packed layout:
+    /// `W[n, k]` is `start[k · stride]` (the panel's width apart, or
+    /// adjacent in the dot-product layout). For the reference kernels and for
+    /// building other layouts at load time; the packed values are the source
+    /// values, so reading them here gives the same floats.
+    /// - Precondition: `n` is in `0..<outputChannels`.
+    func sourceRow(_ n: Int) -> (start: UnsafePointer<Float>, stride: Int) {
+        precondition((0..<outputChannels).contains(n), "output channel \(n) outside 0..<\(outputChannels)")
+        if usesDotProducts {
+            return (UnsafePointer(storage.baseAddress + n * inputChannels), 1)
+        }
+        let fullColumns = fullPanelCount * panelWidth
+        let p = n < fullColumns
+            ? n / panelWidth
+            : fullPanelCount + (hasPanelOf16 && n >= fullColumns + 16 ? 1 : 0)
+        return (panel(p) + (n - column(ofPanel: p)), width(ofPanel: p))
+    }
+
+    /// The weights as the source layout `W[N, K]`, row-major.
+    func unpackedWeights() -> [Float] {
+        [Float](unsafeUninitializedCapacity: outputChannels * inputChannels) { buffer, initialized in
+            for n in 0..<outputChannels {
+                let row = sourceRow(n)
+                for k in 0..<inputChannels { buffer[n * inputChannels + k] = row.start[k * row.stride] }
+            }
+            initialized = outputChannels * inputChannels
+        }
+    }
+
+    /// The `N` bias values (zeros when there was no bias).
+    func unpackedBias() -> [Float] {
+        Array(UnsafeBufferPointer(start: bias, count: outputChannels))
+    }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Turns a detection into a rotated rect, before any ``RectTransformation``
 /// (PIPELINE.md §2.6).
 ///

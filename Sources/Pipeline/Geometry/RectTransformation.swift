@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Scale, shift and square a ``NormalizedRect`` (MediaPipe `RectTransformationCalculator`,
 /// PIPELINE.md §2.7). Only the options the pose and hand graphs use are modelled:

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The logistic function `1 / (1 + e^(−x))`, evaluated in `Float` as MediaPipe does.
 func sigmoid(_ x: Float) -> Float {

@@ -1,4 +1,3 @@
-import Foundation
 import ImageIO
 import Inference
 

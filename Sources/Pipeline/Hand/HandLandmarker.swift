@@ -1,4 +1,3 @@
-import Foundation
 import ImageIO
 import Inference
 
@@ -104,11 +103,9 @@ public final class HandLandmarker: Sendable {
     public init(options: HandLandmarkerOptions) throws {
         let configuration = try options.validated()
         let threads = try options.baseOptions.validatedThreadCount()
-        let models = try LandmarkerModels(kind: .handLandmarker, source: configuration.modelAsset)
+        let models = try ModelLoading.interpreters(kind: .handLandmarker, source: configuration.modelAsset, threads: threads)
         let graph = try HandGraph(
-            detector: ModelLoading.interpreter(models.detectorModel, name: "hand_detector.tflite", threads: threads),
-            landmarkModel: ModelLoading.interpreter(
-                models.landmarksDetectorModel, name: "hand_landmarks_detector.tflite", threads: threads),
+            detector: models.detector, landmarkModel: models.landmarkModel,
             configuration: .init(
                 numHands: configuration.numHands,
                 minDetectionConfidence: configuration.minHandDetectionConfidence,

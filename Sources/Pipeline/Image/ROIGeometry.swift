@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The geometry shared by the ROI warps: letterboxing, MediaPipe's ROI matrix, and the maps from
 /// tensor pixels to image pixels.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Maps landmarks from the model crop to the image through the crop's ROI
 /// (PIPELINE.md §2.8).

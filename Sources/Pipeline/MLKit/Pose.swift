@@ -1,4 +1,4 @@
-import Foundation
+import Foundation  // CGFloat, the type of the ML Kit API's coordinates
 
 /// A point in the input image, ML Kit's `Vision3DPoint`.
 ///

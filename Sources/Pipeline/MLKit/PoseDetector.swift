@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 /// ML Kit's pose detector on Linux, built on ``PoseLandmarker`` with `numPoses` 1.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How a ``PoseDetector`` treats successive images (ML Kit's `PoseDetectorMode`).
 ///

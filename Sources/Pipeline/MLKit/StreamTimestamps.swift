@@ -1,5 +1,3 @@
-import Foundation
-
 /// Stream-mode timestamps for a ``PoseDetector``: milliseconds on a monotonic clock since the
 /// detector was made, forced strictly increasing (a call in the same millisecond as the
 /// previous one gets the previous timestamp + 1 ms), as the landmarker's video mode requires.
@@ -8,13 +6,13 @@ import Foundation
 /// landmarker in timestamp order even when several threads call at once.
 ///
 /// `@unchecked Sendable`: `lastTimestamp` is mutable, and every access to it holds `lock` (an
-/// `NSLock`, whose hand-over the thread sanitizer sees).
+/// `ThreadLock`, whose hand-over the thread sanitizer sees).
 final class StreamTimestamps: @unchecked Sendable {
     /// Reads the current time in milliseconds; must never decrease.
     typealias Clock = @Sendable () -> Int
 
     private let clock: Clock
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     /// Guarded by `lock`.
     private var lastTimestamp: Int?
 

@@ -1,4 +1,3 @@
-import Foundation
 import ImageIO
 import Inference
 
@@ -85,11 +84,9 @@ public final class PoseLandmarker: Sendable {
     public init(options: PoseLandmarkerOptions) throws {
         let configuration = try options.validated()
         let threads = try options.baseOptions.validatedThreadCount()
-        let models = try LandmarkerModels(kind: .poseLandmarker, source: configuration.modelAsset)
+        let models = try ModelLoading.interpreters(kind: .poseLandmarker, source: configuration.modelAsset, threads: threads)
         let graph = try PoseGraph(
-            detector: ModelLoading.interpreter(models.detectorModel, name: "pose_detector.tflite", threads: threads),
-            landmarkModel: ModelLoading.interpreter(
-                models.landmarksDetectorModel, name: "pose_landmarks_detector.tflite", threads: threads),
+            detector: models.detector, landmarkModel: models.landmarkModel,
             configuration: .init(
                 numPoses: configuration.numPoses,
                 minDetectionConfidence: configuration.minPoseDetectionConfidence,

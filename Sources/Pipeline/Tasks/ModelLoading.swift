@@ -2,19 +2,44 @@ import Inference
 
 /// Loading and checking the two models of a landmarker bundle.
 enum ModelLoading {
-    /// Loads one model of a bundle, reporting failures as `TaskError.invalidModel`.
+    /// The detector and the landmark model of the bundle that `source` names, as interpreters
+    /// that share their activation memory, scratch memory and worker threads
+    /// (`Interpreter.sharingMemory(_:)`): a landmarker's graph runs them one after the other,
+    /// reading each one's outputs before the other runs. Both models are read in place from
+    /// the bundle (a file is mapped, not copied), which is let go before the shared memory is
+    /// allocated. Model failures are reported as `TaskError.invalidModel` naming the member.
     ///
     /// The landmarkers run their models as MediaPipe does, bit for bit: the fast kernels
     /// compute what XNNPACK computes, and the sparse 1×1 kernels, which spread each sum over
     /// several chains (about 1.4× faster on pose_detection, different in the last bits), are
     /// left out. Tracking feeds each frame's landmarks into the next frame's crop, so a
     /// last-bit difference in a detection can grow into pixels a few frames later.
-    static func interpreter(_ bytes: [UInt8], name: String, threads: Int) throws -> Interpreter {
-        do {
-            return try Interpreter(bytes: bytes, options: .init(threadCount: threads, usesSparseKernels: false))
-        } catch let error as InterpreterError {
-            throw TaskError.invalidModel("\(name): \(error)")
-        }
+    static func interpreters(
+        kind: LandmarkerBundleKind, source: ModelAssetSource, threads: Int
+    ) throws -> (detector: Interpreter, landmarkModel: Interpreter) {
+        let interpreters = Interpreter.sharingMemory(try preparedModels(kind: kind, source: source, threads: threads))
+        return (interpreters[0], interpreters[1])
+    }
+
+    /// The detector and the landmark model of the bundle, prepared; the bundle is released
+    /// on return.
+    private static func preparedModels(
+        kind: LandmarkerBundleKind, source: ModelAssetSource, threads: Int
+    ) throws -> [PreparedModel] {
+        let bundle = try ModelAssetBundle(source: source)
+        let names = [kind.detectorModelName, kind.landmarksDetectorModelName]
+        let options = Interpreter.Options(threadCount: threads, usesSparseKernels: false)
+        return try bundle.withModels(named: names) { models in
+            Result {
+                try zip(names, models).map { name, bytes in
+                    do {
+                        return try Interpreter.prepare(borrowing: bytes, options: options)
+                    } catch let error as InterpreterError {
+                        throw TaskError.invalidModel("\(name): \(error)")
+                    }
+                }
+            }
+        }.get()
     }
 
     /// Checks that a model has the tensor shapes its graph reads.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Errors of the task layer: invalid options, calls that do not fit the running mode, bad
 /// timestamps, and use after `close()`.

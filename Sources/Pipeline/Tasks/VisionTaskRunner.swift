@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 /// The running-mode engine behind a landmarker: it owns the running mode, checks that each call
 /// fits it, enforces timestamp order, serialises work and, in live-stream mode, runs frames
@@ -36,8 +35,8 @@ import Foundation
 /// the runner alive, so releasing the last reference without `close()` also lets accepted
 /// frames finish before the runner is freed.
 ///
-/// **Thread safety.** `state` is only touched with `stateLock` held. Both locks are `NSLock`s
-/// (pthread mutexes), whose hand-over the thread sanitizer can see.
+/// **Thread safety.** `state` is only touched with `stateLock` held. Both locks are
+/// `ThreadLock`s (pthread mutexes), whose hand-over the thread sanitizer can see.
 package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchecked Sendable {
     /// The per-frame pipeline: `(input, timestampInMilliseconds, isStreamMode) throws -> output`.
     package typealias Processor =
@@ -69,10 +68,10 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
 
     package let runningMode: RunningMode
     private let liveStreamHandler: LiveStreamHandler?
-    private let stateLock = NSLock()
+    private let stateLock = ThreadLock()
     private var state: State
     /// Held for the whole of a synchronous call (checks and processing) and by `close()`.
-    private let synchronousCallLock = NSLock()
+    private let synchronousCallLock = ThreadLock()
     private let deliveryQueue: DispatchQueue
     /// Marks `deliveryQueue`, so that `close()` can tell whether it runs on it.
     private let deliveryQueueKey = DispatchSpecificKey<Void>()

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A thread-safe weak reference that a `@Sendable` closure can capture.
 ///
 /// A landmarker's live-stream handler needs the landmarker itself (the delegate's first
@@ -30,7 +28,7 @@ package final class WeakReference<Object>: @unchecked Sendable {
     // class or such an existential: the instance is kept, weakly, as `AnyObject` (a value type
     // would be boxed into a temporary object and read back as nil).
     // Every access to `storage` goes through `lock`.
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private weak var storage: AnyObject?
 
     package init(_ object: Object?) {

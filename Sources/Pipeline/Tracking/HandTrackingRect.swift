@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The hand ROI built from a frame's 21 landmarks, for the next frame
 /// (MediaPipe `HandLandmarksToRectCalculator` + `RectTransformationCalculator`,

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Parameters of a One-Euro filter and of the landmark smoother around it
 /// (`OneEuroFilter` options of MediaPipe's `LandmarksSmoothingCalculator`, PIPELINE.md §2.10,
 /// §3.6).

@@ -1,10 +1,10 @@
-import Foundation
-
 /// A `.task` model asset bundle: a stored-entry zip archive of `.tflite` models, read from a
-/// file or from memory. Models are returned as bytes; nothing is unpacked to disk.
+/// file or from memory. A file is mapped into memory, not read into an array: models are read
+/// in place (`withModels(named:_:)`) or copied out as bytes (`model(named:)`); nothing is
+/// unpacked to disk.
 ///
-/// Thread safety: a `Sendable` value holding an immutable copy of the bundle bytes; read it from
-/// any number of threads at once.
+/// Thread safety: a `Sendable` value holding immutable bundle bytes; read it from any number of
+/// threads at once.
 public struct ModelAssetBundle: Sendable {
     private let archive: StoredZipArchive
 
@@ -13,21 +13,12 @@ public struct ModelAssetBundle: Sendable {
     /// - Throws: `ModelAssetError.unreadableFile` when a path cannot be read,
     ///   `ModelAssetError.invalidBundle` when the bytes are not a valid stored-entry zip archive.
     public init(source: ModelAssetSource) throws(ModelAssetError) {
-        let bytes: [UInt8]
         switch source {
         case .buffer(let buffer):
-            bytes = buffer
+            do { archive = try StoredZipArchive(bytes: buffer) } catch { throw .invalidBundle(error) }
         case .path(let path):
-            do {
-                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-            } catch {
-                throw .unreadableFile(path: path, reason: error.localizedDescription)
-            }
-        }
-        do {
-            archive = try StoredZipArchive(bytes: bytes)
-        } catch {
-            throw .invalidBundle(error)
+            let file = try MappedFile(path: path)
+            do { archive = try StoredZipArchive(mappedFile: file) } catch { throw .invalidBundle(error) }
         }
     }
 
@@ -39,11 +30,26 @@ public struct ModelAssetBundle: Sendable {
     /// - Throws: `ModelAssetError.missingModel` listing the members present, or
     ///   `ModelAssetError.invalidBundle` when the member fails its CRC-32 check.
     public func model(named name: String) throws(ModelAssetError) -> [UInt8] {
-        guard let entry = archive.entry(named: name) else {
-            throw .missingModel(name: name, available: modelNames)
+        try withModels(named: [name]) { Array($0[0]) }
+    }
+
+    /// Calls `body` with the bytes of the members named `names`, in that order, in place,
+    /// without copying them (the pages of a mapped file are read as they are touched), once
+    /// every one is found and has passed its CRC-32 check. The pointers are valid only inside
+    /// `body`.
+    ///
+    /// - Throws: `ModelAssetError.missingModel` for the first name that the bundle lacks, else
+    ///   `ModelAssetError.invalidBundle` for the first member that fails its CRC-32 check.
+    func withModels<R>(named names: [String], _ body: ([UnsafeRawBufferPointer]) -> R) throws(ModelAssetError) -> R {
+        var entries: [StoredZipArchive.Entry] = []
+        for name in names {
+            guard let entry = archive.entry(named: name) else {
+                throw .missingModel(name: name, available: modelNames)
+            }
+            entries.append(entry)
         }
         do {
-            return try archive.contents(of: entry)
+            return try archive.withContents(of: entries, body)
         } catch {
             throw .invalidBundle(error)
         }

@@ -1,14 +1,21 @@
 /// A read-only view of a zip archive whose entries are all *stored* (uncompressed), such as a
-/// `.task` model bundle. Entries are read from memory; nothing is unpacked to disk.
+/// `.task` model bundle. Entries are read from memory — a byte array, or a file mapped into
+/// memory — nothing is unpacked to disk.
 ///
 /// `init` validates the whole archive: the end-of-central-directory record, every
 /// central-directory record and every local header, with each offset and size bounds-checked.
 /// It rejects compressed, encrypted and zip64 entries, multi-disk archives, duplicate names
 /// and data that overlaps the central directory. `contents(of:)` also verifies the CRC-32.
 ///
-/// Thread safety: a `Sendable` value holding an immutable copy of the archive bytes; read it from
-/// any number of threads at once.
+/// Thread safety: a `Sendable` value holding immutable archive bytes; read it from any number of
+/// threads at once.
 public struct StoredZipArchive: Sendable {
+    /// Where the archive's bytes are.
+    private enum Storage: Sendable {
+        case array([UInt8])
+        case mapped(MappedFile)
+    }
+
     /// One stored member of the archive.
     ///
     /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
@@ -25,10 +32,26 @@ public struct StoredZipArchive: Sendable {
 
     /// The entries in central-directory order.
     public let entries: [Entry]
-    private let bytes: [UInt8]
+    private let storage: Storage
 
     /// Parses and validates `bytes` as a stored-entry zip archive.
     public init(bytes: [UInt8]) throws(ZipArchiveError) {
+        try self.init(storage: .array(bytes))
+    }
+
+    /// Parses and validates the mapped `file` as a stored-entry zip archive, reading only its
+    /// directory and local headers (entry data is read by `withContents(of:_:)`).
+    init(mappedFile file: MappedFile) throws(ZipArchiveError) {
+        try self.init(storage: .mapped(file))
+    }
+
+    private init(storage: Storage) throws(ZipArchiveError) {
+        entries = try Self.withBytes(of: storage) { bytes throws(ZipArchiveError) in try Self.readEntries(of: bytes) }
+        self.storage = storage
+    }
+
+    /// The entries of the archive in `bytes`, every record checked.
+    private static func readEntries(of bytes: UnsafeRawBufferPointer) throws(ZipArchiveError) -> [Entry] {
         let end = try Self.findEndOfCentralDirectory(in: bytes)
         var entries: [Entry] = []
         entries.reserveCapacity(end.entryCount)
@@ -51,8 +74,7 @@ public struct StoredZipArchive: Sendable {
             throw .centralDirectorySizeMismatch(
                 declared: end.centralDirectorySize, actual: cursor - end.centralDirectoryOffset)
         }
-        self.entries = entries
-        self.bytes = bytes
+        return entries
     }
 
     /// The entry named `name`, if any.
@@ -62,13 +84,44 @@ public struct StoredZipArchive: Sendable {
 
     /// The data of `entry` (one of `entries`), after checking its CRC-32.
     public func contents(of entry: Entry) throws(ZipArchiveError) -> [UInt8] {
-        // In bounds: `init` checked dataOffset + size <= the central directory's offset.
-        let data = bytes[entry.dataOffset..<(entry.dataOffset + entry.size)]
-        let actual = CRC32.checksum(data)
-        guard actual == entry.crc32 else {
-            throw .checksumMismatch(name: entry.name, expected: entry.crc32, actual: actual)
+        try withContents(of: [entry]) { Array($0[0]) }
+    }
+
+    /// Calls `body` with the data of `entries` (some of `self.entries`), in that order, in
+    /// place, without copying them, after checking the CRC-32 of each. The pointers are valid
+    /// only inside `body`.
+    /// - Throws: `ZipArchiveError.checksumMismatch` for the first entry that fails its check.
+    func withContents<R>(
+        of entries: [Entry], _ body: ([UnsafeRawBufferPointer]) -> R
+    ) throws(ZipArchiveError) -> R {
+        try Self.withBytes(of: storage) { bytes throws(ZipArchiveError) in
+            var contents: [UnsafeRawBufferPointer] = []
+            for entry in entries {
+                // In bounds: `init` checked dataOffset + size <= the central directory's offset.
+                let data = UnsafeRawBufferPointer(rebasing: bytes[entry.dataOffset..<(entry.dataOffset + entry.size)])
+                let actual = CRC32.checksum(data)
+                guard actual == entry.crc32 else {
+                    throw .checksumMismatch(name: entry.name, expected: entry.crc32, actual: actual)
+                }
+                contents.append(data)
+            }
+            return body(contents)
         }
-        return Array(data)
+    }
+
+    /// Calls `body` with all the bytes of `storage`.
+    private static func withBytes<R>(
+        of storage: Storage, _ body: (UnsafeRawBufferPointer) throws(ZipArchiveError) -> R
+    ) throws(ZipArchiveError) -> R {
+        switch storage {
+        case .array(let bytes):
+            // Array.withUnsafeBytes only rethrows untyped errors, so the typed error travels in a Result.
+            return try bytes.withUnsafeBytes { raw in
+                Result { () throws(ZipArchiveError) -> R in try body(raw) }
+            }.get()
+        case .mapped(let file):
+            return try file.withUnsafeBytes(body)
+        }
     }
 
     /// The data of the entry named `name`, after checking its CRC-32.
@@ -94,7 +147,8 @@ extension StoredZipArchive {
 
     private struct CentralRecord {
         let name: String
-        let nameBytes: ArraySlice<UInt8>
+        /// Where the name's bytes are in the archive.
+        let nameRange: Range<Int>
         let flags: UInt16
         let crc32: UInt32
         let size: Int
@@ -105,7 +159,7 @@ extension StoredZipArchive {
     /// Finds the end-of-central-directory record: the last one whose comment ends exactly at the
     /// end of the data, searching the final 22 + 65 535 bytes.
     private static func findEndOfCentralDirectory(
-        in bytes: [UInt8]
+        in bytes: UnsafeRawBufferPointer
     ) throws(ZipArchiveError) -> EndOfCentralDirectory {
         let recordSize = ZipFormat.endOfCentralDirectorySize
         guard bytes.count >= recordSize else { throw .endOfCentralDirectoryNotFound }
@@ -164,7 +218,7 @@ extension StoredZipArchive {
 
     /// Reads and checks the central-directory record at `offset`, which must end by `regionEnd`.
     private static func readCentralRecord(
-        in bytes: [UInt8], at offset: Int, regionEnd: Int
+        in bytes: UnsafeRawBufferPointer, at offset: Int, regionEnd: Int
     ) throws(ZipArchiveError) -> CentralRecord {
         let record = "central directory record"
         let fixedSize = ZipFormat.centralHeaderSize
@@ -193,8 +247,8 @@ extension StoredZipArchive {
         guard nextRecordOffset <= regionEnd else {
             throw .truncatedRecord(record: record, offset: offset)
         }
-        let nameBytes = bytes[nameStart..<(nameStart + nameLength)]
-        guard nameLength > 0, let name = String(validating: nameBytes, as: UTF8.self) else {
+        let nameRange = nameStart..<(nameStart + nameLength)
+        guard nameLength > 0, let name = String(validating: bytes[nameRange], as: UTF8.self) else {
             throw .invalidEntryName(offset: offset)
         }
 
@@ -214,7 +268,7 @@ extension StoredZipArchive {
             throw .inconsistentHeaders(name: name, field: "compressed size (a stored entry's sizes must agree)")
         }
         return CentralRecord(
-            name: name, nameBytes: nameBytes, flags: flags, crc32: crc32,
+            name: name, nameRange: nameRange, flags: flags, crc32: crc32,
             size: Int(uncompressedSize), localHeaderOffset: Int(localHeaderOffset),
             nextRecordOffset: nextRecordOffset)
     }
@@ -222,7 +276,7 @@ extension StoredZipArchive {
     /// Checks the local header of `record` against it and returns the offset of the entry's
     /// data, which must end by `dataLimit` (the start of the central directory).
     private static func validateLocalHeader(
-        of record: CentralRecord, in bytes: [UInt8], dataLimit: Int
+        of record: CentralRecord, in bytes: UnsafeRawBufferPointer, dataLimit: Int
     ) throws(ZipArchiveError) -> Int {
         let offset = record.localHeaderOffset
         let name = record.name
@@ -255,7 +309,7 @@ extension StoredZipArchive {
         guard dataOffset + record.size <= dataLimit else {
             throw .entryDataOutOfBounds(name: name)
         }
-        guard bytes[nameStart..<(nameStart + nameLength)].elementsEqual(record.nameBytes) else {
+        guard bytes[nameStart..<(nameStart + nameLength)].elementsEqual(bytes[record.nameRange]) else {
             throw .inconsistentHeaders(name: name, field: "name")
         }
         // With a data descriptor (flag bit 3) the local CRC and sizes may be zero; the central

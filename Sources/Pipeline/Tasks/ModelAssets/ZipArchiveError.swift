@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a zip archive could not be read or written by the stored-entry zip reader and writer.
 ///

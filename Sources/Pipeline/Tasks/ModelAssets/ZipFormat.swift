@@ -39,20 +39,24 @@ enum ZipFormat {
     static let fixedDOSTime: UInt16 = 0
 }
 
-extension Array where Element == UInt8 {
-    /// The little-endian `UInt16` at `offset`, or nil when it does not fit in the array.
+extension RandomAccessCollection where Element == UInt8, Index == Int {
+    /// The little-endian `UInt16` `offset` bytes from the start, or nil when it does not fit.
     func zipUInt16(at offset: Int) -> UInt16? {
         guard offset >= 0, offset <= count - 2 else { return nil }
-        return UInt16(self[offset]) | UInt16(self[offset + 1]) << 8
+        let i = startIndex + offset
+        return UInt16(self[i]) | UInt16(self[i + 1]) << 8
     }
 
-    /// The little-endian `UInt32` at `offset`, or nil when it does not fit in the array.
+    /// The little-endian `UInt32` `offset` bytes from the start, or nil when it does not fit.
     func zipUInt32(at offset: Int) -> UInt32? {
         guard offset >= 0, offset <= count - 4 else { return nil }
-        return UInt32(self[offset]) | UInt32(self[offset + 1]) << 8
-            | UInt32(self[offset + 2]) << 16 | UInt32(self[offset + 3]) << 24
+        let i = startIndex + offset
+        return UInt32(self[i]) | UInt32(self[i + 1]) << 8
+            | UInt32(self[i + 2]) << 16 | UInt32(self[i + 3]) << 24
     }
+}
 
+extension Array where Element == UInt8 {
     /// Appends `value` as two little-endian bytes.
     mutating func appendZipUInt16(_ value: UInt16) {
         append(UInt8(truncatingIfNeeded: value))
