@@ -12,6 +12,7 @@ import PackageDescription
 // Run from this folder:
 //     swift package benchmark                                  # everything
 //     swift package benchmark --target ModelLatency
+//     swift package benchmark --target ModelLoad                     # load time and memory per model
 //     swift package benchmark thresholds check --target ModelLatency   # zero-allocation gate
 //
 // SwiftPM names a path dependency after its folder, and this package is
@@ -58,6 +59,16 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "ModelLatency",
+            swiftSettings: kernelCodegen,
+            plugins: benchmarkPlugin),
+        .executableTarget(
+            name: "ModelLoad",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Inference", package: root),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "ModelLoad",
             swiftSettings: kernelCodegen,
             plugins: benchmarkPlugin),
         .executableTarget(

@@ -1,0 +1,53 @@
+import Benchmark
+import BenchmarkSupport
+import Inference
+
+/// Custom metrics of one model load, from the process's resident set size.
+enum LoadMetric {
+    /// The most resident memory the load needed at any moment, above what was
+    /// resident when it started (KiB): the file's pages while it is read, the
+    /// weights of one operator while they are decoded and packed, the packed
+    /// weights, the arena.
+    static let peakResident = BenchmarkMetric.custom("Peak RSS growth (KiB)", useScalingFactor: false)
+    /// Resident memory the loaded interpreter holds (KiB): packed weights,
+    /// activation arena, scratch memory.
+    static let retainedResident = BenchmarkMetric.custom("Retained RSS growth (KiB)", useScalingFactor: false)
+}
+
+/// Loading each of the six models as the landmarkers load them — the fast
+/// kernels with operators fused and without the sparse 1×1 kernels, one
+/// thread (the worker threads' start is not part of loading a model) — from
+/// its `.tflite` file: wall clock and resident memory.
+///
+/// Each iteration creates and releases one `Interpreter`. Before it, free
+/// heap memory is handed back to the system (`malloc_trim`) and the kernel's
+/// resident high-water mark is reset (`/proc/self/clear_refs`), so that the
+/// memory metrics count what this load touches, not what an earlier one left.
+/// Only `Interpreter(contentsOfFile:options:)` is timed.
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, LoadMetric.peakResident, LoadMetric.retainedResident],
+        timeUnits: .milliseconds,
+        units: [LoadMetric.peakResident: .count, LoadMetric.retainedResident: .count],
+        warmupIterations: 2,
+        maxDuration: .seconds(3),
+        maxIterations: 100)
+
+    let options = Interpreter.Options(threadCount: 1, usesSparseKernels: false)
+    for name in ModelFiles.names {
+        Benchmark(name) { benchmark in
+            let path = try ModelFiles.path(of: name)
+            ResidentMemory.releaseFreeHeap()
+            try ResidentMemory.resetPeak()
+            let before = try ResidentMemory.current()
+            benchmark.startMeasurement()
+            let interpreter = try Interpreter(contentsOfFile: path, options: options)
+            benchmark.stopMeasurement()
+            let after = try ResidentMemory.current()
+            let peak = try ResidentMemory.peak()
+            benchmark.measurement(LoadMetric.peakResident, max(0, peak - before) / 1024)
+            benchmark.measurement(LoadMetric.retainedResident, max(0, after - before) / 1024)
+            blackHole(interpreter)
+        }
+    }
+}
