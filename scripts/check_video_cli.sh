@@ -77,7 +77,7 @@ PY
 ffmpeg -nostdin -v error -i pose.mp4 -f yuv4mpegpipe -pix_fmt yuv420p clip.y4m
 status=0
 PATH=/nonexistent "$bin" pose pose.mp4 > /dev/null 2> noffmpeg.err || status=$?
-((status != 0)) && grep -q "apt-get install ffmpeg" noffmpeg.err || fail "without ffmpeg: status $status, $(cat noffmpeg.err)"
+((status != 0)) && grep -q "Debian's ffmpeg package" noffmpeg.err || fail "without ffmpeg: status $status, $(cat noffmpeg.err)"
 PATH=/nonexistent "$bin" pose clip.y4m --json --quiet > y4m.ndjson || fail "a Y4M stream without ffmpeg exited with $?"
 [[ "$(wc -l < y4m.ndjson)" -eq 30 ]] || fail "the Y4M run gave $(wc -l < y4m.ndjson) lines, expected 30"
 

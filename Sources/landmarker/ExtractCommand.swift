@@ -28,6 +28,15 @@ struct ExtractCommand: ParsableCommand {
         var quiet = false
     }
 
+    /// Runs the extraction of `task` ("pose" or "hand") with its options.
+    static func extract(_ dataset: DatasetOptions, task: String, options: some LandmarkerTaskOptions) throws {
+        try reportingFailures {
+            let modelPath = try ModelLocation.resolve(options.modelArgument)
+            let extraction = try Extraction(dataset: dataset, task: task, options: options.recorded, modelPath: modelPath)
+            try extraction.run { try options.makeEntryRun(modelPath: modelPath) }
+        }
+    }
+
     struct Pose: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "pose", abstract: "Pose landmarks of every video of the manifest (video mode).")
@@ -35,17 +44,7 @@ struct ExtractCommand: ParsableCommand {
         @OptionGroup var dataset: DatasetOptions
         @OptionGroup var task: PoseTaskOptions
 
-        func run() throws {
-            try reportingFailures {
-                let modelPath = try ModelLocation.resolve(task.model)
-                let extraction = try Extraction(
-                    dataset: dataset, task: "pose", options: task.recorded, modelPath: modelPath)
-                try extraction.run {
-                    let landmarker = try task.makeLandmarker(modelPath: modelPath, mode: .video)
-                    return EntryRun { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) }
-                }
-            }
-        }
+        func run() throws { try ExtractCommand.extract(dataset, task: "pose", options: task) }
     }
 
     struct Hand: ParsableCommand {
@@ -55,17 +54,7 @@ struct ExtractCommand: ParsableCommand {
         @OptionGroup var dataset: DatasetOptions
         @OptionGroup var task: HandTaskOptions
 
-        func run() throws {
-            try reportingFailures {
-                let modelPath = try ModelLocation.resolve(task.modelArgument)
-                let extraction = try Extraction(
-                    dataset: dataset, task: "hand", options: task.recorded, modelPath: modelPath)
-                try extraction.run {
-                    let landmarker = try task.makeLandmarker(modelPath: modelPath, mode: .video)
-                    return EntryRun { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) }
-                }
-            }
-        }
+        func run() throws { try ExtractCommand.extract(dataset, task: "hand", options: task) }
     }
 }
 

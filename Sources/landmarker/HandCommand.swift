@@ -8,31 +8,18 @@ struct HandCommand: ParsableCommand {
         commandName: "hand",
         abstract: "Detect 21 hand landmarks and the handedness of each hand in images or a video.",
         discussion: """
-            Images: one result per image (image mode); with several, one line per image as soon as
-            it is done, and an image that fails gives an error line while the rest go on.
-            Video: a video file (each frame's presentation time is its timestamp), a YUV4MPEG2
-            stream or a folder of frames (PNG/JPEG, sorted by name, timestamps from --fps), run in
-            video mode with tracking: one line per frame, progress on standard error.
-            --annotate writes a PNG for one image, a folder of <image name>.png for several, and a
-            video file (through ffmpeg, at the input's frame rate) for a video.
-            Handedness names the subject's actual hand in a non-mirrored image (MediaPipe Tasks
+            Images: one result per image (image mode); with several, one line per image as soon as \
+            it is done, and an image that fails gives an error line while the rest go on. \
+            Video: a video file (each frame's presentation time is its timestamp), a YUV4MPEG2 \
+            stream or a folder of frames (PNG/JPEG, sorted by name, timestamps from --fps), run in \
+            video mode with tracking: one line per frame, progress on standard error. \
+            --annotate writes a PNG for one image, a folder of <image name>.png for several, and a \
+            video file (through ffmpeg, at the input's frame rate) for a video. \
+            Handedness names the subject's actual hand in a non-mirrored image (MediaPipe Tasks \
             convention); mirrored (selfie) images give the opposite label.
             """)
 
-    @Argument(help: """
-        Images (PNG, JPEG), or one video: a video file (MP4, MKV, WebM, MOV, AVI, ..., read through \
-        ffmpeg), a .y4m file, - for a YUV4MPEG2 stream on standard input, or a folder of frames.
-        """)
-    var inputs: [String] = []
-
-    @Option(help: "A video, as the argument would name it.")
-    var video: String?
-
-    @Option(help: "Frame rate of a folder of frames (timestamps = frame index / fps; default 30).")
-    var fps: Double?
-
-    @Flag(help: "No progress report on standard error (video).")
-    var quiet = false
+    @OptionGroup var input: InputOptions
 
     @OptionGroup var task: HandTaskOptions
 
@@ -42,18 +29,14 @@ struct HandCommand: ParsableCommand {
     @Option(help: "Write the image (or video) with each hand's skeleton and handedness drawn over it.")
     var annotate: String?
 
-    func validate() throws {
-        if let fps { guard fps > 0 && fps <= 10_000 else { throw ValidationError("--fps must be in (0, 10000]") } }
-    }
-
     func run() throws {
         try reportingFailures {
-            let input = try InputChoice.choose(arguments: inputs, video: video)
-            try input.checkOptions(fps: fps, quiet: quiet, outputs: [("--annotate", annotate)])
-            switch input {
+            let choice = try input.choice()
+            try choice.checkOptions(fps: input.fps, quiet: input.quiet, outputs: [("--annotate", annotate)])
+            switch choice {
             case .video(let source):
                 try makeRun(try makeLandmarker(mode: .video)).runVideo(
-                    source, folderFramesPerSecond: fps ?? 30, json: json, annotate: annotate, mask: nil, quiet: quiet)
+                    source, folderFramesPerSecond: input.fps ?? 30, json: json, annotate: annotate, mask: nil, quiet: input.quiet)
             case .images(let paths):
                 try makeRun(try makeLandmarker(mode: .image)).runImages(paths, json: json, annotate: annotate, mask: nil)
             }

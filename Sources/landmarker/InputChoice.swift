@@ -1,4 +1,30 @@
+import ArgumentParser
 import Foundation
+
+/// The input arguments of `landmarker pose` and `landmarker hand`.
+struct InputOptions: ParsableArguments {
+    @Argument(help: """
+        Images (PNG, JPEG), or one video: a video file (MP4, MKV, WebM, MOV, AVI, ..., read through \
+        ffmpeg), a .y4m file, - for a YUV4MPEG2 stream on standard input, or a folder of frames.
+        """)
+    var inputs: [String] = []
+
+    @Option(help: "A video, as the argument would name it.")
+    var video: String?
+
+    @Option(help: "Frame rate of a folder of frames (timestamps = frame index / fps; default 30).")
+    var fps: Double?
+
+    @Flag(help: "No progress report on standard error (video).")
+    var quiet = false
+
+    func validate() throws {
+        if let fps { guard fps > 0 && fps <= 10_000 else { throw ValidationError("--fps must be in (0, 10000]") } }
+    }
+
+    /// What the arguments choose (`InputChoice.choose`).
+    func choice() throws -> InputChoice { try InputChoice.choose(arguments: inputs, video: video) }
+}
 
 /// What `landmarker pose|hand` runs on: image files (image mode), or one video (video mode:
 /// a video file ffmpeg reads, a `.y4m` file or `-` for a YUV4MPEG2 stream on standard input,

@@ -2,8 +2,19 @@ import ArgumentParser
 import Foundation
 import Pipeline
 
+/// What `landmarker extract` needs of a task's options.
+protocol LandmarkerTaskOptions {
+    /// The model bundle argument, resolved by `ModelLocation`.
+    var modelArgument: String { get }
+    /// The options that decide the results, as `extract` records them in its headers (not the
+    /// thread count: results are bit-identical for every count).
+    var recorded: [String: String] { get }
+    /// A video-mode landmarker for one video, as the line maker `extract` uses.
+    func makeEntryRun(modelPath: String) throws -> EntryRun
+}
+
 /// The pose landmarker's options, shared by `landmarker pose` and `landmarker extract pose`.
-struct PoseTaskOptions: ParsableArguments {
+struct PoseTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     @Option(help: """
         The pose landmarker bundle (.task) holding pose_detector.tflite and pose_landmarks_detector.tflite: \
         a path, or a name looked up in the model folders (see landmarker --version).
@@ -25,11 +36,16 @@ struct PoseTaskOptions: ParsableArguments {
     @Option(help: "Threads for the model kernels (results are the same for every count).")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
-    /// The options that decide the results, as `extract` records them (not the thread count:
-    /// results are bit-identical for every count).
+    var modelArgument: String { model }
+
     var recorded: [String: String] {
         ["numPoses": "\(numPoses)", "minPoseDetectionConfidence": "\(minDetectionConfidence)",
          "minPosePresenceConfidence": "\(minPresenceConfidence)", "minTrackingConfidence": "\(minTrackingConfidence)"]
+    }
+
+    func makeEntryRun(modelPath: String) throws -> EntryRun {
+        let landmarker = try makeLandmarker(modelPath: modelPath, mode: .video)
+        return EntryRun { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) }
     }
 
     /// A landmarker with these options; `masks` turns the segmentation masks on.
@@ -52,7 +68,7 @@ struct PoseTaskOptions: ParsableArguments {
 }
 
 /// The hand landmarker's options, shared by `landmarker hand` and `landmarker extract hand`.
-struct HandTaskOptions: ParsableArguments {
+struct HandTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     @Option(help: """
         The hand landmarker bundle (.task) holding hand_detector.tflite and \
         hand_landmarks_detector.tflite: a path, or a name looked up in the model folders \
@@ -85,10 +101,14 @@ struct HandTaskOptions: ParsableArguments {
     /// The bundle argument: `--model`, or the full or lite default.
     var modelArgument: String { model ?? (lite ? ModelLocation.liteHandBundle : ModelLocation.handBundle) }
 
-    /// The options that decide the results, as `extract` records them (not the thread count).
     var recorded: [String: String] {
         ["numHands": "\(numHands)", "minHandDetectionConfidence": "\(minDetectionConfidence)",
          "minHandPresenceConfidence": "\(minPresenceConfidence)", "minTrackingConfidence": "\(minTrackingConfidence)"]
+    }
+
+    func makeEntryRun(modelPath: String) throws -> EntryRun {
+        let landmarker = try makeLandmarker(modelPath: modelPath, mode: .video)
+        return EntryRun { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) }
     }
 
     /// A landmarker with these options.
