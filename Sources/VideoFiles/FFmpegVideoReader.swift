@@ -66,26 +66,34 @@ public final class FFmpegVideoReader {
     public func nextFrame() throws(VideoFileError) -> Frame? {
         guard !finished else { return nil }
         do {
-            guard let entry = log.next() else {
-                try finish()
-                return nil
-            }
             let index = nextIndex
-            let (width, height) = (entry.width, entry.height)
+            let entry: ShowinfoLog.Entry
             if index == 0 {
-                let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-                guard width > 0, height > 0, !overflow, pixels <= limits.maxPixelCount else {
-                    throw VideoFileError.unsupportedSize(width: width, height: height, maxPixelCount: limits.maxPixelCount)
+                // The first frame's size comes from its log line, written before its bytes.
+                guard let first = log.next() else {
+                    try finish()
+                    return nil
                 }
-                buffer = [UInt8](repeating: 0, count: width * height * 3)
-            } else if width * height * 3 != buffer.count {
-                throw VideoFileError.frameSizeMismatch(
-                    expected: "\(buffer.count / 3) pixels per frame", actual: "\(width)x\(height) (frame \(index))")
-            }
-            let read = try ChildProcess.readFully(process.standardOutput, into: &buffer)
-            guard read == buffer.count else {
-                try finish()  // reports ffmpeg's own failure first, if it failed
-                throw VideoFileError.truncatedFrame(index: index, byteCount: read, expectedByteCount: buffer.count)
+                let (pixels, overflow) = first.width.multipliedReportingOverflow(by: first.height)
+                guard first.width > 0, first.height > 0, !overflow, pixels <= limits.maxPixelCount else {
+                    throw VideoFileError.unsupportedSize(
+                        width: first.width, height: first.height, maxPixelCount: limits.maxPixelCount)
+                }
+                buffer = [UInt8](repeating: 0, count: pixels * 3)
+                try readFrameBytes(index: index)
+                entry = first
+            } else {
+                // Later frames: the bytes first (ffmpeg writes them or exits), then their line, so
+                // that a missing line ends the stream with an error and never blocks it.
+                guard try readFrameBytes(index: index) else { return nil }
+                guard let line = log.next() else {
+                    throw VideoFileError.badPresentationTime(index: index, detail: "ffmpeg logged no line for it")
+                }
+                guard line.width * line.height * 3 == buffer.count else {
+                    throw VideoFileError.frameSizeMismatch(
+                        expected: "\(buffer.count / 3) pixels per frame", actual: "\(line.width)x\(line.height) (frame \(index))")
+                }
+                entry = line
             }
             guard entry.seconds.isFinite, abs(entry.seconds) < 1e9 else {
                 throw VideoFileError.badPresentationTime(index: index, detail: "ffmpeg gave it no presentation time")
@@ -98,7 +106,7 @@ public final class FFmpegVideoReader {
             lastTimestampMs = timestampMs
             nextIndex += 1
             let image: RGBImage
-            do { image = try RGBImage(width: width, height: height, pixels: buffer) } catch {
+            do { image = try RGBImage(width: entry.width, height: entry.height, pixels: buffer) } catch {
                 throw VideoFileError.io("frame \(index): \(error)")
             }
             return Frame(index: index, timestampMs: timestampMs, image: image)
@@ -119,6 +127,20 @@ public final class FFmpegVideoReader {
         process.terminate()
         logReader.wait()
         process.wait()
+    }
+
+    /// Reads frame `index`'s bytes into `buffer`; `false` at the end of the stream (after
+    /// ffmpeg exited successfully).
+    /// - Throws: ffmpeg's failure, or `.truncatedFrame` when the stream ends inside the frame.
+    @discardableResult
+    private func readFrameBytes(index: Int) throws(VideoFileError) -> Bool {
+        let read = try ChildProcess.readFully(process.standardOutput, into: &buffer)
+        if read == buffer.count { return true }
+        try finish()  // reports ffmpeg's own failure first, if it failed
+        guard read == 0, index > 0 else {
+            throw .truncatedFrame(index: index, byteCount: read, expectedByteCount: buffer.count)
+        }
+        return false
     }
 
     /// Waits for ffmpeg to exit after its last frame; throws when it failed.
