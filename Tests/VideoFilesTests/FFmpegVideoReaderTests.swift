@@ -39,23 +39,26 @@ import Testing
                        + ["-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         }
 
+        /// Runs `arguments` through the library's own `ChildProcess` (Foundation's `Process`
+        /// leaks a weak reference that LeakSanitizer reports) and returns its standard output.
         static func run(_ arguments: [String]) throws -> Data {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
+            let process: ChildProcess
             do {
-                try process.run()
+                process = try ChildProcess(arguments)
             } catch {
-                throw Fixtures.Missing(path: arguments[0], hint: "install ffmpeg: scripts/system_packages.sh")
+                throw Fixtures.Missing(path: arguments[0], hint: "install ffmpeg: scripts/system_packages.sh --video")
             }
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw Fixtures.Missing(path: arguments.joined(separator: " "), hint: "the command failed; is ffmpeg installed (scripts/system_packages.sh)?")
+            var output = Data()
+            var chunk = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                let count = try ChildProcess.readFully(process.standardOutput, into: &chunk)
+                output.append(contentsOf: chunk[..<count])
+                if count < chunk.count { break }
             }
-            return data
+            guard process.wait() == 0 else {
+                throw Fixtures.Missing(path: arguments.joined(separator: " "), hint: "the command failed")
+            }
+            return output
         }
 
         func remove() { try? FileManager.default.removeItem(at: folder) }
