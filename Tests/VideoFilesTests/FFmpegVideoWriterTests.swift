@@ -100,14 +100,17 @@ import Testing
     }
 
     @Test func absurdSizesAndRatesAreRefused() throws {
+        // Refused before ffmpeg starts: nothing is written at this path.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("landmarker-refused.mp4").path
         #expect(throws: VideoFileError.self) {
-            try FFmpegVideoWriter(path: "/tmp/x.mp4", width: 0, height: 10, framesPerSecond: 25, layout: .rgb24)
+            try FFmpegVideoWriter(path: path, width: 0, height: 10, framesPerSecond: 25, layout: .rgb24)
         }
         #expect(throws: VideoFileError.self) {
-            try FFmpegVideoWriter(path: "/tmp/x.mp4", width: 1 << 20, height: 1 << 20, framesPerSecond: 25, layout: .rgb24)
+            try FFmpegVideoWriter(path: path, width: 1 << 20, height: 1 << 20, framesPerSecond: 25, layout: .rgb24)
         }
         #expect(throws: VideoFileError.self) {
-            try FFmpegVideoWriter(path: "/tmp/x.mp4", width: 10, height: 10, framesPerSecond: 0, layout: .rgb24)
+            try FFmpegVideoWriter(path: path, width: 10, height: 10, framesPerSecond: 0, layout: .rgb24)
         }
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 }
