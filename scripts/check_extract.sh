@@ -5,7 +5,8 @@
 #     corrupt one a <name>.error.json, no temporary file remains, and the exit status is 1;
 #   - the bytes are identical for 1 shard and 3 shards run in reverse order, and for 1 and 2
 #     threads;
-#   - a rerun skips the finished entries and redoes one whose output was removed.
+#   - a rerun skips the finished entries and redoes one whose output was removed, removing the
+#     temporary files of a dead run on this host and leaving another host's alone.
 # Usage: scripts/check_extract.sh LANDMARKER_BINARY   (needs ffmpeg and scripts/fetch_samples.sh)
 set -euo pipefail
 if (($# != 1)); then echo "usage: scripts/check_extract.sh LANDMARKER_BINARY" >&2; exit 2; fi
@@ -56,7 +57,14 @@ done
 [[ -f three/corrupt.error.json ]] || fail "no three/corrupt.error.json"
 
 rm one/second.ndjson
+# Temporary files of a stopped run: one of a dead process on this host (removed by the rerun),
+# one of another host sharing the folder (left alone: its process id means nothing here).
+true & dead=$!; wait "$dead"
+touch "one/.second.frames.partial.$(hostname).$dead" one/.second.frames.partial.elsewhere.example.1
 "$bin" extract pose --manifest manifest.txt --out one --threads 2 2> rerun.log || true
+[[ ! -e "one/.second.frames.partial.$(hostname).$dead" ]] || fail "the dead run's temporary file was not removed"
+[[ -e one/.second.frames.partial.elsewhere.example.1 ]] || fail "another host's temporary file was removed"
+rm -f one/.second.frames.partial.elsewhere.example.1
 tail -n 1 rerun.log | grep -q "1 done, 3 skipped, 1 failed" || fail "the rerun's summary is not '1 done, 3 skipped, 1 failed': $(tail -n 1 rerun.log)"
 cmp -s one/second.ndjson three/second.ndjson || fail "the redone second.ndjson differs"
 

@@ -75,12 +75,31 @@ struct Extraction {
     private func outputPath(_ entry: DatasetManifest.Entry) -> String { outputFolder + "/" + entry.name + ".ndjson" }
     private func errorPath(_ entry: DatasetManifest.Entry) -> String { outputFolder + "/" + entry.name + ".error.json" }
 
-    /// Removes the temporary files a stopped run left for `entry` (`.<name>.*.partial.<pid>`
-    /// of a process that no longer runs).
+    /// The suffix of this process's temporary files: `.partial.<host>.<pid>`. The host name
+    /// keeps runs on several machines that share the output folder from judging each other's
+    /// process ids.
+    private static let partialSuffix = ".partial.\(hostName).\(getpid())"
+
+    private static let hostName: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(cString: buffer)
+        return name.isEmpty ? "localhost" : name
+    }()
+
+    /// The temporary file `<kind>` of `entry` (`.<name>.<kind>.partial.<host>.<pid>`).
+    private func partialPath(_ entry: DatasetManifest.Entry, _ kind: String) -> String {
+        outputFolder + "/." + entry.name + "." + kind + Self.partialSuffix
+    }
+
+    /// Removes the temporary files a stopped run on this host left for `entry`
+    /// (`.<name>.*.partial.<host>.<pid>` of a process that no longer runs); those of other hosts
+    /// are left alone.
     private func removeStalePartials(of entry: DatasetManifest.Entry) {
         let prefix = "." + entry.name + "."
+        let thisHost = ".partial." + Self.hostName + "."
         for file in (try? FileManager.default.contentsOfDirectory(atPath: outputFolder)) ?? [] where file.hasPrefix(prefix) {
-            guard let marker = file.range(of: ".partial.", options: .backwards),
+            guard let marker = file.range(of: thisHost, options: .backwards),
                   let pid = Int32(file[marker.upperBound...]), pid != getpid() else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH {
                 try? FileManager.default.removeItem(atPath: outputFolder + "/" + file)
@@ -91,8 +110,8 @@ struct Extraction {
     /// Writes `entry`'s output; returns its frame count.
     private func extract(_ entry: DatasetManifest.Entry, expecting header: ExtractionHeader, with run: EntryRun) throws -> Int {
         removeStalePartials(of: entry)
-        let framesPath = outputFolder + "/." + entry.name + ".frames.partial.\(getpid())"
-        let wholePath = outputFolder + "/." + entry.name + ".ndjson.partial.\(getpid())"
+        let framesPath = partialPath(entry, "frames")
+        let wholePath = partialPath(entry, "ndjson")
         defer {
             try? FileManager.default.removeItem(atPath: framesPath)
             try? FileManager.default.removeItem(atPath: wholePath)
@@ -142,7 +161,7 @@ struct Extraction {
         }
         let failure = Failure(input: entry.path, error: message, task: task, version: VersionReport.packageVersion)
         guard let text = try? JSONOutput.encode(failure, pretty: true) else { return }
-        let temporary = outputFolder + "/." + entry.name + ".error.partial.\(getpid())"
+        let temporary = partialPath(entry, "error")
         if FileManager.default.createFile(atPath: temporary, contents: Data((text + "\n").utf8)) {
             rename(temporary, errorPath(entry))
         }
