@@ -3,6 +3,8 @@
 # machine (one CPU each), the driver over nine short clips encoded from the sample clips'
 # frames plus one corrupt file, one task per entry, and the Ray worker running the longest
 # clip killed (SIGKILL) while its landmarker writes frames. Checks:
+#   - (first) the Kubernetes recipe Scale/kubernetes/extract-indexed-job.yaml parses as an Indexed
+#     Job whose pods take their shard from JOB_COMPLETION_INDEX;
 #   - every good clip has exactly one whole output, byte-identical to a plain single-process
 #     `landmarker extract` over the same manifest;
 #   - the corrupt file has its error file and the driver's exit status is 1;
@@ -25,6 +27,18 @@ fail() { echo "check_ray_extract: FAIL: $*" >&2; failures=$((failures + 1)); }
 [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
 ray="$venv/bin/ray"
+
+# The Kubernetes recipe cannot run here; its YAML is checked to parse and to shard by index.
+"$venv/bin/python" - "$here/../kubernetes/extract-indexed-job.yaml" <<'PY' || fail "the Kubernetes Indexed Job recipe does not parse as one"
+import sys, yaml
+job = yaml.safe_load(open(sys.argv[1]))
+spec = job["spec"]
+container = spec["template"]["spec"]["containers"][0]
+shards = next(e["value"] for e in container["env"] if e["name"] == "SHARDS")
+ok = job["kind"] == "Job" and spec["completionMode"] == "Indexed" and str(spec["completions"]) == shards \
+    and "$JOB_COMPLETION_INDEX/$SHARDS" in " ".join(container["args"])
+sys.exit(0 if ok else 1)
+PY
 
 work="$(mktemp -d)"
 # The cluster's own temporary folder: every process of this cluster names it on its command
