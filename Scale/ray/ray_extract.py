@@ -16,7 +16,8 @@ whole manifest, whatever the split.
 The last line on standard error sums the tasks' summaries: done / skipped / failed entries
 (skipped: finished earlier, including by a lost attempt of the same task). Exit status: 0 when
 every entry is done or skipped, 1 when an entry failed or a task was lost after its retries,
-2 for a usage error or a landmarker that cannot start (wrong options, models not found).
+2 for a usage error, no cluster at the address, or a landmarker that cannot start (wrong
+options, models not found).
 
 Usage:
   ray_extract.py pose|hand --manifest LIST --out DIR [--address ADDR] [--landmarker PATH]
@@ -128,7 +129,11 @@ def main(argv):
     def label(shard):
         return f"{shard}/{shards} ({entries[shard]})" if shards == len(entries) else f"{shard}/{shards}"
 
-    ray.init(address=arguments.address, log_to_driver=True)
+    try:
+        ray.init(address=arguments.address, log_to_driver=True)
+    except ConnectionError as error:
+        print(f"ray_extract: no Ray cluster at '{arguments.address}': {error}", file=sys.stderr)
+        return 2
     task = extract_shard.options(num_cpus=arguments.threads, max_retries=arguments.retries)
     pending = [task.remote(landmarker, arguments.task, manifest, out, shard, shards,
                            arguments.threads, arguments.extra, label(shard))
