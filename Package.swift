@@ -139,6 +139,6 @@ let package = Package(
             name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CLibYUV"]),
         .testTarget(name: "VideoFilesTests", dependencies: ["VideoFiles", "ImageIO", "TestSupport"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "ImageIO", "Inference", "Kernels", "TestSupport"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "MLKit", "ImageIO", "Inference", "Kernels", "TestSupport"]),
     ] + avx512Targets
 )

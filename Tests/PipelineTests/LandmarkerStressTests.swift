@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+@testable import MLKit
 @testable import Pipeline
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import ImageIO
+@testable import MLKit
 @testable import Pipeline
 import TestSupport
 import Testing

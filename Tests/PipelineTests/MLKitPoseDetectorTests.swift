@@ -1,4 +1,5 @@
 import Foundation
+@testable import MLKit
 @testable import Pipeline
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+@testable import MLKit
 @testable import Pipeline
 import Synchronization
 import TestSupport

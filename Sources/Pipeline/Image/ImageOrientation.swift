@@ -6,7 +6,7 @@ import ImageIO
 ///
 /// Mirrored cases (a front camera's preview, in ML Kit's guide `.leftMirrored` for a phone held
 /// upright) mean the displayed image is also flipped left to right. ``MPImage`` refuses them, as
-/// MediaPipe Tasks does on iOS; ``VisionImage`` accepts them, as ML Kit does.
+/// MediaPipe Tasks does on iOS; `VisionImage` (module `MLKit`) accepts them, as ML Kit does.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum ImageOrientation: Sendable, Hashable, CaseIterable {
@@ -34,7 +34,7 @@ public enum ImageOrientation: Sendable, Hashable, CaseIterable {
     /// `.up`, `.downMirrored` → `.down`, `.leftMirrored` → `.right`, `.rightMirrored` →
     /// `.left`, with UIKit's meanings, which are EXIF's 2, 4, 5 and 7). Unmirrored cases map to
     /// themselves.
-    var withoutMirroring: ImageOrientation {
+    package var withoutMirroring: ImageOrientation {
         switch self {
         case .up, .upMirrored: return .up
         case .down, .downMirrored: return .down

@@ -34,7 +34,7 @@ public final class MPImage: Sendable {
     }
 
     /// Wraps decoded RGB pixels whose orientation is known to be unmirrored.
-    init(rgbImage: RGBImage, unmirroredOrientation orientation: ImageOrientation) {
+    package init(rgbImage: RGBImage, unmirroredOrientation orientation: ImageOrientation) {
         precondition(!orientation.isMirrored, "MPImage orientation .\(orientation) is mirrored")
         self.rgbImage = rgbImage
         self.orientation = orientation

@@ -9,11 +9,11 @@ import Darwin
 ///
 /// Thread safety: `Sendable`; any thread may lock it, and only the thread holding it may
 /// unlock it.
-final class ThreadLock: @unchecked Sendable {
+package final class ThreadLock: @unchecked Sendable {
     /// Allocated once and never moved, as a `pthread_mutex_t` must not be.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    init() {
+    package init() {
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
     }
@@ -25,8 +25,8 @@ final class ThreadLock: @unchecked Sendable {
     }
 
     /// Waits until the lock is free and takes it.
-    func lock() { pthread_mutex_lock(mutex) }
+    package func lock() { pthread_mutex_lock(mutex) }
 
     /// Releases the lock, which the calling thread holds.
-    func unlock() { pthread_mutex_unlock(mutex) }
+    package func unlock() { pthread_mutex_unlock(mutex) }
 }
