@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Inference
 
 #if canImport(Glibc)
@@ -115,14 +119,14 @@ struct BenchCommand: ParsableCommand {
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
             print("\(path): \(kernels) kernels, \(threads) thread(s), \(runs) runs")
-            print(String(format: "median %.3f ms  p10 %.3f ms  p90 %.3f ms  %.1f GFLOP/s  calling thread's CPU %.3f ms",
+            print(formatted("median %.3f ms  p10 %.3f ms  p90 %.3f ms  %.1f GFLOP/s  calling thread's CPU %.3f ms",
                          median, percentile(0.1), percentile(0.9), gflops, cpuMedian))
             if perOp {
                 let total = opMilliseconds.values.reduce(0, +)
                 let width = opMilliseconds.keys.map(\.count).max() ?? 0
                 for (op, ms) in opMilliseconds.sorted(by: { $0.value > $1.value }) {
-                    let name = op.padding(toLength: width, withPad: " ", startingAt: 0)
-                    print("  " + name + String(format: " %8.3f ms  %5.1f %%", ms, 100 * ms / max(total, 1e-12)))
+                    let name = padded(op, to: width)
+                    print("  " + name + formatted(" %8.3f ms  %5.1f %%", ms, 100 * ms / max(total, 1e-12)))
                 }
             }
             if perLayer {
@@ -146,14 +150,14 @@ private func printLayers(_ layers: [LayerTiming]) {
     let total = layers.map(\.ms).reduce(0, +)
     let opWidth = layers.map(\.op.count).max() ?? 0
     let shapeWidth = layers.map(\.outputShape.count).max() ?? 0
-    print("  #    " + "op".padding(toLength: opWidth, withPad: " ", startingAt: 0) + "  "
-          + "output".padding(toLength: shapeWidth, withPad: " ", startingAt: 0) + "      MMAC        ms      %  GFLOP/s")
+    print("  #    " + padded("op", to: opWidth) + "  "
+          + padded("output", to: shapeWidth) + "      MMAC        ms      %  GFLOP/s")
     for layer in layers {
         let gflops = layer.ms > 0 ? 2 * Double(layer.multiplyAccumulates) / (layer.ms * 1e-3) / 1e9 : 0
-        print(String(format: "  %-4d ", layer.index)
-              + layer.op.padding(toLength: opWidth, withPad: " ", startingAt: 0) + "  "
-              + layer.outputShape.padding(toLength: shapeWidth, withPad: " ", startingAt: 0)
-              + String(format: " %9.2f %9.3f %6.1f %8.1f", Double(layer.multiplyAccumulates) / 1e6, layer.ms,
+        print(formatted("  %-4ld ", layer.index)
+              + padded(layer.op, to: opWidth) + "  "
+              + padded(layer.outputShape, to: shapeWidth)
+              + formatted(" %9.2f %9.3f %6.1f %8.1f", Double(layer.multiplyAccumulates) / 1e6, layer.ms,
                        100 * layer.ms / max(total, 1e-12), gflops))
     }
 }

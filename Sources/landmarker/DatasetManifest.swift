@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The list of videos `landmarker extract` works through: one video file or folder of frames
 /// per line; empty lines and lines starting with `#` are skipped. A relative path is taken
@@ -28,14 +32,19 @@ struct DatasetManifest {
     /// - Throws: `CommandFailure` for an unreadable, oversized or non-UTF-8 file, a line with a
     ///   control character, no entries, or two entries whose outputs would share a name.
     init(contentsOf path: String) throws {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard let size = attributes?[.size] as? Int, let data = FileManager.default.contents(atPath: path) else {
+        guard PathKind(atPath: path) == .file, let file = try? PosixFile(readingAtPath: path) else {
             throw CommandFailure("\(path): the manifest cannot be read")
         }
-        guard size <= Self.maxByteCount else {
-            throw CommandFailure("\(path): the manifest is \(size) bytes, more than \(Self.maxByteCount)")
+        var bytes: [UInt8] = []
+        while true {
+            let piece = try file.readPiece(upTo: 1 << 20)
+            if piece.isEmpty { break }
+            bytes += piece
+            guard bytes.count <= Self.maxByteCount else {
+                throw CommandFailure("\(path): the manifest is more than \(Self.maxByteCount) bytes")
+            }
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw CommandFailure("\(path): the manifest is not UTF-8 text")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -49,7 +58,7 @@ struct DatasetManifest {
         var lineNumber = 0
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = String(rawLine.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard !line.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\t" }) else {
                 throw CommandFailure("\(source):\(lineNumber): the entry holds a control character")

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Pipeline
 
 /// `landmarker extract pose|hand`: landmarks of every video of a dataset, one NDJSON file per

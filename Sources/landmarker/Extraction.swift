@@ -1,5 +1,14 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// A dataset run of `landmarker extract`: for each manifest entry of the shard, in manifest
 /// order, `DIR/<name>.ndjson`: a header line (`ExtractionHeader`), then one line per frame.
@@ -36,7 +45,7 @@ struct Extraction {
         do {
             try FileManager.default.createDirectory(atPath: outputFolder, withIntermediateDirectories: true)
         } catch {
-            throw CommandFailure("\(outputFolder): cannot create the output folder: \(error.localizedDescription)")
+            throw CommandFailure("\(outputFolder): cannot create the output folder: \(errorText(error))")
         }
     }
 
@@ -83,7 +92,7 @@ struct Extraction {
     private static let hostName: String = {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        let name = String(cString: buffer)
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return name.isEmpty ? "localhost" : name
     }()
 
@@ -99,7 +108,7 @@ struct Extraction {
         let prefix = "." + entry.name + "."
         let thisHost = ".partial." + Self.hostName + "."
         for file in (try? FileManager.default.contentsOfDirectory(atPath: outputFolder)) ?? [] where file.hasPrefix(prefix) {
-            guard let marker = file.range(of: thisHost, options: .backwards),
+            guard let marker = file.ranges(of: thisHost).last,
                   let pid = Int32(file[marker.upperBound...]), pid != getpid() else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH {
                 try? FileManager.default.removeItem(atPath: outputFolder + "/" + file)
@@ -142,7 +151,7 @@ struct Extraction {
         try whole.appendContents(ofFile: framesPath)
         try whole.close()
         guard rename(wholePath, outputPath(entry)) == 0 else {
-            throw CommandFailure("\(outputPath(entry)): \(String(cString: strerror(errno)))")
+            throw CommandFailure("\(outputPath(entry)): \(systemErrorText())")
         }
         return count
     }
@@ -177,11 +186,9 @@ struct InputDescription: Codable, Equatable {
 
     init(_ entry: DatasetManifest.Entry) throws {
         path = entry.path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: entry.resolvedPath, isDirectory: &isFolder) else {
-            throw CommandFailure("\(entry.path): no such file or folder")
-        }
-        if !isFolder.boolValue {
+        let kind = PathKind(atPath: entry.resolvedPath)
+        guard kind != .missing else { throw CommandFailure("\(entry.path): no such file or folder") }
+        if kind == .file {
             (sha256, bytes) = try FileDigest.sha256(ofFile: entry.resolvedPath)
             return
         }
@@ -220,15 +227,14 @@ struct ExtractionHeader: Codable, Equatable {
 
     /// The header of the output at `path`, or `nil` when there is none or it does not parse.
     static func read(fromFirstLineOf path: String) -> ExtractionHeader? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        var line = Data()
-        while line.count < 1 << 20, let chunk = try? handle.read(upToCount: 4096), !chunk.isEmpty {
-            if let newline = chunk.firstIndex(of: 0x0A) {
-                line.append(chunk[chunk.startIndex..<newline])
-                return try? JSONDecoder().decode(ExtractionHeader.self, from: line)
+        guard PathKind(atPath: path) == .file, let file = try? PosixFile(readingAtPath: path) else { return nil }
+        var line: [UInt8] = []
+        while line.count < 1 << 20, let piece = try? file.readPiece(upTo: 4096), !piece.isEmpty {
+            if let newline = piece.firstIndex(of: 0x0A) {
+                line += piece[..<newline]
+                return try? JSONDecoder().decode(ExtractionHeader.self, from: Data(line))
             }
-            line.append(chunk)
+            line += piece
         }
         return nil
     }
@@ -236,44 +242,28 @@ struct ExtractionHeader: Codable, Equatable {
 
 /// A file written line by line (each line's bytes, then a line feed).
 final class LineFile {
-    private let handle: FileHandle
-    private let path: String
+    private let file: PosixFile
 
     init(creating path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw CommandFailure("\(path): cannot be created")
-        }
-        self.handle = handle
-        self.path = path
+        file = try PosixFile(creatingAtPath: path)
     }
 
     func append(_ line: String) throws {
-        do {
-            try handle.write(contentsOf: Data((line + "\n").utf8))
-        } catch {
-            throw CommandFailure("\(path): \(error.localizedDescription)")
-        }
+        try file.writeAll(line + "\n")
     }
 
     /// Appends the bytes of the file at `source`, 1 MiB at a time.
     func appendContents(ofFile source: String) throws {
-        guard let reader = FileHandle(forReadingAtPath: source) else { throw CommandFailure("\(source): cannot be read") }
-        defer { try? reader.close() }
-        do {
-            while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty {
-                try handle.write(contentsOf: chunk)
-            }
-        } catch {
-            throw CommandFailure("\(path): \(error.localizedDescription)")
+        let reader = try PosixFile(readingAtPath: source)
+        while true {
+            let piece = try reader.readPiece(upTo: 1 << 20)
+            if piece.isEmpty { break }
+            try piece.withUnsafeBytes { try file.writeAll($0) }
         }
     }
 
+    /// Flushes the file to the disk and closes it.
     func close() throws {
-        do {
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            throw CommandFailure("\(path): \(error.localizedDescription)")
-        }
+        try file.synchronizeAndClose()
     }
 }

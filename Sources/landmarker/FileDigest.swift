@@ -1,5 +1,4 @@
 import CCrypto
-import Foundation
 
 /// SHA-256 digests of files, through the system's libcrypto (OpenSSL's EVP API), read in 1 MiB
 /// pieces so that memory stays flat whatever the file's size.
@@ -24,14 +23,13 @@ struct FileDigest {
     /// Adds the whole file at `path`; returns its size in bytes.
     @discardableResult
     func update(contentsOf path: String) throws -> Int {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CommandFailure("\(path): cannot be read")
-        }
-        defer { try? handle.close() }
+        let file = try PosixFile(readingAtPath: path)
         var size = 0
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            chunk.withUnsafeBytes { update($0) }
-            size += chunk.count
+        while true {
+            let piece = try file.readPiece(upTo: 1 << 20)
+            if piece.isEmpty { break }
+            piece.withUnsafeBytes { update($0) }
+            size += piece.count
         }
         return size
     }
@@ -42,7 +40,7 @@ struct FileDigest {
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
         EVP_MD_CTX_free(context)
-        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+        return digest.prefix(Int(length)).map { formatted("%02x", UInt32($0)) }.joined()
     }
 
     /// The SHA-256 of a file and its size in bytes.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImageIO
 import Pipeline
 import VideoFiles
@@ -38,8 +42,7 @@ final class FrameInput {
     /// Opens `path`: a folder (timestamps from `folderFramesPerSecond`), `-` or a `.y4m` file
     /// (timestamps from the header's frame rate), or a video file (presentation times).
     static func open(_ path: String, folderFramesPerSecond: Double) throws -> FrameInput {
-        var isDirectory: ObjCBool = false
-        if path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        if path != "-", PathKind(atPath: path) == .folder {
             let names = try FileManager.default.contentsOfDirectory(atPath: path)
                 .filter { ["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
                 .sorted()
@@ -77,8 +80,7 @@ final class FrameInput {
 
     /// Decodes every frame of a folder (sorted by name, EXIF orientation applied) into memory.
     static func decodeFolder(_ path: String) throws -> [MPImage] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard PathKind(atPath: path) == .folder else {
             throw CommandFailure("\(path): not a folder of PNG/JPEG frames")
         }
         // The frame rate only sets `Frame.timestampMs`, which is not used here.

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImageIO
 import Pipeline
 
@@ -54,7 +58,7 @@ struct HandCommand: ParsableCommand {
             describe: { result, image in
                 ("\(result.landmarks.count) hand(s)", result.landmarks.enumerated().map { k, hand in
                     let label = result.handedness[k].first.map(LandmarkDrawing.handLabel(for:)) ?? "?"
-                    return String(format: "  hand %d: %@, wrist at (%.1f, %.1f) px", k, label,
+                    return "  hand \(k): \(label), " + formatted("wrist at (%.1f, %.1f) px",
                                   hand[0].x * Float(image.width), hand[0].y * Float(image.height))
                 })
             },

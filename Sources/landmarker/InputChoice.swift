@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The input arguments of `landmarker pose` and `landmarker hand`.
 struct InputOptions: ParsableArguments {
@@ -59,8 +63,7 @@ enum InputChoice: Equatable {
     /// file extension.
     static func isVideo(_ path: String) -> Bool {
         if path == "-" { return true }
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { return true }
+        if PathKind(atPath: path) == .folder { return true }
         let pathExtension = URL(fileURLWithPath: path).pathExtension.lowercased()
         return pathExtension == "y4m" || videoExtensions.contains(pathExtension)
     }
@@ -75,8 +78,7 @@ enum InputChoice: Equatable {
             if fps != nil { throw CommandFailure("--fps applies to a folder of frames, not to images") }
             if quiet { throw CommandFailure("--quiet applies to video input (it silences the progress report)") }
         case .video(let source):
-            var isFolder: ObjCBool = false
-            let folder = FileManager.default.fileExists(atPath: source, isDirectory: &isFolder) && isFolder.boolValue
+            let folder = PathKind(atPath: source) == .folder
             if fps != nil && !folder {
                 throw CommandFailure("--fps applies to a folder of frames: \(source) carries its own timing")
             }

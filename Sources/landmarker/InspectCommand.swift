@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Inference
 
 struct InspectCommand: ParsableCommand {
@@ -43,13 +47,13 @@ struct InspectCommand: ParsableCommand {
         }
         print("operators (in file):")
         for (name, count) in summary.operatorHistogram.sorted(by: { $0.key < $1.key }) {
-            print("  \(name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(count)")
+            print("  \(padded(name, to: 20)) \(count)")
         }
         print("operators run per invoke: \(summary.preparedOperatorCount)")
         print("parameters: \(summary.parameterCount)")
-        print(String(format: "multiply-accumulates: %d (%.3f GMAC)", summary.multiplyAccumulates,
+        print(formatted("multiply-accumulates: %ld (%.3f GMAC)", summary.multiplyAccumulates,
                      Double(summary.multiplyAccumulates) / 1e9))
-        print(String(format: "activation arena: %.2f MiB", Double(summary.arenaBytes) / 1_048_576))
+        print(formatted("activation arena: %.2f MiB", Double(summary.arenaBytes) / 1_048_576))
     }
 }
 

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImageIO
 import Pipeline
 
@@ -104,7 +108,7 @@ struct PipelineBenchCommand: ParsableCommand {
         } else {
             print("\(task.rawValue), \(mode.rawValue) mode, \(modelPath): \(images.count) frames "
                   + "\(images[0].width)x\(images[0].height), \(threads) thread(s), \(runs) run(s)")
-            print(String(format: "per frame: median %.3f ms  p10 %.3f ms  p90 %.3f ms  mean %.3f ms",
+            print(formatted("per frame: median %.3f ms  p10 %.3f ms  p90 %.3f ms  mean %.3f ms",
                          report.medianMs, report.p10Ms, report.p90Ms, report.meanMs))
             print("frames with a result (last run): \(framesWithResult) of \(images.count)")
         }

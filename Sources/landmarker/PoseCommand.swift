@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImageIO
 import Pipeline
 
@@ -54,7 +58,7 @@ struct PoseCommand: ParsableCommand {
             detectFrame: { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) },
             describe: { result, image in
                 ("\(result.landmarks.count) pose(s)", result.landmarks.enumerated().map { k, pose in
-                    String(format: "  pose %d: nose at (%.1f, %.1f) px", k,
+                    formatted("  pose %ld: nose at (%.1f, %.1f) px", k,
                            pose[0].x * Float(image.width), pose[0].y * Float(image.height))
                 })
             },

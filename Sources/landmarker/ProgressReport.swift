@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// The progress of a video run on standard error: frames done (of the total, where the
 /// container states it), frames per second and the time left. On a terminal one line updated
@@ -30,7 +39,7 @@ final class ProgressReport {
         lastReport = now
         let line = status(at: now)
         if onTerminal {
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+            writeStandardError("\r\u{1B}[K\(line)")
         } else {
             printError("landmarker: \(line)")
         }
@@ -39,9 +48,9 @@ final class ProgressReport {
     /// Ends the in-place line and prints the summary.
     func finish() {
         guard !quiet else { return }
-        if onTerminal && lastReport != start { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if onTerminal && lastReport != start { writeStandardError("\r\u{1B}[K") }
         let seconds = Self.seconds(clock.now - start)
-        printError(String(format: "landmarker: done, %d frames in %.1f s (%.1f frames/s)",
+        printError(formatted("landmarker: done, %ld frames in %.1f s (%.1f frames/s)",
                           framesDone, seconds, seconds > 0 ? Double(framesDone) / seconds : 0))
     }
 
@@ -53,10 +62,10 @@ final class ProgressReport {
         if let total, total > 0 {
             line += "/\(total) (\(min(100, framesDone * 100 / total))%)"
         }
-        line += String(format: ", %.1f frames/s", rate)
+        line += formatted(", %.1f frames/s", rate)
         if let total, rate > 0, total > framesDone {
             let left = Int((Double(total - framesDone) / rate).rounded())
-            line += String(format: ", %d:%02d left", left / 60, left % 60)
+            line += formatted(", %ld:%02ld left", left / 60, left % 60)
         }
         return line
     }

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Inference
 
 struct RunCommand: ParsableCommand {
@@ -63,7 +67,7 @@ struct RunCommand: ParsableCommand {
             try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
             var written: [RunReport.Output] = []
             for (k, output) in interpreter.outputs.enumerated() {
-                let file = "\(outputDir)/\(k)_\(output.name.replacingOccurrences(of: "/", with: "_")).bin"
+                let file = "\(outputDir)/\(k)_\(output.name.replacing("/", with: "_")).bin"
                 let data = try interpreter.withOutputBuffer(at: k) { values in
                     var data = Data(capacity: values.count * 4)
                     for value in values { withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
@@ -72,7 +76,7 @@ struct RunCommand: ParsableCommand {
                 do {
                     try data.0.write(to: URL(fileURLWithPath: file))
                 } catch {
-                    throw CommandFailure("\(file): cannot write: \(error.localizedDescription)")
+                    throw CommandFailure("\(file): cannot write: \(errorText(error))")
                 }
                 written.append(.init(index: k, name: output.name, shape: output.shape.dimensions,
                                      file: file, min: data.1, max: data.2))

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Pipeline
 
 /// `landmarker soak`: runs one landmarker over many frames and checks that its resident memory
@@ -87,10 +91,10 @@ struct SoakCommand: ParsableCommand {
             if done == warmUp { baseline = last }
             if let baseline {
                 peakAfterWarmUp = max(peakAfterWarmUp, last)
-                report(String(format: "frame %d: resident %.3f MiB, %+.0f KiB since frame %d",
+                report(formatted("frame %ld: resident %.3f MiB, %+.0f KiB since frame %ld",
                              done, Self.mebibytes(last), Double(last - baseline) / 1024, warmUp))
             } else {
-                report(String(format: "frame %d: resident %.3f MiB", done, Self.mebibytes(last)))
+                report(formatted("frame %ld: resident %.3f MiB", done, Self.mebibytes(last)))
             }
         }
         let outcome = try feeder.finish()
@@ -99,12 +103,12 @@ struct SoakCommand: ParsableCommand {
         // `warmUp` is in 1...count, so the baseline was taken.
         let start = baseline ?? last
         let growthKib = Double(last - start) / 1024
-        report(String(format: "resident after frame %d: %.3f MiB; after frame %d: %.3f MiB; growth %+.0f KiB "
-                     + "(limit %d KiB); peak after warm-up %.3f MiB",
+        report(formatted("resident after frame %ld: %.3f MiB; after frame %ld: %.3f MiB; growth %+.0f KiB "
+                     + "(limit %ld KiB); peak after warm-up %.3f MiB",
                      warmUp, Self.mebibytes(start), count, Self.mebibytes(last), growthKib, maxGrowthKib,
                      Self.mebibytes(peakAfterWarmUp)))
         guard last - start <= maxGrowthKib * 1024 else {
-            throw CommandFailure(String(format: "resident memory grew by %.0f KiB between frame %d and frame %d, more than %d KiB",
+            throw CommandFailure(formatted("resident memory grew by %.0f KiB between frame %ld and frame %ld, more than %ld KiB",
                                         growthKib, warmUp, count, maxGrowthKib))
         }
     }
@@ -114,7 +118,7 @@ struct SoakCommand: ParsableCommand {
     /// Writes a line to standard output at once (unbuffered), so that a long run shows its
     /// progress in a log as it goes.
     private func report(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        printLine(line)
     }
 
     /// A landmarker of the chosen task and mode, wrapped in the feeder that drives it.

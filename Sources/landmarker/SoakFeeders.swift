@@ -1,6 +1,11 @@
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Pipeline
+import Synchronization
 
 /// What came back from the frames fed to one landmarker during a soak run.
 struct SoakOutcome {
@@ -101,7 +106,7 @@ final class LiveStreamSoakReceiver: PoseLandmarkerLiveStreamDelegate, HandLandma
     /// while dropping a frame only when a result and the next submission cross.
     static let maxPending = 2
 
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private let slots = DispatchSemaphore(value: LiveStreamSoakReceiver.maxPending)
     private var pending: [Int] = []
     private var outcome = SoakOutcome()
@@ -109,18 +114,18 @@ final class LiveStreamSoakReceiver: PoseLandmarkerLiveStreamDelegate, HandLandma
     /// Waits for a free slot, then records `timestamp` as pending.
     func willSubmit(_ timestamp: Int) {
         slots.wait()
-        lock.withLock { pending.append(timestamp) }
+        lock.withLock { _ in pending.append(timestamp) }
     }
 
     /// Forgets a frame the landmarker refused.
     func didNotSubmit(_ timestamp: Int) {
-        lock.withLock { pending.removeAll { $0 == timestamp } }
+        lock.withLock { _ in pending.removeAll { $0 == timestamp } }
         slots.signal()
     }
 
     /// What came back so far, and the timestamps still pending.
     func snapshot() -> (SoakOutcome, [Int]) {
-        lock.withLock { (outcome, pending) }
+        lock.withLock { _ in (outcome, pending) }
     }
 
     func poseLandmarker(
@@ -138,7 +143,7 @@ final class LiveStreamSoakReceiver: PoseLandmarkerLiveStreamDelegate, HandLandma
     }
 
     private func settle(upTo timestamp: Int, found: Bool, failed: Bool) {
-        let settled = lock.withLock { () -> Int in
+        let settled = lock.withLock { _ -> Int in
             let settled = pending.prefix { $0 <= timestamp }.count
             pending.removeFirst(settled)
             outcome.processed += 1

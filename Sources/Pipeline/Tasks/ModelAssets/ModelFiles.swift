@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Finds the model files (`.tflite` models and `.task` bundles) wherever a program runs: in a
 /// source checkout, under an install prefix, or in the user's cache.
@@ -95,8 +99,8 @@ public struct ModelFiles: Sendable, Equatable {
             guard let path = folder.path else { continue }
             for name in names {
                 let candidate = path + "/" + name
-                var isFolder: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate, isDirectory: &isFolder), !isFolder.boolValue {
+                if let type = (try? FileManager.default.attributesOfItem(atPath: candidate))?[.type] as? FileAttributeType,
+                   type != .typeDirectory {
                     return candidate
                 }
             }

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
+/// What a path names, by `stat` (following symbolic links).
+enum PathKind {
+    case missing, file, folder
+
+    init(atPath path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            self = .missing
+            return
+        }
+        self = (status.st_mode & S_IFMT) == S_IFDIR ? .folder : .file
+    }
+}
+
+/// A file opened with `open(2)`, read or written in pieces; closed by `closeFile()` or when
+/// released. Errors name the path and the system's reason.
+final class PosixFile {
+    let path: String
+    private var descriptor: Int32
+
+    /// Opens `path` for reading.
+    init(readingAtPath path: String) throws {
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CommandFailure("\(path): cannot be read: \(systemErrorText())") }
+    }
+
+    /// Creates (or truncates) `path` for writing, readable by everyone, writable by the owner.
+    init(creatingAtPath path: String) throws {
+        self.path = path
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CommandFailure("\(path): cannot be created: \(systemErrorText())") }
+    }
+
+    deinit { closeFile() }
+
+    /// The next piece of at most `count` bytes; empty at the end of the file.
+    func readPiece(upTo count: Int) throws -> [UInt8] {
+        while true {
+            var received = 0
+            let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                received = read(descriptor, buffer.baseAddress, count)
+                initialized = max(received, 0)
+            }
+            if received >= 0 { return bytes }
+            guard errno == EINTR else { throw CommandFailure("\(path): cannot be read: \(systemErrorText())") }
+        }
+    }
+
+    /// Writes all of `bytes`.
+    func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { throw CommandFailure("\(path): cannot be written: \(systemErrorText())") }
+            offset += written
+        }
+    }
+
+    /// Writes the UTF-8 bytes of `text`.
+    func writeAll(_ text: String) throws {
+        var text = text
+        try text.withUTF8 { try writeAll(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Flushes the file to the disk (`fsync`), then closes it.
+    func synchronizeAndClose() throws {
+        defer { closeFile() }
+        guard fsync(descriptor) == 0 else { throw CommandFailure("\(path): cannot be written: \(systemErrorText())") }
+    }
+
+    /// Closes the file; later calls do nothing.
+    func closeFile() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+    }
+}
