@@ -15,10 +15,10 @@ public struct SSDAnchor: Sendable, Hashable {
     }
 }
 
-/// The SSD anchor grid of a detector (MediaPipe `SsdAnchorsCalculator`, docs/PIPELINE.md, "SSD
-/// anchors"), for the configuration both detectors use: `aspect_ratios = [1.0]`,
-/// `interpolated_scale_aspect_ratio = 1.0` (2 anchors per layer and cell) and `fixed_anchor_size =
-/// true` (every anchor is 1 × 1).
+/// The SSD anchor grid of a detector (MediaPipe `SsdAnchorsCalculator`, docs/PIPELINE.md,
+/// "SSD anchors"), for the configuration both detectors use: `aspect_ratios = [1.0]`,
+/// `interpolated_scale_aspect_ratio = 1.0` (2 anchors per layer and cell) and
+/// `fixed_anchor_size = true` (every anchor is 1 × 1).
 ///
 /// With fixed-size anchors `min_scale`/`max_scale` (0.1484375 / 0.75 for both detectors) are
 /// computed by MediaPipe but change nothing, so they are not modelled here.

@@ -18,8 +18,8 @@ public enum RectRotation {
     public static let ninetyDegrees: Float = radians(fromDegrees: 90)
 
     /// The rotation that turns the vector from `start` to `end` towards `targetAngle`
-    /// (MediaPipe `DetectionsToRectsCalculator` rotation, docs/PIPELINE.md, "Detection to rotated
-    /// rect"):
+    /// (MediaPipe `DetectionsToRectsCalculator` rotation, docs/PIPELINE.md,
+    /// "Detection to rotated rect"):
     ///
     ///     rotation = NormalizeRadians(target − atan2(−(y₁ − y₀), x₁ − x₀))
     ///

@@ -8,15 +8,15 @@ import Inference
 ///
 /// Two deliberate choices:
 /// - **Palm ROI rotation target 90°** (π/2), as the legacy graph uses. The Tasks hand detector
-///   passes 90 to a field that expects radians (90 rad ≡ 116.62°, docs/PIPELINE.md, "Detection to
-///   rotated rect"); that quirk tilts every palm-derived crop by +26.62° and is deliberately not
-///   copied.
+///   passes 90 to a field that expects radians (90 rad ≡ 116.62°, docs/PIPELINE.md,
+///   "Detection to rotated rect"); that quirk tilts every palm-derived crop by +26.62° and is
+///   deliberately not copied.
 /// - **Handedness in the Tasks convention** (index 0 = "Right", 1 = "Left": the subject's
 ///   actual hand in a non-mirrored image), the opposite of the legacy labels for the same
 ///   model score.
 ///
-/// There is no smoothing: neither MediaPipe flavour smooths hand landmarks (docs/PIPELINE.md, "Hand
-/// landmarker").
+/// There is no smoothing: neither MediaPipe flavour smooths hand landmarks (docs/PIPELINE.md,
+/// "Hand landmarker").
 ///
 /// Holds mutable tracking state and the interpreters' tensor memory: one graph serves one
 /// caller at a time (the task runner serialises calls).

@@ -1,9 +1,10 @@
 import ImageIO
 
-/// The ROI → tensor step of MediaPipe's `ImageToTensorCalculator` on CPU (docs/PIPELINE.md, "ROI to
-/// tensor" and "Numerical parity"): a rotated rectangle of the image, optionally letterboxed to the
-/// tensor's aspect ratio, is warped with bilinear interpolation onto a `[1, outputHeight,
-/// outputWidth, 3]` float32 tensor whose values are `v_uint8 × (max − min) / 255 + min`.
+/// The ROI → tensor step of MediaPipe's `ImageToTensorCalculator` on CPU (docs/PIPELINE.md,
+/// "ROI to tensor" and "Numerical parity"): a rotated rectangle of the image, optionally
+/// letterboxed to the tensor's aspect ratio, is warped with bilinear interpolation onto a
+/// `[1, outputHeight, outputWidth, 3]` float32 tensor whose values are
+/// `v_uint8 × (max − min) / 255 + min`.
 ///
 /// The warp runs on the 8-bit pixels and rounds to uint8 before the value mapping, reproducing
 /// OpenCV's arithmetic (see ``Arithmetic``). The value mapping is one fused multiply-add,

@@ -20,9 +20,9 @@ enum ROIGeometry {
         return (height / tensorAspect, height, (1 - tensorAspect / roiAspect) / 2, 0)
     }
 
-    /// MediaPipe's `GetRotatedSubRectToRectTransformMatrix` without flip (docs/PIPELINE.md, "ROI to
-    /// tensor"), in float32: 4×4 row-major, tensor-normalized (u, v) of the ROI → image-normalized
-    /// (x, y); z scales like x.
+    /// MediaPipe's `GetRotatedSubRectToRectTransformMatrix` without flip (docs/PIPELINE.md,
+    /// "ROI to tensor"), in float32: 4×4 row-major, tensor-normalized (u, v) of the ROI →
+    /// image-normalized (x, y); z scales like x.
     static func roiMatrix(centerX e: Float, centerY f: Float, width a: Float, height b: Float, rotation: Float,
                           imageWidth: Int, imageHeight: Int) -> [Float] {
         let c = cosf(rotation), d = sinf(rotation)

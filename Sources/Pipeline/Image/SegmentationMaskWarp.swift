@@ -1,6 +1,6 @@
-/// Brings a mask computed on an ROI crop back to image size (docs/PIPELINE.md, "Segmentation
-/// mask"): the inverse of the ROI matrix, `WarpAffineCalculator` with bilinear interpolation and
-/// `BORDER_ZERO`, as MediaPipe's OpenCV runner computes it.
+/// Brings a mask computed on an ROI crop back to image size (docs/PIPELINE.md,
+/// "Segmentation mask"): the inverse of the ROI matrix, `WarpAffineCalculator` with bilinear
+/// interpolation and `BORDER_ZERO`, as MediaPipe's OpenCV runner computes it.
 ///
 /// Output pixel (x, y) is the mask sampled bilinearly at `(w_m, h_m)·M⁻¹·(x/W, y/H)` (mask pixel
 /// centres at integers; M is the ROI matrix described in docs/PIPELINE.md, "ROI to tensor"), and
