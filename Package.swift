@@ -131,13 +131,13 @@ let package = Package(
         .executableTarget(
             name: "PortedCameraApp", dependencies: ["MediaPipeTasksVision", "MLKit", "ImageIO"],
             path: "Examples/PortedCameraApp"),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader"]),
+        .target(name: "TestSupport", dependencies: ["Tensor"], path: "Tests/TestSupport"),
+        .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader", "TestSupport"]),
         .testTarget(name: "TensorTests", dependencies: ["Tensor", "TestSupport"]),
-        .testTarget(name: "KernelsTests", dependencies: ["Kernels", "Tensor"], swiftSettings: librarySettings),
+        .testTarget(name: "KernelsTests", dependencies: ["Kernels", "Tensor", "TestSupport"], swiftSettings: librarySettings),
         .testTarget(
             name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
-        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CLibYUV"]),
+        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CLibYUV", "TestSupport"]),
         .testTarget(name: "VideoFilesTests", dependencies: ["VideoFiles", "ImageIO", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "MLKit", "ImageIO", "Inference", "Kernels", "TestSupport"]),
     ] + avx512Targets

@@ -8,7 +8,7 @@ cut out of them.
   landmarks, and Tasks HandLandmarker (IMAGE mode, num_hands 2) for counts and handedness, with
   the full and the lite models. The legacy graph is the landmark reference because it rotates
   palm ROIs with the same 90-degree target as this package; the Tasks graph tilts them further
-  (see PIPELINE.md), which moves its landmarks by pixels.
+  (see docs/PIPELINE.md, "Detection to rotated rect"), which moves its landmarks by pixels.
 - pose_video.json / hands_video.json: a clip of integer crop windows sliding over one sample
   (pure pixel copies, no resampling, so the tests rebuild the frames bit for bit from the windows
   recorded in the file). Pose: Tasks PoseLandmarker VIDEO mode, num_poses 1, timestamps

@@ -1,6 +1,6 @@
-/// Cross-reference rules of a decoded model (DESIGN.md §3 rule 1): indices in range, buffers
-/// matching their tensors, and a dataflow graph where every tensor has at most one producer
-/// and operators run in an order where each input is already available.
+/// Cross-reference rules of a decoded model, checked before anything else reads it: indices in
+/// range, buffers matching their tensors, and a dataflow graph where every tensor has at most one
+/// producer and operators run in an order where each input is already available.
 enum ModelValidator {
     /// The schema version this module reads.
     static let supportedVersion: UInt32 = 3

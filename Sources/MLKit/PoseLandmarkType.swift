@@ -1,9 +1,9 @@
 /// The 33 body points of an ML Kit pose, named as in ML Kit's `PoseLandmarkType`.
 ///
 /// `rawValue` is the landmark's index in the model output and in ``Pose/landmarks`` (the
-/// MediaPipe order, PIPELINE.md §6), so the mapping to the Tasks ``PoseLandmark`` enum is 1:1
-/// by index; only some names differ (`leftPinkyFinger` is Tasks' `leftPinky`, `leftToe` is
-/// `leftFootIndex`, …). "Left" and "right" are the subject's sides.
+/// MediaPipe order, docs/PIPELINE.md, "Landmark order and connections"), so the mapping to the
+/// Tasks ``PoseLandmark`` enum is 1:1 by index; only some names differ (`leftPinkyFinger` is Tasks'
+/// `leftPinky`, `leftToe` is `leftFootIndex`, …). "Left" and "right" are the subject's sides.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum PoseLandmarkType: Int, CaseIterable, Sendable {

@@ -16,13 +16,6 @@ enum JSONOutput {
     }
 }
 
-/// Type erasure so one call site can encode one record or an array of them.
-struct AnyEncodable: Encodable {
-    private let encodeValue: (Encoder) throws -> Void
-    init<T: Encodable>(_ value: T) { encodeValue = value.encode(to:) }
-    func encode(to encoder: Encoder) throws { try encodeValue(encoder) }
-}
-
 /// Where an output file goes when one option serves several inputs.
 enum OutputPath {
     /// `option` itself for a single input; `option/<input stem>.png` for several.

@@ -1,31 +1,17 @@
 import Foundation
+import TestSupport
 import Testing
 import FlatBufferReader
 
-/// SplitMix64: a small, seedable generator so that a failing run can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Random mutations")
 struct MutationFuzzTests {
-    /// `FLATBUFFER_FUZZ_SEED` replays a run; `FLATBUFFER_FUZZ_ITERATIONS` changes its length.
-    private static func configuration(defaultIterations: Int) -> (seed: UInt64, iterations: Int) {
-        let environment = ProcessInfo.processInfo.environment
-        let seed = environment["FLATBUFFER_FUZZ_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-        let iterations = environment["FLATBUFFER_FUZZ_ITERATIONS"].flatMap { Int($0) } ?? defaultIterations
+    /// `LANDMARKER_SEED` replays a run; `FLATBUFFER_FUZZ_ITERATIONS` changes its length.
+    private static func configuration(
+        defaultIterations: Int, _ label: String = #function
+    ) -> (seed: UInt64, iterations: Int) {
+        let seed = SeededGenerator.seed(label)
+        let iterations = ProcessInfo.processInfo.environment["FLATBUFFER_FUZZ_ITERATIONS"].flatMap { Int($0) }
+            ?? defaultIterations
         return (seed, iterations)
     }
 
@@ -52,8 +38,8 @@ struct MutationFuzzTests {
     /// Applies `iterations` rounds of 1-4 random edits (bit flips, random bytes, interesting
     /// 32-bit words) to `original`, 90 % of them at `targets`, loading each result.
     private func mutate(_ original: [UInt8], _ name: String, targets: [Int], seed: UInt64, iterations: Int) {
-        print("mutation fuzz of \(name): seed \(seed), \(iterations) iterations (replay with FLATBUFFER_FUZZ_SEED=\(seed))")
-        var random = SplitMix64(seed: seed)
+        print("mutation fuzz of \(name): seed \(seed), \(iterations) iterations (replay with LANDMARKER_SEED=\(seed))")
+        var random = SeededGenerator(seed: seed)
         let interesting: [UInt32] = [0, 1, 2, 3, 4, 0x7F, 0x80, 0xFF, 0xFFFF, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFE, 0xFFFF_FFFF]
         var work = original
         var loaded = 0

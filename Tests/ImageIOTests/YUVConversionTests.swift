@@ -1,4 +1,5 @@
 import CLibYUV
+import TestSupport
 import Testing
 @testable import ImageIO
 

@@ -1,5 +1,6 @@
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 private typealias Support = ElementwiseTestSupport
@@ -12,7 +13,7 @@ struct AddTests {
         let kernel = try Add.prepare(
             inputs: [Support.operand(lhsDims), Support.operand(rhsDims)],
             options: .init(activation: activation))
-        return (kernel.outputShapes[0].dimensions, Support.runReference(kernel, [lhs, rhs]))
+        return (kernel.outputShapes[0].dimensions, runReference(kernel, [lhs, rhs]))
     }
 
     @Test func channelVectorBroadcastsOverImage() throws {
@@ -101,8 +102,8 @@ struct AddTests {
     }
 
     @Test func randomBroadcastsMatchCoordinateArithmetic() throws {
-        let seed = Support.sweepSeed()
-        var generator = Support.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var generator = SeededGenerator(seed: seed)
         for _ in 0..<200 {
             let rank = Int.random(in: 0...6, using: &generator)
             let outputDims = (0..<rank).map { _ in Int.random(in: 1...3, using: &generator) }

@@ -1,5 +1,6 @@
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 private typealias Support = ElementwiseTestSupport
@@ -9,7 +10,7 @@ struct ConcatenationTests {
     private func concat(_ parts: [([Int], [Float])], axis: Int) throws -> (shape: [Int], values: [Float]) {
         let kernel = try Concatenation.prepare(
             inputs: parts.map { Support.operand($0.0) }, options: .init(axis: axis))
-        return (kernel.outputShapes[0].dimensions, Support.runReference(kernel, parts.map(\.1)))
+        return (kernel.outputShapes[0].dimensions, runReference(kernel, parts.map(\.1)))
     }
 
     @Test func joinsChannels() throws {
@@ -42,8 +43,8 @@ struct ConcatenationTests {
     }
 
     @Test func randomSplitsReassemble() throws {
-        let seed = Support.sweepSeed()
-        var generator = Support.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var generator = SeededGenerator(seed: seed)
         for _ in 0..<100 {
             let rank = Int.random(in: 1...5, using: &generator)
             let dims = (0..<rank).map { _ in Int.random(in: 1...4, using: &generator) }

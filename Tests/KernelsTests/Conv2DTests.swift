@@ -1,5 +1,6 @@
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 @Suite struct Conv2DTests {
@@ -25,7 +26,7 @@ import Testing
         // input 1 2 3 / 4 5 6 / 7 8 9, filter 1 2 / 3 4.
         let kernel = try Self.conv(input: [1, 3, 3, 1], filter: [1, 2, 2, 1], [1, 2, 3, 4], .init(padding: .valid))
         #expect(kernel.outputShapes == [S.shape([1, 2, 2, 1])])
-        #expect(S.runReference(kernel, [Self.counting(3, 3)]) == [37, 47, 67, 77])
+        #expect(runReference(kernel, [Self.counting(3, 3)]) == [37, 47, 67, 77])
         #expect(kernel.multiplyAccumulates == 4 * 4)
     }
 
@@ -34,7 +35,7 @@ import Testing
         // so each window starts at its own output pixel.
         let kernel = try Self.conv(input: [1, 3, 3, 1], filter: [1, 2, 2, 1], [1, 2, 3, 4], .init(padding: .same))
         #expect(kernel.outputShapes == [S.shape([1, 3, 3, 1])])
-        #expect(S.runReference(kernel, [Self.counting(3, 3)]) == [37, 47, 21, 67, 77, 33, 23, 26, 9])
+        #expect(runReference(kernel, [Self.counting(3, 3)]) == [37, 47, 21, 67, 77, 33, 23, 26, 9])
         #expect(kernel.multiplyAccumulates == 9 * 4)
     }
 
@@ -42,7 +43,7 @@ import Testing
         // A 3×3 box filter: each output is the sum of the 3×3 neighbourhood.
         let kernel = try Self.conv(
             input: [1, 3, 3, 1], filter: [1, 3, 3, 1], [Float](repeating: 1, count: 9), .init(padding: .same))
-        #expect(S.runReference(kernel, [Self.counting(3, 3)]) == [12, 21, 16, 27, 45, 33, 24, 39, 28])
+        #expect(runReference(kernel, [Self.counting(3, 3)]) == [12, 21, 16, 27, 45, 33, 24, 39, 28])
     }
 
     @Test func strideTwoSamePutsTheOddPaddingRowBelow() throws {
@@ -52,7 +53,7 @@ import Testing
             input: [1, 4, 4, 1], filter: [1, 3, 3, 1], [Float](repeating: 1, count: 9),
             .init(padding: .same, strideH: 2, strideW: 2))
         #expect(kernel.outputShapes == [S.shape([1, 2, 2, 1])])
-        #expect(S.runReference(kernel, [Self.counting(4, 4)]) == [54, 45, 72, 54])
+        #expect(runReference(kernel, [Self.counting(4, 4)]) == [54, 45, 72, 54])
     }
 
     @Test func dilationTwoSpreadsTheTaps() throws {
@@ -62,7 +63,7 @@ import Testing
             input: [1, 5, 5, 1], filter: [1, 2, 2, 1], [1, 1, 1, 1],
             .init(padding: .valid, dilationH: 2, dilationW: 2))
         #expect(kernel.outputShapes == [S.shape([1, 3, 3, 1])])
-        #expect(S.runReference(kernel, [Self.counting(5, 5)]) == [28, 32, 36, 48, 52, 56, 68, 72, 76])
+        #expect(runReference(kernel, [Self.counting(5, 5)]) == [28, 32, 36, 48, 52, 56, 68, 72, 76])
     }
 
     @Test func biasThenActivationClamp() throws {
@@ -75,7 +76,7 @@ import Testing
             let kernel = try Self.conv(
                 input: [1, 1, 1, 2], filter: [3, 1, 1, 2], [1, 1, -1, 0, 2, 3], bias: [0.5, 0.5, -1],
                 .init(padding: .valid, activation: activation))
-            #expect(S.runReference(kernel, [[1, 2]]) == values, "activation \(activation)")
+            #expect(runReference(kernel, [[1, 2]]) == values, "activation \(activation)")
         }
     }
 
@@ -83,14 +84,14 @@ import Testing
         // Two 1×2 images, a 1×2 filter [1, 10]: each output sees only its own image.
         let kernel = try Self.conv(input: [2, 1, 2, 1], filter: [1, 1, 2, 1], [1, 10], .init(padding: .valid))
         #expect(kernel.outputShapes == [S.shape([2, 1, 1, 1])])
-        #expect(S.runReference(kernel, [[1, 2, 3, 4]]) == [21, 43])
+        #expect(runReference(kernel, [[1, 2, 3, 4]]) == [21, 43])
     }
 
     // MARK: Properties
 
     @Test func identityOneByOneFilterCopiesTheInput() throws {
-        let seed = S.sweepSeed()
-        var generator = S.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var generator = SeededGenerator(seed: seed)
         for channels in [1, 3, 8, 17] {
             var identity = [Float](repeating: 0, count: channels * channels)
             for c in 0..<channels { identity[c * channels + c] = 1 }
@@ -98,7 +99,7 @@ import Testing
             let kernel = try Self.conv(input: dims, filter: [channels, 1, 1, channels], identity, .init(padding: .same))
             let input = S.randomFloats(dims.reduce(1, *), using: &generator)
             #expect(kernel.outputShapes == [S.shape(dims)])
-            #expect(S.runReference(kernel, [input]) == input, "channels \(channels), seed \(seed)")
+            #expect(runReference(kernel, [input]) == input, "channels \(channels), seed \(seed)")
         }
     }
 
@@ -122,8 +123,8 @@ import Testing
     }
 
     @Test func randomSweepMatchesPaddedDilatedOracle() throws {
-        let seed = S.sweepSeed()
-        var g = S.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var g = SeededGenerator(seed: seed)
         let activations: [FusedActivation] = [.none, .relu, .relu6, .reluN1To1]
         for trial in 0..<150 {
             let n = Int.random(in: 1...2, using: &g)
@@ -156,7 +157,7 @@ import Testing
                 continue
             }
             let kernel = try Conv2D.prepare(inputs: operands, options: options)
-            let output = S.runReference(kernel, [input])
+            let output = runReference(kernel, [input])
             let tolerance = S.summationTolerance(terms: kh * kw * cin)
             let mismatch = S.firstMismatch(output, oracle, tolerance: tolerance)
             #expect(mismatch == nil, "\(context): \(mismatch ?? "")")

@@ -1,12 +1,12 @@
 import Foundation
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 /// Helpers shared by the CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED,
-/// MAX_POOL_2D and MEAN tests: operand builders, a runner for reference
-/// kernels, error checks, a seeded generator and slow, independent oracles
-/// written in Double on explicitly padded tensors.
+/// MAX_POOL_2D and MEAN tests: operand builders, error checks and slow,
+/// independent oracles written in Double on explicitly padded tensors.
 enum ConvTestSupport {
     // MARK: Operands
 
@@ -27,24 +27,6 @@ enum ConvTestSupport {
     /// An int32 constant operand.
     static func intConstant(_ dimensions: [Int], _ values: [Int32]) -> Operand {
         Operand(shape: shape(dimensions), constant: .int32(values))
-    }
-
-    // MARK: Running
-
-    /// Runs `kernel`'s reference kernel with `inputs` (one array per operand,
-    /// in operand order, each copied into an `AlignedBuffer`) and returns
-    /// output 0. The output is pre-filled with `prefill` (NaN unless a test
-    /// expects NaN) so unwritten values show.
-    static func runReference(
-        _ kernel: some PreparedKernel, _ inputs: [[Float]], prefill: Float = .nan
-    ) -> [Float] {
-        let buffers = inputs.map { AlignedBuffer($0) }
-        let output = AlignedBuffer(count: kernel.outputShapes[0].elementCount)
-        output.buffer.update(repeating: prefill)
-        let io = KernelIO(
-            inputs: buffers.map { UnsafePointer($0.baseAddress) }, outputs: [output.baseAddress])
-        withExtendedLifetime(buffers) { kernel.runReference(io) }
-        return output.toArray()
     }
 
     // MARK: Checks
@@ -94,28 +76,7 @@ enum ConvTestSupport {
 
     // MARK: Random sweeps
 
-    /// SplitMix64: small, fast and replayable from its seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        private var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    /// The seed of a random sweep: `CONV_TEST_SEED` from the environment to
-    /// replay a failure, otherwise a fresh one. Tests put it in every failure message.
-    static func sweepSeed() -> UInt64 {
-        if let text = ProcessInfo.processInfo.environment["CONV_TEST_SEED"], let seed = UInt64(text) {
-            return seed
-        }
-        return UInt64.random(in: 0...UInt64.max)
-    }
-
+    /// `count` floats uniform in `-1...1`.
     static func randomFloats(_ count: Int, using generator: inout SeededGenerator) -> [Float] {
         (0..<count).map { _ in Float.random(in: -1...1, using: &generator) }
     }

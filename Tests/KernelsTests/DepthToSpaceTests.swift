@@ -1,5 +1,6 @@
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 private typealias Support = ElementwiseTestSupport
@@ -8,7 +9,7 @@ private typealias Support = ElementwiseTestSupport
 struct DepthToSpaceTests {
     private func depthToSpace(_ dims: [Int], _ input: [Float], block: Int) throws -> (shape: [Int], values: [Float]) {
         let kernel = try DepthToSpace.prepare(inputs: [Support.operand(dims)], options: .init(blockSize: block))
-        return (kernel.outputShapes[0].dimensions, Support.runReference(kernel, [input]))
+        return (kernel.outputShapes[0].dimensions, runReference(kernel, [input]))
     }
 
     @Test func blockTwoOfOnePixel() throws {
@@ -30,8 +31,8 @@ struct DepthToSpaceTests {
     }
 
     @Test func blockOneIsIdentityAndLargerBlocksPermute() throws {
-        let seed = Support.sweepSeed()
-        var generator = Support.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var generator = SeededGenerator(seed: seed)
         for _ in 0..<30 {
             let b = Int.random(in: 1...3, using: &generator)
             let dims = [

@@ -1,4 +1,5 @@
 import Tensor
+import TestSupport
 import Testing
 
 @testable import Kernels
@@ -109,8 +110,8 @@ import Testing
         let input = channelMajor(problem.input, problem.inputDims)
         let outputDims = problem.outputDims
 
-        let reference = S.runReference(kernel, [input])
-        let channelsLastReference = S.runReference(problem.depthwise, [problem.input])
+        let reference = runReference(kernel, [input])
+        let channelsLastReference = runReference(problem.depthwise, [problem.input])
         let referenceDifferences = differences(channelsLast(reference, outputDims), channelsLastReference)
         #expect(
             referenceDifferences == 0,
@@ -147,7 +148,7 @@ import Testing
 
     @Test(.enabled(if: available, "needs the AVX-512 kernels"))
     func sizesStridesPaddingsAndChannels() throws {
-        let seed = sweepSeed()
+        let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         let runners = Self.makeRunners()
         let sizes = [1, 2, 5, 7, 14, 15, 16, 17, 33]
@@ -186,7 +187,7 @@ import Testing
 
     @Test(.enabled(if: available, "needs the AVX-512 kernels"))
     func foldedAsymmetricPadsMatchThePaddedInput() throws {
-        let seed = sweepSeed()
+        let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         let runners = Self.makeRunners()
         // (H, W, C, kernel, stride, [top, bottom, left, right], padding)
@@ -215,8 +216,8 @@ import Testing
             // The folded kernel equals the unfolded one run on the padded input.
             let channelMajorKernel = try #require(DepthwiseConv2DCHW(folded))
             #expect(channelMajorKernel.opName == "PAD+DEPTHWISE_CONV_2D(CHW)")
-            let paddedInput = S.runReference(pad, [input])
-            let expected = S.runReference(depthwise, [paddedInput])
+            let paddedInput = runReference(pad, [input])
+            let expected = runReference(depthwise, [paddedInput])
             let fast = try Self.runFast(
                 channelMajorKernel, channelMajorInput: Self.channelMajor(input, [2, h, w, c]), runner: .serial)
             let paddedDifferences = Self.differences(
@@ -236,7 +237,7 @@ import Testing
 
     @Test(.enabled(if: available, "needs the AVX-512 kernels"))
     func manyChannelsAndRowBandsAreBitIdenticalAcrossThreadCounts() throws {
-        let seed = sweepSeed()
+        let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         let runners = Self.makeRunners() + [ParallelRunner(threadCount: 7)]
         // Planes of the target model: few channels of large planes are cut

@@ -1,5 +1,6 @@
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 @Suite struct DepthwiseConv2DTests {
@@ -30,19 +31,19 @@ import Testing
         #expect(kernel.outputShapes == [S.shape([1, 1, 1, 4])])
         #expect(kernel.depthMultiplier == 2)
         #expect(kernel.multiplyAccumulates == 4 * 4)
-        #expect(S.runReference(kernel, [input]) == [5, 7, 63, 54])
+        #expect(runReference(kernel, [input]) == [5, 7, 63, 54])
 
         let clamped = try Self.depthwise(
             input: [1, 2, 2, 2], filter: [1, 2, 2, 4], filter, bias: [1, 2, 3, 4],
             .init(padding: .valid, depthMultiplier: 2, activation: .relu6))
-        #expect(S.runReference(clamped, [input]) == [5, 6, 6, 6])
+        #expect(runReference(clamped, [input]) == [5, 6, 6, 6])
     }
 
     @Test func sameWithEvenFilterPadsOnlyBottomAndRight() throws {
         // One channel: the same sums as a plain convolution, 1 2 / 3 4 over 1…9.
         let kernel = try Self.depthwise(
             input: [1, 3, 3, 1], filter: [1, 2, 2, 1], [1, 2, 3, 4], .init(padding: .same))
-        #expect(S.runReference(kernel, [(1...9).map(Float.init)]) == [37, 47, 21, 67, 77, 33, 23, 26, 9])
+        #expect(runReference(kernel, [(1...9).map(Float.init)]) == [37, 47, 21, 67, 77, 33, 23, 26, 9])
     }
 
     @Test func strideAndDilation() throws {
@@ -52,7 +53,7 @@ import Testing
             input: [1, 5, 5, 1], filter: [1, 2, 2, 1], [1, 1, 1, 1],
             .init(padding: .valid, strideH: 2, strideW: 2, dilationH: 2, dilationW: 2))
         #expect(kernel.outputShapes == [S.shape([1, 2, 2, 1])])
-        #expect(S.runReference(kernel, [(1...25).map(Float.init)]) == [28, 36, 68, 76])
+        #expect(runReference(kernel, [(1...25).map(Float.init)]) == [28, 36, 68, 76])
     }
 
     @Test func filterShapeDecidesTheMultiplierOverTheOption() throws {
@@ -61,7 +62,7 @@ import Testing
             input: [1, 1, 1, 2], filter: [1, 1, 1, 4], [1, 2, 3, 4], .init(padding: .valid, depthMultiplier: 3))
         #expect(kernel.depthMultiplier == 2)
         #expect(kernel.outputShapes == [S.shape([1, 1, 1, 4])])
-        #expect(S.runReference(kernel, [[10, 100]]) == [10, 20, 300, 400])
+        #expect(runReference(kernel, [[10, 100]]) == [10, 20, 300, 400])
     }
 
     // MARK: Properties
@@ -69,15 +70,15 @@ import Testing
     @Test func oneHotFiltersShiftEachChannel() throws {
         // Channel c has a single 1 at tap (c / 3, c % 3) of a 3×3 filter, so its
         // output is its input shifted by that tap (zeros where it leaves the input).
-        let seed = S.sweepSeed()
-        var g = S.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var g = SeededGenerator(seed: seed)
         let (n, h, w, c) = (2, 5, 6, 9)
         var filter = [Float](repeating: 0, count: 9 * c)
         for ch in 0..<c { filter[ch * c + ch] = 1 }  // tap index ch = ky·3 + kx
         let input = S.randomFloats(n * h * w * c, using: &g)
         for padding in [Padding.valid, .same] {
             let kernel = try Self.depthwise(input: [n, h, w, c], filter: [1, 3, 3, c], filter, .init(padding: padding))
-            let output = S.runReference(kernel, [input])
+            let output = runReference(kernel, [input])
             let shift = padding == .same ? 1 : 0  // SAME 3×3 stride 1 pads one pixel each side
             let (oh, ow) = padding == .same ? (h, w) : (h - 2, w - 2)
             #expect(kernel.outputShapes == [S.shape([n, oh, ow, c])])
@@ -100,8 +101,8 @@ import Testing
     @Test func singleChannelEqualsConvolutionWithMultiplierOutputs() throws {
         // With Cin = 1, depthwise [1, KH, KW, M] is CONV_2D with [M, KH, KW, 1]:
         // the same taps summed in the same order, so bit-identical.
-        let seed = S.sweepSeed()
-        var g = S.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var g = SeededGenerator(seed: seed)
         for trial in 0..<30 {
             let m = Int.random(in: 1...4, using: &g), kh = Int.random(in: 1...3, using: &g)
             let kw = Int.random(in: 1...3, using: &g)
@@ -124,15 +125,15 @@ import Testing
             let context = "trial \(trial), seed \(seed)"
             #expect(depthwise.outputShapes == conv.outputShapes, "\(context)")
             #expect(depthwise.multiplyAccumulates == conv.multiplyAccumulates, "\(context)")
-            #expect(S.runReference(depthwise, [input]) == S.runReference(conv, [input]), "\(context)")
+            #expect(runReference(depthwise, [input]) == runReference(conv, [input]), "\(context)")
         }
     }
 
     @Test func randomSweepMatchesPaddedDilatedOracle() throws {
         // The oracle expands the depthwise filter into a full convolution filter
         // [Cout, KH, KW, Cin] that is zero except where ic = oc / M.
-        let seed = S.sweepSeed()
-        var g = S.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var g = SeededGenerator(seed: seed)
         let activations: [FusedActivation] = [.none, .relu, .relu6, .reluN1To1]
         for trial in 0..<150 {
             let n = Int.random(in: 1...2, using: &g)
@@ -169,7 +170,7 @@ import Testing
                 continue
             }
             let kernel = try DepthwiseConv2D.prepare(inputs: operands, options: options)
-            let output = S.runReference(kernel, [input])
+            let output = runReference(kernel, [input])
             let mismatch = S.firstMismatch(output, oracle, tolerance: S.summationTolerance(terms: kh * kw))
             #expect(mismatch == nil, "\(context): \(mismatch ?? "")")
             #expect(kernel.multiplyAccumulates == oracle.count * kh * kw, "\(context)")

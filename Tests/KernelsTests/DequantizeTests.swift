@@ -63,7 +63,7 @@ struct DequantizeTests {
         let kernel = try Dequantize.prepare(inputs: [Support.floatConstant([2, 2], values)])
         #expect(kernel.outputShapes[0].dimensions == [2, 2])
         #expect(kernel.values == values)
-        #expect(Support.runReference(kernel, [values]) == values)
+        #expect(runReference(kernel, [values]) == values)
     }
 
     @Test func prepareRejectsBadOperands() {

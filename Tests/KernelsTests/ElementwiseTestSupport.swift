@@ -1,6 +1,7 @@
 import Foundation
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 /// Helpers shared by the element-wise and layout op tests.
@@ -18,23 +19,6 @@ enum ElementwiseTestSupport {
     /// A constant float32 operand.
     static func floatConstant(_ dims: [Int], _ values: [Float]) -> Operand {
         Operand(shape: TensorShape(validated: dims), constant: .float32(values))
-    }
-
-    /// Runs `kernel`'s reference on `inputs` (one array per input, in order,
-    /// each copied into an `AlignedBuffer`) and returns output 0. The output
-    /// buffer starts filled with NaN so an element the kernel fails to write
-    /// shows up.
-    static func runReference(_ kernel: some PreparedKernel, _ inputs: [[Float]]) -> [Float] {
-        let inputBuffers = inputs.map { AlignedBuffer($0) }
-        let output = AlignedBuffer(count: kernel.outputShapes[0].elementCount)
-        for i in 0..<output.count { output.baseAddress[i] = .nan }
-        let io = KernelIO(
-            inputs: inputBuffers.map { UnsafePointer($0.baseAddress) },
-            outputs: [output.baseAddress])
-        withExtendedLifetime(inputBuffers) {
-            kernel.runReference(io)
-        }
-        return output.toArray()
     }
 
     /// Expects `body` to throw a `KernelError` for `op` whose message contains `fragment`.
@@ -72,31 +56,6 @@ enum ElementwiseTestSupport {
             rest /= dims[d]
         }
         return result
-    }
-
-    /// The seed for a random sweep: `ELEMENTWISE_SEED` from the environment
-    /// if set (to replay a failure), otherwise a fresh one. Tests include it
-    /// in every failure message.
-    static func sweepSeed() -> UInt64 {
-        if let text = ProcessInfo.processInfo.environment["ELEMENTWISE_SEED"], let seed = UInt64(text) {
-            return seed
-        }
-        return UInt64.random(in: 0...UInt64.max)
-    }
-
-    /// SplitMix64: a small, fast, seedable generator for replayable sweeps.
-    struct SeededGenerator: RandomNumberGenerator {
-        private var state: UInt64
-
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     /// `count` random floats in -4...4.

@@ -1,46 +1,47 @@
 import Foundation
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 // Sweeps of the fast element-wise kernels (PRELU, ADD) against their
-// reference kernels, plus the comparison helper the other Fast*Tests use.
-// Seeds come from `sweepSeed()` (replay with LANDMARKER_TEST_SEED).
+// reference kernels, plus the two kernel runners every kernel test uses:
+// `runReference` and `expectFastMatchesReference`. Seeds come from
+// `SeededGenerator.seed()` (replay with LANDMARKER_SEED).
 
-/// Runs `kernel.runReference` once and `kernel.run` with 1, 2, 3 and 7
-/// threads on copies of `inputs` (one array per input, in order), and
-/// expects every fast output to be bit-identical to the reference, every
-/// element written and nothing written past the end. `context` (which
-/// includes the seed) is printed with any failure.
+/// Runs `kernel`'s reference kernel with `inputs` (one array per operand,
+/// in operand order, each copied into an `AlignedBuffer`) and returns
+/// output 0. The output is pre-filled with `prefill` (NaN unless a test
+/// expects NaN) so unwritten values show.
+func runReference(_ kernel: some PreparedKernel, _ inputs: [[Float]], prefill: Float = .nan) -> [Float] {
+    let buffers = inputs.map { AlignedBuffer($0) }
+    let output = AlignedBuffer(count: kernel.outputShapes[0].elementCount)
+    output.buffer.update(repeating: prefill)
+    let io = KernelIO(inputs: buffers.map { UnsafePointer($0.baseAddress) }, outputs: [output.baseAddress])
+    withExtendedLifetime(buffers) { kernel.runReference(io) }
+    return output.toArray()
+}
+
+/// TestSupport's fast-against-reference tester for a prepared kernel:
+/// `kernel.runReference` once and `kernel.run` with 1, 2, 3 and 7 threads on
+/// copies of `inputs` (one array per input, in order), every fast output
+/// bit-identical to the reference, every element written and nothing
+/// written past the end. `context` (which includes the seed) is printed with
+/// any failure.
 func expectFastMatchesReference(
     _ kernel: some PreparedKernel, _ inputs: [[Float]], _ context: @autoclosure () -> String,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let inputBuffers = inputs.map { AlignedBuffer($0) }
-    let count = kernel.outputShapes[0].elementCount
-    // A NaN with a payload no kernel computes, so an unwritten element shows.
-    let unwritten = Float(bitPattern: 0x7FC0_1234)
-    func outputs(_ body: (KernelIO) -> Void) -> GuardedBuffer {
-        let output = GuardedBuffer(count: count)
-        for i in 0..<count { output.pointer[i] = unwritten }
-        let io = KernelIO(inputs: inputBuffers.map { UnsafePointer($0.baseAddress) }, outputs: [output.pointer])
-        withExtendedLifetime(inputBuffers) { body(io) }
-        return output
-    }
-    let reference = outputs { kernel.runReference($0) }.values.map(\.bitPattern)
-    for threads in [1, 2, 3, 7] {
-        let fast = outputs { kernel.run($0, runner: ParallelRunner(threadCount: threads)) }
-        #expect(fast.guardIntact, "wrote past the end with \(threads) threads: \(context())", sourceLocation: sourceLocation)
-        let values = fast.values.map(\.bitPattern)
-        let differing = values.indices.filter { values[$0] != reference[$0] }
-        let first = differing.first.map {
-            "first at \($0): fast \(Float(bitPattern: values[$0])), reference \(Float(bitPattern: reference[$0]))"
-        } ?? ""
-        let mismatches = differing.count
-        #expect(
-            mismatches == 0,
-            "\(mismatches) of \(count) elements differ with \(threads) threads, \(first): \(context())",
-            sourceLocation: sourceLocation)
+    let inputPointers = inputBuffers.map { UnsafePointer($0.baseAddress) }
+    withExtendedLifetime(inputBuffers) {
+        TestSupport.expectFastMatchesReference(
+            outputCount: kernel.outputShapes[0].elementCount,
+            reference: { kernel.runReference(KernelIO(inputs: inputPointers, outputs: [$0])) },
+            fast: { threads, output in
+                kernel.run(KernelIO(inputs: inputPointers, outputs: [output]), runner: ParallelRunner(threadCount: threads))
+            },
+            context(), sourceLocation: sourceLocation)
     }
 }
 
@@ -87,8 +88,7 @@ func randomElementwiseShape(using rng: inout SeededGenerator) -> [Int] {
 
 @Suite struct FastElementwiseTests {
     @Test func preluMatchesReference() throws {
-        let seed = sweepSeed()
-        print("FastElementwiseTests.prelu: seed \(seed)")
+        let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         for trial in 0..<150 {
             let output = randomElementwiseShape(using: &rng)
@@ -106,8 +106,7 @@ func randomElementwiseShape(using rng: inout SeededGenerator) -> [Int] {
     }
 
     @Test func addMatchesReference() throws {
-        let seed = sweepSeed()
-        print("FastElementwiseTests.add: seed \(seed)")
+        let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         let activations: [FusedActivation] = [.none, .relu, .reluN1To1, .relu6]
         for _ in 0..<150 {

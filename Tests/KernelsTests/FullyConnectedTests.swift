@@ -1,5 +1,6 @@
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 @Suite struct FullyConnectedTests {
@@ -26,7 +27,7 @@ import Testing
                 input: [1, 3], weights: [2, 3], [1, 0, -1, 2, 2, 2], bias: [0.5, -4], .init(activation: activation))
             #expect(kernel.outputShapes == [S.shape([1, 2])])
             #expect(kernel.multiplyAccumulates == 6)
-            #expect(S.runReference(kernel, [[1, 2, 3]]) == values, "activation \(activation)")
+            #expect(runReference(kernel, [[1, 2, 3]]) == values, "activation \(activation)")
         }
     }
 
@@ -37,8 +38,8 @@ import Testing
         let flat = try Self.fullyConnected(input: [2, 1, 3], weights: [2, 3], weights, .init(keepNumDims: false))
         #expect(kept.outputShapes == [S.shape([2, 1, 2])])
         #expect(flat.outputShapes == [S.shape([2, 2])])
-        #expect(S.runReference(kept, [[1, 2, 3, 4, 5, 6]]) == [-2, 12, -2, 30])
-        #expect(S.runReference(flat, [[1, 2, 3, 4, 5, 6]]) == [-2, 12, -2, 30])
+        #expect(runReference(kept, [[1, 2, 3, 4, 5, 6]]) == [-2, 12, -2, 30])
+        #expect(runReference(flat, [[1, 2, 3, 4, 5, 6]]) == [-2, 12, -2, 30])
     }
 
     @Test func flattensInputWhoseLastDimensionIsNotK() throws {
@@ -46,7 +47,7 @@ import Testing
         // weights [1, 1] and [1, −1] give sums and differences.
         let kernel = try Self.fullyConnected(input: [2, 3], weights: [2, 2], [1, 1, 1, -1])
         #expect(kernel.outputShapes == [S.shape([3, 2])])
-        #expect(S.runReference(kernel, [[1, 2, 3, 4, 5, 6]]) == [3, -1, 7, -1, 11, -1])
+        #expect(runReference(kernel, [[1, 2, 3, 4, 5, 6]]) == [3, -1, 7, -1, 11, -1])
     }
 
     // MARK: Properties
@@ -54,8 +55,8 @@ import Testing
     @Test func randomSweepMatchesOuterProductAccumulation() throws {
         // The oracle builds the product as a sum of outer products (k outermost)
         // in Double, the opposite loop order to the kernel's dot products.
-        let seed = S.sweepSeed()
-        var g = S.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var g = SeededGenerator(seed: seed)
         for trial in 0..<60 {
             let rows = Int.random(in: 1...5, using: &g), k = Int.random(in: 1...40, using: &g)
             let outputs = Int.random(in: 1...20, using: &g)
@@ -76,7 +77,7 @@ import Testing
             let context = "trial \(trial), seed \(seed), rows \(rows), K \(k), Nout \(outputs)"
             #expect(kernel.outputShapes == [S.shape(leading + [outputs])], "\(context)")
             #expect(kernel.multiplyAccumulates == rows * outputs * k, "\(context)")
-            let output = S.runReference(kernel, [input])
+            let output = runReference(kernel, [input])
             let mismatch = S.firstMismatch(output, expected, tolerance: S.summationTolerance(terms: k))
             #expect(mismatch == nil, "\(context): \(mismatch ?? "")")
         }

@@ -10,7 +10,7 @@ struct LogisticTests {
     private func logistic(_ input: [Float]) throws -> [Float] {
         let kernel = try Logistic.prepare(inputs: [Support.operand([input.count])])
         #expect(kernel.outputShapes[0].dimensions == [input.count])
-        return Support.runReference(kernel, [input])
+        return runReference(kernel, [input])
     }
 
     @Test func zeroAndSaturation() throws {

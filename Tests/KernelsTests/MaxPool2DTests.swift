@@ -1,5 +1,6 @@
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 @Suite struct MaxPool2DTests {
@@ -18,7 +19,7 @@ import Testing
         let kernel = try Self.pool([1, 3, 3, 1], .init(padding: .same, strideH: 1, strideW: 1, filterH: 2, filterW: 2))
         let input = (1...9).map { -Float($0) }
         #expect(kernel.outputShapes == [S.shape([1, 3, 3, 1])])
-        #expect(S.runReference(kernel, [input]) == input)
+        #expect(runReference(kernel, [input]) == input)
         #expect(kernel.multiplyAccumulates == 0)
     }
 
@@ -27,7 +28,7 @@ import Testing
         let kernel = try Self.pool([1, 4, 4, 2], .init(padding: .valid, strideH: 2, strideW: 2, filterH: 2, filterW: 2))
         let input = (1...16).flatMap { [Float($0), -Float($0)] }
         #expect(kernel.outputShapes == [S.shape([1, 2, 2, 2])])
-        #expect(S.runReference(kernel, [input]) == [6, -1, 8, -3, 14, -9, 16, -11])
+        #expect(runReference(kernel, [input]) == [6, -1, 8, -3, 14, -9, 16, -11])
     }
 
     @Test func sameStrideTwoPutsTheOddPaddingRowBelow() throws {
@@ -35,13 +36,13 @@ import Testing
         let kernel = try Self.pool([1, 4, 4, 2], .init(padding: .same, strideH: 2, strideW: 2, filterH: 3, filterW: 3))
         let input = (1...16).flatMap { [Float($0), -Float($0)] }
         #expect(kernel.outputShapes == [S.shape([1, 2, 2, 2])])
-        #expect(S.runReference(kernel, [input]) == [11, -1, 12, -3, 15, -9, 16, -11])
+        #expect(runReference(kernel, [input]) == [11, -1, 12, -3, 15, -9, 16, -11])
     }
 
     @Test func windowLargerThanInputTakesTheGlobalMaximum() throws {
         let kernel = try Self.pool([2, 2, 3, 1], .init(padding: .same, strideH: 1, strideW: 1, filterH: 9, filterW: 9))
         #expect(kernel.outputShapes == [S.shape([2, 2, 3, 1])])
-        let output = S.runReference(kernel, [[3, -1, 7, 2, 0, 5, -4, -8, -2, -6, -3, -5]])
+        let output = runReference(kernel, [[3, -1, 7, 2, 0, 5, -4, -8, -2, -6, -3, -5]])
         #expect(output == [Float](repeating: 7, count: 6) + [Float](repeating: -2, count: 6))
     }
 
@@ -56,7 +57,7 @@ import Testing
             let kernel = try Self.pool(
                 [1, 4, 4, 2],
                 .init(padding: .valid, strideH: 2, strideW: 2, filterH: 2, filterW: 2, activation: activation))
-            #expect(S.runReference(kernel, [input]) == values, "activation \(activation)")
+            #expect(runReference(kernel, [input]) == values, "activation \(activation)")
         }
     }
 
@@ -64,8 +65,8 @@ import Testing
 
     @Test func randomSweepMatchesMinusInfinityPaddedPooling() throws {
         // The oracle pads with −∞ (which never wins a maximum) and pools densely.
-        let seed = S.sweepSeed()
-        var g = S.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var g = SeededGenerator(seed: seed)
         for trial in 0..<150 {
             let dims = [
                 Int.random(in: 1...2, using: &g), Int.random(in: 1...7, using: &g),
@@ -113,7 +114,7 @@ import Testing
             }
             let kernel = try Self.pool(dims, options)
             #expect(kernel.outputShapes == [S.shape([dims[0], rows.size, cols.size, dims[3]])], "\(context)")
-            let output = S.runReference(kernel, [input])
+            let output = runReference(kernel, [input])
             let mismatch = S.firstMismatch(output, expected, tolerance: 0)
             #expect(mismatch == nil, "\(context): \(mismatch ?? "")")
         }

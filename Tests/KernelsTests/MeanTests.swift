@@ -1,5 +1,6 @@
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 @Suite struct MeanTests {
@@ -19,71 +20,71 @@ import Testing
     @Test func overHeightAndWidth() throws {
         let kept = try Self.mean([1, 2, 2, 2], axes: [1, 2], keepDims: true)
         #expect(kept.outputShapes == [S.shape([1, 1, 1, 2])])
-        #expect(S.runReference(kept, [Self.image]) == [2.5, 25])
+        #expect(runReference(kept, [Self.image]) == [2.5, 25])
 
         let dropped = try Self.mean([1, 2, 2, 2], axes: [2, 1], keepDims: false)
         #expect(dropped.outputShapes == [S.shape([1, 2])])
-        #expect(S.runReference(dropped, [Self.image]) == [2.5, 25])
+        #expect(runReference(dropped, [Self.image]) == [2.5, 25])
     }
 
     @Test func negativeAxesCountFromTheEnd() throws {
         let kernel = try Self.mean([1, 2, 2, 2], axes: [-3, -2], keepDims: true)
         #expect(kernel.outputShapes == [S.shape([1, 1, 1, 2])])
-        #expect(S.runReference(kernel, [Self.image]) == [2.5, 25])
+        #expect(runReference(kernel, [Self.image]) == [2.5, 25])
 
         // [[1, 2, 3], [4, 5, 6]] over the last axis: row means.
         let rows = try Self.mean([2, 3], axes: [-1], keepDims: false)
         #expect(rows.outputShapes == [S.shape([2])])
-        #expect(S.runReference(rows, [[1, 2, 3, 4, 5, 6]]) == [2, 5])
+        #expect(runReference(rows, [[1, 2, 3, 4, 5, 6]]) == [2, 5])
     }
 
     @Test func scalarAxisOperand() throws {
         // Axis 0 given as a 0-D tensor: column means.
         let kernel = try Self.mean([2, 3], axes: [0], axisShape: [], keepDims: true)
         #expect(kernel.outputShapes == [S.shape([1, 3])])
-        #expect(S.runReference(kernel, [[1, 2, 3, 4, 5, 6]]) == [2.5, 3.5, 4.5])
+        #expect(runReference(kernel, [[1, 2, 3, 4, 5, 6]]) == [2.5, 3.5, 4.5])
     }
 
     @Test func repeatedAxesCountOnce() throws {
         let kernel = try Self.mean([2, 3], axes: [1, -1, 1], keepDims: false)
         #expect(kernel.outputShapes == [S.shape([2])])
-        #expect(S.runReference(kernel, [[1, 2, 3, 4, 5, 6]]) == [2, 5])
+        #expect(runReference(kernel, [[1, 2, 3, 4, 5, 6]]) == [2, 5])
     }
 
     @Test func everyAxisGivesAScalarOrOnes() throws {
         let scalar = try Self.mean([2, 3], axes: [0, 1], keepDims: false)
         #expect(scalar.outputShapes == [S.shape([])])
-        #expect(S.runReference(scalar, [[1, 2, 3, 4, 5, 6]]) == [3.5])
+        #expect(runReference(scalar, [[1, 2, 3, 4, 5, 6]]) == [3.5])
         let ones = try Self.mean([2, 3], axes: [1, 0], keepDims: true)
         #expect(ones.outputShapes == [S.shape([1, 1])])
-        #expect(S.runReference(ones, [[1, 2, 3, 4, 5, 6]]) == [3.5])
+        #expect(runReference(ones, [[1, 2, 3, 4, 5, 6]]) == [3.5])
     }
 
     @Test func noAxesCopiesTheInput() throws {
         let kernel = try Self.mean([2, 3], axes: [], keepDims: false)
         #expect(kernel.outputShapes == [S.shape([2, 3])])
-        #expect(S.runReference(kernel, [[1, -2, 3, 4.5, 5, 6]]) == [1, -2, 3, 4.5, 5, 6])
+        #expect(runReference(kernel, [[1, -2, 3, 4.5, 5, 6]]) == [1, -2, 3, 4.5, 5, 6])
     }
 
     @Test func scalarInputIgnoresTheAxes() throws {
         // TFLite gives a scalar input's value back whatever the axes say.
         let kernel = try Self.mean([], axes: [3], keepDims: true)
         #expect(kernel.outputShapes == [S.shape([])])
-        #expect(S.runReference(kernel, [[-7.5]]) == [-7.5])
+        #expect(runReference(kernel, [[-7.5]]) == [-7.5])
     }
 
     @Test func sumsInFloatInInputOrder() throws {
         // In Float: 1e8 + 1 rounds back to 1e8 (spacing 8 there), − 1e8 gives 0,
         // + 1 gives 1, and 1 / 4 = 0.25. An exact (or Double) sum would give 0.5.
         let kernel = try Self.mean([4], axes: [0], keepDims: false)
-        #expect(S.runReference(kernel, [[1e8, 1, -1e8, 1]]) == [0.25])
+        #expect(runReference(kernel, [[1e8, 1, -1e8, 1]]) == [0.25])
     }
 
     @Test func emptyReductionIsNaN() throws {
         // As TFLite fills the output of an empty input with NaN.
         let kernel = try Self.mean([2, 0], axes: [1], keepDims: false)
         #expect(kernel.outputShapes == [S.shape([2])])
-        let output = S.runReference(kernel, [[]], prefill: 123)
+        let output = runReference(kernel, [[]], prefill: 123)
         #expect(output.count == 2 && output.allSatisfy { $0.isNaN }, "\(output)")
     }
 
@@ -92,8 +93,8 @@ import Testing
     @Test func randomSweepMatchesGatheringOracle() throws {
         // The oracle walks the output and, for each output element, gathers its
         // reduced sub-box in Double: the transpose of the kernel's scatter.
-        let seed = S.sweepSeed()
-        var g = S.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var g = SeededGenerator(seed: seed)
         for trial in 0..<120 {
             let rank = Int.random(in: 1...8, using: &g)
             let dims = (0..<rank).map { _ in Int.random(in: 1...(rank > 5 ? 2 : 4), using: &g) }
@@ -126,7 +127,7 @@ import Testing
             // Recursive Float summation of n terms in [−1, 1] errs by at most
             // n·ε·n before the division by n.
             let tolerance = Double(boxCount + 1) * Double(Float.ulpOfOne)
-            let mismatch = S.firstMismatch(S.runReference(kernel, [input]), expected, tolerance: tolerance)
+            let mismatch = S.firstMismatch(runReference(kernel, [input]), expected, tolerance: tolerance)
             #expect(mismatch == nil, "\(context): \(mismatch ?? "")")
         }
     }

@@ -1,73 +1,18 @@
 import Foundation
 import Tensor
+import TestSupport
 import Testing
 
 @testable import Kernels
 
-// Shared support for the microkernel sweeps (seeded data, guarded output
-// buffers, tolerance checks), and tests of the small SIMD helpers.
-
-/// SplitMix64: a small seeded generator, so that every sweep can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// `count` floats uniform in `-1...1`.
-    mutating func floats(_ count: Int) -> [Float] {
-        (0..<count).map { _ in Float.random(in: -1...1, using: &self) }
-    }
-}
-
-/// The seed of a sweep: `LANDMARKER_TEST_SEED` when set (to replay a
-/// failure), otherwise a fresh one. Every failure message prints it.
-func sweepSeed() -> UInt64 {
-    if let text = ProcessInfo.processInfo.environment["LANDMARKER_TEST_SEED"],
-       let seed = UInt64(text) {
-        return seed
-    }
-    return UInt64.random(in: 0...UInt64.max)
-}
+// Shared support for the microkernel sweeps (tolerance checks, bit-identity
+// across thread counts and instruction sets), and tests of the small SIMD
+// helpers. Seeded data and guarded output buffers come from TestSupport.
 
 /// The clamps of TFLite's fused activations: NONE, RELU, RELU_N1_TO_1, RELU6.
 let activationClamps: [(lower: Float, upper: Float)] = [
     FusedActivation.none, .relu, .reluN1To1, .relu6,
 ].map(\.clampRange)
-
-/// A float buffer whose `guardCount` floats past `count` hold a sentinel,
-/// to catch writes past the end. It is 64-byte aligned and padded like a
-/// planned tensor, so kernels may read one vector past the end.
-final class GuardedBuffer {
-    static let guardCount = 64
-    static let sentinel: Float = -12345.5
-    let count: Int
-    let storage: AlignedBuffer
-
-    init(count: Int) {
-        self.count = count
-        storage = AlignedBuffer(count: count + Self.guardCount)
-        for i in count..<(count + Self.guardCount) { storage.baseAddress[i] = Self.sentinel }
-    }
-
-    convenience init(_ values: [Float]) {
-        self.init(count: values.count)
-        for (i, v) in values.enumerated() { storage.baseAddress[i] = v }
-    }
-
-    var pointer: UnsafeMutablePointer<Float> { storage.baseAddress }
-    var values: [Float] { Array(UnsafeBufferPointer(start: storage.baseAddress, count: count)) }
-    var guardIntact: Bool {
-        (count..<(count + Self.guardCount)).allSatisfy { storage.baseAddress[$0] == Self.sentinel }
-    }
-}
 
 /// An expected output element: the exact (double) value before and after
 /// the clamp, and the sum of the magnitudes of its terms.
@@ -143,7 +88,7 @@ func expectSameForInstructionSets(
 
 @Suite struct MicrokernelSIMDMathTests {
     @Test func multiplyAddMatchesProductPlusAddend() {
-        let seed = sweepSeed()
+        let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         for _ in 0..<100 {
             let a = SIMD8(rng.floats(8)), b = SIMD8(rng.floats(8)), c = SIMD8(rng.floats(8))

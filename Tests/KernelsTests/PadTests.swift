@@ -1,5 +1,6 @@
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 private typealias Support = ElementwiseTestSupport
@@ -10,7 +11,7 @@ struct PadTests {
         let kernel = try Pad.prepare(inputs: [
             Support.operand(dims), Support.int32Constant([dims.count, 2], paddings),
         ])
-        return (kernel.outputShapes[0].dimensions, Support.runReference(kernel, [input]))
+        return (kernel.outputShapes[0].dimensions, runReference(kernel, [input]))
     }
 
     @Test func padsHeightAndWidth() throws {
@@ -47,8 +48,8 @@ struct PadTests {
     }
 
     @Test func randomPaddingsPlaceTheInputAndZeroTheRest() throws {
-        let seed = Support.sweepSeed()
-        var generator = Support.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var generator = SeededGenerator(seed: seed)
         for _ in 0..<100 {
             let rank = Int.random(in: 1...5, using: &generator)
             let dims = (0..<rank).map { _ in Int.random(in: 1...3, using: &generator) }

@@ -1,5 +1,6 @@
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 private typealias Support = ElementwiseTestSupport
@@ -12,7 +13,7 @@ struct PreluTests {
         let kernel = try Prelu.prepare(inputs: [
             Support.operand(inputDims), Support.floatConstant(alphaDims, alpha),
         ])
-        return (kernel.outputShapes[0].dimensions, Support.runReference(kernel, [input, alpha]))
+        return (kernel.outputShapes[0].dimensions, runReference(kernel, [input, alpha]))
     }
 
     @Test func negativeInputsAreScaledByTheirChannelsAlpha() throws {
@@ -31,8 +32,8 @@ struct PreluTests {
     }
 
     @Test func unitAlphaIsIdentityAndZeroAlphaIsRelu() throws {
-        let seed = Support.sweepSeed()
-        var generator = Support.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var generator = SeededGenerator(seed: seed)
         let input = Support.randomValues(3 * 4 * 5, using: &generator)
         let identity = try prelu([1, 3, 4, 5], input, [5], [Float](repeating: 1, count: 5))
         #expect(identity.values == input, "seed \(seed)")
@@ -41,8 +42,8 @@ struct PreluTests {
     }
 
     @Test func randomChannelAlphasMatchPerElementFormula() throws {
-        let seed = Support.sweepSeed()
-        var generator = Support.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var generator = SeededGenerator(seed: seed)
         for _ in 0..<50 {
             let h = Int.random(in: 1...4, using: &generator)
             let w = Int.random(in: 1...4, using: &generator)

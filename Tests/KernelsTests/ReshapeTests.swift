@@ -15,7 +15,7 @@ struct ReshapeTests {
             inputs: [Support.operand([2, 3, 4]), Support.int32Constant([2], [4, -1])], options: .init())
         #expect(kernel.outputShapes[0].dimensions == [4, 6])
         let input: [Float] = (0..<24).map { Float($0) * 0.5 }
-        #expect(Support.runReference(kernel, [input]) == input)
+        #expect(runReference(kernel, [input]) == input)
         #expect(try outputDims([Support.operand([2, 3, 4]), Support.int32Constant([3], [-1, 1, 2])]) == [12, 1, 2])
     }
 

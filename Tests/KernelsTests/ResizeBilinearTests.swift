@@ -1,5 +1,6 @@
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 private typealias Support = ElementwiseTestSupport
@@ -13,7 +14,7 @@ struct ResizeBilinearTests {
         let kernel = try ResizeBilinear.prepare(
             inputs: [Support.operand(dims), Support.int32Constant([2], [size.0, size.1])],
             options: .init(alignCorners: alignCorners, halfPixelCenters: halfPixelCenters))
-        return (kernel.outputShapes[0].dimensions, Support.runReference(kernel, [input]))
+        return (kernel.outputShapes[0].dimensions, runReference(kernel, [input]))
     }
 
     /// The 2×2 image [[1, 2], [3, 4]] as [1, 2, 2, 1].
@@ -73,8 +74,8 @@ struct ResizeBilinearTests {
     }
 
     @Test func sameSizeIsIdentityAndChannelsAndBatchesAreIndependent() throws {
-        let seed = Support.sweepSeed()
-        var generator = Support.SeededGenerator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var generator = SeededGenerator(seed: seed)
         let modes = [(false, false), (true, false), (false, true)]
         for _ in 0..<20 {
             let n = Int.random(in: 1...2, using: &generator)

@@ -1,5 +1,6 @@
 import Foundation
 import Tensor
+import TestSupport
 import Testing
 
 @testable import Kernels
@@ -105,7 +106,7 @@ import Testing
             let nhwcInput = transpose(input, rows: inputChannels, columns: pixels)
             var operands = [nhwcInput, [], []]
             if residualFirst != nil { operands.append(transpose(residual, rows: outputChannels, columns: pixels)) }
-            let nhwc = ConvTestSupport.runReference(conv, operands)
+            let nhwc = runReference(conv, operands)
             return transpose(nhwc, rows: pixels, columns: outputChannels)
         }
 
@@ -185,7 +186,7 @@ import Testing
             try Self.expectUnavailable()
             return
         }
-        let seed = sweepSeed()
+        let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed ^ UInt64(pixels))
         let activations: [FusedActivation] = [.none, .relu, .relu6]
         var index = 0
@@ -214,7 +215,7 @@ import Testing
             try Self.expectUnavailable()
             return
         }
-        let seed = sweepSeed()
+        let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed ^ UInt64(pixels))
         for (inputChannels, blockChannels) in [(40, 8), (37, 16), (112, 40)] {
             for residualFirst in [nil, true, false] {

@@ -1,5 +1,6 @@
 import Kernels
 import Tensor
+import TestSupport
 import Testing
 
 /// `validate` of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED must accept
@@ -8,8 +9,6 @@ import Testing
 /// The sweep draws small valid shapes and options at random and gives half
 /// of the cases one defect.
 @Suite struct WeightedValidationTests {
-    typealias Generator = ConvTestSupport.SeededGenerator
-
     /// The outcome of `prepare` or `validate`, comparable.
     enum Outcome: Equatable {
         case accepted(shapes: [TensorShape], multiplyAccumulates: Int)
@@ -41,7 +40,7 @@ import Testing
     /// miscounted constant, a bias of the wrong size, an extra operand).
     static func operands(
         input inputDimensions: [Int], weights weightDimensions: [Int], biasCount: Int,
-        using generator: inout Generator
+        using generator: inout SeededGenerator
     ) -> (read: [Operand], unread: [Operand]) {
         var input = inputDimensions, weights = weightDimensions, bias = biasCount
         var weightKind = 0, extraOperand = false, hasBias = Bool.random(using: &generator)
@@ -89,17 +88,17 @@ import Testing
         return (read, unread)
     }
 
-    static func padding(using generator: inout Generator) -> Padding {
+    static func padding(using generator: inout SeededGenerator) -> Padding {
         Bool.random(using: &generator) ? .same : .valid
     }
 
     @Test func validateMatchesPrepare() {
-        let seed = ConvTestSupport.sweepSeed()
-        var generator = Generator(seed: seed)
+        let seed = SeededGenerator.seed()
+        var generator = SeededGenerator(seed: seed)
         var accepted: [String: Int] = [:]
         /// Expects equal outcomes and counts the accepted ones per op.
         func expectSame(_ op: String, _ prepared: Outcome, _ validated: Outcome, trial: Int) {
-            #expect(prepared == validated, "\(op) trial \(trial), seed \(seed) (CONV_TEST_SEED)")
+            #expect(prepared == validated, "\(op) trial \(trial), seed \(seed) (LANDMARKER_SEED)")
             if case .accepted = prepared { accepted[op, default: 0] += 1 }
         }
         for trial in 0..<600 {

@@ -10,8 +10,9 @@ import Testing
 /// fixture image.
 ///
 /// The legacy graph is the reference because it rotates palm ROIs with the 90° target that
-/// this package uses; MediaPipe's Tasks graph tilts them by a further 26.62° (PIPELINE.md §2.6),
-/// which moves its landmarks by 1–12 px. The Tasks references are used for the hand counts.
+/// this package uses; MediaPipe's Tasks graph tilts them by a further 26.62° (docs/PIPELINE.md,
+/// "Detection to rotated rect"), which moves its landmarks by 1–12 px. The Tasks references are
+/// used for the hand counts.
 @Suite struct HandGraphGoldenTests {
     static let images = [
         "bus", "zidane", "astronaut", "grace_hopper", "camera", "coffee", "mp_pose_sitting",

@@ -1,5 +1,6 @@
 import Foundation
 import ImageIO
+import TestSupport
 import Testing
 @testable import Pipeline
 
@@ -102,7 +103,7 @@ import Testing
     /// MediaPipe's corner-to-corner mapping: tensor (i, j) samples stored (j, H − i), while the
     /// upright pixel (i, j) is stored (j, H − 1 − i); column 0 reads the replicated edge.
     @Test func rightOrientationCropIsTheUprightImage() throws {
-        var random = ImageTestRNG(seed: 31)
+        var random = SeededGenerator(seed: 31)
         let image = try MPImage(rgbImage: random.image(width: 12, height: 7), orientation: .right)
         let upright = image.uprightRGBImage()
         let crop = try ImageToTensor.crop(image.rgbImage, roi: image.fullImageROI, options: ImageToTensor.Options(
@@ -116,7 +117,7 @@ import Testing
     }
 
     @Test func decodesFilesAndBakesTheEXIFOrientation() throws {
-        var random = ImageTestRNG(seed: 12)
+        var random = SeededGenerator(seed: 12)
         let source = random.image(width: 16, height: 8)
         let png = try PNGCodec.encode(source)
         #expect(try MPImage(data: png).rgbImage == source)

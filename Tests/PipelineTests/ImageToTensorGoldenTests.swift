@@ -1,5 +1,6 @@
 import Foundation
 import ImageIO
+import TestSupport
 import Testing
 @testable import Pipeline
 
@@ -53,18 +54,8 @@ enum ImageFixtures {
     }
 }
 
-/// A small deterministic generator (SplitMix64) so random sweeps can print and replay their seed.
-struct ImageTestRNG: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SeededGenerator {
+    /// A `width` × `height` RGB image of uniformly random bytes.
     mutating func image(width: Int, height: Int) -> RGBImage {
         let pixels = (0..<(width * height * 3)).map { _ in UInt8.random(in: 0...255, using: &self) }
         return try! RGBImage(width: width, height: height, pixels: pixels)

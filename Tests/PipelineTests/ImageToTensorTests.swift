@@ -1,5 +1,6 @@
 import Foundation
 import ImageIO
+import TestSupport
 import Testing
 @testable import Pipeline
 
@@ -17,7 +18,7 @@ import Testing
 
     @Test(arguments: arithmetics, borders)
     func identityROIReturnsThePixelsExactly(arithmetic: ImageToTensor.Arithmetic, border: ImageToTensor.BorderMode) throws {
-        var random = ImageTestRNG(seed: 42)
+        var random = SeededGenerator(seed: 42)
         for (width, height) in [(1, 1), (2, 3), (17, 9), (64, 64), (131, 70)] {
             let image = random.image(width: width, height: height)
             let crop = try ImageToTensor.crop(image, roi: .fullImage(width: width, height: height),
@@ -29,7 +30,7 @@ import Testing
 
     @Test(arguments: arithmetics)
     func valueMappingIsAppliedToTheRoundedBytes(arithmetic: ImageToTensor.Arithmetic) throws {
-        var random = ImageTestRNG(seed: 5)
+        var random = SeededGenerator(seed: 5)
         let image = random.image(width: 9, height: 4)
         for (low, high) in [(Float(0), Float(1)), (-1, 1), (-0.5, 3)] {
             let (tensor, _) = try ImageToTensor.convert(image, roi: .fullImage(width: 9, height: 4),
@@ -50,7 +51,7 @@ import Testing
     /// x = W or y = H reading the replicated edge or 0.
     @Test(arguments: arithmetics, borders)
     func quarterTurnsMovePixelsExactly(arithmetic: ImageToTensor.Arithmetic, border: ImageToTensor.BorderMode) throws {
-        var random = ImageTestRNG(seed: 9)
+        var random = SeededGenerator(seed: 9)
         let width = 13, height = 8
         let image = random.image(width: width, height: height)
         func source(_ x: Int, _ y: Int) -> [UInt8] {
@@ -83,7 +84,7 @@ import Testing
         // padding is (1 − 0.5) / 2 = 0.25 at the top and the bottom. Tensor row j samples
         // y = 3.125·j − 50: rows 0…15 lie entirely above the image (y < −1) and rows 48…63
         // entirely below (y ≥ 100), so with a zero border they are the range minimum.
-        var random = ImageTestRNG(seed: 77)
+        var random = SeededGenerator(seed: 77)
         let image = random.image(width: 200, height: 100)
         for arithmetic in Self.arithmetics {
             let (tensor, transform) = try ImageToTensor.convert(
@@ -105,7 +106,7 @@ import Testing
     }
 
     @Test func matrixMapsTensorCornersToTheSampledROI() throws {
-        var random = ImageTestRNG(seed: 3)
+        var random = SeededGenerator(seed: 3)
         let image = random.image(width: 300, height: 200)
         let roi = RotatedPixelRect(centerX: 120, centerY: 90, width: 80, height: 60, rotation: 0.4)
         let transform = try ImageToTensor.convert(image, roi: roi, options: options(48, 48, keepAspectRatio: true)).transform
@@ -148,7 +149,7 @@ import Testing
 
     @Test(arguments: arithmetics)
     func roiOutsideTheImageReadsTheBorder(arithmetic: ImageToTensor.Arithmetic) throws {
-        var random = ImageTestRNG(seed: 21)
+        var random = SeededGenerator(seed: 21)
         let image = random.image(width: 10, height: 6)
         // Far left of the image: every sample has x < −1, so replicate reads column 0 at the
         // sampled row (rows 0…5, one tensor row per image row) and zero reads 0.
@@ -166,7 +167,7 @@ import Testing
     }
 
     @Test func writesIntoACallerBuffer() throws {
-        var random = ImageTestRNG(seed: 8)
+        var random = SeededGenerator(seed: 8)
         let image = random.image(width: 30, height: 20)
         let roi = RotatedPixelRect(centerX: 14, centerY: 11, width: 18, height: 12, rotation: -0.3)
         let settings = options(16, 8, keepAspectRatio: true)
@@ -226,8 +227,8 @@ import Testing
     }
 
     @Test func randomROIsNeverTrapAndStayInRange() throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
-        var random = ImageTestRNG(seed: seed)
+        let seed = SeededGenerator.seed()
+        var random = SeededGenerator(seed: seed)
         let image = random.image(width: 23, height: 17)
         for _ in 0..<300 {
             let roi = RotatedPixelRect(centerX: Double.random(in: -100...120, using: &random),

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Pipeline
@@ -448,8 +449,8 @@ struct ModelAssetZipReaderTests {
 
     @Test("random corruption never traps; what parses stays in bounds")
     func randomCorruption() {
-        let seed = UInt64.random(in: 0...UInt64.max)
-        var generator = ModelAssetTestRandom(seed: seed)
+        let seed = SeededGenerator.seed()
+        var generator = SeededGenerator(seed: seed)
         let original = pythonZipfileTestArchive
         for iteration in 0..<3000 {
             var bytes = original
@@ -478,20 +479,5 @@ struct ModelAssetZipReaderTests {
         #expect(ZipArchiveError.checksumMismatch(name: "m", expected: 0xAB, actual: 1).description
             .contains("0x000000ab"))
         #expect(ZipArchiveError.entryNotFound(name: "x", available: ["a", "b"]).description.contains("a, b"))
-    }
-}
-
-/// A small seeded generator, so that a failing random sweep can be replayed from its seed.
-struct ModelAssetTestRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Pipeline
@@ -22,8 +23,8 @@ struct ModelAssetZipWriterTests {
 
     @Test("round-trips through the reader, in order")
     func roundTrip() throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
-        var generator = ModelAssetTestRandom(seed: seed)
+        let seed = SeededGenerator.seed()
+        var generator = SeededGenerator(seed: seed)
         var entries: [(String, [UInt8])] = []
         for index in 0..<20 {
             let count = Int.random(in: 0...3000, using: &generator)

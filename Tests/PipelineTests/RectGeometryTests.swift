@@ -58,14 +58,13 @@ import Testing
         #expect(RectRotation.ninetyDegrees == Float(Double.pi / 2))
     }
 
-    @Test func sentinelAndAxisAlignedBox() {
-        #expect(NormalizedRect(xCenter: 0, yCenter: 0, width: 0, height: 0).isEmptySentinel)
-        #expect(!NormalizedRect(xCenter: 0, yCenter: 0, width: 0, height: 0.1).isEmptySentinel)
+    @Test func axisAlignedBoxIgnoresRotation() {
         let box = NormalizedRect(xCenter: 0.5, yCenter: 0.4, width: 0.2, height: 0.4, rotation: 1).axisAlignedBox
         #expect(box == RelativeBox(xmin: 0.4, ymin: 0.2, width: 0.2, height: 0.4))
     }
 
-    /// PIPELINE.md §3.2 worked example (MediaPipe testdata, 1000×667 image).
+    /// The worked example of docs/PIPELINE.md, "Pose ROI from a detection" (MediaPipe test data,
+    /// a 1000×667 image).
     @Test func poseWorkedExample() throws {
         let detection = Detection(
             score: 1, box: RelativeBox(xmin: 0, ymin: 0, width: 0, height: 0),
@@ -75,7 +74,8 @@ import Testing
         let expected = NormalizedRect(
             xCenter: 0.49192297, yCenter: 0.7013345, width: 0.6317167, height: 0.9471016, rotation: -0.0292532)
         #expect(maxDifference(roi, expected) <= 1e-6, "\(roi)")
-        // The same points as auxiliary landmarks give the same next-frame ROI (§3.5).
+        // The same points as auxiliary landmarks give the same next-frame ROI (docs/PIPELINE.md,
+        // "Pose tracking").
         let auxiliary = detection.keypoints.map { RawLandmark(x: $0.x, y: $0.y, z: 0) }
         let tracked = try PoseTrackingRect.nextFrameROI(auxiliary: auxiliary, imageWidth: 1000, imageHeight: 667)
         #expect(tracked == roi)

@@ -28,7 +28,7 @@ import Pipeline
         for k in 1960..<1966 { expectAnchor(anchors[k], x: 0.5 / 7, y: 0.5 / 7) }
         expectAnchor(anchors[1966], x: 1.5 / 7, y: 0.5 / 7)
         expectAnchor(anchors[2253], x: 6.5 / 7, y: 6.5 / 7)
-        // The check values printed in PIPELINE.md §2.2.
+        // The check values printed in docs/PIPELINE.md, "SSD anchors".
         #expect(isClose(anchors[2].xCenter, 0.053571, 1e-6))
         #expect(isClose(anchors[1568].xCenter, 0.035714, 1e-6))
         #expect(isClose(anchors[2253].yCenter, 0.928571, 1e-6))

@@ -1,18 +1,28 @@
 import Foundation
 
-/// SplitMix64: a small, fast, reproducible generator for randomized tests.
-/// Tests print the seed they use so a failure can be replayed.
+/// SplitMix64: the one small, fast, reproducible generator of the randomized tests.
+///
+/// Every randomized test takes its seed from ``seed(_:file:)``, which reads `LANDMARKER_SEED`
+/// (the one variable that replays a run) and prints the seed, so a failure can be rerun with
+/// `LANDMARKER_SEED=<seed> swift test --filter <test>`. Tests with a fixed seed construct the
+/// generator with ``init(seed:)`` directly.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     public init(seed: UInt64) { state = seed }
 
-    /// A generator seeded from `$LANDMARKER_SEED` if set, else at random.
-    /// Prints the seed with `label`.
-    public static func announced(_ label: String) -> SeededGenerator {
-        let seed = ProcessInfoSeed.value ?? UInt64.random(in: 0...UInt64.max)
-        print("\(label): seed \(seed) (replay with LANDMARKER_SEED=\(seed))")
-        return SeededGenerator(seed: seed)
+    /// The seed of a randomized test: `$LANDMARKER_SEED` if set, else a fresh random one.
+    /// Prints it with `label` (by default the calling test's file and function).
+    public static func seed(_ label: String = #function, file: String = #fileID) -> UInt64 {
+        let seed = ProcessInfo.processInfo.environment["LANDMARKER_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 0...UInt64.max)
+        print("\(file) \(label): seed \(seed) (replay with LANDMARKER_SEED=\(seed))")
+        return seed
+    }
+
+    /// A generator seeded by ``seed(_:file:)``.
+    public static func announced(_ label: String = #function, file: String = #fileID) -> SeededGenerator {
+        SeededGenerator(seed: seed(label, file: file))
     }
 
     public mutating func next() -> UInt64 {
@@ -22,13 +32,9 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
-}
 
-
-
-/// The seed requested through the environment, if any.
-enum ProcessInfoSeed {
-    static var value: UInt64? {
-        ProcessInfo.processInfo.environment["LANDMARKER_SEED"].flatMap { UInt64($0) }
+    /// `count` floats uniform in `-1...1`.
+    public mutating func floats(_ count: Int) -> [Float] {
+        (0..<count).map { _ in Float.random(in: -1...1, using: &self) }
     }
 }

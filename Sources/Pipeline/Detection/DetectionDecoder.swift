@@ -1,5 +1,5 @@
 /// Layout and thresholds for decoding an SSD detector's raw outputs
-/// (MediaPipe `TensorsToDetectionsCalculator` options, PIPELINE.md §2.3).
+/// (MediaPipe `TensorsToDetectionsCalculator` options, docs/PIPELINE.md, "Decoding detections").
 ///
 /// Rows are in XYWH order (`reverse_output_order: true`):
 /// `[dx, dy, w, h, kx0, ky0, kx1, ky1, …]`.
@@ -52,7 +52,7 @@ public struct DetectionDecodingOptions: Sendable, Hashable {
 }
 
 /// Turns a detector's raw box regressions and score logits into ``Detection``s
-/// (PIPELINE.md §2.3).
+/// (docs/PIPELINE.md, "Decoding detections").
 ///
 /// For anchor `a` (centre `a.x, a.y`, size `a.w, a.h`) and scale `S`:
 /// `x_c = dx/S·a.w + a.x`, `y_c = dy/S·a.h + a.y`, `w = w_raw/S·a.w`, `h = h_raw/S·a.h`

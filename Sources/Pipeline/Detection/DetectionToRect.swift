@@ -1,5 +1,5 @@
 /// Turns a detection into a rotated rect, before any ``RectTransformation``
-/// (PIPELINE.md §2.6).
+/// (docs/PIPELINE.md, "Detection to rotated rect").
 ///
 /// The rotation always comes from two keypoints (`startKeypoint` → `endKeypoint`, see
 /// ``RectRotation/rotation(from:to:targetAngle:imageWidth:imageHeight:)``). The centre and size
@@ -31,15 +31,15 @@ public struct DetectionToRect: Sendable, Hashable {
         self.extent = extent
     }
 
-    /// Pose detector (§3.2): keypoint 0 (mid-hip) → 1 (full-body scale point), 90°, alignment
-    /// points. Follow with ``RectTransformation/pose``.
+    /// Pose detector (docs/PIPELINE.md, "Pose ROI from a detection"): keypoint 0 (mid-hip) → 1
+    /// (full-body scale point), 90°, alignment points. Follow with ``RectTransformation/pose``.
     public static let poseDetector = DetectionToRect(
         startKeypoint: 0, endKeypoint: 1, targetAngle: RectRotation.ninetyDegrees, extent: .alignmentPoints)
 
-    /// Palm detector (§4.2): the palm box, rotation from keypoint 0 (wrist) → 2 (middle-finger
-    /// MCP) with target 90°, as the legacy graph does. (The Tasks hand detector uses 90 *rad*,
-    /// a MediaPipe quirk this package does not reproduce.) Follow with
-    /// ``RectTransformation/handFromPalm``.
+    /// Palm detector (docs/PIPELINE.md, "Hand ROI from a palm"): the palm box, rotation from
+    /// keypoint 0 (wrist) → 2 (middle-finger MCP) with target 90°, as the legacy graph does. (The
+    /// Tasks hand detector uses 90 *rad*, a MediaPipe quirk this package does not reproduce.)
+    /// Follow with ``RectTransformation/handFromPalm``.
     public static let palmDetector = DetectionToRect(
         startKeypoint: 0, endKeypoint: 2, targetAngle: RectRotation.ninetyDegrees, extent: .boundingBox)
 

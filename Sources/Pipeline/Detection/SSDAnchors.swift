@@ -15,8 +15,8 @@ public struct SSDAnchor: Sendable, Hashable {
     }
 }
 
-/// The SSD anchor grid of a detector (MediaPipe `SsdAnchorsCalculator`, PIPELINE.md §2.2),
-/// for the configuration both detectors use: `aspect_ratios = [1.0]`,
+/// The SSD anchor grid of a detector (MediaPipe `SsdAnchorsCalculator`, docs/PIPELINE.md,
+/// "SSD anchors"), for the configuration both detectors use: `aspect_ratios = [1.0]`,
 /// `interpolated_scale_aspect_ratio = 1.0` (2 anchors per layer and cell) and
 /// `fixed_anchor_size = true` (every anchor is 1 × 1).
 ///

@@ -1,5 +1,5 @@
 /// MediaPipe's WEIGHTED non-maximum suppression with INTERSECTION_OVER_UNION overlap
-/// (`NonMaxSuppressionCalculator`, PIPELINE.md §2.4).
+/// (`NonMaxSuppressionCalculator`, docs/PIPELINE.md, "Weighted non-maximum suppression").
 ///
 /// 1. Sort by score, descending. MediaPipe's sort is unstable; here ties keep their input
 ///    (anchor) order.

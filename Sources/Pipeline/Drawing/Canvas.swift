@@ -89,12 +89,6 @@ struct Canvas {
         }
     }
 
-    /// Sets pixel (x, y) if it lies in the image.
-    mutating func setPixel(x: Int, y: Int, color: DrawingColor) {
-        guard x >= 0, x < width, y >= 0, y < height else { return }
-        fillRow(y, from: x, through: x, color: color)
-    }
-
     private mutating func fillRow(_ y: Int, from left: Int, through right: Int, color: DrawingColor) {
         // Callers clip: 0 ≤ left ≤ right < width and 0 ≤ y < height.
         var offset = 3 * (y * width + left)

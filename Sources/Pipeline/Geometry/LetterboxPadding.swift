@@ -1,15 +1,17 @@
 /// The letterbox padding a detector input got: fractions of the tensor's width (left, right)
 /// and height (top, bottom) filled with border instead of image
-/// (`LETTERBOX_PADDING` of MediaPipe's `ImageToTensorCalculator`, PIPELINE.md §2.1).
+/// (`LETTERBOX_PADDING` of MediaPipe's `ImageToTensorCalculator`, docs/PIPELINE.md,
+/// "ROI to tensor").
 ///
 /// The removal functions map coordinates normalized to the letterboxed tensor back to
-/// coordinates normalized to the image (§2.5):
+/// coordinates normalized to the image (docs/PIPELINE.md, "Back to image coordinates"):
 /// `x' = (x − l)/(1 − l − r)`, `y' = (y − t)/(1 − t − b)`, sizes divided by the same factors.
 /// Padding whose two sides add up to 1 leaves no image and gives non-finite results.
 ///
 /// Legacy pose, legacy palm and Tasks pose detections use this removal. Tasks palm detections
-/// are instead projected through the detector ROI's matrix (§2.5), which gives the same result
-/// when the ROI is the unrotated full image.
+/// are instead projected through the detector ROI's matrix (docs/PIPELINE.md,
+/// "Back to image coordinates"), which gives the same result when the ROI is the unrotated full
+/// image.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct LetterboxPadding: Sendable, Hashable, Codable {

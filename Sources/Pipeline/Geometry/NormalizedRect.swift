@@ -21,12 +21,8 @@ public struct NormalizedRect: Sendable, Hashable, Codable {
         self.rotation = rotation
     }
 
-    /// `true` for the all-zero-size rect that the Tasks hand detector emits when it finds no
-    /// palm; such a rect means "no ROI" and produces nothing (§2.1, §2.6).
-    public var isEmptySentinel: Bool { width == 0 && height == 0 }
-
     /// The axis-aligned box `(x_c ± w/2, y_c ± h/2)`, rotation ignored, as MediaPipe's rect
-    /// IoU uses it (§2.9).
+    /// IoU uses it (docs/PIPELINE.md, "ROI association").
     public var axisAlignedBox: RelativeBox {
         RelativeBox(xmin: xCenter - width / 2, ymin: yCenter - height / 2, width: width, height: height)
     }

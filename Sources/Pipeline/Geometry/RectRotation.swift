@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Rotation of ROIs built from two points (PIPELINE.md §2.6).
+/// Rotation of ROIs built from two points (docs/PIPELINE.md, "Detection to rotated rect").
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.
@@ -13,11 +13,13 @@ public enum RectRotation {
     ///
     /// Legacy palm ROIs, both flavours' pose ROIs and both flavours' landmark-based hand ROIs use
     /// it. The Tasks hand *detector* instead sets the radians field to 90 (90 rad ≡ 2.0354057,
-    /// +26.62°, PIPELINE.md §2.6 quirk); this package deliberately uses 90° there too.
+    /// +26.62°, docs/PIPELINE.md, "Detection to rotated rect"); this package deliberately uses 90°
+    /// there too.
     public static let ninetyDegrees: Float = radians(fromDegrees: 90)
 
     /// The rotation that turns the vector from `start` to `end` towards `targetAngle`
-    /// (MediaPipe `DetectionsToRectsCalculator` rotation, PIPELINE.md §2.6):
+    /// (MediaPipe `DetectionsToRectsCalculator` rotation, docs/PIPELINE.md,
+    /// "Detection to rotated rect"):
     ///
     ///     rotation = NormalizeRadians(target − atan2(−(y₁ − y₀), x₁ − x₀))
     ///

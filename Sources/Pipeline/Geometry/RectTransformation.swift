@@ -5,8 +5,8 @@ import Darwin
 #endif
 
 /// Scale, shift and square a ``NormalizedRect`` (MediaPipe `RectTransformationCalculator`,
-/// PIPELINE.md §2.7). Only the options the pose and hand graphs use are modelled:
-/// a common scale for x and y, a shift along the rect's own y axis, and `square_long`.
+/// docs/PIPELINE.md, "Rect transformation"). Only the options the pose and hand graphs use are
+/// modelled: a common scale for x and y, a shift along the rect's own y axis, and `square_long`.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct RectTransformation: Sendable, Hashable {
@@ -24,12 +24,15 @@ public struct RectTransformation: Sendable, Hashable {
         self.squareLong = squareLong
     }
 
-    /// Pose ROI, from a detection (§3.2) and from landmarks for the next frame (§3.5):
-    /// scale 1.25, no shift, square_long.
+    /// Pose ROI, from a detection (docs/PIPELINE.md, "Pose ROI from a detection") and from
+    /// landmarks for the next frame (docs/PIPELINE.md, "Pose tracking"): scale 1.25, no shift,
+    /// square_long.
     public static let pose = RectTransformation(scale: 1.25)
-    /// Hand ROI from a palm detection (§4.2): scale 2.6, shift_y −0.5, square_long.
+    /// Hand ROI from a palm detection (docs/PIPELINE.md, "Hand ROI from a palm"): scale 2.6,
+    /// shift_y −0.5, square_long.
     public static let handFromPalm = RectTransformation(scale: 2.6, shiftY: -0.5)
-    /// Hand ROI for the next frame from landmarks (§4.4): scale 2.0, shift_y −0.1, square_long.
+    /// Hand ROI for the next frame from landmarks (docs/PIPELINE.md, "Hand tracking"): scale 2.0,
+    /// shift_y −0.1, square_long.
     public static let handFromLandmarks = RectTransformation(scale: 2.0, shiftY: -0.1)
 
     /// Applies the transformation; the rotation is kept as is (not re-normalized).

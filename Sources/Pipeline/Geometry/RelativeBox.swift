@@ -22,8 +22,9 @@ public struct RelativeBox: Sendable, Hashable, Codable {
     /// Intersection over union, `inter / (A₁ + A₂ − inter)`.
     ///
     /// Boxes that do not touch give 0; boxes that only touch along an edge intersect with zero
-    /// area and also give 0. A zero denominator gives 0. Used by NMS (§2.4), rect association
-    /// (§2.9) and hand deduplication (§4.5).
+    /// area and also give 0. A zero denominator gives 0. Used by NMS (docs/PIPELINE.md,
+    /// "Weighted non-maximum suppression"), rect association (docs/PIPELINE.md, "ROI association")
+    /// and hand deduplication (docs/PIPELINE.md, "Duplicate hands").
     public func intersectionOverUnion(with other: RelativeBox) -> Float {
         let left = max(xmin, other.xmin)
         let right = min(xmax, other.xmax)

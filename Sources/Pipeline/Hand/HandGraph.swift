@@ -1,19 +1,22 @@
 import ImageIO
 import Inference
 
-/// One frame's work of the Tasks-flavour hand landmarker (PIPELINE.md §4): palm detector when
-/// tracking does not cover `numHands` hands, one landmark-model run per hand ROI, presence
-/// gate, projection, world landmarks, handedness, duplicate removal and next-frame ROIs.
+/// One frame's work of the Tasks-flavour hand landmarker (docs/PIPELINE.md, "Hand landmarker"):
+/// palm detector when tracking does not cover `numHands` hands, one landmark-model run per hand
+/// ROI, presence gate, projection, world landmarks, handedness, duplicate removal and next-frame
+/// ROIs.
 ///
 /// Two deliberate choices:
 /// - **Palm ROI rotation target 90°** (π/2), as the legacy graph uses. The Tasks hand detector
-///   passes 90 to a field that expects radians (90 rad ≡ 116.62°, PIPELINE.md §2.6); that
-///   quirk tilts every palm-derived crop by +26.62° and is deliberately not copied.
+///   passes 90 to a field that expects radians (90 rad ≡ 116.62°, docs/PIPELINE.md,
+///   "Detection to rotated rect"); that quirk tilts every palm-derived crop by +26.62° and is
+///   deliberately not copied.
 /// - **Handedness in the Tasks convention** (index 0 = "Right", 1 = "Left": the subject's
 ///   actual hand in a non-mirrored image), the opposite of the legacy labels for the same
 ///   model score.
 ///
-/// There is no smoothing: neither MediaPipe flavour smooths hand landmarks (§4.7).
+/// There is no smoothing: neither MediaPipe flavour smooths hand landmarks (docs/PIPELINE.md,
+/// "Hand landmarker").
 ///
 /// Holds mutable tracking state and the interpreters' tensor memory: one graph serves one
 /// caller at a time (the task runner serialises calls).
@@ -131,7 +134,8 @@ final class HandGraph {
             }
         }
         // The Tasks graph projects palms back through the warp matrix; for the unrotated
-        // whole-image ROI used here that equals removing the letterbox padding (PIPELINE.md §2.5).
+        // whole-image ROI used here that equals removing the letterbox padding (docs/PIPELINE.md,
+        // "Back to image coordinates").
         let padding = LetterboxPadding(
             left: transform.padding.left, top: transform.padding.top,
             right: transform.padding.right, bottom: transform.padding.bottom)

@@ -54,8 +54,8 @@ public enum ImageOrientation: Sendable, Hashable, CaseIterable {
     }
 
     /// The rotation of the full-image region of interest that makes the model see the image
-    /// upright (PIPELINE.md §5.1), in radians: up 0, right 3π/2 (≡ −π/2), down π, left π/2.
-    /// Ignores mirroring.
+    /// upright (docs/PIPELINE.md, "Image orientation"), in radians: up 0, right 3π/2 (≡ −π/2), down
+    /// π, left π/2. Ignores mirroring.
     public var roiRotation: Float {
         switch clockwiseQuarterTurns {
         case 1: return Float(270.0 * Double.pi / 180.0)

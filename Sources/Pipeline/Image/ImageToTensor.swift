@@ -1,9 +1,10 @@
 import ImageIO
 
-/// The ROI → tensor step of MediaPipe's `ImageToTensorCalculator` on CPU (PIPELINE.md §2.1, §8.1):
-/// a rotated rectangle of the image, optionally letterboxed to the tensor's aspect ratio, is
-/// warped with bilinear interpolation onto a `[1, outputHeight, outputWidth, 3]` float32 tensor
-/// whose values are `v_uint8 × (max − min) / 255 + min`.
+/// The ROI → tensor step of MediaPipe's `ImageToTensorCalculator` on CPU (docs/PIPELINE.md,
+/// "ROI to tensor" and "Numerical parity"): a rotated rectangle of the image, optionally
+/// letterboxed to the tensor's aspect ratio, is warped with bilinear interpolation onto a
+/// `[1, outputHeight, outputWidth, 3]` float32 tensor whose values are
+/// `v_uint8 × (max − min) / 255 + min`.
 ///
 /// The warp runs on the 8-bit pixels and rounds to uint8 before the value mapping, reproducing
 /// OpenCV's arithmetic (see ``Arithmetic``). The value mapping is one fused multiply-add,
@@ -79,8 +80,9 @@ public enum ImageToTensor {
         /// The ROI actually sampled (enlarged by the letterbox); pass it to
         /// ``SegmentationMaskWarp`` to bring a mask back to the image.
         public let sampledROI: RotatedPixelRect
-        /// MediaPipe's `MATRIX` output (§2.1.6): 4×4 row-major, mapping tensor-normalized (u, v)
-        /// ∈ [0, 1]² of the sampled ROI to image-normalized coordinates, computed in float32.
+        /// MediaPipe's `MATRIX` output (docs/PIPELINE.md, "ROI to tensor"): 4×4 row-major, mapping
+        /// tensor-normalized (u, v) ∈ [0, 1]² of the sampled ROI to image-normalized coordinates,
+        /// computed in float32.
         public let matrix: [Float]
     }
 

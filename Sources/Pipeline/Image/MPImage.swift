@@ -3,10 +3,11 @@ import ImageIO
 /// An image handed to the vision tasks (the MediaPipe Tasks `MPImage`): 8-bit RGB pixels plus
 /// the orientation in which they are stored.
 ///
-/// The pixels are kept exactly as stored; the orientation is applied later, as MediaPipe does,
-/// by rotating the full-image region of interest (``fullImageROI``, PIPELINE.md §5.1), so no
-/// pixel is resampled to honour it. ``width`` and ``height`` are those of the upright image
-/// (swapped for `.left`/`.right`), like `UIImage.size`.
+/// The pixels are kept exactly as stored. The landmarkers turn them upright by exact quarter turns
+/// (``uprightRGBImage()``), so no pixel is resampled to honour the orientation; ``fullImageROI``
+/// is the same region expressed as MediaPipe's Tasks API does, a rotated full-image region of
+/// interest (docs/PIPELINE.md, "Image orientation"). ``width`` and ``height`` are those of the
+/// upright image (swapped for `.left`/`.right`), like `UIImage.size`.
 ///
 /// Files: the format is sniffed from the bytes. A JPEG's EXIF orientation is **applied to the
 /// pixels at load** (all eight values, mirrored ones included, exact pixel moves), so
@@ -156,10 +157,10 @@ public final class MPImage: Sendable {
     }
 
     /// The region of interest covering the whole image as the Tasks API builds it for this
-    /// orientation (PIPELINE.md §5.1), in stored-pixel coordinates: centre at the buffer centre,
-    /// rotation ``ImageOrientation/roiRotation``, and for `.left`/`.right` the normalized width
-    /// and height swapped and rescaled by the aspect ratio, so the sampled rect is the upright
-    /// image turned back onto the buffer.
+    /// orientation (docs/PIPELINE.md, "Image orientation"), in stored-pixel coordinates: centre at
+    /// the buffer centre, rotation ``ImageOrientation/roiRotation``, and for `.left`/`.right` the
+    /// normalized width and height swapped and rescaled by the aspect ratio, so the sampled rect is
+    /// the upright image turned back onto the buffer.
     public var fullImageROI: RotatedPixelRect {
         let normalizedWidth: Float, normalizedHeight: Float
         if orientation.swapsDimensions {

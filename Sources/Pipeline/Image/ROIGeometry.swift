@@ -7,9 +7,9 @@ import Darwin
 /// The geometry shared by the ROI warps: letterboxing, MediaPipe's ROI matrix, and the maps from
 /// tensor pixels to image pixels.
 enum ROIGeometry {
-    /// MediaPipe's `PadRoi` (PIPELINE.md §2.1 step 2), generic so that the float32 and float64
-    /// paths each round as their reference does. Returns the enlarged size and the horizontal
-    /// and vertical padding fractions.
+    /// MediaPipe's `PadRoi` (docs/PIPELINE.md, "ROI to tensor"), generic so that the float32 and
+    /// float64 paths each round as their reference does. Returns the enlarged size and the
+    /// horizontal and vertical padding fractions.
     static func letterbox<T: BinaryFloatingPoint>(width: T, height: T, tensorWidth: Int, tensorHeight: Int)
         -> (width: T, height: T, horizontal: T, vertical: T) {
         let tensorAspect = T(tensorHeight) / T(tensorWidth)
@@ -20,8 +20,9 @@ enum ROIGeometry {
         return (height / tensorAspect, height, (1 - tensorAspect / roiAspect) / 2, 0)
     }
 
-    /// MediaPipe's `GetRotatedSubRectToRectTransformMatrix` without flip (§2.1.6), in float32:
-    /// 4×4 row-major, tensor-normalized (u, v) of the ROI → image-normalized (x, y); z scales like x.
+    /// MediaPipe's `GetRotatedSubRectToRectTransformMatrix` without flip (docs/PIPELINE.md,
+    /// "ROI to tensor"), in float32: 4×4 row-major, tensor-normalized (u, v) of the ROI →
+    /// image-normalized (x, y); z scales like x.
     static func roiMatrix(centerX e: Float, centerY f: Float, width a: Float, height b: Float, rotation: Float,
                           imageWidth: Int, imageHeight: Int) -> [Float] {
         let c = cosf(rotation), d = sinf(rotation)

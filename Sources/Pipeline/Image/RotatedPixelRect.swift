@@ -1,10 +1,10 @@
 /// A rotated rectangle in image pixel coordinates: the region of interest that an image-to-tensor
 /// warp samples.
 ///
-/// Conventions (PIPELINE.md §0): x right, y down, integer coordinates at pixel centres. A local
-/// offset (u, v) from the centre (u along the rect width, v along its height, in pixels) lands at
-/// `center + R(rotation)·(u, v)`, `R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]`; with y down a
-/// positive rotation turns clockwise on screen.
+/// Conventions (docs/PIPELINE.md, "Conventions"): x right, y down, integer coordinates at pixel
+/// centres. A local offset (u, v) from the centre (u along the rect width, v along its height, in
+/// pixels) lands at `center + R(rotation)·(u, v)`, `R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]`; with
+/// y down a positive rotation turns clockwise on screen.
 ///
 /// Stored in `Double`. The MediaPipe-parity warp (``ImageToTensor/Arithmetic/fixedPoint``) rounds
 /// every field to `Float` first, as MediaPipe holds them; the other arithmetic uses them as given.

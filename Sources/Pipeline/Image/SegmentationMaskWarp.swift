@@ -1,9 +1,10 @@
-/// Brings a mask computed on an ROI crop back to image size (PIPELINE.md §3.4): the inverse of
-/// the ROI matrix, `WarpAffineCalculator` with bilinear interpolation and `BORDER_ZERO`, as
-/// MediaPipe's OpenCV runner computes it.
+/// Brings a mask computed on an ROI crop back to image size (docs/PIPELINE.md,
+/// "Segmentation mask"): the inverse of the ROI matrix, `WarpAffineCalculator` with bilinear
+/// interpolation and `BORDER_ZERO`, as MediaPipe's OpenCV runner computes it.
 ///
 /// Output pixel (x, y) is the mask sampled bilinearly at `(w_m, h_m)·M⁻¹·(x/W, y/H)` (mask pixel
-/// centres at integers; M is the ROI matrix of §2.1.6), and 0 outside the mask.
+/// centres at integers; M is the ROI matrix described in docs/PIPELINE.md, "ROI to tensor"), and
+/// 0 outside the mask.
 ///
 /// Arithmetic (OpenCV ≤ 4.10 `warpAffine` with `WARP_INVERSE_MAP` on float32, as MediaPipe runs
 /// it): the ROI matrix and its inverse are formed in float32 and scaled to absolute coordinates

@@ -16,8 +16,8 @@ public struct HandednessCategory: Sendable, Hashable, Codable {
     }
 }
 
-/// Which label belongs to which class index (PIPELINE.md §4.6). For the same hand and the same
-/// raw score the two conventions report opposite labels.
+/// Which label belongs to which class index (docs/PIPELINE.md, "Handedness"). For the same hand and
+/// the same raw score the two conventions report opposite labels.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public enum HandednessConvention: Sendable, Hashable {

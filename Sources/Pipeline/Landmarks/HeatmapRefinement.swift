@@ -1,6 +1,6 @@
 /// Moves landmarks to the confidence-weighted centre of their heatmap peak
-/// (MediaPipe `RefineLandmarksFromHeatmapCalculator`, PIPELINE.md §3.3). Works on landmarks
-/// normalized to the model crop, before projection; only x and y change.
+/// (MediaPipe `RefineLandmarksFromHeatmapCalculator`, docs/PIPELINE.md, "Pose landmark model").
+/// Works on landmarks normalized to the model crop, before projection; only x and y change.
 ///
 /// Per landmark *i* (heatmap channel *i*):
 /// 1. `col = trunc(x·W)`, `row = trunc(y·H)` (C truncation toward zero, so small negative

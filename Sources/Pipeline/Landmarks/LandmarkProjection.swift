@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Maps landmarks from the model crop to the image through the crop's ROI
-/// (PIPELINE.md §2.8).
+/// (docs/PIPELINE.md, "Landmark decoding and projection").
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.

@@ -1,5 +1,6 @@
 /// How a landmark model lays out its landmark tensors, and the decoding of them
-/// (MediaPipe `TensorsToLandmarksCalculator`, PIPELINE.md §2.8, §3.3, §4.3).
+/// (MediaPipe `TensorsToLandmarksCalculator`, docs/PIPELINE.md, "Landmark decoding and projection",
+/// "Pose landmark model" and "Hand landmark model").
 ///
 /// Landmark *i* reads values `[i·d, i·d + d)`: x, y, z, then visibility and presence if
 /// `d ≥ 4` / `d ≥ 5`, both passed through a sigmoid. The normalized output is

@@ -1,6 +1,7 @@
-/// Splits the pose model's 39 decoded landmarks (PIPELINE.md §3.3): `[0, 33)` are the pose
-/// landmarks, 33 (body centre, hip midpoint) and 34 (full-body scale/rotation point) are the
-/// auxiliary landmarks that give the next frame's ROI; 35–38 are unused.
+/// Splits the pose model's 39 decoded landmarks (docs/PIPELINE.md, "Pose landmark model"):
+/// `[0, 33)` are the pose landmarks, 33 (body centre, hip midpoint) and 34 (full-body
+/// scale/rotation point) are the auxiliary landmarks that give the next frame's ROI; 35–38 are
+/// unused.
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.

@@ -1,7 +1,7 @@
-/// The landmark models' presence check (`ThresholdingCalculator`, PIPELINE.md §3.3, §4.3):
-/// a result counts only if the model's presence flag is **strictly greater** than the
-/// threshold. When it fails, the ROI gives no landmarks, world landmarks, mask, handedness or
-/// next-frame ROI.
+/// The landmark models' presence check (`ThresholdingCalculator`, docs/PIPELINE.md,
+/// "Pose landmark model" and "Hand landmark model"): a result counts only if the model's presence
+/// flag is **strictly greater** than the threshold. When it fails, the ROI gives no landmarks,
+/// world landmarks, mask, handedness or next-frame ROI.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct PresenceGate: Sendable, Hashable {

@@ -6,7 +6,7 @@ import Darwin
 import ImageIO
 import Inference
 
-/// One frame's work of the Tasks-flavour pose landmarker (PIPELINE.md §3):
+/// One frame's work of the Tasks-flavour pose landmarker (docs/PIPELINE.md, "Pose landmarker"):
 /// detector when tracking does not cover `numPoses` people, one landmark-model
 /// run per ROI, presence gate, heatmap refinement, projection, world
 /// landmarks, segmentation mask, smoothing and next-frame ROIs.
@@ -177,7 +177,7 @@ final class PoseGraph {
         return (pose, LandmarkProjection.project(auxiliary, through: roi))
     }
 
-    /// Tasks smoothing for a single tracked pose (PIPELINE.md §3.6); a frame
+    /// Tasks smoothing for a single tracked pose (docs/PIPELINE.md, "Pose smoothing"); a frame
     /// without a pose resets the coordinate filters.
     private func smooth(
         _ poses: inout [Pose], objectScaleRect: NormalizedRect?, width: Int, height: Int,

@@ -1,5 +1,5 @@
 /// Removal of duplicate hands, **Tasks flavour only** (MediaPipe
-/// `HandLandmarksDeduplicationCalculator`, PIPELINE.md §4.5).
+/// `HandLandmarksDeduplicationCalculator`, docs/PIPELINE.md, "Duplicate hands").
 ///
 /// Hands are visited in order. Hand *i* is suppressed if some already retained hand *j*
 /// satisfies both:

@@ -6,7 +6,7 @@ import Darwin
 
 /// The hand ROI built from a frame's 21 landmarks, for the next frame
 /// (MediaPipe `HandLandmarksToRectCalculator` + `RectTransformationCalculator`,
-/// PIPELINE.md §4.4). Both flavours use it.
+/// docs/PIPELINE.md, "Hand tracking"). Both flavours use it.
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.

@@ -1,5 +1,6 @@
 /// Per-landmark, per-axis One-Euro smoothing of a landmark list over time
-/// (MediaPipe `LandmarksSmoothingCalculator` with a `one_euro_filter`, PIPELINE.md §2.10, §3.6).
+/// (MediaPipe `LandmarksSmoothingCalculator` with a `one_euro_filter`, docs/PIPELINE.md, "Filters"
+/// and "Pose smoothing").
 ///
 /// One smoother follows one object. Each call is one frame; timestamps are microseconds and
 /// must increase (a sample at or before the previous timestamp passes through unfiltered).

@@ -1,5 +1,5 @@
 /// Exponential moving average with `Float` state (MediaPipe `LowPassFilter`,
-/// PIPELINE.md §2.10).
+/// docs/PIPELINE.md, "Filters").
 ///
 /// The first sample passes through; after that `y = α·x + (1 − α)·y_prev`. As in MediaPipe,
 /// `α·x` is a `Float` product while `(1 − α)·y_prev` and the sum are evaluated in `Double`,

@@ -1,6 +1,6 @@
 /// Parameters of a One-Euro filter and of the landmark smoother around it
-/// (`OneEuroFilter` options of MediaPipe's `LandmarksSmoothingCalculator`, PIPELINE.md §2.10,
-/// §3.6).
+/// (`OneEuroFilter` options of MediaPipe's `LandmarksSmoothingCalculator`, docs/PIPELINE.md,
+/// "Filters" and "Pose smoothing").
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct OneEuroParameters: Sendable, Hashable {
@@ -42,7 +42,7 @@ public struct OneEuroParameters: Sendable, Hashable {
     public static let legacyAuxiliaryLandmarks = OneEuroParameters(minCutoff: 0.01, beta: 10, derivateCutoff: 1)
 }
 
-/// One-Euro filter for one scalar signal (MediaPipe `OneEuroFilter`, PIPELINE.md §2.10).
+/// One-Euro filter for one scalar signal (MediaPipe `OneEuroFilter`, docs/PIPELINE.md, "Filters").
 ///
 /// Arithmetic is `Double`; the two low-pass filters inside keep `Float` state.
 ///

@@ -1,5 +1,6 @@
-/// The pose ROI built from a frame's landmarks, for the next frame (PIPELINE.md §3.5) and as
-/// the landmark smoother's object scale (§3.6).
+/// The pose ROI built from a frame's landmarks, for the next frame (docs/PIPELINE.md,
+/// "Pose tracking") and as the landmark smoother's object scale (docs/PIPELINE.md,
+/// "Pose smoothing").
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.

@@ -1,5 +1,5 @@
 /// Merging of tracked and newly detected ROIs by axis-aligned IoU, rotation ignored
-/// (PIPELINE.md §2.9). Overlap means IoU **> threshold**.
+/// (docs/PIPELINE.md, "ROI association"). Overlap means IoU **> threshold**.
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.

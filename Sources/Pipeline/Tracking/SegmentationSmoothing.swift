@@ -1,5 +1,6 @@
 /// Temporal blending of segmentation masks, **legacy flavour only** (MediaPipe
-/// `SegmentationSmoothingCalculator`, PIPELINE.md §3.4); the Tasks API does not smooth masks.
+/// `SegmentationSmoothingCalculator`, docs/PIPELINE.md, "Segmentation mask"); the Tasks API does
+/// not smooth masks.
 ///
 /// Per pixel, with `p` the new mask value and `q` the previous *smoothed* mask:
 ///

@@ -1,6 +1,6 @@
 /// Low-pass smoothing of landmark `visibility` over time (MediaPipe
-/// `VisibilitySmoothingCalculator`, PIPELINE.md §2.10, §3.6). One filter per landmark;
-/// coordinates and presence pass through. Pose graphs apply it before the coordinate
+/// `VisibilitySmoothingCalculator`, docs/PIPELINE.md, "Filters" and "Pose smoothing"). One filter
+/// per landmark; coordinates and presence pass through. Pose graphs apply it before the coordinate
 /// smoother (``LandmarksSmoother``).
 ///
 /// MediaPipe never resets these filters, not even when the object is lost: the state carries

@@ -1,1 +1,0 @@
-// Placeholder: the landmark pipelines land here.
