@@ -7,6 +7,10 @@ import Testing
 // reference kernels, plus the comparison helper the other Fast*Tests use.
 // Seeds come from `sweepSeed()` (replay with LANDMARKER_TEST_SEED).
 
+/// What the comparison helpers fill outputs with before a kernel runs: a NaN
+/// with a payload no kernel computes, so an unwritten element shows.
+private let unwrittenElement = Float(bitPattern: 0x7FC0_1234)
+
 /// Runs `kernel.runReference` once and `kernel.run` with 1, 2, 3 and 7
 /// threads on copies of `inputs` (one array per input, in order), and
 /// expects every fast output to be bit-identical to the reference, every
@@ -17,24 +21,37 @@ func expectFastMatchesReference(
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let inputBuffers = inputs.map { AlignedBuffer($0) }
-    let count = kernel.outputShapes[0].elementCount
-    // A NaN with a payload no kernel computes, so an unwritten element shows.
-    let unwritten = Float(bitPattern: 0x7FC0_1234)
-    func outputs(_ body: (KernelIO) -> Void) -> GuardedBuffer {
-        let output = GuardedBuffer(count: count)
-        for i in 0..<count { output.pointer[i] = unwritten }
-        let io = KernelIO(inputs: inputBuffers.map { UnsafePointer($0.baseAddress) }, outputs: [output.pointer])
-        withExtendedLifetime(inputBuffers) { body(io) }
-        return output
+    let output = GuardedBuffer(count: kernel.outputShapes[0].elementCount)
+    for i in 0..<output.count { output.pointer[i] = unwrittenElement }
+    withExtendedLifetime(inputBuffers) {
+        kernel.runReference(
+            KernelIO(inputs: inputBuffers.map { UnsafePointer($0.baseAddress) }, outputs: [output.pointer]))
     }
-    let reference = outputs { kernel.runReference($0) }.values.map(\.bitPattern)
+    expectFastOutput(kernel, inputs, equals: output.values, "reference", context(), sourceLocation: sourceLocation)
+}
+
+/// Runs `kernel.run` with 1, 2, 3 and 7 threads on copies of `inputs` (one
+/// array per input, in order), and expects its first output to be
+/// bit-identical to `expected` (which `name` names in messages), every
+/// element written and nothing written past the end. `context` (which
+/// includes the seed) is printed with any failure.
+func expectFastOutput(
+    _ kernel: some PreparedKernel, _ inputs: [[Float]], equals expected: [Float], _ name: String,
+    _ context: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let inputBuffers = inputs.map { AlignedBuffer($0) }
+    let count = kernel.outputShapes[0].elementCount
+    let reference = expected.map(\.bitPattern)
     for threads in [1, 2, 3, 7] {
-        let fast = outputs { kernel.run($0, runner: ParallelRunner(threadCount: threads)) }
+        let fast = GuardedBuffer(count: count)
+        for i in 0..<count { fast.pointer[i] = unwrittenElement }
+        let io = KernelIO(inputs: inputBuffers.map { UnsafePointer($0.baseAddress) }, outputs: [fast.pointer])
+        withExtendedLifetime(inputBuffers) { kernel.run(io, runner: ParallelRunner(threadCount: threads)) }
         #expect(fast.guardIntact, "wrote past the end with \(threads) threads: \(context())", sourceLocation: sourceLocation)
         let values = fast.values.map(\.bitPattern)
         let differing = values.indices.filter { values[$0] != reference[$0] }
         let first = differing.first.map {
-            "first at \($0): fast \(Float(bitPattern: values[$0])), reference \(Float(bitPattern: reference[$0]))"
+            "first at \($0): fast \(Float(bitPattern: values[$0])), \(name) \(Float(bitPattern: reference[$0]))"
         } ?? ""
         let mismatches = differing.count
         #expect(
