@@ -72,8 +72,9 @@ private struct LogisticGroups: ParallelWork {
 /// `e = (t·s)·p + s ≈ exp(z)`, then `f = e / (e + 1)` by a true division;
 /// `f` is 0 where `z` is below -87.34 (where `e` would be subnormal), and the
 /// result is `f` for a negative sign bit of `x`, `1 - f` otherwise. XNNPACK
-/// flushes subnormal results to zero: `t·s` and `e` are subnormal for
-/// `z` in about -87.34 ... -86.6, and are flushed here too.
+/// runs with subnormal results flushed to zero: `t·s` can be subnormal for
+/// `z` below about -70 and `e` near the cut-off, and both are flushed here
+/// too (which changes results for `z` below about -82).
 @inline(__always)
 func xnnpackSigmoid(_ x: SIMD8<Float>) -> SIMD8<Float> {
     let magicBias = SIMD8<Float>(repeating: 0x1.8000FEp23)
