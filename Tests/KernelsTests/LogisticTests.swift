@@ -99,8 +99,9 @@ struct LogisticTests {
         }
         let reference = Support.runReference(kernel, [input])
         for (i, (f, r)) in zip(fast.values, reference).enumerated() {
-            // XNNPACK's sigmoid is within 2^-24 of the exact value (measured
-            // on 300,000 inputs), the reference within half an ulp.
+            // XNNPACK's sigmoid came within 2^-24 of the reference on
+            // 300,000 inputs, and so did it with separate multiplies and
+            // adds (the portable build) on 2,300,000.
             #expect(
                 f.isNaN ? r.isNaN : abs(f - r) <= 0x1p-23,
                 "at \(input[i]): fast \(f), reference \(r), seed \(seed)")
