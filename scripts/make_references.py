@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates Tests/References/*.json: what MediaPipe 0.10.21 outputs on the sample photos of
+"""Regenerates the MediaPipe references in Tests/References (all but xnnpack_outputs.json, which
+scripts/make_xnnpack_references.py makes): what MediaPipe 0.10.21 outputs on the sample photos of
 scripts/samples.tsv (fetched into samples/ by scripts/fetch_samples.sh) and on two short clips
 cut out of them.
 

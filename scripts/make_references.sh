@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates Tests/References/*.json with MediaPipe 0.10.21 (see scripts/make_references.py):
-# creates the venv Benchmarks/.venv-mediapipe with mediapipe from PyPI if it is missing, fetches
-# the models and the sample photos, then runs the script. Idempotent; rerunning it on the same
-# inputs rewrites the same numbers (only the date in the files changes).
+# Regenerates the MediaPipe references in Tests/References (all but xnnpack_outputs.json) with
+# MediaPipe 0.10.21 (see scripts/make_references.py): creates the venv Benchmarks/.venv-mediapipe
+# with mediapipe from PyPI if it is missing, fetches the models and the sample photos, then runs
+# the script. Idempotent; rerunning it on the same inputs rewrites the same numbers (only the date
+# in the files changes).
 #
 # Usage: scripts/make_references.sh [make_references.py options]
 set -euo pipefail

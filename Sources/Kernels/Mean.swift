@@ -14,10 +14,12 @@ import Tensor
 /// A scalar input gives a scalar output equal to it, whatever the axes (TFLite
 /// ignores the axes of a scalar input).
 ///
-/// Summation is in Float, into each output in increasing input index order,
-/// then divided by the number of reduced elements, as TFLite's reference
-/// kernel does. An empty reduction (a zero-sized reduced dimension with a
-/// non-empty output) gives NaN, as in TFLite.
+/// `runReference` sums in Float, into each output in increasing input index
+/// order, then divides by the number of reduced elements, as TFLite's
+/// reference kernel does. `run` multiplies the same sums by the reciprocal
+/// `1 / N` (rounded to Float) instead, as XNNPACK's mean does; see `run`. An
+/// empty reduction (a zero-sized reduced dimension with a non-empty output)
+/// gives NaN, as in TFLite.
 public struct Mean: PreparedKernel {
     /// MEAN's builtin options (TFLite `ReducerOptions`).
     public struct Options: Sendable, Hashable {
@@ -143,11 +145,18 @@ public struct Mean: PreparedKernel {
     }
 
     /// For reduced axes forming one block: each output `[outer, inner]` sums
-    /// its `reduced` inputs in increasing input order in a register, eight
-    /// inner elements at a time (scalar tail), then divides. That is the
-    /// reference's order of additions per output, so the result is
-    /// bit-identical to `runReference`. Blocks of 32 inner elements are
-    /// split over `runner`. Other reductions run the reference.
+    /// its `reduced` inputs in increasing input order in a register starting
+    /// from +0, eight inner elements at a time (scalar tail), then multiplies
+    /// by `1 / N` (N = `reduced`, the quotient rounded to Float). That is
+    /// XNNPACK's f32 mean when the reduced block is not innermost
+    /// (`inner` > 1, e.g. the global average pool over H and W of NHWC): its
+    /// `f32_rdsum` microkernels add the rows one after another into each
+    /// output's accumulator, then scale by that reciprocal, so the result is
+    /// XNNPACK's bit for bit. (When the block is innermost, XNNPACK's
+    /// `f32_rsum` kernels split each sum over several accumulators, which
+    /// this kernel does not reproduce.) The sums are the reference's, so the
+    /// result is within an ulp or so of `runReference`. Blocks of 32 inner
+    /// elements are split over `runner`. Other reductions run the reference.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         guard let (outer, reduced, inner) = blockView else {
             runReference(io)
@@ -160,7 +169,7 @@ public struct Mean: PreparedKernel {
             outer * blocksPerRow, minimumPerChunk: minimumRowsPerTask(rowLength: blockWork),
             MeanBlocks(
                 input: io.inputs[0], output: io.outputs[0], reduced: reduced, inner: inner,
-                blocksPerRow: blocksPerRow, divisor: Float(reducedCount)))
+                blocksPerRow: blocksPerRow, scale: 1 / Float(reducedCount)))
     }
 
     /// Adds every input element to its output in input order, then divides
@@ -201,10 +210,11 @@ private struct MeanBlocks: ParallelWork {
     let reduced: Int
     let inner: Int
     let blocksPerRow: Int
-    let divisor: Float
+    /// `1 / N`, rounded to Float, for N reduced elements.
+    let scale: Float
 
     func run(_ blocks: Range<Int>, thread: Int) {
-        let divisorLanes = SIMD8<Float>(repeating: divisor)
+        let scaleLanes = SIMD8<Float>(repeating: scale)
         for block in blocks {
             let o = block / blocksPerRow, start = (block % blocksPerRow) * Self.blockWidth
             let end = min(start + Self.blockWidth, inner)
@@ -213,13 +223,13 @@ private struct MeanBlocks: ParallelWork {
             while i + 8 <= end {
                 var sum = SIMD8<Float>(repeating: 0)
                 for r in 0..<reduced { sum += loadVector8(source + r * inner + i) }
-                storeVector8(sum / divisorLanes, destination + i)
+                storeVector8(sum * scaleLanes, destination + i)
                 i += 8
             }
             while i < end {
                 var sum: Float = 0
                 for r in 0..<reduced { sum += source[r * inner + i] }
-                destination[i] = sum / divisor
+                destination[i] = sum * scale
                 i += 1
             }
         }

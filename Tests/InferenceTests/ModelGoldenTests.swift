@@ -72,21 +72,20 @@ import Testing
         }
     }
 
-    /// The models whose every operator's fast kernel computes what XNNPACK
-    /// computes: bias first, one fused multiply-add per tap in XNNPACK's tap
-    /// order (filter columns outer in depthwise convolutions), its
-    /// RESIZE_BILINEAR arithmetic. The hand landmark models also run MEAN,
-    /// FULLY_CONNECTED and LOGISTIC, whose XNNPACK kernels sum and
-    /// approximate differently.
-    static let xnnpackExactModels = ["pose_detection", "pose_landmark_full", "palm_detection_full", "palm_detection_lite"]
-
     /// The fast kernels give LiteRT's XNNPACK outputs bit for bit, with
-    /// either microkernel family, at one and two threads. pose_detection's
-    /// sparse 1×1 kernel spreads each sum over four chains of multiply-adds
-    /// (for speed: one chain waits on every multiply-add's latency), so that
-    /// model is exact with `usesSparseKernels: false`.
+    /// either microkernel family, at one and two threads: every operator's
+    /// fast kernel computes what XNNPACK computes: bias first, one fused
+    /// multiply-add per tap in XNNPACK's tap order (filter columns outer in
+    /// depthwise convolutions, the input channels in order in
+    /// FULLY_CONNECTED), its RESIZE_BILINEAR arithmetic, MEAN's sum in input
+    /// order times the reciprocal of the count, LOGISTIC by XNNPACK's AVX2 +
+    /// FMA sigmoid (both families: on AVX-512 CPUs XNNPACK picks another
+    /// sigmoid, which gives the same bits on these inputs but not on all).
+    /// pose_detection's sparse 1×1 kernel spreads each sum over four chains
+    /// of multiply-adds (for speed: one chain waits on every multiply-add's
+    /// latency), so that model is exact with `usesSparseKernels: false`.
     @Test(.enabled(if: KernelInstructionSet.fusesMultiplyAdd, "needs the native build's fused multiply-adds"),
-          arguments: xnnpackExactModels)
+          arguments: models)
     func fastKernelsGiveXNNPACKOutputsBitForBit(model: String) throws {
         let manifest = try Fixtures.json("tensors/manifest.json") as! [String: Any]
         let entry = (manifest["models"] as! [String: Any])[model] as! [String: Any]

@@ -45,6 +45,26 @@ func expectFastMatchesReference(
     }
 }
 
+/// TestSupport's `expectFastOutput` for a prepared kernel: `kernel.run` with 1, 2, 3 and 7
+/// threads on copies of `inputs` (one array per input, in order), its first output bit-identical
+/// to `expected` (which `name` names in messages), every element written and nothing written
+/// past the end. `context` (which includes the seed) is printed with any failure.
+func expectFastOutput(
+    _ kernel: some PreparedKernel, _ inputs: [[Float]], equals expected: [Float], _ name: String,
+    _ context: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let inputBuffers = inputs.map { AlignedBuffer($0) }
+    let inputPointers = inputBuffers.map { UnsafePointer($0.baseAddress) }
+    withExtendedLifetime(inputBuffers) {
+        TestSupport.expectFastOutput(
+            outputCount: kernel.outputShapes[0].elementCount, equals: expected, name: name,
+            fast: { threads, output in
+                kernel.run(KernelIO(inputs: inputPointers, outputs: [output]), runner: ParallelRunner(threadCount: threads))
+            },
+            context(), sourceLocation: sourceLocation)
+    }
+}
+
 /// Random values in -4...4 with about one in `specialEvery` replaced by
 /// ±0, ±infinity or NaN (never when `specialEvery` is 0).
 func sweepValues(_ count: Int, specialEvery: Int = 0, using rng: inout SeededGenerator) -> [Float] {

@@ -28,11 +28,11 @@ public final class GuardedBuffer {
     }
 }
 
-/// The fast-against-reference tester: runs `reference` once and `fast` once for each of
-/// `threadCounts` (1, 2, 3 and 7 threads unless given), each into its own ``GuardedBuffer`` of
-/// `outputCount` floats pre-filled with a NaN whose payload no kernel computes, and expects every
-/// fast output to be bit-identical to the reference (so every element the reference writes is
-/// written, with the same bits, for every thread count) and nothing written past the end.
+/// The fast-against-reference tester: runs `reference` once into a ``GuardedBuffer`` of
+/// `outputCount` floats pre-filled with a NaN whose payload no kernel computes, then checks `fast`
+/// against it with ``expectFastOutput(outputCount:equals:name:threadCounts:fast:_:sourceLocation:)``:
+/// every fast output bit-identical to the reference for every thread count (so every element the
+/// reference writes is written, with the same bits) and nothing written past the end.
 /// `context` (which includes the seed) is printed with any failure.
 ///
 /// - Parameters:
@@ -44,22 +44,34 @@ public func expectFastMatchesReference(
     fast: (_ threads: Int, UnsafeMutablePointer<Float>) -> Void,
     _ context: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    // A NaN with a payload no kernel computes, so an unwritten element shows.
-    let unwritten = Float(bitPattern: 0x7FC0_1234)
-    func output(_ body: (UnsafeMutablePointer<Float>) -> Void) -> GuardedBuffer {
-        let output = GuardedBuffer(count: count)
-        for i in 0..<count { output.pointer[i] = unwritten }
-        body(output.pointer)
-        return output
-    }
-    let expected = output(reference).values.map(\.bitPattern)
+    let expected = GuardedBuffer(count: count)
+    for i in 0..<count { expected.pointer[i] = unwrittenElement }
+    reference(expected.pointer)
+    expectFastOutput(
+        outputCount: count, equals: expected.values, name: "reference", threadCounts: threadCounts, fast: fast,
+        context(), sourceLocation: sourceLocation)
+}
+
+/// Runs `fast` once for each of `threadCounts` (1, 2, 3 and 7 threads unless given), each into
+/// its own ``GuardedBuffer`` of `outputCount` floats pre-filled with a NaN whose payload no kernel
+/// computes, and expects every output to be bit-identical to `expected` (which `name` names in
+/// messages: "reference", "XNNPACK") and nothing written past the end. `context` (which includes
+/// the seed) is printed with any failure.
+public func expectFastOutput(
+    outputCount count: Int, equals expected: [Float], name: String, threadCounts: [Int] = [1, 2, 3, 7],
+    fast: (_ threads: Int, UnsafeMutablePointer<Float>) -> Void,
+    _ context: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let expectedBits = expected.map(\.bitPattern)
     for threads in threadCounts {
-        let result = output { fast(threads, $0) }
+        let result = GuardedBuffer(count: count)
+        for i in 0..<count { result.pointer[i] = unwrittenElement }
+        fast(threads, result.pointer)
         #expect(result.guardIntact, "wrote past the end with \(threads) threads: \(context())", sourceLocation: sourceLocation)
         let values = result.values.map(\.bitPattern)
-        let differing = values.indices.filter { values[$0] != expected[$0] }
+        let differing = values.indices.filter { values[$0] != expectedBits[$0] }
         let first = differing.first.map {
-            "first at \($0): fast \(Float(bitPattern: values[$0])), reference \(Float(bitPattern: expected[$0]))"
+            "first at \($0): fast \(Float(bitPattern: values[$0])), \(name) \(Float(bitPattern: expectedBits[$0]))"
         } ?? ""
         #expect(
             differing.isEmpty,
@@ -67,3 +79,7 @@ public func expectFastMatchesReference(
             sourceLocation: sourceLocation)
     }
 }
+
+/// What outputs are filled with before a kernel runs: a NaN with a payload no kernel computes, so
+/// an unwritten element shows.
+private let unwrittenElement = Float(bitPattern: 0x7FC0_1234)
