@@ -15,6 +15,8 @@ cut out of them.
   recorded in the file). Pose: Tasks PoseLandmarker VIDEO mode, num_poses 1, timestamps
   frame index x 40 ms. Hands: legacy Hands with tracking (static_image_mode False, max_num_hands
   2, full models) for the landmarks, Tasks HandLandmarker VIDEO mode for the counts.
+- pose_video_lost.json: the pose clip with frames blanked to grey (LOST_FRAMES), Tasks
+  PoseLandmarker VIDEO mode, num_poses 1: how tracking and smoothing resume after a lost pose.
 - pose_video_noise.json: how far MediaPipe's own pose VIDEO-mode output moves when a single frame
   of a clip gets imperceptible noise (every channel of every pixel of that frame plus a seeded
   uniform integer in [-1, 1]), against its output on the clean clip. Run on `bus_tilt` and, when
@@ -49,6 +51,12 @@ SCHEMA = "landmarker-references/1"
 # of run k is NOISE_SEED + k.
 NOISE_FRAMES = {"bus_tilt": [1, 2, 3, 5, 8, 12], "mp_hand_reach": [15, 16, 20, 25, 30, 40]}
 NOISE_SEED = 2026
+# Every detection, presence and tracking confidence of the references.
+CONFIDENCE = 0.5
+# Runs of pose_video_lost.json: the frames of the pose clip blanked to grey in each run, so the
+# pose is lost for one and for three frames and found again; the grey level of a blanked frame.
+LOST_FRAMES = [[10], [10, 11, 12]]
+LOST_GREY = 128
 
 
 def read_manifest():
@@ -276,6 +284,21 @@ def main():
             "schema": SCHEMA, "producer": producer, "image": images[POSE_CLIP["source"]], "clip": POSE_CLIP,
             "api": "tasks PoseLandmarker", "running_mode": "VIDEO", "bundle": "pose_landmarker.task", "num_poses": 1,
             "frames": results})
+
+        runs = []
+        for blanked in LOST_FRAMES:
+            results = []
+            with refs.pose_landmarker(1, video=True, masks=False) as landmarker:
+                for window, frame in frames:
+                    if window["index"] in blanked:
+                        frame = numpy.full_like(frame, LOST_GREY)
+                    result = landmarker.detect_for_video(refs.image(frame), window["timestamp_ms"])
+                    results.append({**window, "poses": refs.poses(result)})
+            runs.append({"blanked": blanked, "frames": results})
+        write_json(args.output / "pose_video_lost.json", {
+            "schema": SCHEMA, "producer": producer, "image": images[POSE_CLIP["source"]], "clip": POSE_CLIP,
+            "api": "tasks PoseLandmarker", "running_mode": "VIDEO", "bundle": "pose_landmarker.task", "num_poses": 1,
+            "grey": LOST_GREY, "runs": runs})
 
         noise = {"noise": "one frame per run: uniform integer in [-1, 1] added to every channel of every pixel, "
                           "numpy.random.default_rng(seed).integers(-1, 2), clipped to [0, 255]",

@@ -234,6 +234,70 @@ import Testing
         }
     }
 
+    /// The pose clip with frames blanked to grey (`pose_video_lost.json`: frame 10, then frames
+    /// 10–12): the pose is lost and found again. The image landmarks' smoother starts afresh after
+    /// the gap, the world landmarks' smoother keeps its state across it, as in MediaPipe's Tasks
+    /// PoseLandmarker (docs/PIPELINE.md, "Pose smoothing"); the same number of poses on every frame.
+    @Test(arguments: [0, 1])
+    func poseVideoModeAcrossLostFrames(run: Int) throws {
+        let reference = try Self.json("pose_video_lost.json")
+        let runs = try #require(reference["runs"] as? [[String: Any]])
+        let blanked = Set(runs[run]["blanked"] as! [Int])
+        let grey = UInt8(reference["grey"] as! Int)
+        let clip = try Self.clip(["image": reference["image"]!, "clip": reference["clip"]!, "frames": runs[run]["frames"]!])
+        let landmarker = try PoseLandmarkerVideoTests.landmarker(mode: .video)
+        var imageErrors = LandmarkErrors()
+        var worldDifferenceMetres = 0.0
+        var worldMismatches = 0
+        var countMismatches: [Int] = []
+        for (index, timestamp, image, frame) in clip {
+            let input = blanked.contains(index)
+                ? try MPImage(pixels: [UInt8](repeating: grey, count: image.width * image.height * 3),
+                              width: image.width, height: image.height, format: .rgb8)
+                : image
+            let result = try landmarker.detect(videoFrame: input, timestampInMilliseconds: timestamp)
+            let expected = (frame["poses"] as! [[String: Any]]).map(Self.referencePose)
+            guard result.landmarks.count == expected.count else {
+                countMismatches.append(index)
+                continue
+            }
+            for (ours, theirs) in zip(result.landmarks.indices, expected) {
+                let size = SIMD2(Double(image.width), Double(image.height))
+                imageErrors.addPoints(
+                    result.landmarks[ours].map { SIMD2(Double($0.x), Double($0.y)) * size },
+                    LandmarkComparison.points(theirs.landmarks, width: image.width, height: image.height))
+                for (point, world) in zip(result.worldLandmarks[ours], theirs.world) {
+                    let difference = SIMD3(Double(point.x), Double(point.y), Double(point.z)) - world
+                    worldDifferenceMetres = max(worldDifferenceMetres, Swift.abs(difference.x), Swift.abs(difference.y), Swift.abs(difference.z))
+                    // The references hold float32 values as the shortest decimals that read back
+                    // as the same float32.
+                    if Float(world.x) != point.x || Float(world.y) != point.y || Float(world.z) != point.z { worldMismatches += 1 }
+                }
+            }
+        }
+        let label = "pose video, frames \(blanked.sorted()) blanked"
+        print(imageErrors.summary(label) + "; world landmarks: largest difference \(worldDifferenceMetres * 1000) mm")
+        #expect(countMismatches.isEmpty, "\(label): frames where the number of poses differs: \(countMismatches)")
+        #expect(blanked.allSatisfy { (runs[run]["frames"] as! [[String: Any]])[$0]["poses"].map { ($0 as! [Any]).isEmpty } == true },
+                "\(label): MediaPipe finds no pose on a blanked frame")
+        if KernelInstructionSet.fusesMultiplyAdd {
+            #expect(imageErrors.maxDistance <= 0.001, "\(label): largest landmark distance \(imageErrors.maxDistance) px")
+            // A world smoother reset by the gap put every later frame up to 16 mm off; what is
+            // left are last-bit differences (below 0.0001 mm) on some frames of the one-frame
+            // run, from frame 21 on: known, and reported until they are gone.
+            let largest = worldDifferenceMetres * 1000
+            #expect(largest <= 0.001, "\(label): world landmarks differ from MediaPipe's by up to \(largest) mm")
+            withKnownIssue("world landmarks a last bit away from MediaPipe's on some frames", isIntermittent: true) {
+                #expect(worldMismatches == 0,
+                        "\(label): \(worldMismatches) world landmarks differ from MediaPipe's float32 values (largest by \(largest) mm)")
+            }
+        } else {
+            let noise = try VideoNoiseSensitivity.pose(clip: "bus_tilt")
+            #expect(imageErrors.mean <= 1.25 * noise.largestMeanDistance,
+                    "\(label): mean landmark distance \(imageErrors.mean) px, beyond MediaPipe's own noise runs")
+        }
+    }
+
     /// Video mode over 30 frames sliding across the card table of `t1` (two hands in view):
     /// tracking as MediaPipe's legacy hand tracking graph; counts as the Tasks HandLandmarker.
     @Test func handVideoModeMatchesLegacyTracking() throws {

@@ -177,15 +177,15 @@ final class PoseGraph {
         return (pose, LandmarkProjection.project(auxiliary, through: roi))
     }
 
-    /// Tasks smoothing for a single tracked pose (docs/PIPELINE.md, "Pose smoothing"); a frame
-    /// without a pose resets the coordinate filters.
+    /// Tasks smoothing for a single tracked pose (docs/PIPELINE.md, "Pose smoothing"): a frame
+    /// without a pose resets the image landmarks' filter; the world landmarks' filter keeps its
+    /// state across the gap, as MediaPipe's does.
     private func smooth(
         _ poses: inout [Pose], objectScaleRect: NormalizedRect?, width: Int, height: Int,
         timestampMicroseconds: Int64
     ) throws {
         guard var pose = poses.first else {
             landmarkSmoother.reset()
-            worldSmoother.reset()
             return
         }
         pose.landmarks = try landmarkSmoother.smooth(
