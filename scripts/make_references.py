@@ -44,6 +44,7 @@ from sample_clips import FRAME_INTERVAL_MS, HANDS_CLIP, POSE_CLIP, windows  # no
 
 SCRIPT = "make_references.py"
 SCHEMA = "landmarker-references/1"
+CONFIDENCE = 0.5
 # Noise runs of pose_video_noise.json: the frames that get the noise, one run each, and the seed
 # of run k is NOISE_SEED + k.
 NOISE_FRAMES = {"bus_tilt": [1, 2, 3, 5, 8, 12], "mp_hand_reach": [15, 16, 20, 25, 30, 40]}
