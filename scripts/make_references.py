@@ -21,12 +21,13 @@ cut out of them.
   each frame's landmarks into the next frame's crop, and the heatmap refinement snaps landmarks
   by whole heatmap cells, so these runs measure how reproducible video-mode output is at all:
   the tests hold our distance from MediaPipe to it.
-- pose_clips.json / hands_clips.json: the synthetic clips of scripts/video_clips.py (a person or
-  a hand cut from a sample, moved, zoomed or turned on a grey canvas), read from the PNG frames
-  that scripts/fetch_samples.sh writes under samples/<clip>/. Pose: Tasks PoseLandmarker VIDEO
-  mode, num_poses 1. Hands: legacy Hands with tracking (max_num_hands 2, full models) for the
-  landmarks, Tasks HandLandmarker VIDEO mode (num_hands 2) for the counts. Landmarks [x, y, z]
-  only; each frame records the FNV-1a 64 hash of its RGB bytes.
+- pose_clips.json / hands_clips.json: the synthetic clips of scripts/video_clips.py (people or a
+  hand cut from the samples, moved, zoomed, turned or hidden on a grey canvas), read from the PNG
+  frames that scripts/fetch_samples.sh writes under samples/<clip>/. Pose: Tasks PoseLandmarker
+  VIDEO mode, num_poses 1, or the clip's num_poses where it has several people. Hands: legacy
+  Hands with tracking (max_num_hands 2, full models) for the landmarks, Tasks HandLandmarker
+  VIDEO mode (num_hands 2) for the counts. Landmarks [x, y, z] only; each frame records the
+  FNV-1a 64 hash of its RGB bytes.
 
 Each image is decoded with Pillow to RGB (gray replicated) and handed over as uint8 [H, W, 3];
 its FNV-1a 64 hash is recorded so that a test can check its own decoder gives the same pixels.
@@ -47,7 +48,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "Benchmarks" / "peer"))
 from mediapipe_bundles import BUNDLES, NEEDS_IMAGE_METADATA, build_bundle, import_mediapipe  # noqa: E402
 from sample_clips import FRAME_INTERVAL_MS, HANDS_CLIP, POSE_CLIP, windows  # noqa: E402
-from video_clips import CANVAS, HAND_CLIPS, POSE_CLIPS, SUBJECTS  # noqa: E402
+from video_clips import CANVAS, HAND_CLIPS, PATH_CLIPS, POSE_CLIPS, SUBJECTS  # noqa: E402
 
 SCRIPT = "make_references.py"
 SCHEMA = "landmarker-references/1"
@@ -224,20 +225,20 @@ def synthetic_clip(samples, clip):
 def synthetic_clips(refs, samples, producer, output):
     """pose_clips.json and hands_clips.json."""
     clips = {}
-    for clip in POSE_CLIPS:
+    for clip in POSE_CLIPS + PATH_CLIPS:
         results = []
-        with refs.pose_landmarker(1, video=True, masks=False) as landmarker:
+        num_poses = clip.get("num_poses", 1)
+        with refs.pose_landmarker(num_poses, video=True, masks=False) as landmarker:
             for frame, array in synthetic_clip(samples, clip):
                 result = landmarker.detect_for_video(refs.image(array), frame["timestamp_ms"])
                 results.append({**frame, "poses": [{
                     "landmarks": [[refs.f32(v) for v in (p.x, p.y, p.z)] for p in pose],
                     "world_landmarks": [[refs.f32(v) for v in (p.x, p.y, p.z)] for p in result.pose_world_landmarks[k]],
                 } for k, pose in enumerate(result.pose_landmarks)]})
-        clips[clip["name"]] = {"clip": clip, "frames": results}
+        clips[clip["name"]] = {"clip": clip, "num_poses": num_poses, "frames": results}
     write_json(output / "pose_clips.json", {
         "schema": SCHEMA, "producer": producer, "canvas": CANVAS, "subjects": SUBJECTS,
-        "api": "tasks PoseLandmarker", "running_mode": "VIDEO", "bundle": "pose_landmarker.task", "num_poses": 1,
-        "clips": clips})
+        "api": "tasks PoseLandmarker", "running_mode": "VIDEO", "bundle": "pose_landmarker.task", "clips": clips})
 
     clips = {}
     for clip in HAND_CLIPS:

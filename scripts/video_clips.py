@@ -12,7 +12,10 @@ aspect ratio, rounded), then, depending on the clip,
 - "dx": pasted at x = x0 + dx * i (whole pixels), vertically centred, on a CANVAS grey canvas;
 - "zoom": resized to a height of SUBJECT_HEIGHT + step * i instead, pasted centred;
 - "degrees": turned by degrees * i about its centre (bicubic, the canvas grey around it, the
-  turned image grows to hold the corners), pasted centred.
+  turned image grows to hold the corners), pasted centred;
+- "actors": several subjects, or one that leaves the canvas or is hidden: each actor is pasted,
+  vertically centred, at its own x for the frame (in list order, so a later one covers an
+  earlier one where they overlap), or not at all where that x is None.
 Frame i has the timestamp i * FRAME_INTERVAL_MS (25 fps). Translations paste the same resized
 pixels at every frame, so only their position changes.
 """
@@ -37,10 +40,13 @@ MARGIN = 40
 # bus_man: the one pose of pose_image.json (num_poses 1) on bus.jpg, margins a quarter of the
 # width and a sixth of the height. t1_hand: the one hand of hands_image.json (legacy, full model)
 # on t1.jpg, margins the whole width and height: with less of the table and arm around it, the
-# palm detector finds no hand in the resized cut.
+# palm detector finds no hand in the resized cut. t1_man and astronaut: the one pose of
+# pose_image.json (num_poses 1) on t1.jpg and astronaut.png, margins as bus_man's.
 SUBJECTS = {
     "bus_man": {"photo": "bus.jpg", "margin": [0.25, 1 / 6], "box": [16, 358, 253, 966]},
     "t1_hand": {"photo": "t1.jpg", "margin": [1, 1], "box": [562, 325, 738, 574]},
+    "t1_man": {"photo": "t1.jpg", "margin": [0.25, 1 / 6], "box": [0, 224, 389, 886]},
+    "astronaut": {"photo": "astronaut.png", "margin": [0.25, 1 / 6], "box": [0, 0, 399, 512]},
 }
 
 
@@ -51,10 +57,31 @@ def _clip(name, subject, **motion):
 POSE_CLIPS = [_clip("pose_still", "bus_man", dx=0)] + [
     _clip(f"pose_{'right' if dx > 0 else 'left'}_{abs(dx)}px", "bus_man", dx=dx) for dx in (1, 2, 5, 10, -1, -2, -5, -10)
 ] + [_clip("pose_zoom", "bus_man", zoom=2), _clip("pose_turn", "bus_man", degrees=1)]
+# Widths of the subjects at SUBJECT_HEIGHT: bus_man 117, t1_man 176, astronaut 234.
+CENTRE = (CANVAS[0] - 117) // 2
+PATH_CLIPS = [
+    # bus_man standing still, hidden on frame 10, or on frames 10 to 12.
+    {"name": "pose_hidden_1", "subject": "bus_man", "frames": FRAMES, "num_poses": 1,
+     "actors": [{"subject": "bus_man", "xs": [None if i == 10 else CENTRE for i in range(FRAMES)]}]},
+    {"name": "pose_hidden_3", "subject": "bus_man", "frames": FRAMES, "num_poses": 1,
+     "actors": [{"subject": "bus_man", "xs": [None if 10 <= i <= 12 else CENTRE for i in range(FRAMES)]}]},
+    # bus_man walking out on the right at 40 px per frame (wholly outside on frames 6 to 8) and back.
+    {"name": "pose_exit", "subject": "bus_man", "frames": FRAMES, "num_poses": 1,
+     "actors": [{"subject": "bus_man", "xs": [400 + 40 * max(0, 7 - abs(i - 7)) for i in range(FRAMES)]}]},
+    # t1_man walking left and bus_man walking right past him, 12 px per frame each.
+    {"name": "poses_two_pass", "subject": "bus_man", "frames": FRAMES, "num_poses": 2,
+     "actors": [{"subject": "t1_man", "xs": [CANVAS[0] - 20 - 176 - 12 * i for i in range(FRAMES)]},
+                {"subject": "bus_man", "xs": [20 + 12 * i for i in range(FRAMES)]}]},
+    # The same two passing in front of the astronaut, who stands in the middle.
+    {"name": "poses_three_pass", "subject": "bus_man", "frames": FRAMES, "num_poses": 3,
+     "actors": [{"subject": "astronaut", "xs": [(CANVAS[0] - 234) // 2] * FRAMES},
+                {"subject": "t1_man", "xs": [CANVAS[0] - 20 - 176 - 12 * i for i in range(FRAMES)]},
+                {"subject": "bus_man", "xs": [20 + 12 * i for i in range(FRAMES)]}]},
+]
 HAND_CLIPS = [_clip("hand_still", "t1_hand", dx=0)] + [
     _clip(f"hand_{'right' if dx > 0 else 'left'}_{abs(dx)}px", "t1_hand", dx=dx) for dx in (1, 5, -1, -5)
 ] + [_clip("hand_zoom", "t1_hand", zoom=2), _clip("hand_turn", "t1_hand", degrees=1)]
-CLIPS = POSE_CLIPS + HAND_CLIPS
+CLIPS = POSE_CLIPS + PATH_CLIPS + HAND_CLIPS
 
 
 def subject_image(image_module, samples, subject):
@@ -69,10 +96,15 @@ def subject_image(image_module, samples, subject):
 def frames(image_module, samples, clip):
     """The clip's frames as Pillow RGB images, in order."""
     cut, subject = subject_image(image_module, samples, clip["subject"])
+    actors = [(actor["xs"], subject_image(image_module, samples, actor["subject"])[1]) for actor in clip.get("actors", [])]
     result = []
     for i in range(clip["frames"]):
         canvas = image_module.new("RGB", CANVAS, GREY)
-        if "dx" in clip:
+        if actors:
+            for xs, image in actors:
+                if xs[i] is not None:
+                    canvas.paste(image, (xs[i], (CANVAS[1] - image.height) // 2))
+        elif "dx" in clip:
             dx = clip["dx"]
             if dx == 0:
                 x = (CANVAS[0] - subject.width) // 2
