@@ -178,14 +178,14 @@ final class PoseGraph {
     }
 
     /// Tasks smoothing for a single tracked pose (PIPELINE.md §3.6); a frame
-    /// without a pose resets the coordinate filters.
+    /// without a pose resets the image-coordinate filter, while the world
+    /// filter carries on from its old state, as MediaPipe's does.
     private func smooth(
         _ poses: inout [Pose], objectScaleRect: NormalizedRect?, width: Int, height: Int,
         timestampMicroseconds: Int64
     ) throws {
         guard var pose = poses.first else {
             landmarkSmoother.reset()
-            worldSmoother.reset()
             return
         }
         pose.landmarks = try landmarkSmoother.smooth(
