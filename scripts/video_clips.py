@@ -1,5 +1,5 @@
-"""The synthetic video clips: a person or a hand cut out of a sample photo, pasted on a grey
-canvas and moved, zoomed or turned a little from frame to frame.
+"""The synthetic video clips: people or a hand cut out of the sample photos, pasted on a grey
+canvas and moved, zoomed, turned or hidden from frame to frame.
 
 `scripts/fetch_samples.sh` writes their frames as PNG files under samples/<clip name>/ (run as
 `python3 scripts/video_clips.py SAMPLES_DIR`); `scripts/make_references.py` reads those files and
@@ -9,8 +9,9 @@ read the same files.
 Every frame is made the same way: the subject's box is cut out of its photo, resized with
 Pillow's bicubic filter so that it is SUBJECT_HEIGHT pixels tall (the width keeps the box's
 aspect ratio, rounded), then, depending on the clip,
-- "dx": pasted at x = x0 + dx * i (whole pixels), vertically centred, on a CANVAS grey canvas;
-- "zoom": resized to a height of SUBJECT_HEIGHT + step * i instead, pasted centred;
+- "dx": pasted at x = x0 + dx * i (whole pixels), vertically centred, on a CANVAS grey canvas
+  (x0: centred when dx is 0, else MARGIN from the edge the subject moves away from);
+- "zoom": resized to a height of SUBJECT_HEIGHT + zoom * i instead, pasted centred;
 - "degrees": turned by degrees * i about its centre (bicubic, the canvas grey around it, the
   turned image grows to hold the corners), pasted centred;
 - "actors": several subjects, or one that leaves the canvas or is hidden: each actor is pasted,

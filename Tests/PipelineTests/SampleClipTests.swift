@@ -8,14 +8,17 @@ import Testing
 /// of `scripts/video_clips.py` (people or a hand cut from the sample photos, moved, zoomed,
 /// turned or hidden on a grey canvas), whose frames `scripts/fetch_samples.sh` writes under
 /// `samples/<clip>/`. References: `Tests/References/pose_clips.json` (Tasks PoseLandmarker, VIDEO
-/// mode, numPoses 1, or 2 and 3 on the clips with two and three people) and `hands_clips.json` (legacy hand tracking for the landmarks, Tasks
-/// HandLandmarker VIDEO mode, numHands 2, for the counts and labels).
+/// mode, numPoses 1, or 2 and 3 on the clips with two and three people) and `hands_clips.json`
+/// (legacy hand tracking for the landmarks, Tasks HandLandmarker VIDEO mode, numHands 2, for the
+/// counts and labels).
 ///
 /// Every clip is held to MediaPipe's output to the references' precision: the same number of
 /// poses or hands on every frame, every landmark within 0.0005 px (0.000 px printed) and every
-/// world landmark coordinate within 0.0005 mm. The clips listed in
-/// `inexact` do not match yet; their exactness expectation is a known issue, so the suite shows
-/// the gap and fails once such a clip starts matching (then it leaves the list).
+/// world landmark coordinate within 0.0005 mm. The clips listed in `inexact` do not match yet;
+/// their exactness expectation is a known issue, so the suite shows the gap and fails once such a
+/// clip starts matching (then it leaves the list). Only the native build (fused multiply-adds)
+/// computes MediaPipe's floats; the kernels are those `KernelInstructionSet.detected` picks
+/// (AVX-512 where the CPU has it, AVX2 with `LANDMARKER_NO_AVX512=1` or without it).
 @Suite struct SampleClipTests {
     static let poseClips = [
         "pose_still", "pose_right_1px", "pose_right_2px", "pose_right_5px", "pose_right_10px",
