@@ -8,6 +8,7 @@ A clip is a crop window of a fixed size whose top-left corner moves linearly, in
 from `start` to `end` over `frames` frames: x_i = x0 + (x1 - x0) * i // (frames - 1), same for y.
 Frame i has the timestamp i * FRAME_INTERVAL_MS (25 fps).
 """
+import functools
 import shutil
 import sys
 from pathlib import Path
@@ -29,15 +30,16 @@ def windows(clip):
             for i in range(count)]
 
 
+@functools.cache
 def import_pillow():
-    """Pillow's Image module, from the environment or from a wheel downloaded with pip."""
+    """Pillow's Image module, from the environment or from a wheel downloaded with pip (once per
+    process)."""
     try:
         from PIL import Image
         return Image
     except ImportError:
         pass
     import atexit
-    import shutil
     import subprocess
     import tempfile
     import zipfile
@@ -54,27 +56,35 @@ def import_pillow():
     return Image
 
 
+def write_clip(samples, name, make_frames, description, tool):
+    """Writes samples/<name>/frame_NNNN.png from the Pillow images `make_frames()` yields, unless
+    that folder is complete already: through samples/<name>.part, renamed when every frame and the
+    `.complete` marker (holding `description`) are written. `tool` starts the messages."""
+    folder = samples / name
+    if (folder / ".complete").exists():
+        print(f"{tool}: {name} present", file=sys.stderr)
+        return
+    partial = samples / (name + ".part")
+    partial.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for index, frame in enumerate(make_frames()):
+        frame.save(partial / f"frame_{index:04d}.png")
+        count += 1
+    (partial / ".complete").write_text(description + "\n")
+    if folder.exists():
+        shutil.rmtree(folder)
+    partial.rename(folder)
+    print(f"{tool}: {name}: {count} frames in {folder}", file=sys.stderr)
+
+
 def write_frames(samples):
     """Writes samples/<clip>/frame_NNNN.png for each clip whose folder is not complete yet."""
-    image_module = None
     for clip, photo in CLIPS:
-        folder = samples / clip["name"]
-        done = folder / ".complete"
-        if done.exists():
-            print(f"sample_clips: {clip['name']} present", file=sys.stderr)
-            continue
-        image_module = image_module or import_pillow()
-        source = image_module.open(samples / photo).convert("RGB")
-        partial = samples / (clip["name"] + ".part")
-        partial.mkdir(parents=True, exist_ok=True)
-        for index, x, y, _ in windows(clip):
-            frame = source.crop((x, y, x + clip["width"], y + clip["height"]))
-            frame.save(partial / f"frame_{index:04d}.png")
-        (partial / ".complete").write_text(f"{clip['frames']} frames from {photo}\n")
-        if folder.exists():
-            shutil.rmtree(folder)
-        partial.rename(folder)
-        print(f"sample_clips: {clip['name']}: {clip['frames']} frames in {folder}", file=sys.stderr)
+        def make_frames(clip=clip, photo=photo):
+            source = import_pillow().open(samples / photo).convert("RGB")
+            for _, x, y, _ in windows(clip):
+                yield source.crop((x, y, x + clip["width"], y + clip["height"]))
+        write_clip(samples, clip["name"], make_frames, f"{clip['frames']} frames from {photo}", "sample_clips")
 
 
 if __name__ == "__main__":

@@ -20,11 +20,10 @@ aspect ratio, rounded), then, depending on the clip,
 Frame i has the timestamp i * FRAME_INTERVAL_MS (25 fps). Translations paste the same resized
 pixels at every frame, so only their position changes.
 """
-import shutil
 import sys
 from pathlib import Path
 
-from sample_clips import FRAME_INTERVAL_MS, import_pillow
+from sample_clips import FRAME_INTERVAL_MS, import_pillow, write_clip
 
 CANVAS = (640, 360)
 GREY = (128, 128, 128)
@@ -128,22 +127,9 @@ def frames(image_module, samples, clip):
 
 def write_frames(samples):
     """Writes samples/<clip>/frame_NNNN.png for each clip whose folder is not complete yet."""
-    image_module = None
     for clip in CLIPS:
-        folder = samples / clip["name"]
-        if (folder / ".complete").exists():
-            print(f"video_clips: {clip['name']} present", file=sys.stderr)
-            continue
-        image_module = image_module or import_pillow()
-        partial = samples / (clip["name"] + ".part")
-        partial.mkdir(parents=True, exist_ok=True)
-        for index, frame in enumerate(frames(image_module, samples, clip)):
-            frame.save(partial / f"frame_{index:04d}.png")
-        (partial / ".complete").write_text(f"{clip['frames']} frames of {clip['subject']}\n")
-        if folder.exists():
-            shutil.rmtree(folder)
-        partial.rename(folder)
-        print(f"video_clips: {clip['name']}: {clip['frames']} frames in {folder}", file=sys.stderr)
+        write_clip(samples, clip["name"], lambda clip=clip: frames(import_pillow(), samples, clip),
+                   f"{clip['frames']} frames of {clip['subject']}", "video_clips")
 
 
 if __name__ == "__main__":
