@@ -6,7 +6,9 @@
 #   - the bytes are identical for 1 shard and 3 shards run in reverse order, and for 1 and 2
 #     threads;
 #   - a rerun skips the finished entries and redoes one whose output was removed, removing the
-#     temporary files of a dead run on this host and leaving another host's alone.
+#     temporary files of a dead run on this host and leaving another host's alone;
+#   - a folder, a non-UTF-8 file or an oversized file as the manifest: a message, exit status 1,
+#     no output folder.
 # Usage: scripts/check_extract.sh LANDMARKER_BINARY   (needs ffmpeg and scripts/fetch_samples.sh)
 set -euo pipefail
 if (($# != 1)); then echo "usage: scripts/check_extract.sh LANDMARKER_BINARY" >&2; exit 2; fi
@@ -67,6 +69,20 @@ touch "one/.second.frames.partial.$(hostname).$dead" one/.second.frames.partial.
 rm -f one/.second.frames.partial.elsewhere.example.1
 tail -n 1 rerun.log | grep -q "1 done, 3 skipped, 1 failed" || fail "the rerun's summary is not '1 done, 3 skipped, 1 failed': $(tail -n 1 rerun.log)"
 cmp -s one/second.ndjson three/second.ndjson || fail "the redone second.ndjson differs"
+
+# Manifests the run refuses before any work, each with its message and exit status 1: a folder,
+# a file that is not UTF-8, and one over the 64 MiB limit (a sparse file, read up to the limit).
+mkdir not_a_manifest
+printf 'videos/first.mp4\n\xff\xfe\n' > latin1.txt
+truncate -s 65M huge.txt
+for bad in "not_a_manifest:the manifest cannot be read" "latin1.txt:the manifest is not UTF-8 text" \
+            "huge.txt:the manifest is more than 67108864 bytes"; do
+  status=0
+  "$bin" extract pose --manifest "${bad%%:*}" --out refused 2> refused.log || status=$?
+  ((status == 1)) && grep -q "${bad#*:}" refused.log \
+    || fail "manifest ${bad%%:*}: exit $status, expected 1 and '${bad#*:}': $(cat refused.log)"
+done
+[[ ! -e refused ]] || fail "a refused manifest created the output folder"
 
 ((failures == 0)) || { echo "check_extract: $failures failure(s)" >&2; exit 1; }
 echo "check_extract: whole files, failures isolated, resume, identical bytes for 1 and 3 shards and 1 and 2 threads"

@@ -8,7 +8,7 @@
 #   - every good clip has exactly one whole output, byte-identical to a plain single-process
 #     `landmarker extract` over the same manifest;
 #   - the corrupt file has its error file and the driver's exit status is 1;
-#   - the killed task was retried (it started twice: the log shows both starts);
+#   - the killed task was retried (its start lines name two worker processes);
 #   - no temporary file remains, and no process of the cluster runs after the check, whatever
 #     happened (`ray stop --force`: on a machine running other Ray clusters of the same user, it
 #     stops those too).

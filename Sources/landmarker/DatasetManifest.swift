@@ -58,7 +58,8 @@ struct DatasetManifest {
         var lineNumber = 0
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = String(rawLine.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+            let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+            let line = String(rawLine.drop(while: isBlank).reversed().drop(while: isBlank).reversed())
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard !line.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\t" }) else {
                 throw CommandFailure("\(source):\(lineNumber): the entry holds a control character")

@@ -55,12 +55,8 @@ final class PosixFile {
 
     /// Writes all of `bytes`.
     func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw CommandFailure("\(path): cannot be written: \(systemErrorText())") }
-            offset += written
+        guard writeFully(bytes, to: descriptor) else {
+            throw CommandFailure("\(path): cannot be written: \(systemErrorText())")
         }
     }
 
@@ -81,4 +77,17 @@ final class PosixFile {
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
     }
+}
+
+/// Writes all of `bytes` to `descriptor`, going on after partial writes and interruptions;
+/// `false` when the system refuses (`errno` says why).
+func writeFully(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+        let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return false }
+        offset += written
+    }
+    return true
 }

@@ -9,16 +9,9 @@ func printError(_ message: String) {
     writeStandardError(message + "\n")
 }
 
-/// Writes `text` to standard error as it is (no line feed added), unbuffered.
+/// Writes `text` to standard error as it is (no line feed added), unbuffered; a refused write is
+/// dropped, as there is nowhere left to report it.
 func writeStandardError(_ text: String) {
     var text = text
-    text.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
-    }
+    _ = text.withUTF8 { writeFully(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
 }
