@@ -28,13 +28,6 @@ let nativeCodegen = hostIsX86 && Context.environment["LANDMARKER_PORTABLE"] != "
 /// The code generation the library's kernels are built with.
 let kernelCodegen: [SwiftSetting] = nativeCodegen ? [.unsafeFlags(["-target-cpu", "haswell"])] : []
 
-/// The code generation of the library's AVX-512 kernels (`KernelsAVX512`),
-/// for the AVX-512 peak loop: `KernelThroughput` runs it only where the CPU
-/// supports AVX-512, and compares the kernels with it when they run the
-/// AVX-512 microkernels. Without native code generation the library has no
-/// AVX-512 kernels and the target is compiled like the others (never run).
-let avx512Codegen: [SwiftSetting] = nativeCodegen ? [.unsafeFlags(["-target-cpu", "skylake-avx512"])] : []
-
 /// SwiftPM names a path dependency after its folder, so the root package's
 /// identity is the name of the folder the repository is checked out in.
 let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent.lowercased()
@@ -50,7 +43,6 @@ let package = Package(
     ],
     targets: [
         .target(name: "BenchmarkSupport", path: "Support", swiftSettings: kernelCodegen),
-        .target(name: "PeakAVX512", path: "PeakAVX512", swiftSettings: avx512Codegen),
         .executableTarget(
             name: "ModelLatency",
             dependencies: [
@@ -75,7 +67,6 @@ let package = Package(
             name: "KernelThroughput",
             dependencies: [
                 "BenchmarkSupport",
-                "PeakAVX512",
                 .product(name: "Kernels", package: root),
                 .product(name: "Tensor", package: root),
                 .product(name: "Benchmark", package: "benchmark"),

@@ -2,19 +2,18 @@ import Benchmark
 import BenchmarkSupport
 import Dispatch
 import Kernels
-import PeakAVX512
 
 /// The fp32 peak the kernels are compared with, in GFLOP/s: one core's, the
 /// best of 20 short runs of the FMA loop of the microkernels the kernels
-/// run (`PeakFMA512.simd16Chains` when `KernelInstructionSet.detected` is
-/// `.avx512`, `PeakFMA.simd8Chains` otherwise) measured once per process,
+/// run (`FMAPeak`'s loop for `KernelInstructionSet.detected`, the library's
+/// own, as `landmarker bench` reports it) measured once per process,
 /// times the thread count. The best of short runs holds even while other
 /// processes share the machine; a measured two-thread peak does not (both
 /// cores are rarely free at once), so the peak benchmarks report it but the
 /// percentages use the nominal figure.
 enum PeakReference {
-    /// Rounds per thread in one timed run of a `PeakFMA` loop (about 2 ms at 100 GFLOP/s).
-    static let rounds = 1_000_000
+    /// Rounds per thread in one timed run of a loop (about 2 ms at 100 GFLOP/s).
+    static let rounds = FMAPeak.roundsPerRun
 
     /// The loop whose peak the kernels are compared with.
     static let kernelsLoop: Loop = KernelInstructionSet.detected == .avx512 ? .simd16AVX512Chains : .simd8Chains
@@ -29,9 +28,11 @@ enum PeakReference {
 
     /// Which `PeakFMA` loop to run.
     enum Loop: Sendable {
+        /// `FMAPeak`'s `.baseline` loop: 12 `SIMD8<Float>` chains.
         case simd8Chains
+        /// 6 `SIMD16<Float>` chains compiled like the baseline kernels (two ymm registers each).
         case simd16Chains
-        /// 12 `SIMD16<Float>` chains compiled for AVX-512 (only where supported).
+        /// `FMAPeak`'s `.avx512` loop: 12 `SIMD16<Float>` chains compiled for AVX-512 (only where supported).
         case simd16AVX512Chains
     }
 
@@ -40,10 +41,9 @@ enum PeakReference {
     static func runOnce(_ loop: Loop, threads: Int) -> Double {
         @Sendable func work() {
             switch loop {
-            case .simd8Chains: blackHole(PeakFMA.simd8Chains(rounds: rounds, multiplier: 0.999, addend: 1e-6))
+            case .simd8Chains: blackHole(FMAPeak.runChains(.baseline, rounds: rounds))
             case .simd16Chains: blackHole(PeakFMA.simd16Chains(rounds: rounds, multiplier: 0.999, addend: 1e-6))
-            case .simd16AVX512Chains:
-                blackHole(PeakFMA512.simd16Chains(rounds: rounds, multiplier: 0.999, addend: 1e-6))
+            case .simd16AVX512Chains: blackHole(FMAPeak.runChains(.avx512, rounds: rounds))
             }
         }
         let elapsed = ContinuousClock().measure {
@@ -55,9 +55,9 @@ enum PeakReference {
         }
         let flopsPerRound: Int
         switch loop {
-        case .simd8Chains: flopsPerRound = PeakFMA.simd8FlopsPerRound
+        case .simd8Chains: flopsPerRound = FMAPeak.flopsPerRound(.baseline)
         case .simd16Chains: flopsPerRound = PeakFMA.simd16FlopsPerRound
-        case .simd16AVX512Chains: flopsPerRound = PeakFMA512.flopsPerRound
+        case .simd16AVX512Chains: flopsPerRound = FMAPeak.flopsPerRound(.avx512)
         }
         return Double(threads * rounds * flopsPerRound) / elapsed.seconds / 1e9
     }

@@ -1,42 +1,12 @@
-/// Loops of independent fused multiply-add chains that keep every FMA pipe of
-/// one core busy, to measure the core's fp32 peak with the code generation the
-/// kernels are built with (AVX2 + FMA on x86-64: a `SIMD8<Float>` is one ymm
-/// register, a `SIMD16<Float>` two).
-///
-/// Each chain is one accumulator updated with `addingProduct`; a fused
-/// multiply-add has a latency of about 4 cycles and two issue each cycle, so at
-/// least 8 registers must be in flight. Both loops keep 12 registers in flight,
-/// leaving room in the 16 vector registers for the two operands.
+/// A loop of independent fused multiply-add chains at another register
+/// shape than the library's own peak loops (`FMAPeak` in `Kernels`, which
+/// `landmarker bench` and `KernelThroughput`'s percentages use): 6
+/// `SIMD16<Float>` chains compiled like the baseline kernels (AVX2 + FMA on
+/// x86-64, so each `SIMD16<Float>` is two ymm registers, 12 in flight),
+/// to show that the register shape does not change the measured peak.
 public enum PeakFMA {
-    /// Floating-point operations in one round of `simd8Chains`: 12 chains × 8 lanes × 2.
-    public static let simd8FlopsPerRound = 12 * 8 * 2
     /// Floating-point operations in one round of `simd16Chains`: 6 chains × 16 lanes × 2.
     public static let simd16FlopsPerRound = 6 * 16 * 2
-
-    /// Runs `rounds` rounds of 12 independent `SIMD8<Float>` multiply-add chains
-    /// and returns the sum of the accumulators (so that the work is kept).
-    @inline(never)
-    public static func simd8Chains(rounds: Int, multiplier: Float, addend: Float) -> Float {
-        let a = SIMD8<Float>(repeating: multiplier), b = SIMD8<Float>(repeating: addend)
-        var c0 = SIMD8<Float>(repeating: 0), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0
-        var c6 = c0, c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0
-        for _ in 0..<rounds {
-            c0 = c0.addingProduct(a, b)
-            c1 = c1.addingProduct(a, b)
-            c2 = c2.addingProduct(a, b)
-            c3 = c3.addingProduct(a, b)
-            c4 = c4.addingProduct(a, b)
-            c5 = c5.addingProduct(a, b)
-            c6 = c6.addingProduct(a, b)
-            c7 = c7.addingProduct(a, b)
-            c8 = c8.addingProduct(a, b)
-            c9 = c9.addingProduct(a, b)
-            c10 = c10.addingProduct(a, b)
-            c11 = c11.addingProduct(a, b)
-        }
-        let sum = ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7)) + ((c8 + c9) + (c10 + c11))
-        return sum.sum()
-    }
 
     /// Runs `rounds` rounds of 6 independent `SIMD16<Float>` multiply-add chains
     /// and returns the sum of the accumulators (so that the work is kept).

@@ -10,6 +10,15 @@ Both sides also report the CPU time of the calling thread per invocation: at one
 thread all of the work runs there, so that ratio does not depend on how much of
 the core other processes took (at two threads it leaves out the helper threads).
 
+Each side's whole-model rate is given in GFLOP/s (the model's multiply-adds × 2, as
+`landmarker bench` counts them, over the median time) and as a share of the fp32 FMA peak
+of the instruction-set family it runs, measured on one core by `landmarker bench`
+(`FMAPeak`) and multiplied by the thread count: ours runs the family `--instruction-set`
+picks (`avx2` forces the AVX2 kernels with LANDMARKER_NO_AVX512=1; `detected` takes
+AVX-512 where the CPU has it); LiteRT's XNNPACK always takes AVX-512 where the CPU has it.
+Every row also gives both sides as a share of the AVX2 peak, the figure that does not
+depend on whether the machine has AVX-512.
+
 Set up once (from the repository root):
     swift build -c release --product landmarker
     python3 -m venv Benchmarks/.venv
@@ -63,11 +72,17 @@ def deterministic_input(numpy, count):
     return ((index * 7919) % 1000).astype(numpy.float32) / 1000
 
 
-def time_ours(landmarker, model_path, threads, runs, warmup):
-    """Runs `landmarker bench --json` and returns its report (medianMs, p10Ms, p90Ms, gflops...)."""
+# The environment that makes `landmarker bench` run each instruction-set choice.
+INSTRUCTION_SETS = {"detected": {}, "avx2": {"LANDMARKER_NO_AVX512": "1"}}
+
+
+def time_ours(landmarker, model_path, threads, runs, warmup, instruction_set):
+    """Runs `landmarker bench --json` with `instruction_set`'s environment and returns its report
+    (medianMs, p10Ms, p90Ms, gflops, flops, instructionSet, fmaPeakGflopsPerCore...)."""
     command = [str(landmarker), "bench", str(model_path), "--threads", str(threads),
                "--runs", str(runs), "--warmup", str(warmup), "--json"]
-    result = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
+    environment = {**os.environ, **INSTRUCTION_SETS[instruction_set]}
+    result = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, env=environment)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}): {result.stderr.strip()}")
     return json.loads(result.stdout)
@@ -100,6 +115,46 @@ def time_litert(litert_interpreter, numpy, model_path, threads, runs, warmup):
             "callingThreadCPUMedianMs": statistics.median(cpu_milliseconds)}
 
 
+def measure_peaks(landmarker, model_path):
+    """One core's measured FMA peak in GFLOP/s per family ("avx2", and "avx512" where this CPU
+    runs the AVX-512 kernels), from one short `landmarker bench` per family."""
+    peaks = {}
+    for instruction_set in ("avx2", "detected"):
+        report = time_ours(landmarker, model_path, 1, 1, 0, instruction_set)
+        if report.get("fmaPeakGflopsPerCore") is None:
+            sys.exit(f"compare_litert.py: {landmarker} reports no FMA peak (a portable build, or one older "
+                     "than the peak measurement): build it with `swift build -c release --product landmarker`")
+        family = "avx512" if report["instructionSet"] == "avx512" else "avx2"
+        peaks[family] = report["fmaPeakGflopsPerCore"]
+    return peaks
+
+
+def cpu_has_avx512():
+    """Whether /proc/cpuinfo lists avx512f, in which case LiteRT's XNNPACK runs its AVX-512 kernels."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.split(":")[0].strip() == "flags":
+                return "avx512f" in line.split(":", 1)[1].split()
+    except OSError:
+        pass
+    return False
+
+
+def rates(row, threads, peaks, litert_family):
+    """Both sides' GFLOP/s and percentages of the FMA peaks (× threads) for a summarized row."""
+    litert_gflops = row["flops"] / (row["litertMedianMs"] * 1e-3) / 1e9
+    ours_family = row["oursInstructionSet"]
+    return {
+        "litertGflops": litert_gflops,
+        "oursFamily": ours_family,
+        "litertFamily": litert_family,
+        "oursPercentOfFamilyPeak": 100 * row["oursGflops"] / (threads * peaks[ours_family]),
+        "litertPercentOfFamilyPeak": 100 * litert_gflops / (threads * peaks[litert_family]),
+        "oursPercentOfAVX2Peak": 100 * row["oursGflops"] / (threads * peaks["avx2"]),
+        "litertPercentOfAVX2Peak": 100 * litert_gflops / (threads * peaks["avx2"]),
+    }
+
+
 def summarize(rounds_ours, rounds_litert):
     ours = statistics.median(r["medianMs"] for r in rounds_ours)
     litert = statistics.median(r["medianMs"] for r in rounds_litert)
@@ -117,6 +172,8 @@ def summarize(rounds_ours, rounds_litert):
         "oursRoundMediansMs": [r["medianMs"] for r in rounds_ours],
         "litertRoundMediansMs": [r["medianMs"] for r in rounds_litert],
         "oursGflops": statistics.median(r["gflops"] for r in rounds_ours),
+        "flops": rounds_ours[0]["flops"],
+        "oursInstructionSet": "avx512" if rounds_ours[0]["instructionSet"] == "avx512" else "avx2",
     }
 
 
@@ -125,17 +182,22 @@ def optional(value, digits=2):
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def print_table(rows):
+def print_table(rows, peaks):
+    print("FMA peak of one core (GFLOP/s): " + ", ".join(f"{family} {value:.1f}" for family, value in peaks.items()))
     print(f"{'model':<22}{'threads':>8}{'ours ms':>12}{'LiteRT ms':>12}{'ours/LiteRT':>13}"
-          f"{'ours CPU':>10}{'LiteRT CPU':>12}{'CPU ratio':>11}")
+          f"{'ours CPU':>10}{'LiteRT CPU':>12}{'CPU ratio':>11}"
+          f"{'ours GFLOP/s':>14}{'% peak':>8}{'LiteRT GFLOP/s':>16}{'% peak':>8}{'% AVX2 ours/LiteRT':>20}")
     for row in rows:
         print(f"{row['model']:<22}{row['threads']:>8}{row['oursMedianMs']:>12.2f}"
               f"{row['litertMedianMs']:>12.2f}{row['ratio']:>13.2f}"
               f"{optional(row['oursCallingThreadCPUMs']):>10}{row['litertCallingThreadCPUMs']:>12.2f}"
-              f"{optional(row['cpuRatio']):>11}")
+              f"{optional(row['cpuRatio']):>11}"
+              f"{row['oursGflops']:>14.1f}{row['oursPercentOfFamilyPeak']:>7.0f}%"
+              f"{row['litertGflops']:>16.1f}{row['litertPercentOfFamilyPeak']:>7.0f}%"
+              f"{row['oursPercentOfAVX2Peak']:>12.0f}% / {row['litertPercentOfAVX2Peak']:.0f}%")
 
 
-def print_markdown(rows, machine, settings):
+def print_markdown(rows, machine, settings, peaks):
     print(f"Measured {machine['date']} at commit `{machine['commit']}` on {machine['cpu']} "
           f"({machine['logicalCores']} logical cores; {machine['cpuFlags']}), "
           f"1-minute load average {machine['loadAverage'][0]:.2f} at the start, "
@@ -146,17 +208,25 @@ def print_markdown(rows, machine, settings):
           f"{settings['runs']} timed invocations per side; each figure is the median over rounds "
           f"of the per-round median. CPU: the calling thread's CPU time per invocation (at 2 threads "
           f"without the helper threads).")
+    families = f"ours {rows[0]['oursFamily']}, LiteRT {rows[0]['litertFamily']}" if rows else ""
+    print(f"Kernel families: {families} (--instruction-set {settings['instructionSet']}). FMA peak of one "
+          "core, measured: " + ", ".join(f"{family} {value:.1f} GFLOP/s" for family, value in peaks.items())
+          + "; percentages are of the peak × threads.")
     print()
     print("| model | threads | ours median (ms) | LiteRT median (ms) | ours / LiteRT | ours CPU (ms) "
-          "| LiteRT CPU (ms) | CPU ours / LiteRT | ours GFLOP/s | ours per round (ms) | LiteRT per round (ms) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+          "| LiteRT CPU (ms) | CPU ours / LiteRT | ours GFLOP/s (% of its peak) | LiteRT GFLOP/s (% of its peak) "
+          "| % of AVX2 peak, ours / LiteRT | ours per round (ms) | LiteRT per round (ms) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for row in rows:
         ours_rounds = ", ".join(f"{value:.1f}" for value in row["oursRoundMediansMs"])
         litert_rounds = ", ".join(f"{value:.2f}" for value in row["litertRoundMediansMs"])
         print(f"| {row['model']} | {row['threads']} | {row['oursMedianMs']:.2f} | {row['litertMedianMs']:.2f} "
               f"| {row['ratio']:.2f} | {optional(row['oursCallingThreadCPUMs'])} "
               f"| {row['litertCallingThreadCPUMs']:.2f} | {optional(row['cpuRatio'])} "
-              f"| {row['oursGflops']:.1f} | {ours_rounds} | {litert_rounds} |")
+              f"| {row['oursGflops']:.1f} ({row['oursPercentOfFamilyPeak']:.0f} %) "
+              f"| {row['litertGflops']:.1f} ({row['litertPercentOfFamilyPeak']:.0f} %) "
+              f"| {row['oursPercentOfAVX2Peak']:.0f} % / {row['litertPercentOfAVX2Peak']:.0f} % "
+              f"| {ours_rounds} | {litert_rounds} |")
 
 
 def main():
@@ -167,6 +237,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds K (default: 3)")
     parser.add_argument("--runs", type=int, default=50, help="timed invocations per round and side (default: 50)")
     parser.add_argument("--warmup", type=int, default=5, help="untimed invocations per round and side (default: 5)")
+    parser.add_argument("--instruction-set", choices=sorted(INSTRUCTION_SETS), default="detected",
+                        help="our kernels: the family this CPU chooses (default), or avx2 "
+                             "(LANDMARKER_NO_AVX512=1) even where the CPU has AVX-512")
     parser.add_argument("--landmarker", type=Path, default=REPO_ROOT / ".build" / "release" / "landmarker",
                         help="the landmarker executable (default: .build/release/landmarker)")
     parser.add_argument("--models-dir", type=Path, default=REPO_ROOT / "models", help="folder of the .tflite files")
@@ -196,6 +269,11 @@ def main():
             sys.exit(f"compare_litert.py: missing model {paths[model]}: run models/fetch_models.sh")
 
     machine = machine_description({"aiEdgeLitert": "ai-edge-litert", "numpy": "numpy"})
+    peaks = measure_peaks(args.landmarker, paths[args.models[0]])
+    litert_family = "avx512" if cpu_has_avx512() else "avx2"
+    if litert_family not in peaks:
+        sys.exit("compare_litert.py: this CPU has AVX-512 but the landmarker reports no AVX-512 peak "
+                 "(built without its AVX-512 kernels?)")
     pairs = [(model, threads) for model in args.models for threads in args.threads]
     ours = {pair: [] for pair in pairs}
     litert = {pair: [] for pair in pairs}
@@ -203,23 +281,27 @@ def main():
         for model, threads in pairs:
             print(f"round {round_index + 1}/{args.rounds}: {model}, {threads} thread(s)", file=sys.stderr, flush=True)
             ours[(model, threads)].append(
-                time_ours(args.landmarker, paths[model], threads, args.runs, args.warmup))
+                time_ours(args.landmarker, paths[model], threads, args.runs, args.warmup, args.instruction_set))
             litert[(model, threads)].append(
                 time_litert(litert_interpreter, numpy, paths[model], threads, args.runs, args.warmup))
     machine["loadAverageAtEnd"] = list(os.getloadavg())
 
-    rows = [{"model": model, "threads": threads, **summarize(ours[(model, threads)], litert[(model, threads)])}
-            for model, threads in pairs]
-    settings = {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup}
-    report = json.dumps({"machine": machine, "settings": settings, "results": rows}, indent=2)
+    rows = []
+    for model, threads in pairs:
+        row = {"model": model, "threads": threads, **summarize(ours[(model, threads)], litert[(model, threads)])}
+        rows.append({**row, **rates(row, threads, peaks, litert_family)})
+    settings = {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup,
+                "instructionSet": args.instruction_set}
+    report = json.dumps({"machine": machine, "settings": settings, "fmaPeakGflopsPerCore": peaks,
+                         "results": rows}, indent=2)
     if args.json_file:
         args.json_file.write_text(report + "\n")
     if args.json:
         print(report)
     elif args.markdown:
-        print_markdown(rows, machine, settings)
+        print_markdown(rows, machine, settings, peaks)
     else:
-        print_table(rows)
+        print_table(rows, peaks)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Inference
+import Kernels
 
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +17,9 @@ struct BenchCommand: ParsableCommand {
         abstract: "Time a model's invoke: median, p10 and p90 latency and GFLOP/s.",
         discussion: """
             The fast kernels use the AVX-512 microkernels where the CPU has them; \
-            LANDMARKER_NO_AVX512=1 in the environment times the baseline (AVX2) ones instead.
+            LANDMARKER_NO_AVX512=1 in the environment times the baseline (AVX2) ones instead. \
+            The rate is also given as a share of the kernel family's fp32 multiply-add peak, \
+            measured on this core before the model runs (the thread count times one core's peak).
             """)
 
     @Argument(help: "A .tflite file, or a model name looked up in the model folders.")
@@ -74,6 +77,8 @@ struct BenchCommand: ParsableCommand {
                 for i in buffer.indices { buffer[i] = Float((i * 7919) % 1000) / 1000 }
             }
         }
+        let family = interpreter.options.instructionSet
+        let peakPerCore = FMAPeak.measure(family)
         for _ in 0..<warmup { interpreter.invoke() }
         let clock = ContinuousClock()
         var milliseconds: [Double] = []
@@ -105,14 +110,16 @@ struct BenchCommand: ParsableCommand {
         let cpuMedian = cpuMilliseconds[(cpuMilliseconds.count - 1) / 2]
         let median = percentile(0.5)
         let gflops = Double(interpreter.summary.flops) / (median * 1e-3) / 1e9
+        let percentOfPeak = peakPerCore.map { 100 * gflops / (Double(threads) * $0) }
         let opMilliseconds = perOpSeconds.mapValues { $0 * 1e3 / Double(runs) }
-        let kernels = reference ? "reference" : "fast \(interpreter.options.instructionSet)"
+        let kernels = reference ? "reference" : "fast \(family)"
         if json {
             let report = BenchReport(
                 model: path, threads: threads, mode: reference ? "reference" : "fast",
-                instructionSet: interpreter.options.instructionSet.rawValue, runs: runs,
+                instructionSet: family.rawValue, runs: runs,
                 medianMs: median, p10Ms: percentile(0.1), p90Ms: percentile(0.9),
-                callingThreadCPUMedianMs: cpuMedian, gflops: gflops,
+                callingThreadCPUMedianMs: cpuMedian, flops: interpreter.summary.flops, gflops: gflops,
+                fmaPeakGflopsPerCore: peakPerCore, percentOfFmaPeak: percentOfPeak,
                 perOpMs: perOp ? opMilliseconds : nil, perLayer: perLayer ? layers : nil)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -121,6 +128,13 @@ struct BenchCommand: ParsableCommand {
             print("\(path): \(kernels) kernels, \(threads) thread(s), \(runs) runs")
             print(formatted("median %.3f ms  p10 %.3f ms  p90 %.3f ms  %.1f GFLOP/s  calling thread's CPU %.3f ms",
                          median, percentile(0.1), percentile(0.9), gflops, cpuMedian))
+            if let peakPerCore, let percentOfPeak {
+                // With a peak, the baseline family is the AVX2 + FMA build.
+                let familyName = family == .avx512 ? "AVX-512" : "AVX2"
+                print(formatted("%.1f %% of ", percentOfPeak) + familyName
+                      + formatted(" FMA peak (%ld × %.1f GFLOP/s, one core's measured peak × threads)",
+                                  threads, peakPerCore))
+            }
             if perOp {
                 let total = opMilliseconds.values.reduce(0, +)
                 let width = opMilliseconds.keys.map(\.count).max() ?? 0
@@ -177,7 +191,14 @@ struct BenchReport: Encodable {
     /// all of the work, and unlike the wall clock not stretched by other
     /// processes taking the core (at more threads it leaves out the helpers).
     let callingThreadCPUMedianMs: Double
+    /// Floating-point operations of one invoke (multiply-accumulates × 2).
+    let flops: Int
     let gflops: Double
+    /// One core's measured fp32 multiply-add peak for `instructionSet`, in
+    /// GFLOP/s (`FMAPeak`); absent in the portable build.
+    let fmaPeakGflopsPerCore: Double?
+    /// `gflops` as a percentage of `threads` × `fmaPeakGflopsPerCore`.
+    let percentOfFmaPeak: Double?
     let perOpMs: [String: Double]?
     /// Every operator in execution order, with `--per-layer`.
     let perLayer: [LayerTiming]?
