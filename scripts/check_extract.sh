@@ -8,7 +8,7 @@
 #   - a rerun skips the finished entries and redoes one whose output was removed, removing the
 #     temporary files of a dead run on this host and leaving another host's alone;
 #   - a folder, a non-UTF-8 file or an oversized file as the manifest: a message, exit status 1,
-#     no output folder.
+#     no output folder; options out of range: a usage message, exit status 64, no output folder.
 # Usage: scripts/check_extract.sh LANDMARKER_BINARY   (needs ffmpeg and scripts/fetch_samples.sh)
 set -euo pipefail
 if (($# != 1)); then echo "usage: scripts/check_extract.sh LANDMARKER_BINARY" >&2; exit 2; fi
@@ -83,6 +83,17 @@ for bad in "not_a_manifest:the manifest cannot be read" "latin1.txt:the manifest
     || fail "manifest ${bad%%:*}: exit $status, expected 1 and '${bad#*:}': $(cat refused.log)"
 done
 [[ ! -e refused ]] || fail "a refused manifest created the output folder"
+
+# Options the landmarker would refuse are a usage error (exit status 64) before any entry is read.
+for bad in "--num-poses 0:--num-poses must be in 1...64" "--min-detection-confidence 1.5:--min-detection-confidence must be in" \
+            "--threads 0:--threads must be in 1...256"; do
+  status=0
+  # shellcheck disable=SC2086  # the option and its value are two words
+  "$bin" extract pose --manifest manifest.txt --out refused ${bad%%:*} 2> refused.log || status=$?
+  ((status == 64)) && grep -q -- "${bad#*:}" refused.log \
+    || fail "extract pose ${bad%%:*}: exit $status, expected 64 and '${bad#*:}': $(cat refused.log)"
+done
+[[ ! -e refused ]] || fail "refused options created the output folder"
 
 ((failures == 0)) || { echo "check_extract: $failures failure(s)" >&2; exit 1; }
 echo "check_extract: whole files, failures isolated, resume, identical bytes for 1 and 3 shards and 1 and 2 threads"

@@ -40,6 +40,15 @@ struct PoseTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     @Option(help: "Threads for the model kernels (results are the same for every count).")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
+    func validate() throws {
+        try checkTaskOptions(
+            count: numPoses, countFlag: "--num-poses", maximum: PoseLandmarkerOptions.maximumNumPoses,
+            confidences: [(minDetectionConfidence, "--min-detection-confidence"),
+                          (minPresenceConfidence, "--min-presence-confidence"),
+                          (minTrackingConfidence, "--min-tracking-confidence")],
+            threads: threads)
+    }
+
     var modelArgument: String { model }
 
     var recorded: [String: String] {
@@ -100,6 +109,12 @@ struct HandTaskOptions: ParsableArguments, LandmarkerTaskOptions {
 
     func validate() throws {
         guard !(lite && model != nil) else { throw ValidationError("give --lite or --model, not both") }
+        try checkTaskOptions(
+            count: numHands, countFlag: "--num-hands", maximum: HandLandmarkerOptions.maximumNumHands,
+            confidences: [(minDetectionConfidence, "--min-detection-confidence"),
+                          (minPresenceConfidence, "--min-presence-confidence"),
+                          (minTrackingConfidence, "--min-tracking-confidence")],
+            threads: threads)
     }
 
     /// The bundle argument: `--model`, or the full or lite default.
@@ -130,5 +145,22 @@ struct HandTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         } catch {
             throw CommandFailure("\(modelPath): \(error)")
         }
+    }
+}
+
+/// Checks a task's options with the landmarkers' own rules before any input is read (so that
+/// `extract` refuses them once instead of failing every entry), naming them as the flags spell
+/// them: a usage error.
+private func checkTaskOptions(
+    count: Int, countFlag: String, maximum: Int, confidences: [(value: Float, flag: String)], threads: Int
+) throws {
+    do {
+        try OptionValidation.checkCount(count, option: countFlag, maximum: maximum)
+        for confidence in confidences {
+            try OptionValidation.checkConfidence(confidence.value, option: confidence.flag)
+        }
+        try OptionValidation.checkCount(threads, option: "--threads", maximum: BaseOptions.maximumNumThreads)
+    } catch {
+        throw ValidationError("\(error)")
     }
 }

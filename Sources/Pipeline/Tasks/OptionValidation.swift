@@ -1,14 +1,15 @@
-/// Range checks shared by the landmarker options.
-enum OptionValidation {
+/// Range checks shared by the landmarker options (and by the `landmarker` command, which
+/// names the options as its flags spell them).
+package enum OptionValidation {
     /// Throws unless `value` is in [0, 1] (NaN is rejected).
-    static func checkConfidence(_ value: Float, option: String) throws(TaskError) {
+    package static func checkConfidence(_ value: Float, option: String) throws(TaskError) {
         guard (0...1).contains(value) else {
             throw .confidenceOutOfRange(option: option, value: value)
         }
     }
 
     /// Throws unless `value` is in `1...maximum`.
-    static func checkCount(_ value: Int, option: String, maximum: Int) throws(TaskError) {
+    package static func checkCount(_ value: Int, option: String, maximum: Int) throws(TaskError) {
         let allowed = 1...maximum
         guard allowed.contains(value) else {
             throw .countOutOfRange(option: option, value: value, allowed: allowed)
@@ -16,7 +17,7 @@ enum OptionValidation {
     }
 
     /// Throws unless a delegate is present exactly when `runningMode` is `.liveStream`.
-    static func checkLiveStreamDelegate(
+    package static func checkLiveStreamDelegate(
         isPresent: Bool, runningMode: RunningMode, option: String
     ) throws(TaskError) {
         switch (runningMode, isPresent) {
