@@ -78,6 +78,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // `swift package generate-documentation` (scripts/build_docs.sh): the DocC catalogs of
+        // Pipeline, MLKit and Inference. A plugin only: nothing of it is linked.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         .target(name: "FlatBufferReader", swiftSettings: librarySettings),

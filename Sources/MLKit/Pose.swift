@@ -54,7 +54,7 @@ public struct MLKPoseLandmark: Sendable, Equatable {
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct Pose: Sendable, Equatable {
-    /// The 33 landmarks, indexed by ``PoseLandmarkType/rawValue`` (``PoseLandmarkType/allTypes`` order).
+    /// The 33 landmarks, indexed by `PoseLandmarkType.rawValue` (``PoseLandmarkType/allTypes`` order).
     public let landmarks: [MLKPoseLandmark]
 
     /// The landmark of the given type.

@@ -1,6 +1,6 @@
 import Dispatch
 
-/// ML Kit's pose detector on Linux, built on ``PoseLandmarker`` with `numPoses` 1.
+/// ML Kit's pose detector on Linux, built on `PoseLandmarker` (Pipeline) with `numPoses` 1.
 ///
 /// ```swift
 /// let options = PoseDetectorOptions()

@@ -28,7 +28,7 @@ public enum PoseDetectorMode: Sendable, Hashable {
 /// 1. ``modelPath``, when set and not empty;
 /// 2. the environment variable `LANDMARKER_POSE_MODEL` (``modelPathEnvironmentVariable``), when
 ///    set and not empty;
-/// 3. ``defaultModelName``, `pose_landmarker_full.task`, in the model folders ``ModelFiles``
+/// 3. ``defaultModelName``, `pose_landmarker_full.task`, in the model folders `ModelFiles`
 ///    searches (`$LANDMARKER_MODELS`, the install prefix's `share/landmarker/models`, `models/`
 ///    beside the executable or in the current folder, the user's cache).
 ///

@@ -46,6 +46,7 @@ public struct DetectionToRect: Sendable, Hashable {
     /// The rect for `detection`, whose coordinates are normalized to the image.
     ///
     /// - Parameters:
+    ///   - detection: a box and keypoints normalized to the image (0...1 across and down).
     ///   - imageWidth: pixels; the rotation and the alignment-point size are computed in pixels.
     ///   - imageHeight: pixels.
     /// - Throws: ``PipelineInputError/tooFewKeypoints(needed:available:)`` if the detection

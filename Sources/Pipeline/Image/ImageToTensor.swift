@@ -91,6 +91,7 @@ public enum ImageToTensor {
     /// - Parameters:
     ///   - image: RGB8 pixels `[H, W, 3]`.
     ///   - roi: the rectangle to sample, in image pixels.
+    ///   - options: the output size, value range and border mode (``Options``).
     ///   - output: receives `[1, outputHeight, outputWidth, 3]` float32, RGB, row-major; must hold
     ///     at least `outputHeight × outputWidth × 3` elements.
     /// - Throws: ``ImageWarpError`` for an invalid ROI, size, value range or a short buffer.

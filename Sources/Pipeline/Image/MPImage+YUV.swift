@@ -2,7 +2,7 @@ import ImageIO
 
 /// `MPImage`s from YUV camera and video frames (a Linux addition: iOS hands over `CVPixelBuffer`s).
 ///
-/// The frame is converted to RGB8 at once by libyuv (``YUVConversion``); the image keeps no
+/// The frame is converted to RGB8 at once by libyuv (`YUVConversion` in ImageIO); the image keeps no
 /// reference to the caller's memory. Defaults: BT.601 limited range, what V4L2 cameras and SD
 /// video deliver (pass ``YUVColorSpace/bt709Limited`` for HD video, ``YUVColorSpace/bt601Full``
 /// for MJPEG webcams), and linear chroma upsampling.
@@ -10,7 +10,7 @@ extension MPImage {
     /// Converts a YUV frame stored in one buffer, planes one after the other: V4L2's
     /// single-planar formats with `rowStride` its `bytesperline`, or `ffmpeg -f rawvideo`
     /// output (tightly packed, no `rowStride`). See
-    /// ``YUVConversion/rgbImage(buffer:format:width:height:rowStride:colorSpace:chromaUpsampling:limits:)``
+    /// `YUVConversion.rgbImage(buffer:format:width:height:rowStride:colorSpace:chromaUpsampling:limits:)` (ImageIO)
     /// for the layout.
     /// - Throws: ``MPImageError/invalidYUVFrame(_:)`` for a bad size, stride or buffer length;
     ///   ``MPImageError/mirroredOrientationUnsupported(_:)`` for a mirrored orientation.
@@ -58,9 +58,9 @@ extension MPImage {
 
     /// Converts a YUV frame whose planes lie in separate memory: ffmpeg's `AVFrame` (`data[i]`,
     /// `linesize[i]`), a GStreamer buffer at its `GstVideoInfo` offsets and strides, V4L2's
-    /// multi-planar formats. `planes` are in ``YUVFormat/planeNames`` order, each starting at
+    /// multi-planar formats. `planes` are in `YUVFormat.planeNames` order, each starting at
     /// its first row, `rowStrides` one per plane. See
-    /// ``YUVConversion/rgbImage(planes:rowStrides:format:width:height:colorSpace:chromaUpsampling:limits:)``.
+    /// `YUVConversion.rgbImage(planes:rowStrides:format:width:height:colorSpace:chromaUpsampling:limits:)` (ImageIO).
     /// - Throws: ``MPImageError/invalidYUVFrame(_:)`` for a bad size, plane count, stride or
     ///   buffer length; ``MPImageError/mirroredOrientationUnsupported(_:)`` for a mirrored orientation.
     public convenience init(

@@ -75,7 +75,12 @@ public final class MPImage: Sendable {
     ///   - pixels: rows of `width × format.bytesPerPixel` bytes, `rowStride` bytes apart
     ///     (default: tightly packed). Only `(height − 1) × rowStride + width × bytesPerPixel`
     ///     bytes are read.
+    ///   - width: pixels per row.
+    ///   - height: rows.
     ///   - format: RGBA/BGRA alpha is dropped; gray is replicated to R = G = B.
+    ///   - rowStride: bytes from the start of one row to the next; nil for `width × bytesPerPixel`.
+    ///   - orientation: how the pixels are turned relative to upright; not mirrored.
+    ///   - limits: the largest accepted pixel count.
     /// - Throws: ``MPImageError`` for a non-positive size, a stride shorter than a row, a buffer
     ///   too short, a size over `limits.maxPixelCount`, an overflowing size, or a mirrored orientation.
     public convenience init(pixels: UnsafeRawBufferPointer, width: Int, height: Int, format: PixelFormat,

@@ -18,7 +18,7 @@ public enum MPImageError: Error, Equatable, Sendable, CustomStringConvertible {
     case bufferTooSmall(byteCount: Int, required: Int)
     /// A size computation overflowed `Int`.
     case sizeOverflow
-    /// A YUV frame's size, planes, strides or buffer do not fit together (see ``YUVFrameError``).
+    /// A YUV frame's size, planes, strides or buffer do not fit together (see `YUVFrameError` (ImageIO)).
     case invalidYUVFrame(YUVFrameError)
 
     public var description: String {

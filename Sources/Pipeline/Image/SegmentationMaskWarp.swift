@@ -18,7 +18,11 @@ public enum SegmentationMaskWarp {
     /// Warps a `[maskHeight, maskWidth]` float32 mask onto a caller-supplied `[imageHeight, imageWidth]` buffer.
     /// - Parameters:
     ///   - mask: row-major values, at least `maskWidth × maskHeight`.
+    ///   - maskWidth: the mask's columns.
+    ///   - maskHeight: the mask's rows.
     ///   - roi: the ROI the mask's crop was sampled from: ``ImageToTensor/Transform/sampledROI``.
+    ///   - imageWidth: the image's width in pixels.
+    ///   - imageHeight: the image's height in pixels.
     ///   - output: receives `imageWidth × imageHeight` values, row-major.
     /// - Throws: ``ImageWarpError`` for non-positive or overflowing sizes, an invalid ROI, or short buffers.
     public static func toImage(_ mask: UnsafeBufferPointer<Float>, maskWidth: Int, maskHeight: Int,

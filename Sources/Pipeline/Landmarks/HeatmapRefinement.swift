@@ -39,6 +39,9 @@ public struct HeatmapRefinement: Sendable, Hashable {
     ///   - landmarks: one per heatmap channel, normalized to the crop.
     ///   - heatmap: `[1, height, width, channels]` float32 logits, channels last
     ///     (pose: `Identity_3` [1,64,64,39]).
+    ///   - width: the heatmap's columns.
+    ///   - height: the heatmap's rows.
+    ///   - channels: the heatmap's channels, one per landmark.
     /// - Throws: ``PipelineInputError/tensorSizeMismatch(tensor:expected:actual:)`` if the
     ///   buffer size or the channel count does not match; ``PipelineInputError/invalidOption(name:reason:)``
     ///   for non-positive dimensions or kernel size.

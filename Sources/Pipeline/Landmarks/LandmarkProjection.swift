@@ -19,8 +19,10 @@ public enum LandmarkProjection {
     /// where (x_c, y_c, w, h, θ) is `rect`. The rotation is applied in normalized units, which
     /// is exact because the ROIs are square in pixels. Visibility and presence are unchanged.
     ///
-    /// - Parameter landmarks: normalized to the crop (after letterbox removal, a no-op for the
-    ///   square landmark-model crops).
+    /// - Parameters:
+    ///   - landmarks: normalized to the crop (after letterbox removal, a no-op for the square
+    ///     landmark-model crops).
+    ///   - rect: the crop, normalized to the image, its rotation in radians.
     /// - Returns: landmarks normalized to the image.
     public static func project(_ landmarks: [RawLandmark], through rect: NormalizedRect) -> [RawLandmark] {
         let cosine = cos(rect.rotation)

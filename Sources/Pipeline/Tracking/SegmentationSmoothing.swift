@@ -37,6 +37,7 @@ public enum SegmentationSmoothing {
     ///   - current: the new mask, `[H, W]` floats in `[0, 1]`.
     ///   - previous: the previous frame's *smoothed* mask of the same size, or `nil` on the
     ///     first frame (then `current` passes through).
+    ///   - ratio: how much of the previous mask a fully uncertain pixel keeps, in [0, 1].
     /// - Throws: ``PipelineInputError/tensorSizeMismatch(tensor:expected:actual:)`` if the sizes
     ///   differ.
     public static func blend(current: [Float], previous: [Float]?, ratio: Float = legacyPoseRatio) throws -> [Float] {
