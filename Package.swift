@@ -43,16 +43,20 @@ let computeSettings: [SwiftSetting] = librarySettings
 // `KernelInstructionSet.detected` has found those features in
 // /proc/cpuinfo (and `LANDMARKER_NO_AVX512` is not `1`), and its functions
 // are not `@inlinable`, so no AVX-512 instruction reaches code that runs
-// unconditionally. The target exists only with the native flags above;
-// `LANDMARKER_AVX512` tells Kernels it is there.
+// unconditionally. Algorithms both families share are `@inlinable` generics of
+// `KernelTemplates`, which each family instantiates with a marker type of its
+// own, so no specialisation compiled here can stand in for the AVX2 one
+// (scripts/check_avx512_isolation.sh checks the binary). The target exists
+// only with the native flags above; `LANDMARKER_AVX512` tells Kernels it is there.
 let avx512Settings: [SwiftSetting] = [
     .unsafeFlags(["-target-cpu", "skylake-avx512"]),
     .unsafeFlags(["-O"], .when(configuration: .debug)),
 ]
 let avx512Targets: [Target] = nativeCodegen
-    ? [.target(name: "KernelsAVX512", swiftSettings: avx512Settings)]
+    ? [.target(name: "KernelsAVX512", dependencies: ["KernelTemplates"], swiftSettings: avx512Settings)]
     : []
-let kernelsDependencies: [Target.Dependency] = ["Tensor"] + (nativeCodegen ? ["KernelsAVX512"] : [])
+let kernelsDependencies: [Target.Dependency] = ["Tensor", "KernelTemplates"]
+    + (nativeCodegen ? ["KernelsAVX512"] : [])
 let kernelsSettings: [SwiftSetting] = computeSettings + (nativeCodegen ? [.define("LANDMARKER_AVX512")] : [])
 
 // The commit a build comes from, for `landmarker --version`: scripts/build_release.sh passes it
@@ -85,6 +89,9 @@ let package = Package(
     targets: [
         .target(name: "FlatBufferReader", swiftSettings: librarySettings),
         .target(name: "Tensor", swiftSettings: librarySettings),
+        // Kernel algorithms written once, generic over the vector type and a family marker;
+        // each family's target instantiates them with its own code generation.
+        .target(name: "KernelTemplates", swiftSettings: computeSettings),
         .target(name: "Kernels", dependencies: kernelsDependencies, swiftSettings: kernelsSettings),
         .target(
             name: "Inference",

@@ -25,7 +25,6 @@ let benchmarks: @Sendable () -> Void = {
     // the AVX-512 loop only where the CPU runs the AVX-512 kernels.
     let peakLoops: [(name: String, loop: PeakReference.Loop, threads: Int)] = [
         ("peak FMA SIMD8 x12 chains 1t", .simd8Chains, 1),
-        ("peak FMA SIMD16 x6 chains 1t", .simd16Chains, 1),
         ("peak FMA SIMD8 x12 chains 2t", .simd8Chains, 2),
     ] + (KernelInstructionSet.avx512.isSupported ? [
         ("peak FMA SIMD16 AVX-512 x12 chains 1t", .simd16AVX512Chains, 1),

@@ -26,12 +26,10 @@ enum PeakReference {
         Double(threads) * oneCore
     }
 
-    /// Which `PeakFMA` loop to run.
+    /// Which `FMAPeak` loop to run.
     enum Loop: Sendable {
         /// `FMAPeak`'s `.baseline` loop: 12 `SIMD8<Float>` chains.
         case simd8Chains
-        /// 6 `SIMD16<Float>` chains compiled like the baseline kernels (two ymm registers each).
-        case simd16Chains
         /// `FMAPeak`'s `.avx512` loop: 12 `SIMD16<Float>` chains compiled for AVX-512 (only where supported).
         case simd16AVX512Chains
     }
@@ -42,7 +40,6 @@ enum PeakReference {
         @Sendable func work() {
             switch loop {
             case .simd8Chains: blackHole(FMAPeak.runChains(.baseline, rounds: rounds))
-            case .simd16Chains: blackHole(PeakFMA.simd16Chains(rounds: rounds, multiplier: 0.999, addend: 1e-6))
             case .simd16AVX512Chains: blackHole(FMAPeak.runChains(.avx512, rounds: rounds))
             }
         }
@@ -56,7 +53,6 @@ enum PeakReference {
         let flopsPerRound: Int
         switch loop {
         case .simd8Chains: flopsPerRound = FMAPeak.flopsPerRound(.baseline)
-        case .simd16Chains: flopsPerRound = PeakFMA.simd16FlopsPerRound
         case .simd16AVX512Chains: flopsPerRound = FMAPeak.flopsPerRound(.avx512)
         }
         return Double(threads * rounds * flopsPerRound) / elapsed.seconds / 1e9

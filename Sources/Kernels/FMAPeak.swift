@@ -1,3 +1,4 @@
+import KernelTemplates
 #if LANDMARKER_AVX512
 import KernelsAVX512
 #endif
@@ -6,8 +7,9 @@ import KernelsAVX512
 /// the fast kernels' GFLOP/s are compared with (`landmarker bench`, the
 /// kernel benchmarks, `Benchmarks/peer/compare_litert.py`).
 ///
-/// The loop keeps every FMA pipe busy with 12 independent accumulator chains
-/// of the family's vector type, compiled as its microkernels are:
+/// The loop (`fmaPeakChains` of `KernelTemplates`) keeps every FMA pipe busy with
+/// 12 independent accumulator chains of the family's vector type, compiled as its
+/// microkernels are:
 /// `SIMD8<Float>` (one ymm register, `vfmadd231ps`) for `.baseline` in the
 /// native build, `SIMD16<Float>` (one zmm register) for `.avx512`. The best
 /// of several short runs holds even while other processes share the machine.
@@ -65,32 +67,14 @@ public enum FMAPeak {
     }
 
     /// Operations in one round of `baselineChains`: 12 chains × 8 lanes × 2.
-    static let baselineFlopsPerRound = 12 * 8 * 2
+    static let baselineFlopsPerRound = fmaPeakFlopsPerRound(SIMD8<Float>.self)
 
-    /// Twelve independent `SIMD8<Float>` multiply-add chains (a fused
-    /// multiply-add has a latency of about 4 cycles and two issue each cycle,
-    /// so at least 8 must be in flight; 12 of the 16 ymm registers leave room
-    /// for the operands).
+    /// `fmaPeakChains` on `SIMD8<Float>` (one ymm register in the native build).
     @inline(never)
     static func baselineChains(rounds: Int, multiplier: Float, addend: Float) -> Float {
-        let a = SIMD8<Float>(repeating: multiplier), b = SIMD8<Float>(repeating: addend)
-        var c0 = SIMD8<Float>(repeating: 0), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0
-        var c6 = c0, c7 = c0, c8 = c0, c9 = c0, c10 = c0, c11 = c0
-        for _ in 0..<rounds {
-            c0 = c0.addingProduct(a, b)
-            c1 = c1.addingProduct(a, b)
-            c2 = c2.addingProduct(a, b)
-            c3 = c3.addingProduct(a, b)
-            c4 = c4.addingProduct(a, b)
-            c5 = c5.addingProduct(a, b)
-            c6 = c6.addingProduct(a, b)
-            c7 = c7.addingProduct(a, b)
-            c8 = c8.addingProduct(a, b)
-            c9 = c9.addingProduct(a, b)
-            c10 = c10.addingProduct(a, b)
-            c11 = c11.addingProduct(a, b)
-        }
-        let sum = ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7)) + ((c8 + c9) + (c10 + c11))
-        return sum.sum()
+        fmaPeakChains(SIMD8<Float>.self, family: BaselineFamily.self, rounds: rounds, multiplier: multiplier, addend: addend)
     }
 }
+
+/// The baseline family's marker for the templates of `KernelTemplates`.
+enum BaselineFamily: KernelFamily {}

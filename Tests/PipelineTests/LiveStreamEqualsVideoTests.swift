@@ -66,20 +66,21 @@ import Testing
             _ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
             timestampInMilliseconds: Int, error: Error?
         ) {
-            lock.withLock {
-                if let result { poseResults[timestampInMilliseconds] = result }
-                if let error { errors.append("\(timestampInMilliseconds) ms: \(error)") }
-            }
-            delivered.signal()
+            deliver(timestampInMilliseconds, error) { if let result { poseResults[timestampInMilliseconds] = result } }
         }
 
         func handLandmarker(
             _ handLandmarker: HandLandmarker, didFinishDetection result: HandLandmarkerResult?,
             timestampInMilliseconds: Int, error: Error?
         ) {
+            deliver(timestampInMilliseconds, error) { if let result { handResults[timestampInMilliseconds] = result } }
+        }
+
+        /// Stores a delivery under the lock (`store` saves the result), then wakes the feeder.
+        private func deliver(_ timestamp: Int, _ error: Error?, store: () -> Void) {
             lock.withLock {
-                if let result { handResults[timestampInMilliseconds] = result }
-                if let error { errors.append("\(timestampInMilliseconds) ms: \(error)") }
+                store()
+                if let error { errors.append("\(timestamp) ms: \(error)") }
             }
             delivered.signal()
         }
