@@ -63,17 +63,6 @@ enum MetadataField {
     static let name = 0, buffer = 1
 }
 
-/// Type codes of `union BuiltinOptions` for the decoded members, and the number of members
-/// the schema defines (codes above it are invalid).
-enum BuiltinOptionsType {
-    static let conv2D: UInt8 = 1, depthwiseConv2D: UInt8 = 2, pool2D: UInt8 = 5, fullyConnected: UInt8 = 8
-    static let concatenation: UInt8 = 10, add: UInt8 = 11, resizeBilinear: UInt8 = 15, reshape: UInt8 = 17
-    static let pad: UInt8 = 22, reducer: UInt8 = 27, dequantize: UInt8 = 38, depthToSpace: UInt8 = 94
-    static let densify: UInt8 = 99
-    /// RightShiftOptions, the last member of `union BuiltinOptions`.
-    static let lastKnown: UInt8 = 126
-}
-
 /// Field ids of the decoded option tables.
 enum OptionsField {
     enum Conv2D { static let padding = 0, strideW = 1, strideH = 2, activation = 3, dilationW = 4, dilationH = 5, quantizedBiasType = 6 }
