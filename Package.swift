@@ -52,7 +52,7 @@ let avx512Settings: [SwiftSetting] = [
 let avx512Targets: [Target] = nativeCodegen
     ? [.target(name: "KernelsAVX512", swiftSettings: avx512Settings)]
     : []
-let kernelsDependencies: [Target.Dependency] = ["Tensor"] + (nativeCodegen ? ["KernelsAVX512"] : [])
+let kernelsDependencies: [Target.Dependency] = ["Tensor", "FlatBufferReader"] + (nativeCodegen ? ["KernelsAVX512"] : [])
 let kernelsSettings: [SwiftSetting] = computeSettings + (nativeCodegen ? [.define("LANDMARKER_AVX512")] : [])
 
 // The commit a build comes from, for `landmarker --version`: scripts/build_release.sh passes it
@@ -134,7 +134,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Tensor"], path: "Tests/TestSupport"),
         .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader", "TestSupport"]),
         .testTarget(name: "TensorTests", dependencies: ["Tensor", "TestSupport"]),
-        .testTarget(name: "KernelsTests", dependencies: ["Kernels", "Tensor", "TestSupport"], swiftSettings: librarySettings),
+        .testTarget(
+            name: "KernelsTests", dependencies: ["Kernels", "Tensor", "TestSupport", "Inference", "FlatBufferReader"],
+            swiftSettings: librarySettings),
         .testTarget(
             name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CLibYUV", "TestSupport"]),

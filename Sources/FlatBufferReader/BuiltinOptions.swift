@@ -206,6 +206,7 @@ public enum BuiltinOptions: Sendable, Equatable {
     case concatenation(ConcatenationOptions)
     case resizeBilinear(ResizeBilinearOptions)
     case depthToSpace(DepthToSpaceOptions)
-    /// Any other member of the union, by its type code: recorded, not decoded.
+    /// Any other member of the union, by its type code: not decoded here (an op declared by its
+    /// kernel reads its own table through `OptionsTable`).
     case other(typeCode: UInt8)
 }

@@ -197,7 +197,8 @@ struct ModelDecoder {
             opcodeIndex: opcodeIndex,
             inputs: (try view.int32s(table, OperatorField.inputs, what) ?? []).map(Int.init),
             outputs: (try view.int32s(table, OperatorField.outputs, what) ?? []).map(Int.init),
-            options: try decodeOptions(type: effectiveType, optionsTable, what))
+            options: try decodeOptions(type: effectiveType, optionsTable, what),
+            optionsType: type, optionsPosition: optionsTable?.position)
     }
 
     /// Decodes options of union type `type` from `table`, or the schema defaults when `table` is nil.

@@ -26,22 +26,39 @@ enum PreparedOperator {
 }
 
 /// Maps a TFLite builtin operator and its options table to a prepared kernel.
-/// This is the one place that knows both the file format and the kernels:
-/// adding an op means one case here plus its kernel file.
+/// An op whose kernel declares itself (`OperatorDescriptor`: builtin code, options table,
+/// option fields, validation) is added with one line in `descriptors`; the ops before that
+/// form have a case in `prepare` and their options decoded by the model reader.
 enum OperatorRegistry {
+    /// The ops declared by their kernel files, one line each.
+    static var descriptors: [any OperatorDescriptor.Type] {
+        [
+        ]
+    }
+
     /// Prepares the kernel for operator `index`, or, when `readsWeights` is
     /// false, only validates the weighted ops (CONV_2D, DEPTHWISE_CONV_2D,
     /// FULLY_CONNECTED), whose weight and bias operands may then be unread
     /// constants. Every other op is prepared either way: none of them reads
     /// float constant values at prepare time.
     /// - Parameters:
+    ///   - optionsTable: the operator's options table, read by the ops in `descriptors`.
     ///   - operands: the operator's present inputs (absent optional inputs dropped).
     ///   - instructionSet: the microkernel family of the kernels that have two.
     static func prepare(
-        builtin: BuiltinOperator, options: BuiltinOptions, operands: [Operand], index: Int,
-        readsWeights: Bool = true, instructionSet: KernelInstructionSet = .detected
+        builtin: BuiltinOperator, options: BuiltinOptions, optionsTable: OptionsTable, operands: [Operand],
+        index: Int, readsWeights: Bool = true, instructionSet: KernelInstructionSet = .detected
     ) throws -> PreparedOperator {
         let name = builtin.description
+        if let descriptor = descriptors.first(where: { $0.builtin == builtin }) {
+            do {
+                return .kernel(try descriptor.prepare(inputs: operands, optionsTable: optionsTable))
+            } catch let error as KernelError {
+                throw InterpreterError.invalidOperator(index: index, error: error)
+            } catch let error as ModelError {
+                throw InterpreterError.invalidModel(error)
+            }
+        }
         /// A weighted op: its kernel, or only its validation.
         func weighted<Options, Kernel: PreparedKernel>(
             _ prepare: ([Operand], Options) throws -> Kernel,
