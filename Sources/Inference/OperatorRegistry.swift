@@ -33,6 +33,7 @@ enum OperatorRegistry {
     /// The ops declared by their kernel files, one line each.
     static var descriptors: [any OperatorDescriptor.Type] {
         [
+            HardSwish.self,
         ]
     }
 
