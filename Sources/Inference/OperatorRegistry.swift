@@ -34,6 +34,7 @@ enum OperatorRegistry {
     static var descriptors: [any OperatorDescriptor.Type] {
         [
             HardSwish.self,
+            Tanh.self,
         ]
     }
 
