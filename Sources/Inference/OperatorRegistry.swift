@@ -35,6 +35,7 @@ enum OperatorRegistry {
         [
             HardSwish.self,
             Tanh.self,
+            Mul.self,
         ]
     }
 
