@@ -262,21 +262,11 @@ struct ModelDecoder {
             return .add(AddOptions(
                 fusedActivation: try enumeration(F.activation, ActivationFunction.self, "fused_activation_function"),
                 potScaleInt16: try bool(F.potScaleInt16, true)))
-        case BuiltinOptionsType.resizeBilinear:
-            typealias F = OptionsField.ResizeBilinear
-            return .resizeBilinear(ResizeBilinearOptions(
-                alignCorners: try bool(F.alignCorners), halfPixelCenters: try bool(F.halfPixelCenters)))
         case BuiltinOptionsType.reshape:
             let newShape = try table.flatMap { try view.int32s($0, OptionsField.Reshape.newShape, what) }
             return .reshape(ReshapeOptions(newShape: newShape))
-        case BuiltinOptionsType.pad:
-            return .pad
-        case BuiltinOptionsType.reducer:
-            return .reducer(ReducerOptions(keepDims: try bool(OptionsField.Reducer.keepDims)))
         case BuiltinOptionsType.dequantize:
             return .dequantize
-        case BuiltinOptionsType.depthToSpace:
-            return .depthToSpace(DepthToSpaceOptions(blockSize: try int32(OptionsField.DepthToSpace.blockSize)))
         case BuiltinOptionsType.densify:
             return .densify
         default:

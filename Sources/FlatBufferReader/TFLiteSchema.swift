@@ -74,10 +74,7 @@ enum OptionsField {
     enum FullyConnected { static let activation = 0, weightsFormat = 1, keepNumDims = 2, asymmetricQuantizeInputs = 3, quantizedBiasType = 4 }
     enum Concatenation { static let axis = 0, activation = 1 }
     enum Add { static let activation = 0, potScaleInt16 = 1 }
-    enum ResizeBilinear { static let alignCorners = 2, halfPixelCenters = 3 }
     enum Reshape { static let newShape = 0 }
-    enum Reducer { static let keepDims = 0 }
-    enum DepthToSpace { static let blockSize = 0 }
 }
 
 /// The verifier's view of the TFLite schema subset.
@@ -250,23 +247,10 @@ enum TFLiteSchema {
             FieldSchema(OptionsField.Add.activation, "fused_activation_function", activation),
             FieldSchema(OptionsField.Add.potScaleInt16, "pot_scale_int16", bool),
         ]),
-        BuiltinOptionsType.resizeBilinear: TableSchema("ResizeBilinearOptions", [
-            FieldSchema(0, "new_height", int32),
-            FieldSchema(1, "new_width", int32),
-            FieldSchema(OptionsField.ResizeBilinear.alignCorners, "align_corners", bool),
-            FieldSchema(OptionsField.ResizeBilinear.halfPixelCenters, "half_pixel_centers", bool),
-        ]),
         BuiltinOptionsType.reshape: TableSchema("ReshapeOptions", [
             FieldSchema(OptionsField.Reshape.newShape, "new_shape", int32Vector),
         ]),
-        BuiltinOptionsType.pad: TableSchema("PadOptions", []),
-        BuiltinOptionsType.reducer: TableSchema("ReducerOptions", [
-            FieldSchema(OptionsField.Reducer.keepDims, "keep_dims", bool),
-        ]),
         BuiltinOptionsType.dequantize: TableSchema("DequantizeOptions", []),
-        BuiltinOptionsType.depthToSpace: TableSchema("DepthToSpaceOptions", [
-            FieldSchema(OptionsField.DepthToSpace.blockSize, "block_size", int32),
-        ]),
         BuiltinOptionsType.densify: TableSchema("DensifyOptions", []),
     ]
 }

@@ -33,6 +33,12 @@ enum OperatorRegistry {
     /// The ops declared by their kernel files, one line each.
     static var descriptors: [any OperatorDescriptor.Type] {
         [
+            DepthToSpace.self,
+            Logistic.self,
+            Mean.self,
+            Pad.self,
+            Prelu.self,
+            ResizeBilinear.self,
             HardSwish.self,
             Tanh.self,
             Mul.self,
@@ -121,14 +127,6 @@ enum OperatorRegistry {
                     strideH: Int(o.strideH), strideW: Int(o.strideW),
                     filterH: Int(o.filterHeight), filterW: Int(o.filterWidth),
                     activation: try activation(o.fusedActivation))))
-            case (.mean, .reducer(let o)):
-                return .kernel(try Mean.prepare(inputs: operands, options: .init(keepDims: o.keepDims)))
-            case (.pad, _):
-                return .kernel(try Pad.prepare(inputs: operands))
-            case (.prelu, _):
-                return .kernel(try Prelu.prepare(inputs: operands))
-            case (.logistic, _):
-                return .kernel(try Logistic.prepare(inputs: operands))
             case (.reshape, .reshape(let o)):
                 return .kernel(try Reshape.prepare(inputs: operands, options: .init(newShape: o.newShape)))
             case (.reshape, .none):
@@ -136,18 +134,11 @@ enum OperatorRegistry {
             case (.concatenation, .concatenation(let o)):
                 return .kernel(try Concatenation.prepare(inputs: operands, options: .init(
                     axis: Int(o.axis), activation: try activation(o.fusedActivation))))
-            case (.resizeBilinear, .resizeBilinear(let o)):
-                return .kernel(try ResizeBilinear.prepare(inputs: operands, options: .init(
-                    alignCorners: o.alignCorners, halfPixelCenters: o.halfPixelCenters)))
-            case (.depthToSpace, .depthToSpace(let o)):
-                return .kernel(try DepthToSpace.prepare(inputs: operands, options: .init(
-                    blockSize: Int(o.blockSize))))
             case (.dequantize, _), (.densify, _):
                 throw InterpreterError.unsupportedOption(
                     index: index, op: name, detail: "only constant inputs are supported (folded at load time)")
             case (.conv2D, _), (.depthwiseConv2D, _), (.fullyConnected, _), (.add, _),
-                (.maxPool2D, _), (.mean, _), (.reshape, _), (.concatenation, _),
-                (.resizeBilinear, _), (.depthToSpace, _):
+                (.maxPool2D, _), (.reshape, _), (.concatenation, _):
                 throw mismatchedOptions()
             default:
                 throw InterpreterError.unsupportedOperator(index: index, name: name)

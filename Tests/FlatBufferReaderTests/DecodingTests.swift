@@ -123,12 +123,13 @@ struct DecodingTests {
             .pool2D(Pool2DOptions(padding: .same, strideW: 2, strideH: 2, filterWidth: 3, filterHeight: 3)),
             .fullyConnected(FullyConnectedOptions(
                 fusedActivation: .none, weightsFormat: .default, keepNumDims: false, asymmetricQuantizeInputs: false)),
-            .reducer(ReducerOptions(keepDims: true)),
-            .resizeBilinear(ResizeBilinearOptions(alignCorners: false, halfPixelCenters: true)),
-            .depthToSpace(DepthToSpaceOptions(blockSize: 2)),
+            // MEAN, RESIZE_BILINEAR and DEPTH_TO_SPACE read their own tables (OptionsTable).
+            .other(typeCode: 27),
+            .other(typeCode: 15),
+            .other(typeCode: 94),
             .reshape(ReshapeOptions(newShape: [1, -1, 8])),
             .dequantize,
-            .pad,
+            .other(typeCode: 22),
             .other(typeCode: 116),
             .none,
         ])

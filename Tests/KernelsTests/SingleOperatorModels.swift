@@ -14,6 +14,26 @@ enum SingleOperatorModel {
         var constant: [Float]? = nil
         /// The tensor type (`TensorType`, 0 = FLOAT32).
         var type: Int8 = 0
+
+        /// A constant int32 input (shapes, axes, paddings).
+        static func int32(_ shape: [Int32], _ values: [Int32]) -> Input {
+            Input(shape: shape, int32Values: values, type: 2)
+        }
+
+        /// Values of a constant int32 input.
+        private(set) var int32Values: [Int32]? = nil
+
+        init(shape: [Int32], constant: [Float]? = nil, type: Int8 = 0) {
+            self.shape = shape
+            self.constant = constant
+            self.type = type
+        }
+
+        private init(shape: [Int32], int32Values: [Int32], type: Int8) {
+            self.shape = shape
+            self.int32Values = int32Values
+            self.type = type
+        }
     }
 
     /// A model whose one operator of `builtin` reads tensors `0..<inputs.count` (graph inputs
@@ -34,6 +54,10 @@ enum SingleOperatorModel {
             var buffer: UInt32 = 0
             if let values = input.constant {
                 model.buffers.append(TestModel.Buffer(data: TestModel.float32Bytes(values)))
+                buffer = UInt32(model.buffers.count - 1)
+            } else if let values = input.int32Values {
+                let bytes = values.flatMap { value in withUnsafeBytes(of: value.littleEndian, Array.init) }
+                model.buffers.append(TestModel.Buffer(data: bytes))
                 buffer = UInt32(model.buffers.count - 1)
             } else {
                 graph.inputs.append(Int32(index))
