@@ -55,7 +55,7 @@ let avx512Settings: [SwiftSetting] = [
 let avx512Targets: [Target] = nativeCodegen
     ? [.target(name: "KernelsAVX512", dependencies: ["KernelTemplates"], swiftSettings: avx512Settings)]
     : []
-let kernelsDependencies: [Target.Dependency] = ["Tensor", "KernelTemplates"]
+let kernelsDependencies: [Target.Dependency] = ["Tensor", "FlatBufferReader", "KernelTemplates"]
     + (nativeCodegen ? ["KernelsAVX512"] : [])
 let kernelsSettings: [SwiftSetting] = computeSettings + (nativeCodegen ? [.define("LANDMARKER_AVX512")] : [])
 
@@ -144,7 +144,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Tensor"], path: "Tests/TestSupport"),
         .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader", "TestSupport"]),
         .testTarget(name: "TensorTests", dependencies: ["Tensor", "TestSupport"]),
-        .testTarget(name: "KernelsTests", dependencies: ["Kernels", "Tensor", "TestSupport"], swiftSettings: librarySettings),
+        .testTarget(
+            name: "KernelsTests", dependencies: ["Kernels", "Tensor", "TestSupport", "Inference", "FlatBufferReader"],
+            swiftSettings: librarySettings),
         .testTarget(
             name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CLibYUV", "TestSupport"]),

@@ -132,16 +132,6 @@ public struct Pool2DOptions: Sendable, Equatable {
     }
 }
 
-/// Options of the reductions (MEAN, SUM, REDUCE_MAX...).
-public struct ReducerOptions: Sendable, Equatable {
-    /// Keep reduced axes as size-1 dimensions.
-    public let keepDims: Bool
-
-    public init(keepDims: Bool = false) {
-        self.keepDims = keepDims
-    }
-}
-
 /// Options of RESHAPE.
 public struct ReshapeOptions: Sendable, Equatable {
     /// The target shape, one entry of which may be -1 (inferred); nil when absent, in which
@@ -165,28 +155,8 @@ public struct ConcatenationOptions: Sendable, Equatable {
     }
 }
 
-/// Options of RESIZE_BILINEAR. Input/output `[N, H, W, C]`.
-public struct ResizeBilinearOptions: Sendable, Equatable {
-    public let alignCorners: Bool
-    public let halfPixelCenters: Bool
-
-    public init(alignCorners: Bool = false, halfPixelCenters: Bool = false) {
-        self.alignCorners = alignCorners
-        self.halfPixelCenters = halfPixelCenters
-    }
-}
-
-/// Options of DEPTH_TO_SPACE. `[N, H, W, C * b * b]` -> `[N, H * b, W * b, C]`.
-public struct DepthToSpaceOptions: Sendable, Equatable {
-    /// Block size `b` (schema default 0, rejected at load).
-    public let blockSize: Int32
-
-    public init(blockSize: Int32 = 0) {
-        self.blockSize = blockSize
-    }
-}
-
-/// An operator's `builtin_options` union, decoded for the operators this project runs.
+/// An operator's `builtin_options` union, decoded here for the operators whose kernels do not
+/// read their own options (the others declare theirs: `OperatorDescriptor` in Kernels).
 ///
 /// For an operator whose opcode has an options table in this subset (e.g. CONV_2D), an absent
 /// union decodes as that table with every field at its schema default, as TFLite does; so a
@@ -199,13 +169,11 @@ public enum BuiltinOptions: Sendable, Equatable {
     case fullyConnected(FullyConnectedOptions)
     case add(AddOptions)
     case pool2D(Pool2DOptions)
-    case reducer(ReducerOptions)
     /// Empty option tables.
-    case pad, dequantize, densify
+    case dequantize, densify
     case reshape(ReshapeOptions)
     case concatenation(ConcatenationOptions)
-    case resizeBilinear(ResizeBilinearOptions)
-    case depthToSpace(DepthToSpaceOptions)
-    /// Any other member of the union, by its type code: recorded, not decoded.
+    /// Any other member of the union, by its type code: not decoded here (an op declared by its
+    /// kernel reads its own table through `OptionsTable`).
     case other(typeCode: UInt8)
 }

@@ -197,7 +197,8 @@ struct ModelDecoder {
             opcodeIndex: opcodeIndex,
             inputs: (try view.int32s(table, OperatorField.inputs, what) ?? []).map(Int.init),
             outputs: (try view.int32s(table, OperatorField.outputs, what) ?? []).map(Int.init),
-            options: try decodeOptions(type: effectiveType, optionsTable, what))
+            options: try decodeOptions(type: effectiveType, optionsTable, what),
+            optionsType: type, optionsPosition: optionsTable?.position)
     }
 
     /// Decodes options of union type `type` from `table`, or the schema defaults when `table` is nil.
@@ -261,21 +262,11 @@ struct ModelDecoder {
             return .add(AddOptions(
                 fusedActivation: try enumeration(F.activation, ActivationFunction.self, "fused_activation_function"),
                 potScaleInt16: try bool(F.potScaleInt16, true)))
-        case BuiltinOptionsType.resizeBilinear:
-            typealias F = OptionsField.ResizeBilinear
-            return .resizeBilinear(ResizeBilinearOptions(
-                alignCorners: try bool(F.alignCorners), halfPixelCenters: try bool(F.halfPixelCenters)))
         case BuiltinOptionsType.reshape:
             let newShape = try table.flatMap { try view.int32s($0, OptionsField.Reshape.newShape, what) }
             return .reshape(ReshapeOptions(newShape: newShape))
-        case BuiltinOptionsType.pad:
-            return .pad
-        case BuiltinOptionsType.reducer:
-            return .reducer(ReducerOptions(keepDims: try bool(OptionsField.Reducer.keepDims)))
         case BuiltinOptionsType.dequantize:
             return .dequantize
-        case BuiltinOptionsType.depthToSpace:
-            return .depthToSpace(DepthToSpaceOptions(blockSize: try int32(OptionsField.DepthToSpace.blockSize)))
         case BuiltinOptionsType.densify:
             return .densify
         default:

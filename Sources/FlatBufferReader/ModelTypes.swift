@@ -83,6 +83,10 @@ public struct OperatorInfo: Sendable, Equatable {
     /// Tensor indices into the subgraph's `tensors`; never -1.
     public let outputs: [Int]
     public let options: BuiltinOptions
+    /// The `BuiltinOptions` union type the operator carries (0 when it carries no table).
+    public let optionsType: UInt8
+    /// Where the options table starts (its vtable checked to lie inside the model), nil when absent.
+    let optionsPosition: Int?
 }
 
 /// A subgraph: tensors and the operators connecting them. Subgraph 0 is the main graph.

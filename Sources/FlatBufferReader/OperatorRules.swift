@@ -11,13 +11,9 @@ enum OperatorRules {
         case .concatenation: return BuiltinOptionsType.concatenation
         case .conv2D: return BuiltinOptionsType.conv2D
         case .depthwiseConv2D: return BuiltinOptionsType.depthwiseConv2D
-        case .depthToSpace: return BuiltinOptionsType.depthToSpace
         case .dequantize: return BuiltinOptionsType.dequantize
         case .fullyConnected: return BuiltinOptionsType.fullyConnected
         case .reshape: return BuiltinOptionsType.reshape
-        case .resizeBilinear: return BuiltinOptionsType.resizeBilinear
-        case .pad: return BuiltinOptionsType.pad
-        case .mean, .sum, .reduceProd, .reduceMax, .reduceMin, .reduceAny, .reduceAll: return BuiltinOptionsType.reducer
         case .densify: return BuiltinOptionsType.densify
         default: return nil
         }
@@ -29,13 +25,14 @@ enum OperatorRules {
         switch builtin {
         case .conv2D, .depthwiseConv2D, .fullyConnected: return [2]  // bias
         case .reshape: return [1]  // shape tensor; the options may give the shape instead
-        case .logistic, .prelu: return []
+        // Ops whose kernels read their own options (OperatorDescriptor) but take no optional input.
+        case .logistic, .prelu, .pad, .mean, .resizeBilinear, .depthToSpace: return []
         default: return optionsType(for: builtin) == nil ? nil : []
         }
     }
 
-    /// Checks option values that no kernel can accept (zero strides, dilations, windows, block
-    /// sizes; bad reshape targets; a concatenation axis outside the output's rank).
+    /// Checks option values that no kernel can accept (zero strides, dilations, windows; bad
+    /// reshape targets; a concatenation axis outside the output's rank).
     /// `outputRank` is the rank of the operator's first output, if it has one.
     static func validate(_ options: BuiltinOptions, outputRank: Int?, where location: String) throws {
         func requirePositive(_ value: Int32, _ name: String) throws {
@@ -62,8 +59,6 @@ enum OperatorRules {
             try requirePositive(o.strideH, "stride_h")
             try requirePositive(o.filterWidth, "filter_width")
             try requirePositive(o.filterHeight, "filter_height")
-        case let .depthToSpace(o):
-            try requirePositive(o.blockSize, "block_size")
         case let .reshape(o):
             guard let shape = o.newShape else { return }
             guard shape.allSatisfy({ $0 >= -1 }), shape.filter({ $0 == -1 }).count <= 1 else {
@@ -76,7 +71,7 @@ enum OperatorRules {
             guard Int(o.axis) >= -rank, Int(o.axis) < max(rank, 1) else {
                 throw ModelError.invalidOptions(what: "\(location): axis \(o.axis) is outside an output of rank \(rank)")
             }
-        case .none, .fullyConnected, .add, .reducer, .pad, .dequantize, .densify, .resizeBilinear, .other:
+        case .none, .fullyConnected, .add, .dequantize, .densify, .other:
             return
         }
     }

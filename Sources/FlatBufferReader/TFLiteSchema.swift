@@ -63,17 +63,6 @@ enum MetadataField {
     static let name = 0, buffer = 1
 }
 
-/// Type codes of `union BuiltinOptions` for the decoded members, and the number of members
-/// the schema defines (codes above it are invalid).
-enum BuiltinOptionsType {
-    static let conv2D: UInt8 = 1, depthwiseConv2D: UInt8 = 2, pool2D: UInt8 = 5, fullyConnected: UInt8 = 8
-    static let concatenation: UInt8 = 10, add: UInt8 = 11, resizeBilinear: UInt8 = 15, reshape: UInt8 = 17
-    static let pad: UInt8 = 22, reducer: UInt8 = 27, dequantize: UInt8 = 38, depthToSpace: UInt8 = 94
-    static let densify: UInt8 = 99
-    /// RightShiftOptions, the last member of `union BuiltinOptions`.
-    static let lastKnown: UInt8 = 126
-}
-
 /// Field ids of the decoded option tables.
 enum OptionsField {
     enum Conv2D { static let padding = 0, strideW = 1, strideH = 2, activation = 3, dilationW = 4, dilationH = 5, quantizedBiasType = 6 }
@@ -85,10 +74,7 @@ enum OptionsField {
     enum FullyConnected { static let activation = 0, weightsFormat = 1, keepNumDims = 2, asymmetricQuantizeInputs = 3, quantizedBiasType = 4 }
     enum Concatenation { static let axis = 0, activation = 1 }
     enum Add { static let activation = 0, potScaleInt16 = 1 }
-    enum ResizeBilinear { static let alignCorners = 2, halfPixelCenters = 3 }
     enum Reshape { static let newShape = 0 }
-    enum Reducer { static let keepDims = 0 }
-    enum DepthToSpace { static let blockSize = 0 }
 }
 
 /// The verifier's view of the TFLite schema subset.
@@ -261,23 +247,10 @@ enum TFLiteSchema {
             FieldSchema(OptionsField.Add.activation, "fused_activation_function", activation),
             FieldSchema(OptionsField.Add.potScaleInt16, "pot_scale_int16", bool),
         ]),
-        BuiltinOptionsType.resizeBilinear: TableSchema("ResizeBilinearOptions", [
-            FieldSchema(0, "new_height", int32),
-            FieldSchema(1, "new_width", int32),
-            FieldSchema(OptionsField.ResizeBilinear.alignCorners, "align_corners", bool),
-            FieldSchema(OptionsField.ResizeBilinear.halfPixelCenters, "half_pixel_centers", bool),
-        ]),
         BuiltinOptionsType.reshape: TableSchema("ReshapeOptions", [
             FieldSchema(OptionsField.Reshape.newShape, "new_shape", int32Vector),
         ]),
-        BuiltinOptionsType.pad: TableSchema("PadOptions", []),
-        BuiltinOptionsType.reducer: TableSchema("ReducerOptions", [
-            FieldSchema(OptionsField.Reducer.keepDims, "keep_dims", bool),
-        ]),
         BuiltinOptionsType.dequantize: TableSchema("DequantizeOptions", []),
-        BuiltinOptionsType.depthToSpace: TableSchema("DepthToSpaceOptions", [
-            FieldSchema(OptionsField.DepthToSpace.blockSize, "block_size", int32),
-        ]),
         BuiltinOptionsType.densify: TableSchema("DensifyOptions", []),
     ]
 }

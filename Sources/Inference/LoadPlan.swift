@@ -85,7 +85,9 @@ struct LoadPlan {
                 }
             }
             let prepared = try OperatorRegistry.prepare(
-                builtin: builtin, options: op.options, operands: operands, index: index,
+                builtin: builtin, options: op.options,
+                optionsTable: model.optionsTable(of: op, location: "operator \(index) (\(builtin)) options"),
+                operands: operands, index: index,
                 readsWeights: readsWeights, instructionSet: instructionSet)
             let outputShapes = prepared.outputShapes
             guard outputShapes.count == op.outputs.count else {

@@ -26,22 +26,48 @@ enum PreparedOperator {
 }
 
 /// Maps a TFLite builtin operator and its options table to a prepared kernel.
-/// This is the one place that knows both the file format and the kernels:
-/// adding an op means one case here plus its kernel file.
+/// An op whose kernel declares itself (`OperatorDescriptor`: builtin code, options table,
+/// option fields, validation) is added with one line in `descriptors`; the ops before that
+/// form have a case in `prepare` and their options decoded by the model reader.
 enum OperatorRegistry {
+    /// The ops declared by their kernel files, one line each.
+    static var descriptors: [any OperatorDescriptor.Type] {
+        [
+            DepthToSpace.self,
+            Logistic.self,
+            Mean.self,
+            Pad.self,
+            Prelu.self,
+            ResizeBilinear.self,
+            HardSwish.self,
+            Tanh.self,
+            Mul.self,
+        ]
+    }
+
     /// Prepares the kernel for operator `index`, or, when `readsWeights` is
     /// false, only validates the weighted ops (CONV_2D, DEPTHWISE_CONV_2D,
     /// FULLY_CONNECTED), whose weight and bias operands may then be unread
     /// constants. Every other op is prepared either way: none of them reads
     /// float constant values at prepare time.
     /// - Parameters:
+    ///   - optionsTable: the operator's options table, read by the ops in `descriptors`.
     ///   - operands: the operator's present inputs (absent optional inputs dropped).
     ///   - instructionSet: the microkernel family of the kernels that have two.
     static func prepare(
-        builtin: BuiltinOperator, options: BuiltinOptions, operands: [Operand], index: Int,
-        readsWeights: Bool = true, instructionSet: KernelInstructionSet = .detected
+        builtin: BuiltinOperator, options: BuiltinOptions, optionsTable: OptionsTable, operands: [Operand],
+        index: Int, readsWeights: Bool = true, instructionSet: KernelInstructionSet = .detected
     ) throws -> PreparedOperator {
         let name = builtin.description
+        if let descriptor = descriptors.first(where: { $0.builtin == builtin }) {
+            do {
+                return .kernel(try descriptor.prepare(inputs: operands, optionsTable: optionsTable))
+            } catch let error as KernelError {
+                throw InterpreterError.invalidOperator(index: index, error: error)
+            } catch let error as ModelError {
+                throw InterpreterError.invalidModel(error)
+            }
+        }
         /// A weighted op: its kernel, or only its validation.
         func weighted<Options, Kernel: PreparedKernel>(
             _ prepare: ([Operand], Options) throws -> Kernel,
@@ -101,14 +127,6 @@ enum OperatorRegistry {
                     strideH: Int(o.strideH), strideW: Int(o.strideW),
                     filterH: Int(o.filterHeight), filterW: Int(o.filterWidth),
                     activation: try activation(o.fusedActivation))))
-            case (.mean, .reducer(let o)):
-                return .kernel(try Mean.prepare(inputs: operands, options: .init(keepDims: o.keepDims)))
-            case (.pad, _):
-                return .kernel(try Pad.prepare(inputs: operands))
-            case (.prelu, _):
-                return .kernel(try Prelu.prepare(inputs: operands))
-            case (.logistic, _):
-                return .kernel(try Logistic.prepare(inputs: operands))
             case (.reshape, .reshape(let o)):
                 return .kernel(try Reshape.prepare(inputs: operands, options: .init(newShape: o.newShape)))
             case (.reshape, .none):
@@ -116,18 +134,11 @@ enum OperatorRegistry {
             case (.concatenation, .concatenation(let o)):
                 return .kernel(try Concatenation.prepare(inputs: operands, options: .init(
                     axis: Int(o.axis), activation: try activation(o.fusedActivation))))
-            case (.resizeBilinear, .resizeBilinear(let o)):
-                return .kernel(try ResizeBilinear.prepare(inputs: operands, options: .init(
-                    alignCorners: o.alignCorners, halfPixelCenters: o.halfPixelCenters)))
-            case (.depthToSpace, .depthToSpace(let o)):
-                return .kernel(try DepthToSpace.prepare(inputs: operands, options: .init(
-                    blockSize: Int(o.blockSize))))
             case (.dequantize, _), (.densify, _):
                 throw InterpreterError.unsupportedOption(
                     index: index, op: name, detail: "only constant inputs are supported (folded at load time)")
             case (.conv2D, _), (.depthwiseConv2D, _), (.fullyConnected, _), (.add, _),
-                (.maxPool2D, _), (.mean, _), (.reshape, _), (.concatenation, _),
-                (.resizeBilinear, _), (.depthToSpace, _):
+                (.maxPool2D, _), (.reshape, _), (.concatenation, _):
                 throw mismatchedOptions()
             default:
                 throw InterpreterError.unsupportedOperator(index: index, name: name)

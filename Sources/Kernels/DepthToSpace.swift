@@ -1,3 +1,4 @@
+import FlatBufferReader
 import Tensor
 
 /// DEPTH_TO_SPACE: moves channel blocks into spatial blocks.
@@ -6,7 +7,8 @@ import Tensor
 /// `[N, H * b, W * b, C / b²]` for `b = blockSize`. TFLite uses the "DCR"
 /// order (depth, column, row): output pixel `(oy, ox)` channel `c` reads
 /// input pixel `(oy / b, ox / b)` channel `((oy % b) * b + ox % b) * (C / b²) + c`.
-public struct DepthToSpace: PreparedKernel {
+/// Options (`DepthToSpaceOptions`): `block_size` (field 0, default 0, which `prepare` refuses).
+public struct DepthToSpace: OperatorDescriptor {
     /// DEPTH_TO_SPACE's options (TFLite `DepthToSpaceOptions`).
     public struct Options: Sendable, Hashable {
         /// Side of the square spatial block each input pixel becomes (≥ 1).
@@ -15,6 +17,14 @@ public struct DepthToSpace: PreparedKernel {
         public init(blockSize: Int) {
             self.blockSize = blockSize
         }
+    }
+
+    public static let builtin = BuiltinOperator.depthToSpace
+    public static let optionsType = BuiltinOptionsType.depthToSpace
+
+    /// `DepthToSpaceOptions.block_size` (an int32; `prepare` checks it is ≥ 1).
+    public static func readOptions(_ table: OptionsTable) throws -> Options {
+        Options(blockSize: Int(try table.int32(0, default: 0)))
     }
 
     public let opName = "DEPTH_TO_SPACE"

@@ -3,21 +3,26 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FlatBufferReader
 import Tensor
 
 /// LOGISTIC: `y = 1 / (1 + exp(-x))`, element-wise. One input, one output of
-/// the same shape.
+/// the same shape; the schema gives LOGISTIC no options table.
 ///
 /// `runReference` evaluates the formula with the C library's `exp`, as
 /// TFLite's reference kernel does. `run` computes XNNPACK's f32 sigmoid
 /// instead (see `xnnpackSigmoid`): the two differ in the last bit or so.
-public struct Logistic: PreparedKernel {
+public struct Logistic: OperatorDescriptor {
+    public typealias Options = NoOptions
+    public static let builtin = BuiltinOperator.logistic
+    public static let optionsType: UInt8 = 0
+
     public let opName = "LOGISTIC"
     public let outputShapes: [TensorShape]
     let count: Int
 
     /// Validates the operands: exactly one input, any shape.
-    public static func prepare(inputs: [Operand]) throws -> Logistic {
+    public static func prepare(inputs: [Operand], options: NoOptions = NoOptions()) throws -> Logistic {
         guard inputs.count == 1 else {
             throw KernelError(op: "LOGISTIC", "expects 1 input, got \(inputs.count)")
         }

@@ -1,3 +1,4 @@
+import FlatBufferReader
 import Tensor
 
 /// MEAN: the arithmetic mean of a tensor over a constant set of axes, computed
@@ -20,7 +21,9 @@ import Tensor
 /// `1 / N` (rounded to Float) instead, as XNNPACK's mean does; see `run`. An
 /// empty reduction (a zero-sized reduced dimension with a non-empty output)
 /// gives NaN, as in TFLite.
-public struct Mean: PreparedKernel {
+///
+/// Options (`ReducerOptions`): `keep_dims` (field 0, default false).
+public struct Mean: OperatorDescriptor {
     /// MEAN's builtin options (TFLite `ReducerOptions`).
     public struct Options: Sendable, Hashable {
         /// Keep each reduced dimension as size 1 instead of removing it.
@@ -29,6 +32,14 @@ public struct Mean: PreparedKernel {
         public init(keepDims: Bool) {
             self.keepDims = keepDims
         }
+    }
+
+    public static let builtin = BuiltinOperator.mean
+    public static let optionsType = BuiltinOptionsType.reducer
+
+    /// `ReducerOptions.keep_dims`.
+    public static func readOptions(_ table: OptionsTable) throws -> Options {
+        Options(keepDims: try table.bool(0, default: false))
     }
 
     public let opName = "MEAN"

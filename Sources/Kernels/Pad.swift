@@ -1,3 +1,4 @@
+import FlatBufferReader
 import Tensor
 
 /// PAD: surrounds the input with zeros.
@@ -7,8 +8,12 @@ import Tensor
 /// number of zeros added in front of and behind dimension `d`, both ≥ 0.
 /// Output: `[d0 + before0 + after0, d1 + before1 + after1, ...]`; e.g. an
 /// `[N, H, W, C]` input with rows `(0,0), (1,1), (2,2), (0,0)` becomes
-/// `[N, H + 2, W + 4, C]`.
-public struct Pad: PreparedKernel {
+/// `[N, H + 2, W + 4, C]`. The options table (`PadOptions`) is empty.
+public struct Pad: OperatorDescriptor {
+    public typealias Options = NoOptions
+    public static let builtin = BuiltinOperator.pad
+    public static let optionsType = BuiltinOptionsType.pad
+
     /// The most dimensions TFLite's PAD accepts.
     public static let maxRank = 5
 
@@ -44,7 +49,7 @@ public struct Pad: PreparedKernel {
     }
 
     /// Validates the input rank and the constant, non-negative paddings.
-    public static func prepare(inputs: [Operand]) throws -> Pad {
+    public static func prepare(inputs: [Operand], options: NoOptions = NoOptions()) throws -> Pad {
         guard inputs.count == 2 else {
             throw KernelError(op: "PAD", "expects 2 inputs (input, paddings), got \(inputs.count)")
         }

@@ -1,3 +1,4 @@
+import FlatBufferReader
 import Tensor
 
 /// PRELU: `output = input >= 0 ? input : alpha * input`, element-wise, with
@@ -7,7 +8,12 @@ import Tensor
 /// shapes that broadcast (see `BinaryBroadcast`), e.g. `input [1, H, W, C]`
 /// with `alpha [1, 1, C]` or `[C]`. As in TFLite, shapes that differ may
 /// have at most 4 dimensions. Output: the broadcast shape (`[1, H, W, C]`).
-public struct Prelu: PreparedKernel {
+/// The schema gives PRELU no options table.
+public struct Prelu: OperatorDescriptor {
+    public typealias Options = NoOptions
+    public static let builtin = BuiltinOperator.prelu
+    public static let optionsType: UInt8 = 0
+
     /// The most dimensions TFLite's PRELU broadcasts over.
     public static let maxBroadcastRank = 4
 
@@ -18,7 +24,7 @@ public struct Prelu: PreparedKernel {
     let rows: BroadcastRows
 
     /// Validates `input` and `alpha`: two inputs whose shapes broadcast.
-    public static func prepare(inputs: [Operand]) throws -> Prelu {
+    public static func prepare(inputs: [Operand], options: NoOptions = NoOptions()) throws -> Prelu {
         guard inputs.count == 2 else {
             throw KernelError(op: "PRELU", "expects 2 inputs (input, alpha), got \(inputs.count)")
         }

@@ -1,3 +1,4 @@
+import FlatBufferReader
 import Tensor
 
 /// RESIZE_BILINEAR: resamples each image of a batch to a new height and width
@@ -24,7 +25,10 @@ import Tensor
 /// `y1 = min(y0 + 1, H − 1)`, `a = sy − y0`; then per value, without fused
 /// multiply-add, `top = tl + (tr − tl)·ax`, `bottom = bl + (br − bl)·ax`,
 /// `out = top + (bottom − top)·ay`.
-public struct ResizeBilinear: PreparedKernel {
+///
+/// Options (`ResizeBilinearOptions`): `align_corners` (field 2) and `half_pixel_centers`
+/// (field 3), both default false; the deprecated `new_height` and `new_width` are not read.
+public struct ResizeBilinear: OperatorDescriptor {
     /// RESIZE_BILINEAR's options (TFLite `ResizeBilinearOptions`).
     public struct Options: Sendable, Hashable {
         /// Map the corner pixels of input and output onto each other.
@@ -36,6 +40,14 @@ public struct ResizeBilinear: PreparedKernel {
             self.alignCorners = alignCorners
             self.halfPixelCenters = halfPixelCenters
         }
+    }
+
+    public static let builtin = BuiltinOperator.resizeBilinear
+    public static let optionsType = BuiltinOptionsType.resizeBilinear
+
+    /// `align_corners` and `half_pixel_centers` of `ResizeBilinearOptions`.
+    public static func readOptions(_ table: OptionsTable) throws -> Options {
+        Options(alignCorners: try table.bool(2, default: false), halfPixelCenters: try table.bool(3, default: false))
     }
 
     /// The largest output height or width accepted, in pixels.

@@ -1,5 +1,6 @@
 import Testing
 import FlatBufferReader
+import TestSupport
 
 extension ModelError {
     /// The case's name, e.g. `graph`, for matching in tests.

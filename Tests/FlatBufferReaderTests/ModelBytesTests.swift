@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FlatBufferReader
+import TestSupport
 
 @Suite("Model bytes: mmap and owned storage")
 struct ModelBytesTests {

@@ -1,93 +1,195 @@
 /// A TFLite model described field by field, encoded with `FlatBufferBuilder`. Field ids follow
 /// the TFLite schema; nil fields are left absent, so tests can exercise schema defaults.
-struct TestModel: Sendable {
+public struct TestModel: Sendable {
     /// A scalar, vector or string field of a generic table (used for option tables).
-    enum Field: Sendable {
+    public enum Field: Sendable {
         case int8(Int8)
         case uint8(UInt8)
         case int32(Int32)
         case int32Vector([Int32])
     }
 
-    enum IndexVector: Sendable {
+    public enum IndexVector: Sendable {
         case int32([Int32])
         case uint16([UInt16])
         case uint8([UInt8])
     }
 
-    struct Dimension: Sendable {
-        var format: Int8? = nil
-        var denseSize: Int32? = nil
-        var segments: IndexVector? = nil
-        var indices: IndexVector? = nil
+    public struct Dimension: Sendable {
+        public var format: Int8? = nil
+        public var denseSize: Int32? = nil
+        public var segments: IndexVector? = nil
+        public var indices: IndexVector? = nil
+
+        public init(
+            format: Int8? = nil,
+            denseSize: Int32? = nil,
+            segments: IndexVector? = nil,
+            indices: IndexVector? = nil
+        ) {
+            self.format = format
+            self.denseSize = denseSize
+            self.segments = segments
+            self.indices = indices
+        }
     }
 
-    struct Sparsity: Sendable {
-        var traversalOrder: [Int32]
-        var blockMap: [Int32]? = nil
-        var dimensions: [Dimension]
+    public struct Sparsity: Sendable {
+        public var traversalOrder: [Int32]
+        public var blockMap: [Int32]? = nil
+        public var dimensions: [Dimension]
+
+        public init(traversalOrder: [Int32], blockMap: [Int32]? = nil, dimensions: [Dimension]) {
+            self.traversalOrder = traversalOrder
+            self.blockMap = blockMap
+            self.dimensions = dimensions
+        }
     }
 
-    struct Tensor: Sendable {
-        var name: String? = nil
-        var type: Int8? = nil
-        var shape: [Int32]? = nil
-        var buffer: UInt32? = nil
-        var isVariable: Bool = false
-        var shapeSignature: [Int32]? = nil
-        var sparsity: Sparsity? = nil
+    public struct Tensor: Sendable {
+        public var name: String? = nil
+        public var type: Int8? = nil
+        public var shape: [Int32]? = nil
+        public var buffer: UInt32? = nil
+        public var isVariable: Bool = false
+        public var shapeSignature: [Int32]? = nil
+        public var sparsity: Sparsity? = nil
         /// Replaces the shape vector's stored length (to forge lengths).
-        var shapeDeclaredCount: UInt32? = nil
+        public var shapeDeclaredCount: UInt32? = nil
+
+        public init(
+            name: String? = nil,
+            type: Int8? = nil,
+            shape: [Int32]? = nil,
+            buffer: UInt32? = nil,
+            isVariable: Bool = false,
+            shapeSignature: [Int32]? = nil,
+            sparsity: Sparsity? = nil,
+            shapeDeclaredCount: UInt32? = nil
+        ) {
+            self.name = name
+            self.type = type
+            self.shape = shape
+            self.buffer = buffer
+            self.isVariable = isVariable
+            self.shapeSignature = shapeSignature
+            self.sparsity = sparsity
+            self.shapeDeclaredCount = shapeDeclaredCount
+        }
     }
 
-    struct Operator: Sendable {
-        var opcodeIndex: UInt32? = nil
-        var inputs: [Int32] = []
-        var outputs: [Int32] = []
+    public struct Operator: Sendable {
+        public var opcodeIndex: UInt32? = nil
+        public var inputs: [Int32] = []
+        public var outputs: [Int32] = []
         /// The union type; nil leaves it absent (NONE).
-        var optionsType: UInt8? = nil
+        public var optionsType: UInt8? = nil
         /// The union value's fields; nil leaves the value absent.
-        var options: [Int: Field]? = nil
+        public var options: [Int: Field]? = nil
+
+        public init(
+            opcodeIndex: UInt32? = nil,
+            inputs: [Int32] = [],
+            outputs: [Int32] = [],
+            optionsType: UInt8? = nil,
+            options: [Int: Field]? = nil
+        ) {
+            self.opcodeIndex = opcodeIndex
+            self.inputs = inputs
+            self.outputs = outputs
+            self.optionsType = optionsType
+            self.options = options
+        }
     }
 
-    struct OperatorCode: Sendable {
-        var deprecatedBuiltinCode: Int8? = nil
-        var builtinCode: Int32? = nil
-        var customCode: String? = nil
-        var version: Int32? = nil
+    public struct OperatorCode: Sendable {
+        public var deprecatedBuiltinCode: Int8? = nil
+        public var builtinCode: Int32? = nil
+        public var customCode: String? = nil
+        public var version: Int32? = nil
+
+        public init(
+            deprecatedBuiltinCode: Int8? = nil,
+            builtinCode: Int32? = nil,
+            customCode: String? = nil,
+            version: Int32? = nil
+        ) {
+            self.deprecatedBuiltinCode = deprecatedBuiltinCode
+            self.builtinCode = builtinCode
+            self.customCode = customCode
+            self.version = version
+        }
     }
 
-    struct Buffer: Sendable {
-        var data: [UInt8]? = nil
-        var offset: UInt64? = nil
-        var size: UInt64? = nil
+    public struct Buffer: Sendable {
+        public var data: [UInt8]? = nil
+        public var offset: UInt64? = nil
+        public var size: UInt64? = nil
+
+        public init(data: [UInt8]? = nil, offset: UInt64? = nil, size: UInt64? = nil) {
+            self.data = data
+            self.offset = offset
+            self.size = size
+        }
     }
 
-    struct SubGraph: Sendable {
-        var name: String? = "main"
-        var tensors: [Tensor] = []
-        var inputs: [Int32] = []
-        var outputs: [Int32] = []
-        var operators: [Operator] = []
+    public struct SubGraph: Sendable {
+        public var name: String? = "main"
+        public var tensors: [Tensor] = []
+        public var inputs: [Int32] = []
+        public var outputs: [Int32] = []
+        public var operators: [Operator] = []
+
+        public init(
+            name: String? = "main",
+            tensors: [Tensor] = [],
+            inputs: [Int32] = [],
+            outputs: [Int32] = [],
+            operators: [Operator] = []
+        ) {
+            self.name = name
+            self.tensors = tensors
+            self.inputs = inputs
+            self.outputs = outputs
+            self.operators = operators
+        }
     }
 
-    var version: UInt32? = 3
-    var description: String? = "test model"
-    var operatorCodes: [OperatorCode] = []
-    var subgraphs: [SubGraph] = []
-    var buffers: [Buffer] = [Buffer()]
-    var metadata: [(name: String, buffer: UInt32)] = []
-    var identifier = "TFL3"
+    public var version: UInt32? = 3
+    public var description: String? = "test model"
+    public var operatorCodes: [OperatorCode] = []
+    public var subgraphs: [SubGraph] = []
+    public var buffers: [Buffer] = [Buffer()]
+    public var metadata: [(name: String, buffer: UInt32)] = []
+    public var identifier: String = "TFL3"
+
+    public init(
+        version: UInt32? = 3,
+        description: String? = "test model",
+        operatorCodes: [OperatorCode] = [],
+        subgraphs: [SubGraph] = [],
+        buffers: [Buffer] = [Buffer()],
+        metadata: [(name: String, buffer: UInt32)] = [],
+        identifier: String = "TFL3"
+    ) {
+        self.version = version
+        self.description = description
+        self.operatorCodes = operatorCodes
+        self.subgraphs = subgraphs
+        self.buffers = buffers
+        self.metadata = metadata
+        self.identifier = identifier
+    }
 
     /// The encoded bytes and the positions of objects tests may want to corrupt, keyed like
     /// `root`, `subgraph0`, `tensor0`, `tensor0.shape`, `tensor0.name`, `operator0`, `buffer1.data`
     /// (tensors and operators of subgraph 0).
-    struct Encoded {
-        var bytes: [UInt8]
-        var positions: [String: Int]
+    public struct Encoded {
+        public var bytes: [UInt8]
+        public var positions: [String: Int]
     }
 
-    func encode() -> Encoded {
+    public func encode() -> Encoded {
         var builder = FlatBufferBuilder()
         var offsets: [String: FlatBufferBuilder.Offset] = [:]
 
@@ -255,68 +357,10 @@ struct TestModel: Sendable {
     }
 }
 
+
 extension TestModel {
-    static func float32Bytes(_ values: [Float]) -> [UInt8] {
+    /// The little-endian bytes of `values`, for a float32 buffer.
+    public static func float32Bytes(_ values: [Float]) -> [UInt8] {
         values.flatMap { value in withUnsafeBytes(of: value.bitPattern.littleEndian, Array.init) }
-    }
-
-    /// Operator code indices of `valid`.
-    enum Code {
-        static let conv2D: UInt32 = 0, add: UInt32 = 1, densify: UInt32 = 2, reshape: UInt32 = 3
-        static let concatenation: UInt32 = 4
-    }
-
-    /// Conv2DOptions with strides 1 and the given padding.
-    static let conv2DOptions: [Int: Field] = [0: .int8(1), 1: .int32(1), 2: .int32(1)]
-
-    /// A small valid model. Subgraph 0:
-    /// - tensor 0 `input` `[1, 2, 2, 2]` (graph input), tensor 1 `filter` `[2, 1, 1, 2]` (buffer 1),
-    ///   tensor 2 `bias` `[2]` (buffer 2), tensor 3 `conv` `[1, 2, 2, 2]`, tensor 4 `sum` `[1, 2, 2, 2]`;
-    /// - tensor 5 `sparse` `[2, 3]` (CSR, 3 values in buffer 3), tensor 6 `dense` `[2, 3]`;
-    /// - operator 0 CONV_2D(0, 1, 2) -> 3, operator 1 ADD(3, 0) -> 4, operator 2 DENSIFY(5) -> 6;
-    /// - outputs 4 and 6.
-    static var valid: TestModel {
-        var model = TestModel()
-        model.operatorCodes = [
-            OperatorCode(deprecatedBuiltinCode: 3, builtinCode: 3, version: 1),
-            OperatorCode(deprecatedBuiltinCode: 0, builtinCode: 0),
-            OperatorCode(deprecatedBuiltinCode: 124, builtinCode: 124),
-            OperatorCode(deprecatedBuiltinCode: 22, builtinCode: 22),
-            OperatorCode(deprecatedBuiltinCode: 2),
-        ]
-        model.buffers = [
-            Buffer(),
-            Buffer(data: float32Bytes([1, 2, 3, 4])),
-            Buffer(data: float32Bytes([0.5, -0.5])),
-            Buffer(data: float32Bytes([7, 8, 9])),
-            Buffer(data: Array("1.0".utf8)),
-        ]
-        model.metadata = [("min_runtime_version", 4)]
-        var graph = SubGraph()
-        graph.tensors = [
-            Tensor(name: "input", type: 0, shape: [1, 2, 2, 2], buffer: 0),
-            Tensor(name: "filter", type: 0, shape: [2, 1, 1, 2], buffer: 1),
-            Tensor(name: "bias", type: 0, shape: [2], buffer: 2),
-            Tensor(name: "conv", type: 0, shape: [1, 2, 2, 2], buffer: 0),
-            Tensor(name: "sum", type: 0, shape: [1, 2, 2, 2], buffer: 0),
-            Tensor(
-                name: "sparse", type: 0, shape: [2, 3], buffer: 3,
-                sparsity: Sparsity(
-                    traversalOrder: [0, 1],
-                    dimensions: [
-                        Dimension(format: 0, denseSize: 2),
-                        Dimension(format: 1, segments: .uint8([0, 1, 3]), indices: .uint16([2, 0, 1])),
-                    ])),
-            Tensor(name: "dense", type: 0, shape: [2, 3], buffer: 0),
-        ]
-        graph.inputs = [0]
-        graph.outputs = [4, 6]
-        graph.operators = [
-            Operator(opcodeIndex: Code.conv2D, inputs: [0, 1, 2], outputs: [3], optionsType: 1, options: conv2DOptions),
-            Operator(opcodeIndex: Code.add, inputs: [3, 0], outputs: [4], optionsType: 11, options: [0: .int8(1)]),
-            Operator(opcodeIndex: Code.densify, inputs: [5], outputs: [6]),
-        ]
-        model.subgraphs = [graph]
-        return model
     }
 }
