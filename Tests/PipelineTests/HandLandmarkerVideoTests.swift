@@ -1,6 +1,7 @@
 import Foundation
 import ImageIO
 import Inference
+import Kernels
 @testable import Pipeline
 import TestSupport
 import Testing
@@ -71,6 +72,9 @@ import Testing
         #expect(countMismatches.isEmpty, "frames where the number of hands differs: \(countMismatches)")
         #expect(!errors.distances.isEmpty)
         #expect(errors.mean <= 1.5, "mean landmark distance \(errors.mean) px")
+        if KernelInstructionSet.fusesMultiplyAdd {
+            #expect(errors.maxDistance <= 0.001, "MediaPipe's landmarks to the goldens' precision: largest distance \(errors.maxDistance) px")
+        }
     }
 
     /// Live stream: every accepted frame reaches the delegate once, in timestamp order, with

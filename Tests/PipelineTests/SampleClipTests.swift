@@ -14,9 +14,7 @@ import Testing
 ///
 /// Every clip is held to MediaPipe's output to the references' precision: the same number of
 /// poses or hands on every frame, every landmark within 0.0005 px (0.000 px printed) and every
-/// world landmark coordinate within 0.0005 mm. The clips listed in `inexact` do not match yet;
-/// their exactness expectation is a known issue, so the suite shows the gap and fails once such a
-/// clip starts matching (then it leaves the list). Only the native build (fused multiply-adds)
+/// world landmark coordinate within 0.0005 mm. Only the native build (fused multiply-adds)
 /// computes MediaPipe's floats; the kernels are those `KernelInstructionSet.detected` picks
 /// (AVX-512 where the CPU has it, AVX2 with `LANDMARKER_NO_AVX512=1` or without it).
 @Suite struct SampleClipTests {
@@ -28,9 +26,6 @@ import Testing
     static let handClips = [
         "hand_still", "hand_right_1px", "hand_right_5px", "hand_left_1px", "hand_left_5px", "hand_zoom", "hand_turn",
     ]
-    /// The clips on which our landmarks are not yet MediaPipe's (the measured differences are in
-    /// `Tests/References/README.md`).
-    static let inexact: Set = ["hand_still", "hand_right_1px", "hand_zoom", "hand_turn", "poses_three_pass"]
     /// Largest landmark distance, in pixels, and world landmark coordinate difference, in metres,
     /// that still count as equal: half the last printed digit of 0.000 px and 0.000 mm.
     static let pixelTolerance = 0.0005
@@ -125,26 +120,12 @@ import Testing
         (value as! [[NSNumber]]).map { $0.map(\.doubleValue) }
     }
 
-    /// Holds `difference` to exactness, as a known issue for the clips of `inexact`.
-    static func expectExact(_ name: String, _ difference: ClipDifference) {
-        let exact = difference.isExact
-        let check = {
-            #expect(exact, "\(name): \(difference.summary)")
-        }
-        if inexact.contains(name) {
-            withKnownIssue("\(name) is not yet MediaPipe's output to the last bit", check)
-        } else {
-            check()
-        }
-    }
-
     /// The references hold exactly the clips this suite lists.
     @Test func referencesCoverEveryClip() throws {
         for (file, names) in [("pose_clips.json", Self.poseClips), ("hands_clips.json", Self.handClips)] {
             let clips = try #require(Self.json(file)["clips"] as? [String: Any])
             #expect(clips.keys.sorted() == names.sorted(), "\(file)")
         }
-        #expect(Self.inexact.isSubset(of: Self.poseClips + Self.handClips))
     }
 
     @Test(.enabled(if: KernelInstructionSet.fusesMultiplyAdd, "needs the native build's fused multiply-adds"),
@@ -168,7 +149,7 @@ import Testing
                 width: image.width, height: image.height)
         }
         print("\(name): \(difference.summary)")
-        Self.expectExact(name, difference)
+        #expect(difference.isExact, "\(name): \(difference.summary)")
     }
 
     @Test(.enabled(if: KernelInstructionSet.fusesMultiplyAdd, "needs the native build's fused multiply-adds"),
@@ -204,6 +185,6 @@ import Testing
                 width: image.width, height: image.height)
         }
         print("\(name): \(difference.summary); legacy and Tasks hand counts differ at \(legacyTasksDisagree)")
-        Self.expectExact(name, difference)
+        #expect(difference.isExact, "\(name): \(difference.summary)")
     }
 }

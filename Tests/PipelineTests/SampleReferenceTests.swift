@@ -324,5 +324,8 @@ import Testing
         #expect(countMismatches.isEmpty, "frames where the number of hands differs: \(countMismatches)")
         #expect(!errors.distances.isEmpty)
         #expect(errors.mean <= 1.0, "mean landmark distance \(errors.mean) px")
+        if KernelInstructionSet.fusesMultiplyAdd {
+            #expect(errors.maxDistance <= 0.001, "MediaPipe's landmarks to the references' precision: largest distance \(errors.maxDistance) px")
+        }
     }
 }

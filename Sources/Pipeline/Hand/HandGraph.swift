@@ -6,11 +6,16 @@ import Inference
 /// ROI, presence gate, projection, world landmarks, handedness, duplicate removal and next-frame
 /// ROIs.
 ///
-/// Two deliberate choices:
+/// Three deliberate choices:
 /// - **Palm ROI rotation target 90°** (π/2), as the legacy graph uses. The Tasks hand detector
 ///   passes 90 to a field that expects radians (90 rad ≡ 116.62°, docs/PIPELINE.md,
 ///   "Detection to rotated rect"); that quirk tilts every palm-derived crop by +26.62° and is
 ///   deliberately not copied.
+/// - **Landmark crop letterboxed as in the legacy graph**: the crop keeps its aspect ratio and
+///   the letterbox is removed from the landmarks (docs/PIPELINE.md, "Hand landmark model"). A
+///   hand ROI is square, but its sides in pixels (normalized size × image size, in float32)
+///   can differ in their last bit; the legacy graph then crops a square of the longer side,
+///   where the Tasks graph stretches the crop by that bit.
 /// - **Handedness in the Tasks convention** (index 0 = "Right", 1 = "Left": the subject's
 ///   actual hand in a non-mirrored image), the opposite of the legacy labels for the same
 ///   model score.
@@ -146,15 +151,16 @@ final class HandGraph {
         }
     }
 
-    /// Runs the landmark model on one ROI. Returns nil when the presence gate fails.
+    /// Runs the landmark model on one ROI, letterboxed, and removes the letterbox from the
+    /// landmarks. Returns nil when the presence gate fails.
     private func landmarks(in image: RGBImage, roi: NormalizedRect) throws -> Hand? {
         let options = ImageToTensor.Options(
             outputWidth: Self.landmarkInputSize, outputHeight: Self.landmarkInputSize,
-            rangeMin: 0, rangeMax: 1, keepAspectRatio: false, borderMode: .replicate)
+            rangeMin: 0, rangeMax: 1, keepAspectRatio: true, borderMode: .replicate)
         let pixelROI = RotatedPixelRect(
             normalizedXCenter: roi.xCenter, yCenter: roi.yCenter, width: roi.width, height: roi.height,
             rotation: roi.rotation, imageWidth: image.width, imageHeight: image.height)
-        _ = try landmarkModel.withInputBuffer(at: 0) { buffer in
+        let transform = try landmarkModel.withInputBuffer(at: 0) { buffer in
             try ImageToTensor.convert(image, roi: pixelROI, options: options, into: buffer)
         }
         landmarkModel.invoke()
@@ -162,7 +168,8 @@ final class HandGraph {
         let present = try landmarkModel.withOutputBuffer(at: 1) { try presenceGate.passes(flagTensor: $0) }
         guard present else { return nil }
 
-        let cropLandmarks = try landmarkModel.withOutputBuffer(at: 0) { try LandmarkTensorLayout.hand.decodeLandmarks($0) }
+        let cropLandmarks = transform.padding.removing(
+            from: try landmarkModel.withOutputBuffer(at: 0) { try LandmarkTensorLayout.hand.decodeLandmarks($0) })
         let handedness = try landmarkModel.withOutputBuffer(at: 2) { scores in
             guard scores.count == 1 else {
                 throw PipelineInputError.tensorSizeMismatch(tensor: "handedness", expected: 1, actual: scores.count)

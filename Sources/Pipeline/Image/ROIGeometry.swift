@@ -57,41 +57,6 @@ enum ROIGeometry {
     }
 }
 
-/// A projective map from tensor pixel (x, y) to image pixel
-/// `((m0 x + m1 y + m2) / w, (m3 x + m4 y + m5) / w)`, `w = m6 x + m7 y + m8`, in double.
-struct ProjectiveMap: Sendable {
-    let m: (Double, Double, Double, Double, Double, Double, Double, Double, Double)
-
-    /// The map sending tensor corners (0, 0), (W_t, 0), (W_t, H_t), (0, H_t) to `topLeft`,
-    /// `topRight`, `bottomRight`, `bottomLeft` — what `cv::getPerspectiveTransform` of MediaPipe's
-    /// corner pairs followed by the inversion inside `cv::warpPerspective` yields, computed in
-    /// closed form (unit square → quadrilateral). `nil` for a degenerate quadrilateral.
-    init?(topLeft: (x: Float, y: Float), topRight: (x: Float, y: Float), bottomRight: (x: Float, y: Float),
-          bottomLeft: (x: Float, y: Float), tensorWidth: Int, tensorHeight: Int) {
-        let x0 = Double(topLeft.x), y0 = Double(topLeft.y)
-        let x1 = Double(topRight.x), y1 = Double(topRight.y)
-        let x2 = Double(bottomRight.x), y2 = Double(bottomRight.y)
-        let x3 = Double(bottomLeft.x), y3 = Double(bottomLeft.y)
-        let sumX = x0 - x1 + x2 - x3, sumY = y0 - y1 + y2 - y3
-        let a, b, c, d, e, f, g, h: Double
-        if sumX == 0 && sumY == 0 {
-            (a, b, c, d, e, f, g, h) = (x1 - x0, x2 - x1, x0, y1 - y0, y2 - y1, y0, 0, 0)
-        } else {
-            let dx1 = x1 - x2, dx2 = x3 - x2, dy1 = y1 - y2, dy2 = y3 - y2
-            let determinant = dx1 * dy2 - dx2 * dy1
-            guard determinant != 0, determinant.isFinite else { return nil }
-            g = (sumX * dy2 - dx2 * sumY) / determinant
-            h = (dx1 * sumY - sumX * dy1) / determinant
-            (a, b, c) = (x1 - x0 + g * x1, x3 - x0 + h * x3, x0)
-            (d, e, f) = (y1 - y0 + g * y1, y3 - y0 + h * y3, y0)
-        }
-        let tensorWidth = Double(tensorWidth), tensorHeight = Double(tensorHeight)
-        m = (a / tensorWidth, b / tensorHeight, c, d / tensorWidth, e / tensorHeight, f,
-             g / tensorWidth, h / tensorHeight, 1)
-        guard a * e - b * d != 0, [m.0, m.1, m.2, m.3, m.4, m.5, m.6, m.7].allSatisfy(\.isFinite) else { return nil }
-    }
-}
-
 /// An affine map from tensor pixel (x, y) to image pixel `(m0 x + m1 y + m2, m3 x + m4 y + m5)`
 /// with float32 coefficients, as `cv::warpAffine` (OpenCV ≥ 4.11) holds them.
 struct AffineMapF32: Sendable {
