@@ -3,8 +3,10 @@
 #   - `pose CLIP.mp4 --json --annotate OUT.mp4 --mask MASK.mp4` on a clip encoded from the
 #     sample clip's frames: one JSON line per frame with the presentation times, landmarks equal
 #     to the run on the same video's frames exported as PNG, and videos out with the input's
-#     frame count, rate and size; the same for `hand` on the hand clip;
-#   - a batch of images with an unreadable one: one line each, an error line, exit status 1;
+#     frame count, rate and size; the same for `hand` on the hand clip; every frame's line holds
+#     one track id per pose or hand (`trackIds`);
+#   - a batch of images with an unreadable one: one line each, an error line, exit status 1, and
+#     no track ids; `--smooth-each-track` refused for images;
 #   - without ffmpeg on PATH: a video file gives an error naming the package, a Y4M stream
 #     still runs.
 # Usage: scripts/check_video_cli.sh LANDMARKER_BINARY   (samples from scripts/fetch_samples.sh)
@@ -24,12 +26,14 @@ compare() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
 a, b = ([json.loads(line) for line in open(path)] for path in sys.argv[1:])
-keys = ("timestampMs", "landmarks", "worldLandmarks", "handedness")
+keys = ("timestampMs", "landmarks", "worldLandmarks", "handedness", "trackIds")
 same = len(a) == len(b) and all(x.get(k) == y.get(k) for x, y in zip(a, b) for k in keys)
 found = sum(1 for x in a if x["landmarks"])
-print(f"check_video_cli: {sys.argv[1]}: {len(a)} frames, {found} with a result; "
+tracked = all(len(x.get("trackIds", [None])) == len(x["landmarks"]) for x in a)
+print(f"check_video_cli: {sys.argv[1]}: {len(a)} frames, {found} with a result, "
+      f"track ids {sorted({i for x in a for i in x.get('trackIds', [])})}; "
       f"{'equal to' if same else 'DIFFERENT from'} {sys.argv[2]}")
-sys.exit(0 if same and found > 0 else 1)
+sys.exit(0 if same and found > 0 and tracked else 1)
 PY
 }
 
@@ -67,11 +71,16 @@ status=0
 python3 - batch.ndjson <<'PY' || fail "the batch's lines are not one result, one error, one result"
 import json, sys
 lines = [json.loads(line) for line in open(sys.argv[1])]
-ok = len(lines) == 3 and "landmarks" in lines[0] and "error" in lines[1] and "landmarks" in lines[2]
+ok = (len(lines) == 3 and "landmarks" in lines[0] and "error" in lines[1] and "landmarks" in lines[2]
+      and not any("trackIds" in line for line in lines))
 print(f"check_video_cli: batch of 3 with an unreadable image: {len(lines)} lines, error line: {lines[1].get('error') if len(lines) > 1 else None}")
 sys.exit(0 if ok else 1)
 PY
 ((status == 1)) || fail "the batch with an unreadable image exited with $status, expected 1"
+status=0
+"$bin" pose "$samples/bus.jpg" --smooth-each-track > /dev/null 2> smooth.err || status=$?
+((status == 1)) && grep -q "smooth-each-track applies to video input" smooth.err \
+  || fail "--smooth-each-track on an image: status $status, $(cat smooth.err)"
 
 # Without ffmpeg: a clear error for a video file; a Y4M stream needs none.
 ffmpeg -nostdin -v error -i pose.mp4 -f yuv4mpegpipe -pix_fmt yuv420p clip.y4m

@@ -9,24 +9,34 @@ import Pipeline
 /// The CLI's drawn outputs: the skeletons over the upright image, and the segmentation mask as
 /// grey pixels; written as PNG files (images) or as video frames (`VideoOutputs`).
 enum AnnotatedOutput {
-    /// Every pose's skeleton drawn over the upright image.
+    /// Every pose's skeleton drawn over the upright image; in video mode each pose's
+    /// connections in its track's colour (`LandmarkDrawing.trackColor(for:)`).
     static func drawPoses(_ result: PoseLandmarkerResult, on image: MPImage) -> RGBImage {
         var canvas = image.uprightRGBImage()
-        for landmarks in result.landmarks {
-            LandmarkDrawing.drawPose(on: &canvas, landmarks: landmarks)
+        for (index, landmarks) in result.landmarks.enumerated() {
+            LandmarkDrawing.drawPose(
+                on: &canvas, landmarks: landmarks, connectionColor: trackColor(result.trackIds, index))
         }
         return canvas
     }
 
-    /// Every hand's skeleton and its handedness label ("Left 0.97") drawn over the upright image.
+    /// Every hand's skeleton and its handedness label ("Left 0.97") drawn over the upright image;
+    /// in video mode each hand's connections in its track's colour.
     static func drawHands(_ result: HandLandmarkerResult, on image: MPImage) -> RGBImage {
         var canvas = image.uprightRGBImage()
         for (index, landmarks) in result.landmarks.enumerated() {
             let label = index < result.handedness.count
                 ? result.handedness[index].first.map(LandmarkDrawing.handLabel(for:)) : nil
-            LandmarkDrawing.drawHand(on: &canvas, landmarks: landmarks, label: label)
+            LandmarkDrawing.drawHand(
+                on: &canvas, landmarks: landmarks, label: label, connectionColor: trackColor(result.trackIds, index))
         }
         return canvas
+    }
+
+    /// The colour of the track of pose or hand `index`; nil without track ids (image mode).
+    private static func trackColor(_ trackIds: [Int]?, _ index: Int) -> DrawingColor? {
+        guard let trackIds, trackIds.indices.contains(index) else { return nil }
+        return LandmarkDrawing.trackColor(for: trackIds[index])
     }
 
     /// The union (per-pixel maximum) of the masks as `width × height` grey bytes,

@@ -16,7 +16,8 @@ struct HandCommand: ParsableCommand {
             it is done, and an image that fails gives an error line while the rest go on. \
             Video: a video file (each frame's presentation time is its timestamp), a YUV4MPEG2 \
             stream or a folder of frames (PNG/JPEG, sorted by name, timestamps from --fps), run in \
-            video mode with tracking: one line per frame, progress on standard error. \
+            video mode with tracking: one line per frame, each hand with its track id (trackIds), \
+            progress on standard error. \
             --annotate writes a PNG for one image, a folder of <image name>.png for several, and a \
             video file (through ffmpeg, at the input's frame rate) for a video. \
             Handedness names the subject's actual hand in a non-mirrored image (MediaPipe Tasks \
@@ -58,7 +59,8 @@ struct HandCommand: ParsableCommand {
             describe: { result, image in
                 ("\(result.landmarks.count) hand(s)", result.landmarks.enumerated().map { k, hand in
                     let label = result.handedness[k].first.map(LandmarkDrawing.handLabel(for:)) ?? "?"
-                    return "  hand \(k): \(label), " + formatted("wrist at (%.1f, %.1f) px",
+                    return "  hand \(k)" + trackDescription(result.trackIds, k) + ": \(label), "
+                        + formatted("wrist at (%.1f, %.1f) px",
                                   hand[0].x * Float(image.width), hand[0].y * Float(image.height))
                 })
             },

@@ -122,6 +122,12 @@ struct LandmarkerRun<Result: RecordFields> {
     }
 }
 
+/// ", track 3" for pose or hand `index` of a result with track ids (video mode); "" without.
+func trackDescription(_ trackIds: [Int]?, _ index: Int) -> String {
+    guard let trackIds, trackIds.indices.contains(index) else { return "" }
+    return ", track \(trackIds[index])"
+}
+
 /// Prints a line to standard output and flushes it, so that a reader sees each result as soon
 /// as it is done.
 func printLine(_ line: String) {
@@ -137,7 +143,7 @@ struct ImageFailureRecord: Encodable {
 
 /// The keys of a `--json` record.
 enum RecordKey: String, CodingKey {
-    case image, width, height, handedness, landmarks, worldLandmarks, timestampMs
+    case image, width, height, handedness, landmarks, worldLandmarks, trackIds, timestampMs
 }
 
 /// A result that contributes its fields (with the iOS API's names) to a `--json` record.
@@ -146,19 +152,22 @@ protocol RecordFields {
 }
 
 extension PoseLandmarkerResult: RecordFields {
-    /// `landmarks` and `worldLandmarks` (masks go to `--mask`, not into the JSON).
+    /// `landmarks`, `worldLandmarks` and, in video mode, `trackIds` (masks go to `--mask`, not
+    /// into the JSON).
     func encodeRecordFields(into container: inout KeyedEncodingContainer<RecordKey>) throws {
         try container.encode(landmarks, forKey: .landmarks)
         try container.encode(worldLandmarks, forKey: .worldLandmarks)
+        try container.encodeIfPresent(trackIds, forKey: .trackIds)
     }
 }
 
 extension HandLandmarkerResult: RecordFields {
-    /// `handedness`, `landmarks` and `worldLandmarks`.
+    /// `handedness`, `landmarks`, `worldLandmarks` and, in video mode, `trackIds`.
     func encodeRecordFields(into container: inout KeyedEncodingContainer<RecordKey>) throws {
         try container.encode(handedness, forKey: .handedness)
         try container.encode(landmarks, forKey: .landmarks)
         try container.encode(worldLandmarks, forKey: .worldLandmarks)
+        try container.encodeIfPresent(trackIds, forKey: .trackIds)
     }
 }
 

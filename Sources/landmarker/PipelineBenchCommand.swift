@@ -47,6 +47,9 @@ struct PipelineBenchCommand: ParsableCommand {
     @Option(help: "Passes over all the frames.")
     var runs = 3
 
+    @Option(help: "Pose: the most people per frame (numPoses).")
+    var numPoses = 1
+
     @Option(help: """
         The landmarker bundle (.task): a path, or a name looked up in the model folders; \
         default \(ModelLocation.poseBundle) for pose, \(ModelLocation.handBundle) for hand.
@@ -59,6 +62,7 @@ struct PipelineBenchCommand: ParsableCommand {
     func validate() throws {
         guard threads >= 1 && threads <= 256 else { throw ValidationError("--threads must be between 1 and 256") }
         guard runs >= 1 && runs <= 100_000 else { throw ValidationError("--runs must be between 1 and 100000") }
+        guard task == .pose || numPoses == 1 else { throw ValidationError("--num-poses applies to pose") }
     }
 
     private var modelArgument: String { model ?? (task == .pose ? ModelLocation.poseBundle : ModelLocation.handBundle) }
@@ -98,7 +102,7 @@ struct PipelineBenchCommand: ParsableCommand {
             milliseconds[min(milliseconds.count - 1, Int((Double(milliseconds.count - 1) * p).rounded()))]
         }
         let report = PipelineBenchReport(
-            task: task.rawValue, mode: mode.rawValue, model: modelPath, threads: threads, runs: runs,
+            task: task.rawValue, mode: mode.rawValue, model: modelPath, threads: threads, runs: runs, numPoses: numPoses,
             frames: images.count, width: images[0].width, height: images[0].height,
             medianMs: percentile(0.5), p10Ms: percentile(0.1), p90Ms: percentile(0.9),
             meanMs: milliseconds.reduce(0, +) / Double(milliseconds.count),
@@ -107,7 +111,8 @@ struct PipelineBenchCommand: ParsableCommand {
             print(try JSONOutput.encode(report, pretty: true))
         } else {
             print("\(task.rawValue), \(mode.rawValue) mode, \(modelPath): \(images.count) frames "
-                  + "\(images[0].width)x\(images[0].height), \(threads) thread(s), \(runs) run(s)")
+                  + "\(images[0].width)x\(images[0].height), \(threads) thread(s), \(runs) run(s)"
+                  + (task == .pose ? ", numPoses \(numPoses)" : ""))
             print(formatted("per frame: median %.3f ms  p10 %.3f ms  p90 %.3f ms  mean %.3f ms",
                          report.medianMs, report.p10Ms, report.p90Ms, report.meanMs))
             print("frames with a result (last run): \(framesWithResult) of \(images.count)")
@@ -134,6 +139,7 @@ struct PipelineBenchCommand: ParsableCommand {
                 options.baseOptions.modelAssetPath = modelPath
                 options.baseOptions.numThreads = threads
                 options.runningMode = runningMode
+                options.numPoses = numPoses
                 let landmarker = try PoseLandmarker(options: options)
                 return { image, index in
                     let result = runningMode == .video
@@ -168,6 +174,8 @@ struct PipelineBenchReport: Encodable {
     let model: String
     let threads: Int
     let runs: Int
+    /// Pose: `numPoses` (1 for hand, which runs with `numHands` 2).
+    let numPoses: Int
     let frames: Int
     let width: Int
     let height: Int

@@ -16,7 +16,8 @@ struct PoseCommand: ParsableCommand {
             it is done, and an image that fails gives an error line while the rest go on. \
             Video: a video file (each frame's presentation time is its timestamp), a YUV4MPEG2 \
             stream or a folder of frames (PNG/JPEG, sorted by name, timestamps from --fps), run in \
-            video mode with tracking: one line per frame, progress on standard error. \
+            video mode with tracking: one line per frame, each pose with its track id (trackIds), \
+            progress on standard error. \
             --annotate and --mask write a PNG for one image, a folder of <image name>.png for \
             several, and a video file (through ffmpeg, at the input's frame rate) for a video.
             """)
@@ -38,6 +39,9 @@ struct PoseCommand: ParsableCommand {
         try reportingFailures {
             let choice = try input.choice()
             try choice.checkOptions(fps: input.fps, quiet: input.quiet, outputs: [("--annotate", annotate), ("--mask", mask)])
+            if case .images = choice, task.smoothEachTrack {
+                throw CommandFailure("--smooth-each-track applies to video input: images have no tracks")
+            }
             switch choice {
             case .video(let source):
                 try makeRun(try makeLandmarker(mode: .video)).runVideo(
@@ -58,8 +62,8 @@ struct PoseCommand: ParsableCommand {
             detectFrame: { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) },
             describe: { result, image in
                 ("\(result.landmarks.count) pose(s)", result.landmarks.enumerated().map { k, pose in
-                    formatted("  pose %ld: nose at (%.1f, %.1f) px", k,
-                           pose[0].x * Float(image.width), pose[0].y * Float(image.height))
+                    "  pose \(k)" + trackDescription(result.trackIds, k)
+                        + formatted(": nose at (%.1f, %.1f) px", pose[0].x * Float(image.width), pose[0].y * Float(image.height))
                 })
             },
             draw: AnnotatedOutput.drawPoses(_:on:),

@@ -37,6 +37,11 @@ struct PoseTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     @Option(help: "Minimum IoU to keep tracking a person (video).")
     var minTrackingConfidence: Float = 0.5
 
+    @Flag(help: """
+        Smooth every tracked person with their own filters, so that --num-poses above 1 is         smoothed too (video; off: MediaPipe's output, which smooths only --num-poses 1).
+        """)
+    var smoothEachTrack = false
+
     @Option(help: "Threads for the model kernels (results are the same for every count).")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
@@ -53,7 +58,8 @@ struct PoseTaskOptions: ParsableArguments, LandmarkerTaskOptions {
 
     var recorded: [String: String] {
         ["numPoses": "\(numPoses)", "minPoseDetectionConfidence": "\(minDetectionConfidence)",
-         "minPosePresenceConfidence": "\(minPresenceConfidence)", "minTrackingConfidence": "\(minTrackingConfidence)"]
+         "minPosePresenceConfidence": "\(minPresenceConfidence)", "minTrackingConfidence": "\(minTrackingConfidence)",
+         "shouldSmoothEachTrack": "\(smoothEachTrack)"]
     }
 
     func makeEntryRun(modelPath: String) throws -> EntryRun {
@@ -72,6 +78,7 @@ struct PoseTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         options.minPosePresenceConfidence = minPresenceConfidence
         options.minTrackingConfidence = minTrackingConfidence
         options.shouldOutputSegmentationMasks = masks
+        options.shouldSmoothEachTrack = smoothEachTrack
         do {
             return try PoseLandmarker(options: options)
         } catch {

@@ -102,6 +102,33 @@ import TestSupport
         }
     }
 
+    @Test func aTrackColourReplacesTheConnectionColoursOnly() throws {
+        let trackColor = LandmarkDrawing.trackColor(for: 3)
+        var poseImage = try blankImage(width: 300, height: 300)
+        // Left shoulder (11) at (210, 90) to left elbow (13) at (210, 240).
+        LandmarkDrawing.drawPose(on: &poseImage, landmarks: pose([11: (0.7, 0.3), 13: (0.7, 0.8)]), connectionColor: trackColor)
+        #expect(color(poseImage, 209, 165) == trackColor)
+        #expect(color(poseImage, 209, 89) == LandmarkDrawing.poseLeftColor)  // the shoulder's circle
+
+        var handImage = try blankImage(width: 120, height: 120)
+        var landmarks = (0..<21).map { _ in NormalizedLandmark(x: .nan, y: .nan, z: 0) }
+        landmarks[5] = NormalizedLandmark(x: 0.5, y: 0.8, z: 0)
+        landmarks[6] = NormalizedLandmark(x: 0.5, y: 0.2, z: 0)
+        LandmarkDrawing.drawHand(on: &handImage, landmarks: landmarks, connectionColor: trackColor)
+        #expect(color(handImage, 59, 55) == trackColor)
+        #expect(color(handImage, 59, 95) == LandmarkDrawing.handIndexColor)  // landmark 5's circle
+    }
+
+    @Test func trackColoursRepeatEveryEightIdsAndCoverNegativeOnes() {
+        let colors = LandmarkDrawing.trackColors
+        #expect(colors.count == 8 && Set(colors).count == 8)
+        #expect((0..<8).map(LandmarkDrawing.trackColor(for:)) == colors)
+        #expect(LandmarkDrawing.trackColor(for: 8) == colors[0])
+        #expect(LandmarkDrawing.trackColor(for: -1) == colors[7])
+        #expect(LandmarkDrawing.trackColor(for: Int.min) == colors[0])
+        #expect(LandmarkDrawing.trackColor(for: Int.max) == colors[7])
+    }
+
     @Test func nonFiniteAndHugeCoordinatesNeverTrap() throws {
         let values: [Float] = [
             .nan, .infinity, -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,

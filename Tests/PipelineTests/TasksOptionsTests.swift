@@ -16,6 +16,7 @@ struct TasksOptionsTests {
         #expect(options.minPosePresenceConfidence == 0.5)
         #expect(options.minTrackingConfidence == 0.5)
         #expect(options.shouldOutputSegmentationMasks == false)
+        #expect(options.shouldSmoothEachTrack == false)
         #expect(options.baseOptions.modelAssetPath == nil)
         #expect(options.baseOptions.modelAssetBuffer == nil)
         #expect(options.liveStreamDelegateObject == nil)
@@ -45,7 +46,7 @@ struct TasksOptionsTests {
         #expect(configuration == PoseLandmarkerConfiguration(
             modelAsset: .path("/models/pose_landmarker.task"), runningMode: .video, numPoses: 2,
             minPoseDetectionConfidence: 0.3, minPosePresenceConfidence: 0.4,
-            minTrackingConfidence: 0.6, shouldOutputSegmentationMasks: false))
+            minTrackingConfidence: 0.6, shouldOutputSegmentationMasks: false, shouldSmoothEachTrack: false))
 
         let hand = HandLandmarkerOptions()
         hand.baseOptions.modelAssetBuffer = [1, 2]
@@ -178,6 +179,27 @@ struct TasksOptionsTests {
         }
     }
 
+    @Test("per-track smoothing is refused in image mode and accepted with tracks")
+    func smoothEachTrackNeedsTracking() throws {
+        let options = PoseLandmarkerOptions()
+        options.baseOptions.modelAssetPath = "p.task"
+        options.shouldSmoothEachTrack = true
+        #expect(throws: TaskError.trackingOptionInImageMode(option: "shouldSmoothEachTrack")) {
+            try options.validated()
+        }
+        options.runningMode = .video
+        #expect(try options.validated().shouldSmoothEachTrack)
+        let delegate = DelegateStandIn()
+        options.runningMode = .liveStream
+        options.liveStreamDelegateObject = delegate
+        #expect(try options.validated().shouldSmoothEachTrack)
+        withExtendedLifetime(delegate) {}
+        options.runningMode = .image
+        options.liveStreamDelegateObject = nil
+        options.shouldSmoothEachTrack = false
+        #expect(try options.validated().shouldSmoothEachTrack == false)
+    }
+
     @Test("the options hold the delegate weakly")
     func weakDelegate() {
         let options = PoseLandmarkerOptions()
@@ -206,5 +228,7 @@ struct TasksOptionsTests {
         #expect(TaskError.runningModeMismatch(required: .image, current: .liveStream).description
             .contains("live stream"))
         #expect(TaskError.missingModelAsset.errorDescription?.contains("modelAssetPath") == true)
+        #expect(TaskError.trackingOptionInImageMode(option: "shouldSmoothEachTrack").description
+            .hasPrefix("shouldSmoothEachTrack applies only to the video and live stream running modes"))
     }
 }

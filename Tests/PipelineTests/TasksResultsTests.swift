@@ -42,6 +42,30 @@ struct TasksResultsTests {
         #expect(try Self.jsonKeys(of: hand) == ["handedness", "landmarks", "worldLandmarks", "timestampInMilliseconds"])
     }
 
+    @Test("track ids are written only where there are some (video and live stream), and read back")
+    func trackIdKeys() throws {
+        let landmarks = [[NormalizedLandmark(x: 0, y: 0, z: 0)], [NormalizedLandmark(x: 1, y: 1, z: 0)]]
+        let world = [[Landmark(x: 0, y: 0, z: 0)], [Landmark(x: 0, y: 0, z: 0)]]
+        let pose = PoseLandmarkerResult(
+            landmarks: landmarks, worldLandmarks: world, segmentationMasks: [], timestampInMilliseconds: 40,
+            trackIds: [3, 0])
+        #expect(try Self.jsonKeys(of: pose)
+            == ["landmarks", "worldLandmarks", "segmentationMasks", "timestampInMilliseconds", "trackIds"])
+        #expect(try JSONDecoder().decode(PoseLandmarkerResult.self, from: JSONEncoder().encode(pose)) == pose)
+
+        let category = ResultCategory(index: 0, score: 0.9, categoryName: "Right", displayName: "Right")
+        let hand = HandLandmarkerResult(
+            landmarks: landmarks, worldLandmarks: world, handedness: [[category], [category]],
+            timestampInMilliseconds: 40, trackIds: [1, 2])
+        #expect(try Self.jsonKeys(of: hand)
+            == ["handedness", "landmarks", "worldLandmarks", "timestampInMilliseconds", "trackIds"])
+        #expect(try JSONDecoder().decode(HandLandmarkerResult.self, from: JSONEncoder().encode(hand)) == hand)
+
+        let json = #"{"landmarks": [], "worldLandmarks": [], "handedness": [], "timestampInMilliseconds": 7}"#
+        #expect(try JSONDecoder().decode(HandLandmarkerResult.self, from: Data(json.utf8)).trackIds == nil)
+        #expect(try JSONDecoder().decode(PoseLandmarkerResult.self, from: Data(json.utf8)).trackIds == nil)
+    }
+
     @Test("JSON written by hand with iOS names decodes")
     func decodesHandWrittenJSON() throws {
         let json = """

@@ -24,10 +24,25 @@ public enum LandmarkDrawing {
     public static let handMiddleColor = DrawingColor(red: 255, green: 204, blue: 0)
     public static let handRingColor = DrawingColor(red: 48, green: 220, blue: 48)
     public static let handPinkyColor = DrawingColor(red: 30, green: 110, blue: 230)
+    /// Tracked poses and hands (video): the connections of track id k are drawn in
+    /// `trackColors[k mod 8]` (``trackColor(for:)``).
+    public static let trackColors = [
+        DrawingColor(red: 230, green: 25, blue: 75), DrawingColor(red: 60, green: 180, blue: 75),
+        DrawingColor(red: 255, green: 225, blue: 25), DrawingColor(red: 0, green: 130, blue: 200),
+        DrawingColor(red: 245, green: 130, blue: 48), DrawingColor(red: 145, green: 30, blue: 180),
+        DrawingColor(red: 70, green: 240, blue: 240), DrawingColor(red: 240, green: 50, blue: 230),
+    ]
 
     private static let rimColor = DrawingColor(red: 255, green: 255, blue: 255)
     private static let labelTextColor = DrawingColor(red: 255, green: 255, blue: 255)
     private static let labelBackgroundColor = DrawingColor(red: 24, green: 24, blue: 24)
+
+    /// The colour of track id `trackId`: `trackColors[trackId mod 8]` (the non-negative
+    /// remainder, so any `Int` has one).
+    public static func trackColor(for trackId: Int) -> DrawingColor {
+        let count = trackColors.count
+        return trackColors[(trackId % count + count) % count]
+    }
 
     /// The connection line thickness in pixels for an image: `max(2, min(width, height) / 200)`.
     public static func lineThickness(width: Int, height: Int) -> Int {
@@ -38,10 +53,14 @@ public enum LandmarkDrawing {
     ///
     /// A landmark is drawn, and a connection only if both its ends are, when its `visibility`
     /// and `presence` are each nil or at least `minimumVisibility`.
-    /// - Parameter landmarks: normalized landmarks in pose-model order (33; fewer only draws
-    ///   the connections whose ends exist).
+    /// - Parameters:
+    ///   - landmarks: normalized landmarks in pose-model order (33; fewer only draws the
+    ///     connections whose ends exist).
+    ///   - connectionColor: one colour for every connection (a track's, ``trackColor(for:)``);
+    ///     nil: the side colours. The landmarks keep their side colours either way.
     public static func drawPose(
-        on image: inout RGBImage, landmarks: [NormalizedLandmark], minimumVisibility: Float = 0.5
+        on image: inout RGBImage, landmarks: [NormalizedLandmark], minimumVisibility: Float = 0.5,
+        connectionColor: DrawingColor? = nil
     ) {
         var canvas = Canvas(image)
         let geometry = Geometry(canvas: canvas)
@@ -53,7 +72,8 @@ public enum LandmarkDrawing {
         }
         for connection in PoseLandmarksConnections.poseLandmarks {
             let startSide = poseSide(connection.start)
-            let color = startSide == poseSide(connection.end) ? poseColor(startSide) : poseCenterColor
+            let sideColor = startSide == poseSide(connection.end) ? poseColor(startSide) : poseCenterColor
+            let color = connectionColor ?? sideColor
             geometry.stroke(connection, points: points, color: color, on: &canvas)
         }
         for (index, point) in points.enumerated() {
@@ -65,8 +85,14 @@ public enum LandmarkDrawing {
     /// Draws the 21-landmark hand skeleton (``HandLandmarksConnections/handConnections``) with
     /// one colour per finger, and `label` (e.g. from ``handLabel(for:)``) near the wrist in
     /// white on a dark box, 2× scaled (3× when the image's smaller side is at least 480 pixels).
-    /// - Parameter landmarks: normalized landmarks in hand-model order (21).
-    public static func drawHand(on image: inout RGBImage, landmarks: [NormalizedLandmark], label: String? = nil) {
+    /// - Parameters:
+    ///   - landmarks: normalized landmarks in hand-model order (21).
+    ///   - connectionColor: one colour for every connection (a track's, ``trackColor(for:)``);
+    ///     nil: one colour per finger. The landmarks keep their finger colours either way.
+    public static func drawHand(
+        on image: inout RGBImage, landmarks: [NormalizedLandmark], label: String? = nil,
+        connectionColor: DrawingColor? = nil
+    ) {
         var canvas = Canvas(image)
         let geometry = Geometry(canvas: canvas)
         let points = landmarks.map { geometry.pixel($0) }
@@ -78,9 +104,9 @@ public enum LandmarkDrawing {
             (HandLandmarksConnections.handRingFingerConnections, handRingColor),
             (HandLandmarksConnections.handPinkyConnections, handPinkyColor),
         ]
-        for (connections, color) in groups {
+        for (connections, fingerColor) in groups {
             for connection in connections {
-                geometry.stroke(connection, points: points, color: color, on: &canvas)
+                geometry.stroke(connection, points: points, color: connectionColor ?? fingerColor, on: &canvas)
             }
         }
         for (index, point) in points.enumerated() {

@@ -3,8 +3,8 @@ import Inference
 
 /// One frame's work of the Tasks-flavour hand landmarker (docs/PIPELINE.md, "Hand landmarker"):
 /// palm detector when tracking does not cover `numHands` hands, one landmark-model run per hand
-/// ROI, presence gate, projection, world landmarks, handedness, duplicate removal and next-frame
-/// ROIs.
+/// ROI, presence gate, projection, world landmarks, handedness, duplicate removal, track ids and
+/// next-frame ROIs.
 ///
 /// Three deliberate choices:
 /// - **Palm ROI rotation target 90°** (π/2), as the legacy graph uses. The Tasks hand detector
@@ -46,6 +46,9 @@ final class HandGraph {
         var handedness: HandednessCategory
         /// The rotated square ROI the landmark model saw (normalized to the image).
         var roi: NormalizedRect
+        /// Stream mode: the id of the track this hand belongs to (docs/PIPELINE.md, "Track ids");
+        /// nil in image mode.
+        var trackId: Int?
     }
 
     static let detectorInputSize = 192
@@ -59,8 +62,9 @@ final class HandGraph {
     private let suppression = WeightedNonMaxSuppression.palmDetector
     private let presenceGate: PresenceGate
 
-    /// Next-frame ROIs from the previous frame's hands (stream mode only).
-    private var trackedROIs: [NormalizedRect] = []
+    /// Next-frame ROIs from the previous frame's hands, with their track ids (stream mode only).
+    private var trackedROIs: [TrackedRect] = []
+    private var trackIds = TrackIdSource()
     /// How many times the palm detector ran (for tests and profiling).
     private(set) var detectorRuns = 0
 
@@ -84,7 +88,7 @@ final class HandGraph {
         self.presenceGate = PresenceGate(threshold: configuration.minPresenceConfidence)
     }
 
-    /// Forgets the tracked hands.
+    /// Forgets the tracked hands; the hands found after it get new track ids.
     func reset() {
         trackedROIs = []
     }
@@ -99,21 +103,29 @@ final class HandGraph {
             rois = configuration.streamMode
                 ? RectAssociation.trackedFirst(
                     tracked: rois, new: detected, iouThreshold: configuration.minTrackingConfidence)
-                : detected
+                : detected.map { TrackedRect(rect: $0, trackId: nil) }
         }
         rois = Array(rois.prefix(numHands))
 
         var hands: [Hand] = []
         for roi in rois {
-            if let hand = try landmarks(in: image, roi: roi) { hands.append(hand) }
+            guard var hand = try landmarks(in: image, roi: roi.rect) else { continue }
+            hand.trackId = roi.trackId
+            hands.append(hand)
         }
         let retained = try HandDeduplication.retainedIndices(
             of: hands.map(\.landmarks), imageWidth: image.width, imageHeight: image.height)
         hands = retained.map { hands[$0] }
 
         if configuration.streamMode {
+            for index in hands.indices where hands[index].trackId == nil {
+                hands[index].trackId = trackIds.newId()
+            }
             trackedROIs = try hands.map {
-                try HandTrackingRect.nextFrameROI(landmarks: $0.landmarks, imageWidth: image.width, imageHeight: image.height)
+                TrackedRect(
+                    rect: try HandTrackingRect.nextFrameROI(
+                        landmarks: $0.landmarks, imageWidth: image.width, imageHeight: image.height),
+                    trackId: $0.trackId)
             }
         }
         return hands
@@ -180,6 +192,6 @@ final class HandGraph {
         return Hand(
             landmarks: LandmarkProjection.project(cropLandmarks, through: roi),
             worldLandmarks: LandmarkProjection.rotate(world, by: roi.rotation),
-            handedness: handedness, roi: roi)
+            handedness: handedness, roi: roi, trackId: nil)
     }
 }

@@ -35,7 +35,7 @@ extension HandLandmarkerOptions {
 /// - `.image`: `detect(image:)`, palm detector on every call.
 /// - `.video`: `detect(videoFrame:timestampInMilliseconds:)`, strictly increasing timestamps;
 ///   hands are tracked from frame to frame, and the palm detector runs only while fewer than
-///   `numHands` hands are tracked.
+///   `numHands` hands are tracked. Each hand carries a track id (`HandLandmarkerResult.trackIds`).
 /// - `.liveStream`: `detectAsync(image:timestampInMilliseconds:)` returns at once; results go
 ///   to the delegate. One frame runs while at most one waits; a newer frame replaces the
 ///   waiting one.
@@ -119,13 +119,15 @@ public final class HandLandmarker: Sendable {
             delegate.handLandmarker(landmarker, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
         }
         let box = UnsafeSendableGraph(graph)
+        let streamMode = configuration.runningMode != .image
         runner = VisionTaskRunner(mode: mode, label: "hand-landmarker") { image, timestamp, _ in
             let hands = try box.graph.process(image.uprightRGBImage())
             return HandLandmarkerResult(
                 landmarks: hands.map { $0.landmarks.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) } },
                 worldLandmarks: hands.map { $0.worldLandmarks.map { Landmark(x: $0.x, y: $0.y, z: $0.z) } },
                 handedness: hands.map { [ResultCategory($0.handedness)] },
-                timestampInMilliseconds: timestamp)
+                timestampInMilliseconds: timestamp,
+                trackIds: streamMode ? hands.compactMap(\.trackId) : nil)
         }
         // Only the live-stream handler reads `owner`. Forming a weak reference gives `self` a
         // side table that, once `owner` is freed at the end of this init, only the object's

@@ -9,7 +9,7 @@ import Inference
 /// One frame's work of the Tasks-flavour pose landmarker (docs/PIPELINE.md, "Pose landmarker"):
 /// detector when tracking does not cover `numPoses` people, one landmark-model
 /// run per ROI, presence gate, heatmap refinement, projection, world
-/// landmarks, segmentation mask, smoothing and next-frame ROIs.
+/// landmarks, segmentation mask, track ids, smoothing and next-frame ROIs.
 ///
 /// Holds mutable tracking state and the interpreters' tensor memory: one
 /// graph serves one caller at a time (the task runner serialises calls).
@@ -23,6 +23,9 @@ final class PoseGraph {
         var outputSegmentationMasks: Bool
         /// Video and live-stream modes: track and smooth across frames.
         var streamMode: Bool
+        /// Stream mode: smooth every track with its own filters (docs/PIPELINE.md, "Per-track
+        /// smoothing") instead of MediaPipe's smoothing of the one pose of `numPoses` 1.
+        var smoothsEachTrack = false
     }
 
     /// One detected person, in the coordinates of the upright image.
@@ -33,6 +36,12 @@ final class PoseGraph {
         var worldLandmarks: [RawWorldLandmark]
         /// `[height, width]` of the image, row-major, in [0, 1]; nil unless masks were asked for.
         var mask: [Float]?
+        /// The next frame's ROI, built from this pose's auxiliary landmarks (docs/PIPELINE.md,
+        /// "Pose tracking"), normalized; also the smoother's object scale.
+        var trackingROI: NormalizedRect
+        /// Stream mode: the id of the track this pose belongs to (docs/PIPELINE.md, "Track ids");
+        /// nil in image mode.
+        var trackId: Int?
     }
 
     static let detectorInputSize = 224
@@ -45,12 +54,13 @@ final class PoseGraph {
     private let decoder: DetectionDecoder
     private let suppression = WeightedNonMaxSuppression.poseDetector
 
-    /// Next-frame ROIs from the previous frame (stream mode only).
-    private var trackedROIs: [NormalizedRect] = []
-    private var landmarkSmoother = LandmarksSmoother(parameters: .poseLandmarks)
-    private var worldSmoother = LandmarksSmoother(parameters: .poseWorldLandmarks)
-    private var visibilitySmoother = VisibilitySmoother(alpha: 0.1)
-    private var worldVisibilitySmoother = VisibilitySmoother(alpha: 0.1)
+    /// Next-frame ROIs from the previous frame, with their track ids (stream mode only).
+    private var trackedROIs: [TrackedRect] = []
+    private var trackIds = TrackIdSource()
+    /// The smoothing of the one pose of `numPoses` 1 (stream mode, without per-track smoothing).
+    private var smoother = PoseSmoother()
+    /// Per-track smoothing: the filters of each track found on the previous frame, by track id.
+    private var trackSmoothers: [Int: PoseSmoother] = [:]
     /// How many times the detector ran (for tests and profiling).
     private(set) var detectorRuns = 0
 
@@ -72,11 +82,11 @@ final class PoseGraph {
         self.decoder = DetectionDecoder.poseDetector(minScoreThreshold: configuration.minDetectionConfidence)
     }
 
-    /// Forgets tracking and smoothing state.
+    /// Forgets tracking and smoothing state; the tracks found after it get new ids.
     func reset() {
         trackedROIs = []
-        landmarkSmoother.reset()
-        worldSmoother.reset()
+        smoother.reset()
+        trackSmoothers = [:]
     }
 
     /// Processes one upright RGB image.
@@ -87,24 +97,27 @@ final class PoseGraph {
         if rois.count < configuration.numPoses {
             let detected = try detectROIs(in: image)
             rois = configuration.streamMode
-                ? RectAssociation.laterWins([rois, detected], iouThreshold: configuration.minTrackingConfidence)
-                : detected
+                ? RectAssociation.laterWins(
+                    tracked: rois, detected: detected, iouThreshold: configuration.minTrackingConfidence)
+                : detected.map { TrackedRect(rect: $0, trackId: nil) }
         }
         rois = Array(rois.prefix(configuration.numPoses))
 
         var poses: [Pose] = []
-        var nextROIs: [NormalizedRect] = []
         for roi in rois {
-            guard let (pose, auxiliary) = try landmarks(in: image, roi: roi) else { continue }
+            guard var pose = try landmarks(in: image, roi: roi.rect) else { continue }
+            if configuration.streamMode {
+                pose.trackId = roi.trackId ?? trackIds.newId()
+            }
             poses.append(pose)
-            nextROIs.append(try PoseTrackingRect.nextFrameROI(auxiliary: auxiliary, imageWidth: width, imageHeight: height))
         }
 
         if configuration.streamMode {
-            trackedROIs = nextROIs
-            if configuration.numPoses == 1 {
-                try smooth(&poses, objectScaleRect: nextROIs.first, width: width, height: height,
-                           timestampMicroseconds: timestampMicroseconds)
+            trackedROIs = poses.map { TrackedRect(rect: $0.trackingROI, trackId: $0.trackId) }
+            if configuration.smoothsEachTrack {
+                try smoothEachTrack(&poses, width: width, height: height, timestampMicroseconds: timestampMicroseconds)
+            } else if configuration.numPoses == 1 {
+                try smooth(&poses, width: width, height: height, timestampMicroseconds: timestampMicroseconds)
             }
         }
         return poses
@@ -135,7 +148,7 @@ final class PoseGraph {
     }
 
     /// Runs the landmark model on one ROI. Returns nil when the presence gate fails.
-    private func landmarks(in image: RGBImage, roi: NormalizedRect) throws -> (Pose, auxiliary: [RawLandmark])? {
+    private func landmarks(in image: RGBImage, roi: NormalizedRect) throws -> Pose? {
         let width = image.width, height = image.height
         let options = ImageToTensor.Options(
             outputWidth: Self.landmarkInputSize, outputHeight: Self.landmarkInputSize,
@@ -171,28 +184,40 @@ final class PoseGraph {
                     roi: transform.sampledROI, imageWidth: width, imageHeight: height)
             }
         }
-        let pose = Pose(
+        let trackingROI = try PoseTrackingRect.nextFrameROI(
+            auxiliary: LandmarkProjection.project(auxiliary, through: roi), imageWidth: width, imageHeight: height)
+        return Pose(
             landmarks: LandmarkProjection.project(poseLandmarks, through: roi),
-            worldLandmarks: world, mask: mask)
-        return (pose, LandmarkProjection.project(auxiliary, through: roi))
+            worldLandmarks: world, mask: mask, trackingROI: trackingROI, trackId: nil)
     }
 
     /// Tasks smoothing for a single tracked pose (docs/PIPELINE.md, "Pose smoothing"): a frame
     /// without a pose resets the image landmarks' filter; the world landmarks' filter keeps its
     /// state across the gap, as MediaPipe's does.
-    private func smooth(
-        _ poses: inout [Pose], objectScaleRect: NormalizedRect?, width: Int, height: Int,
-        timestampMicroseconds: Int64
-    ) throws {
-        guard var pose = poses.first else {
-            landmarkSmoother.reset()
+    private func smooth(_ poses: inout [Pose], width: Int, height: Int, timestampMicroseconds: Int64) throws {
+        guard let pose = poses.first else {
+            smoother.poseLost()
             return
         }
-        pose.landmarks = try landmarkSmoother.smooth(
-            visibilitySmoother.smooth(pose.landmarks), imageWidth: width, imageHeight: height,
-            timestampMicroseconds: timestampMicroseconds, objectScaleRect: objectScaleRect)
-        pose.worldLandmarks = try worldSmoother.smooth(
-            worldVisibilitySmoother.smooth(pose.worldLandmarks), timestampMicroseconds: timestampMicroseconds)
-        poses[0] = pose
+        (poses[0].landmarks, poses[0].worldLandmarks) = try smoother.smooth(
+            landmarks: pose.landmarks, worldLandmarks: pose.worldLandmarks, objectScaleRect: pose.trackingROI,
+            imageWidth: width, imageHeight: height, timestampMicroseconds: timestampMicroseconds)
+    }
+
+    /// Per-track smoothing (docs/PIPELINE.md, "Per-track smoothing"): each pose goes through its
+    /// track's own ``PoseSmoother``, a new track's starting afresh; the filters of a track not
+    /// found on this frame are dropped, as its id never returns.
+    private func smoothEachTrack(_ poses: inout [Pose], width: Int, height: Int, timestampMicroseconds: Int64) throws {
+        var smoothers: [Int: PoseSmoother] = [:]
+        for index in poses.indices {
+            let pose = poses[index]
+            guard let trackId = pose.trackId else { continue }
+            var trackSmoother = trackSmoothers[trackId] ?? PoseSmoother()
+            (poses[index].landmarks, poses[index].worldLandmarks) = try trackSmoother.smooth(
+                landmarks: pose.landmarks, worldLandmarks: pose.worldLandmarks, objectScaleRect: pose.trackingROI,
+                imageWidth: width, imageHeight: height, timestampMicroseconds: timestampMicroseconds)
+            smoothers[trackId] = trackSmoother
+        }
+        trackSmoothers = smoothers
     }
 }

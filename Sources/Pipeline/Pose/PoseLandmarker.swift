@@ -32,7 +32,9 @@ extension PoseLandmarkerOptions {
 ///
 /// - `.image`: `detect(image:)`, detector on every call.
 /// - `.video`: `detect(videoFrame:timestampInMilliseconds:)`, strictly increasing timestamps;
-///   people are tracked from frame to frame and, with `numPoses == 1`, smoothed.
+///   people are tracked from frame to frame and, with `numPoses == 1`, smoothed. Each pose
+///   carries a track id (`PoseLandmarkerResult.trackIds`), and `shouldSmoothEachTrack` smooths
+///   every tracked person with their own filters.
 /// - `.liveStream`: `detectAsync(image:timestampInMilliseconds:)` returns at once; results go
 ///   to the delegate. One frame runs while at most one waits; a newer frame replaces the
 ///   waiting one.
@@ -93,7 +95,8 @@ public final class PoseLandmarker: Sendable {
                 minPresenceConfidence: configuration.minPosePresenceConfidence,
                 minTrackingConfidence: configuration.minTrackingConfidence,
                 outputSegmentationMasks: configuration.shouldOutputSegmentationMasks,
-                streamMode: configuration.runningMode != .image))
+                streamMode: configuration.runningMode != .image,
+                smoothsEachTrack: configuration.shouldSmoothEachTrack))
         let owner = WeakReference<PoseLandmarker>(nil)
         let delegate = WeakReference(options.poseLandmarkerLiveStreamDelegate)
         let mode = VisionTaskRunner<MPImage, PoseLandmarkerResult>.Mode.from(configuration.runningMode) { result, timestamp, error in
@@ -101,6 +104,7 @@ public final class PoseLandmarker: Sendable {
             delegate.poseLandmarker(landmarker, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
         }
         let box = UnsafeSendableGraph(graph)
+        let streamMode = configuration.runningMode != .image
         runner = VisionTaskRunner(mode: mode, label: "pose-landmarker") { image, timestamp, _ in
             let upright = image.uprightRGBImage()
             let poses = try box.graph.process(upright, timestampMicroseconds: Int64(timestamp) * 1000)
@@ -110,7 +114,8 @@ public final class PoseLandmarker: Sendable {
                 segmentationMasks: poses.compactMap { pose in
                     pose.mask.map { Mask(width: upright.width, height: upright.height, float32Data: $0) }
                 },
-                timestampInMilliseconds: timestamp)
+                timestampInMilliseconds: timestamp,
+                trackIds: streamMode ? poses.compactMap(\.trackId) : nil)
         }
         // Only the live-stream handler reads `owner`. Forming a weak reference gives `self` a
         // side table that, once `owner` is freed at the end of this init, only the object's

@@ -16,6 +16,13 @@ package enum OptionValidation {
         }
     }
 
+    /// Throws when an option that needs tracks (named by `option`) is on in `.image` mode.
+    static func checkTrackingOption(isOn: Bool, runningMode: RunningMode, option: String) throws(TaskError) {
+        guard !(isOn && runningMode == .image) else {
+            throw .trackingOptionInImageMode(option: option)
+        }
+    }
+
     /// Throws unless a delegate is present exactly when `runningMode` is `.liveStream`.
     package static func checkLiveStreamDelegate(
         isPresent: Bool, runningMode: RunningMode, option: String

@@ -36,6 +36,15 @@ public final class PoseLandmarkerOptions {
     /// (MediaPipe's C++ and Python APIs honour this option, and so does this one.)
     public var shouldOutputSegmentationMasks = false
 
+    /// In video and live-stream modes: smooth every tracked person with their own filters, the
+    /// same filters MediaPipe applies to the one pose of `numPoses` 1, so that `numPoses` > 1
+    /// is smoothed too. A person keeps their filters while they keep their track id
+    /// (`PoseLandmarkerResult.trackIds`); a new track starts with fresh ones. Off by default,
+    /// which gives MediaPipe's output: only `numPoses` 1 is smoothed, and its filters carry
+    /// over from one person to the next. Not part of MediaPipe's API (docs/PIPELINE.md,
+    /// "Per-track smoothing"); refused in image mode.
+    public var shouldSmoothEachTrack = false
+
     /// Storage behind `poseLandmarkerLiveStreamDelegate`, type-erased so that these options do
     /// not depend on the landmarker class. Weak, like the iOS delegate property.
     package weak var liveStreamDelegateObject: AnyObject?
@@ -46,8 +55,8 @@ public final class PoseLandmarkerOptions {
     ///
     /// - Throws: `TaskError` naming the first invalid option: a missing or doubly-set model
     ///   asset, an unsupported `baseOptions.delegate`, a live-stream delegate set outside (or
-    ///   missing in) live-stream mode, `numPoses` outside `1...maximumNumPoses`, or a confidence
-    ///   outside [0, 1].
+    ///   missing in) live-stream mode, `numPoses` outside `1...maximumNumPoses`, a confidence
+    ///   outside [0, 1], or `shouldSmoothEachTrack` in image mode.
     package func validated() throws(TaskError) -> PoseLandmarkerConfiguration {
         let modelAsset = try baseOptions.validatedModelAsset()
         try baseOptions.validateDelegate()
@@ -60,6 +69,8 @@ public final class PoseLandmarkerOptions {
         try OptionValidation.checkConfidence(
             minPosePresenceConfidence, option: "minPosePresenceConfidence")
         try OptionValidation.checkConfidence(minTrackingConfidence, option: "minTrackingConfidence")
+        try OptionValidation.checkTrackingOption(
+            isOn: shouldSmoothEachTrack, runningMode: runningMode, option: "shouldSmoothEachTrack")
         return PoseLandmarkerConfiguration(
             modelAsset: modelAsset,
             runningMode: runningMode,
@@ -67,7 +78,8 @@ public final class PoseLandmarkerOptions {
             minPoseDetectionConfidence: minPoseDetectionConfidence,
             minPosePresenceConfidence: minPosePresenceConfidence,
             minTrackingConfidence: minTrackingConfidence,
-            shouldOutputSegmentationMasks: shouldOutputSegmentationMasks)
+            shouldOutputSegmentationMasks: shouldOutputSegmentationMasks,
+            shouldSmoothEachTrack: shouldSmoothEachTrack)
     }
 }
 
@@ -80,4 +92,5 @@ package struct PoseLandmarkerConfiguration: Sendable, Equatable {
     package var minPosePresenceConfidence: Float
     package var minTrackingConfidence: Float
     package var shouldOutputSegmentationMasks: Bool
+    package var shouldSmoothEachTrack: Bool
 }

@@ -3,9 +3,9 @@
 /// The arrays are indexed by pose, in the same order; each pose has 33 landmarks in
 /// `PoseLandmark` order. All arrays are empty when no pose was found.
 ///
-/// JSON keys: `landmarks`, `worldLandmarks`, `segmentationMasks`, `timestampInMilliseconds`.
-/// Decoding takes a missing `segmentationMasks` (as this type wrote it before masks became an
-/// array) as no masks.
+/// JSON keys: `landmarks`, `worldLandmarks`, `segmentationMasks`, `timestampInMilliseconds`, and
+/// `trackIds` where there are track ids. Decoding takes a missing `segmentationMasks` (as this type
+/// wrote it before masks became an array) as no masks, and a missing `trackIds` as none.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct PoseLandmarkerResult: Codable, Sendable, Equatable {
@@ -18,19 +18,26 @@ public struct PoseLandmarkerResult: Codable, Sendable, Equatable {
     public var segmentationMasks: [Mask]
     /// The input's timestamp: the caller's in video and live-stream modes, synthetic in image mode.
     public var timestampInMilliseconds: Int
+    /// Video and live-stream modes: one track id per pose, in pose order. A pose keeps its id
+    /// from frame to frame while the landmarker follows it from the previous frame's landmarks;
+    /// a pose the detector finds anew gets a new id (ids count up from 0 and never repeat
+    /// within a landmarker). Nil in image mode. Not part of MediaPipe's API (docs/PIPELINE.md,
+    /// "Track ids").
+    public var trackIds: [Int]?
 
     public init(
         landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]],
-        segmentationMasks: [Mask], timestampInMilliseconds: Int
+        segmentationMasks: [Mask], timestampInMilliseconds: Int, trackIds: [Int]? = nil
     ) {
         self.landmarks = landmarks
         self.worldLandmarks = worldLandmarks
         self.segmentationMasks = segmentationMasks
         self.timestampInMilliseconds = timestampInMilliseconds
+        self.trackIds = trackIds
     }
 
     private enum CodingKeys: String, CodingKey {
-        case landmarks, worldLandmarks, segmentationMasks, timestampInMilliseconds
+        case landmarks, worldLandmarks, segmentationMasks, timestampInMilliseconds, trackIds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -39,5 +46,6 @@ public struct PoseLandmarkerResult: Codable, Sendable, Equatable {
         worldLandmarks = try container.decode([[Landmark]].self, forKey: .worldLandmarks)
         segmentationMasks = try container.decodeIfPresent([Mask].self, forKey: .segmentationMasks) ?? []
         timestampInMilliseconds = try container.decode(Int.self, forKey: .timestampInMilliseconds)
+        trackIds = try container.decodeIfPresent([Int].self, forKey: .trackIds)
     }
 }

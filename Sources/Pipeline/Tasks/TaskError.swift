@@ -25,6 +25,9 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible, Loca
     case missingLiveStreamDelegate(option: String)
     /// The delegate option (named by `option`) is set in a mode that never calls it.
     case unexpectedLiveStreamDelegate(option: String, runningMode: RunningMode)
+    /// An option about tracks (named by `option`) is on in the image running mode, which
+    /// tracks nothing.
+    case trackingOptionInImageMode(option: String)
     /// A call meant for the `required` running mode reached a task created in `current` mode.
     case runningModeMismatch(required: RunningMode, current: RunningMode)
     /// A video or live-stream timestamp (ms) was not strictly greater than the previous one.
@@ -55,6 +58,9 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible, Loca
         case .unexpectedLiveStreamDelegate(let option, let runningMode):
             return "\(option) must not be set in the \(runningMode) running mode; "
                 + "it is used only in the live stream mode."
+        case .trackingOptionInImageMode(let option):
+            return "\(option) applies only to the video and live stream running modes, "
+                + "where poses are tracked from frame to frame; turn it off in the image running mode."
         case .runningModeMismatch(let required, let current):
             return "This call is only valid in the \(required) running mode, "
                 + "but the task was created in the \(current) running mode."

@@ -15,11 +15,51 @@ public enum RectAssociation {
     ///     wins); legacy hands: `[palm ROIs, previous-frame ROIs]` (the tracked ROI wins).
     ///   - iouThreshold: Tasks pose: `min_tracking_confidence` (0.5); legacy hands: 0.5.
     public static func laterWins(_ inputs: [[NormalizedRect]], iouThreshold: Float) -> [NormalizedRect] {
-        var kept: [NormalizedRect] = []
-        for rect in inputs.joined() {
+        let rects = Array(inputs.joined())
+        return keptIndices(laterWins: rects, iouThreshold: iouThreshold).map { rects[$0] }
+    }
+
+    /// ``laterWins(_:iouThreshold:)`` of `[tracked, detected]` with the tracked rects' ids
+    /// (docs/PIPELINE.md, "Track ids"): the same rects in the same order. A kept tracked rect
+    /// keeps its id. A tracked rect that a detection removes passes its id to the detection
+    /// that overlaps it most (IoU above the threshold; of equal ones the first), if that
+    /// detection is kept; when two tracked rects pass to the same detection, the one it
+    /// overlaps more does (of equal ones the first). Any other detection has no id.
+    ///
+    /// So a detection continues the track whose ROI it matches best, and a track whose best
+    /// detection is itself removed by a later one ends, rather than passing its id to a
+    /// detection that merely overlaps it (often another person, next to the first).
+    ///
+    /// - Parameters:
+    ///   - tracked: Tasks pose: the previous frame's ROIs, with their ids.
+    ///   - detected: Tasks pose: every detector ROI.
+    static func laterWins(tracked: [TrackedRect], detected: [NormalizedRect], iouThreshold: Float) -> [TrackedRect] {
+        var heirs: [Int: (iou: Float, trackId: Int?)] = [:]  // detection index → the track it continues
+        for track in tracked {
+            let box = track.rect.axisAlignedBox
+            var best: (index: Int, iou: Float)?
+            for (index, rect) in detected.enumerated() {
+                let iou = rect.axisAlignedBox.intersectionOverUnion(with: box)
+                if iou > iouThreshold && iou > (best?.iou ?? -1) { best = (index, iou) }
+            }
+            guard let best, best.iou > (heirs[best.index]?.iou ?? -1) else { continue }
+            heirs[best.index] = (best.iou, track.trackId)
+        }
+        let kept = keptIndices(laterWins: tracked.map(\.rect) + detected, iouThreshold: iouThreshold)
+        return kept.map { index in
+            guard index >= tracked.count else { return tracked[index] }
+            let detection = index - tracked.count
+            return TrackedRect(rect: detected[detection], trackId: heirs[detection]?.trackId)
+        }
+    }
+
+    /// The later-wins walk: the indices into `rects` of the rects kept, in their kept order.
+    private static func keptIndices(laterWins rects: [NormalizedRect], iouThreshold: Float) -> [Int] {
+        var kept: [Int] = []
+        for (index, rect) in rects.enumerated() {
             let box = rect.axisAlignedBox
-            kept.removeAll { $0.axisAlignedBox.intersectionOverUnion(with: box) > iouThreshold }
-            kept.append(rect)
+            kept.removeAll { rects[$0].axisAlignedBox.intersectionOverUnion(with: box) > iouThreshold }
+            kept.append(index)
         }
         return kept
     }
@@ -33,11 +73,19 @@ public enum RectAssociation {
     public static func trackedFirst(
         tracked: [NormalizedRect], new: [NormalizedRect], iouThreshold: Float
     ) -> [NormalizedRect] {
+        trackedFirst(tracked: tracked.map { TrackedRect(rect: $0, trackId: nil) }, new: new, iouThreshold: iouThreshold)
+            .map(\.rect)
+    }
+
+    /// ``trackedFirst(tracked:new:iouThreshold:)`` with the tracked rects' ids (docs/PIPELINE.md,
+    /// "Track ids"): the same rects in the same order; each tracked rect keeps its id, and an
+    /// appended new rect has none.
+    static func trackedFirst(tracked: [TrackedRect], new: [NormalizedRect], iouThreshold: Float) -> [TrackedRect] {
         var result = tracked
         for rect in new {
             let box = rect.axisAlignedBox
-            if result.allSatisfy({ $0.axisAlignedBox.intersectionOverUnion(with: box) <= iouThreshold }) {
-                result.append(rect)
+            if result.allSatisfy({ $0.rect.axisAlignedBox.intersectionOverUnion(with: box) <= iouThreshold }) {
+                result.append(TrackedRect(rect: rect, trackId: nil))
             }
         }
         return result
