@@ -54,8 +54,10 @@ public enum LandmarkDrawing {
     /// A landmark is drawn, and a connection only if both its ends are, when its `visibility`
     /// and `presence` are each nil or at least `minimumVisibility`.
     /// - Parameters:
+    ///   - image: the picture to draw on, in place.
     ///   - landmarks: normalized landmarks in pose-model order (33; fewer only draws the
     ///     connections whose ends exist).
+    ///   - minimumVisibility: the visibility and presence, in [0, 1], a landmark needs to be drawn.
     ///   - connectionColor: one colour for every connection (a track's, ``trackColor(for:)``);
     ///     nil: the side colours. The landmarks keep their side colours either way.
     public static func drawPose(
@@ -86,7 +88,9 @@ public enum LandmarkDrawing {
     /// one colour per finger, and `label` (e.g. from ``handLabel(for:)``) near the wrist in
     /// white on a dark box, 2× scaled (3× when the image's smaller side is at least 480 pixels).
     /// - Parameters:
+    ///   - image: the picture to draw on, in place.
     ///   - landmarks: normalized landmarks in hand-model order (21).
+    ///   - label: the text drawn near the wrist, or nil for none.
     ///   - connectionColor: one colour for every connection (a track's, ``trackColor(for:)``);
     ///     nil: one colour per finger. The landmarks keep their finger colours either way.
     public static func drawHand(

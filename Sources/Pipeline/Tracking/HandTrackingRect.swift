@@ -24,7 +24,10 @@ public enum HandTrackingRect {
     ///
     /// Running maxima start at the smallest positive `Float` (not −∞), as MediaPipe's do.
     ///
-    /// - Parameter landmarks: the 21 hand landmarks, normalized to the image.
+    /// - Parameters:
+    ///   - landmarks: the 21 hand landmarks, normalized to the image.
+    ///   - imageWidth: the image's width in pixels.
+    ///   - imageHeight: the image's height in pixels.
     /// - Throws: ``PipelineInputError/tooFewLandmarks(needed:available:)`` for fewer than 21.
     public static func boundingRect(landmarks: [RawLandmark], imageWidth: Int, imageHeight: Int) throws -> NormalizedRect {
         guard landmarks.count >= 21 else {

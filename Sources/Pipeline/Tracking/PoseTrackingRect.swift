@@ -10,9 +10,12 @@ public enum PoseTrackingRect {
     /// rotation from aux 0 → aux 1 with target 90°. This is the legacy smoother's object-scale
     /// rect.
     ///
-    /// - Parameter auxiliary: the two auxiliary landmarks (``PoseLandmarkSplit``), projected to
-    ///   the image. Tasks uses them raw; legacy smooths them first
-    ///   (``OneEuroParameters/legacyAuxiliaryLandmarks``).
+    /// - Parameters:
+    ///   - auxiliary: the two auxiliary landmarks (``PoseLandmarkSplit``), projected to the
+    ///     image. Tasks uses them raw; legacy smooths them first
+    ///     (``OneEuroParameters/legacyAuxiliaryLandmarks``).
+    ///   - imageWidth: the image's width in pixels.
+    ///   - imageHeight: the image's height in pixels.
     /// - Throws: ``PipelineInputError/tooFewLandmarks(needed:available:)`` for fewer than 2.
     public static func alignmentRect(auxiliary: [RawLandmark], imageWidth: Int, imageHeight: Int) throws -> NormalizedRect {
         guard auxiliary.count >= 2 else {

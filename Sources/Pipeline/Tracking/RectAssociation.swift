@@ -69,7 +69,10 @@ public enum RectAssociation {
     /// All `tracked` rects are kept, in order; each `new` rect is appended only if its IoU with
     /// every rect already in the result is ≤ threshold. Cut the result to `num_hands` afterwards.
     ///
-    /// - Parameter iouThreshold: `min_tracking_confidence` (0.5).
+    /// - Parameters:
+    ///   - tracked: the rects tracked from the previous frame's landmarks, normalized.
+    ///   - new: this frame's rects from fresh detections, normalized.
+    ///   - iouThreshold: `min_tracking_confidence` (0.5).
     public static func trackedFirst(
         tracked: [NormalizedRect], new: [NormalizedRect], iouThreshold: Float
     ) -> [NormalizedRect] {
