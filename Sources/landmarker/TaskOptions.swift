@@ -38,7 +38,8 @@ struct PoseTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     var minTrackingConfidence: Float = 0.5
 
     @Flag(help: """
-        Smooth every tracked person with their own filters, so that --num-poses above 1 is         smoothed too (video; off: MediaPipe's output, which smooths only --num-poses 1).
+        Smooth every tracked person with their own filters, so that --num-poses above 1 is \
+        smoothed too (video; off: MediaPipe's output, which smooths only --num-poses 1).
         """)
     var smoothEachTrack = false
 
