@@ -17,22 +17,28 @@ public struct VideoProbe: Sendable, Equatable {
 
     /// Probes `path` with `ffprobe`.
     /// - Throws: `VideoFileError.programNotFound` without `ffprobe`, `.unreadable` when it
-    ///   cannot read the file or the file has no video stream.
+    ///   cannot read the file, the file has no video stream, or the stream has no size (what
+    ///   `ffprobe` says of bytes it takes for a raw stream, such as H.263, without a picture).
     public init(path: String) throws(VideoFileError) {
         let output = try Self.run([
             "ffprobe", "-v", "error", "-select_streams", "V:0",
-            "-show_entries", "stream=nb_frames,avg_frame_rate", "-of", "json", "--", path,
+            "-show_entries", "stream=nb_frames,avg_frame_rate,width,height", "-of", "json", "--", path,
         ], path: path)
         struct Report: Decodable {
             struct Stream: Decodable {
                 let nb_frames: String?
                 let avg_frame_rate: String?
+                let width: Int?
+                let height: Int?
             }
             let streams: [Stream]?
         }
         guard let report = try? JSONDecoder().decode(Report.self, from: Data(output)),
               let stream = report.streams?.first else {
             throw .unreadable(path: path, message: "no video stream")
+        }
+        guard let width = stream.width, let height = stream.height, width > 0, height > 0 else {
+            throw .unreadable(path: path, message: "no video stream with a picture size (not a video file?)")
         }
         frameCount = stream.nb_frames.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
         framesPerSecond = stream.avg_frame_rate.flatMap(Self.rate)
