@@ -10,9 +10,16 @@ import Darwin
 /// thread, with low wake-up latency and no allocation per job.
 ///
 /// A job is `count` items of a `ParallelWork` value cut into `chunkCount`
-/// contiguous chunks. The caller and the helpers claim chunks one at a time
-/// from a shared counter, so when a helper is late (asleep, or descheduled by
-/// another process on a busy machine) the caller simply does more chunks
+/// contiguous chunks, and the chunks into one contiguous segment per thread.
+/// Each thread claims the chunks of its own segment first, one at a time,
+/// then helps with what is left of the others' segments. So when every
+/// thread is on time, thread t computes the same part of the output in every
+/// operator: the rows one layer writes are, mostly, read by the next layer on
+/// the core whose cache holds them. (With one shared counter, chunks went to
+/// whichever thread asked first, so a layer's input was as likely to sit in
+/// another core's cache; `Benchmarks/README.md`, "Threads", has the
+/// measurements.) When a helper is late (asleep, or descheduled
+/// by another process on a busy machine) the caller simply does its chunks
 /// instead of waiting for a fixed share. The caller waits only for helpers
 /// that joined the job and are still finishing a chunk.
 ///
@@ -46,7 +53,7 @@ final class WorkerPool: @unchecked Sendable {
     /// Starts `helperCount` helper threads; they are threads `1...helperCount`
     /// of every job, the calling thread being thread 0.
     init(helperCount: Int) {
-        state = WorkerPoolState()
+        state = WorkerPoolState(threadCapacity: helperCount + 1)
         for helper in 1...helperCount {
             let state = self.state
             DispatchQueue(label: "landmarker.kernels.worker.\(helper)").async {
@@ -104,6 +111,24 @@ struct ParallelChunks {
         let start = index * base + min(index, extra)
         return start..<(start + base + (index < extra ? 1 : 0))
     }
+
+    /// The chunks that thread `thread` of `threadCount` claims first: one
+    /// contiguous segment per thread, in thread order, whose sizes differ by
+    /// at most one.
+    func segment(of thread: Int, threadCount: Int) -> Range<Int> {
+        // thread < threadCount and chunkCount is a chunk count of items in
+        // memory: these products do not overflow.
+        (chunkCount * thread / threadCount)..<(chunkCount * (thread + 1) / threadCount)
+    }
+}
+
+/// A chunk counter padded to 128 bytes: in an array, no two counters share a
+/// cache line, so threads claiming from their own segments do not contend.
+struct SegmentCursor: ~Copyable {
+    /// The next chunk to claim in the segment.
+    let next = Atomic<Int>(0)
+    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 }
 
 /// The state the caller and the helpers share.
@@ -111,8 +136,9 @@ final class WorkerPoolState: @unchecked Sendable {
     /// Bits 32–63: generation of the latest job; bit 31: that job is closed
     /// to helpers that have not joined; bits 0–30: helpers taking part.
     private let gate = Atomic<Int>(WorkerPoolState.closedBit)
-    /// The next chunk to claim in the current job.
-    private let nextChunk = Atomic<Int>(0)
+    /// Per thread of the current job, the next chunk to claim in its segment.
+    private let cursors: UnsafeMutablePointer<SegmentCursor>
+    private let threadCapacity: Int
     private let stopping = Atomic<Bool>(false)
     /// Helpers asleep (or about to sleep) on `wakeUp`.
     private let sleepers = Atomic<Int>(0)
@@ -128,13 +154,19 @@ final class WorkerPoolState: @unchecked Sendable {
     static let participantMask = closedBit - 1
     static let generationShift = 32
 
-    init() {
+    /// State for jobs of at most `threadCapacity` threads.
+    init(threadCapacity: Int) {
+        self.threadCapacity = threadCapacity
+        cursors = .allocate(capacity: threadCapacity)
+        for thread in 0..<threadCapacity { (cursors + thread).initialize(to: SegmentCursor()) }
         job.initialize(to: nil)
     }
 
     deinit {
         job.deinitialize(count: 1)
         job.deallocate()
+        cursors.deinitialize(count: threadCapacity)
+        cursors.deallocate()
     }
 
     private static func generation(_ gate: Int) -> Int { gate >> generationShift }
@@ -144,8 +176,12 @@ final class WorkerPoolState: @unchecked Sendable {
     func open(_ job: WorkerPoolJob) {
         let previous = gate.load(ordering: .relaxed)
         precondition(previous & Self.participantMask == 0, "a job is still running")
+        precondition(job.threadCount <= threadCapacity, "more threads than the pool has")
         self.job.pointee = job
-        nextChunk.store(0, ordering: .relaxed)
+        for thread in 0..<job.threadCount {
+            cursors[thread].next.store(
+                job.chunks.segment(of: thread, threadCount: job.threadCount).lowerBound, ordering: .relaxed)
+        }
         // The generation wraps after 2^31 jobs; a helper only compares it
         // for equality with the one it last saw.
         let generation = (Self.generation(previous) &+ 1) & ((1 << 31) - 1)
@@ -161,14 +197,22 @@ final class WorkerPoolState: @unchecked Sendable {
     }
 
     /// Claims and runs chunks of the current job on `thread` until none is
-    /// left. Called by the caller with the job's type, by helpers through
-    /// the job's `workType`.
+    /// left: those of its own segment, then those left in the segments of
+    /// threads `thread + 1`, `thread + 2`, … (wrapping). Called by the caller
+    /// with the job's type, by helpers through the job's `workType`.
     func claimChunks<Work: ParallelWork>(of type: Work.Type, job: WorkerPoolJob, thread: Int) {
         let work = job.work.assumingMemoryBound(to: Work.self)
-        while true {
-            let chunk = nextChunk.wrappingAdd(1, ordering: .relaxed).oldValue
-            guard chunk < job.chunks.chunkCount else { return }
-            work.pointee.run(job.chunks.items(chunk), thread: thread)
+        let threads = job.threadCount
+        for offset in 0..<threads {
+            let owner = (thread + offset) % threads
+            let end = job.chunks.segment(of: owner, threadCount: threads).upperBound
+            while true {
+                // A claim past the segment's end is harmless: the cursor is
+                // reset when the next job opens.
+                let chunk = cursors[owner].next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard chunk < end else { break }
+                work.pointee.run(job.chunks.items(chunk), thread: thread)
+            }
         }
     }
 

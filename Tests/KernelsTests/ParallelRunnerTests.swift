@@ -71,6 +71,23 @@ import Testing
         }
     }
 
+    /// The per-thread segments cut the chunks into contiguous runs, in
+    /// thread order, that cover every chunk once and differ in size by at
+    /// most one.
+    @Test func segmentsPartitionTheChunksInThreadOrder() {
+        for chunkCount in [1, 2, 3, 7, 16, 17, 64, 1000] {
+            for threadCount in 1...9 {
+                let chunks = ParallelChunks(count: chunkCount * 3, chunkCount: chunkCount)
+                let segments = (0..<threadCount).map { chunks.segment(of: $0, threadCount: threadCount) }
+                let context = "\(chunkCount) chunks, \(threadCount) threads: \(segments)"
+                #expect(segments.first?.lowerBound == 0 && segments.last?.upperBound == chunkCount, "\(context)")
+                #expect(zip(segments, segments.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound }, "\(context)")
+                let sizes = segments.map(\.count)
+                #expect(sizes.max()! - sizes.min()! <= 1, "\(context)")
+            }
+        }
+    }
+
     /// A runner limited to fewer threads shares its pool: the other helpers
     /// must not compute items (their per-thread scratch would not exist).
     @Test func limitedRunnerUsesOnlyItsThreads() {
