@@ -2,23 +2,27 @@
 /// (`OneEuroFilter` options of MediaPipe's `LandmarksSmoothingCalculator`, docs/PIPELINE.md,
 /// "Filters" and "Pose smoothing").
 ///
+/// The four filter constants are `Float`, as in MediaPipe's options proto: the filter computes
+/// with their `Float` values widened to `Double` (a `minCutoff` of 0.1 is 0.10000000149011612
+/// there), which decides the last bit of an output that falls near a rounding tie.
+///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct OneEuroParameters: Sendable, Hashable {
     /// Initial sampling frequency in Hz, used until two timestamps give a real one (30).
-    public var frequency: Double
+    public var frequency: Float
     /// Cutoff frequency at zero speed, Hz.
-    public var minCutoff: Double
+    public var minCutoff: Float
     /// Speed coefficient: the cutoff grows by `beta · |filtered derivative|`.
-    public var beta: Double
+    public var beta: Float
     /// Cutoff of the derivative's low-pass filter, Hz.
-    public var derivateCutoff: Double
+    public var derivateCutoff: Float
     /// Below this object scale (pixels) landmarks pass through unfiltered (1e−6).
     public var minAllowedObjectScale: Float
     /// With `true` the value scale is 1 and the object scale is not computed.
     public var disableValueScaling: Bool
 
     public init(
-        frequency: Double = 30, minCutoff: Double = 1, beta: Double = 0, derivateCutoff: Double = 1,
+        frequency: Float = 30, minCutoff: Float = 1, beta: Float = 0, derivateCutoff: Float = 1,
         minAllowedObjectScale: Float = 1e-6, disableValueScaling: Bool = false
     ) {
         self.frequency = frequency
@@ -83,8 +87,8 @@ public struct OneEuroFilter: Sendable, Hashable {
 
     public init(_ parameters: OneEuroParameters) {
         self.init(
-            frequency: parameters.frequency, minCutoff: parameters.minCutoff,
-            beta: parameters.beta, derivateCutoff: parameters.derivateCutoff)
+            frequency: Double(parameters.frequency), minCutoff: Double(parameters.minCutoff),
+            beta: Double(parameters.beta), derivateCutoff: Double(parameters.derivateCutoff))
     }
 
     /// Filters one sample.
