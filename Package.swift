@@ -75,7 +75,6 @@ let package = Package(
         .library(name: "Kernels", targets: ["Kernels"]),
         .library(name: "Inference", targets: ["Inference"]),
         .library(name: "ImageIO", targets: ["ImageIO"]),
-        .library(name: "Pipeline", targets: ["Pipeline"]),
         .library(name: "MediaPipeTasksVision", targets: ["MediaPipeTasksVision"]),
         .library(name: "MLKit", targets: ["MLKit"]),
         .executable(name: "landmarker", targets: ["landmarker"]),
@@ -83,7 +82,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // `swift package generate-documentation` (scripts/build_docs.sh): the DocC catalogs of
-        // Pipeline, MLKit and Inference. A plugin only: nothing of it is linked.
+        // MediaPipeTasksVision, MLKit and Inference. A plugin only: nothing of it is linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
@@ -109,8 +108,11 @@ let package = Package(
             name: "Pipeline",
             dependencies: ["Inference", "ImageIO", "Tensor"],
             swiftSettings: computeSettings),
-        .target(name: "MediaPipeTasksVision", dependencies: ["Pipeline"]),
-        .target(name: "MLKit", dependencies: ["Pipeline"]),
+        .target(
+            name: "MediaPipeTasksVision",
+            dependencies: ["Pipeline", "Inference", "ImageIO"],
+            swiftSettings: computeSettings),
+        .target(name: "MLKit", dependencies: ["MediaPipeTasksVision", "ImageIO"]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "VideoFiles", dependencies: ["ImageIO"]),
         .target(name: "CBuildInfo", cSettings: [.define("LANDMARKER_BUILD_COMMIT", to: "\"\(buildCommit)\"")]),
@@ -121,7 +123,7 @@ let package = Package(
                 "CCrypto",
                 "Inference",
                 "Kernels",
-                "Pipeline",
+                "MediaPipeTasksVision",
                 "ImageIO",
                 "VideoFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -151,6 +153,8 @@ let package = Package(
             name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CLibYUV", "TestSupport"]),
         .testTarget(name: "VideoFilesTests", dependencies: ["VideoFiles", "ImageIO", "TestSupport"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "MLKit", "ImageIO", "Inference", "Kernels", "TestSupport"]),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: ["Pipeline", "MediaPipeTasksVision", "MLKit", "ImageIO", "Inference", "Kernels", "TestSupport"]),
     ] + avx512Targets
 )

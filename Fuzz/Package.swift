@@ -5,9 +5,19 @@
 // - ModelFuzzer: model bytes through every load-time check;
 // - InputFuzzer: untrusted image-side bytes (PNG, JPEG and EXIF, Y4M streams,
 //   `.task` bundles, raw pixel buffers).
+import Foundation
 import PackageDescription
 
 let fuzzerSwiftSettings: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address", "-parse-as-library"])]
+
+// InputFuzzer reads `.task` bundles with MediaPipeTasksVision's bundle reader and writer, which
+// have `package` access: it is compiled with the package name SwiftPM gives the landmarker
+// package (its folder's name, lowercased, as a C identifier), so it sees them. A 5.3 manifest
+// passes no package name of its own.
+let landmarkerFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .lastPathComponent.lowercased()
+let landmarkerPackageName = (landmarkerFolder.first.map { $0.isNumber } ?? true ? "_" : "")
+    + String(landmarkerFolder.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
 let fuzzerLinkerSettings: [LinkerSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
 
 let package = Package(
@@ -25,9 +35,9 @@ let package = Package(
             name: "InputFuzzer",
             dependencies: [
                 .product(name: "ImageIO", package: "landmarker"),
-                .product(name: "Pipeline", package: "landmarker"),
+                .product(name: "MediaPipeTasksVision", package: "landmarker"),
             ],
-            swiftSettings: fuzzerSwiftSettings,
+            swiftSettings: fuzzerSwiftSettings + [.unsafeFlags(["-package-name", landmarkerPackageName])],
             linkerSettings: fuzzerLinkerSettings),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation  // CGFloat, the type of the ML Kit API's coordinates
+import MediaPipeTasksVision
 
 /// A point in the input image, ML Kit's `Vision3DPoint`.
 ///
@@ -26,8 +27,9 @@ public struct Vision3DPoint: Sendable, Equatable {
 
 /// One body point of a ``Pose``: ML Kit's `PoseLandmark`.
 ///
-/// Named `MLKPoseLandmark` (ML Kit's Objective-C name) here because this module already has a
-/// Tasks enum called `PoseLandmark`; `import MLKit` is meant to expose it as `PoseLandmark`.
+/// Named `MLKPoseLandmark` (ML Kit's Objective-C name) here because the Tasks API this module
+/// builds on (MediaPipeTasksVision) has an enum called `PoseLandmark`; `import MLKit` exposes
+/// this struct as `PoseLandmark`.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct MLKPoseLandmark: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import Dispatch
+import MediaPipeTasksVision
 
-/// ML Kit's pose detector on Linux, built on `PoseLandmarker` (Pipeline) with `numPoses` 1.
+/// ML Kit's pose detector on Linux, built on `PoseLandmarker` (MediaPipeTasksVision) with `numPoses` 1.
 ///
 /// ```swift
 /// let options = PoseDetectorOptions()

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import MediaPipeTasksVision
 
 /// Why a ``PoseDetector`` cannot detect poses.
 ///

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import MediaPipeTasksVision
 
 /// How a ``PoseDetector`` treats successive images (ML Kit's `PoseDetectorMode`).
 ///

@@ -1,3 +1,5 @@
+import MediaPipeTasksVision
+
 /// Stream-mode timestamps for a ``PoseDetector``: milliseconds on a monotonic clock since the
 /// detector was made, forced strictly increasing (a call in the same millisecond as the
 /// previous one gets the previous timestamp + 1 ms), as the landmarker's video mode requires.

@@ -1,4 +1,5 @@
 import ImageIO
+import MediaPipeTasksVision
 
 /// An image handed to a ``PoseDetector`` (ML Kit's `VisionImage`): RGB pixels plus the
 /// ``orientation`` in which they are stored.

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ImageIO
-import Pipeline
+import MediaPipeTasksVision
 
 /// The CLI's drawn outputs: the skeletons over the upright image, and the segmentation mask as
 /// grey pixels; written as PNG files (images) or as video frames (`VideoOutputs`).

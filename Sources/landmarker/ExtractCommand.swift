@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Pipeline
+import MediaPipeTasksVision
 
 /// `landmarker extract pose|hand`: landmarks of every video of a dataset, one NDJSON file per
 /// video, resumable and split into shards (see `Extraction`).

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ImageIO
-import Pipeline
+import MediaPipeTasksVision
 import VideoFiles
 
 /// The frames of a video run: a folder of PNG/JPEG frames sorted by name, a YUV4MPEG2 stream (a

@@ -10,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 import ImageIO
-import Pipeline
+import MediaPipeTasksVision
 import VideoFiles
 
 /// The input loops shared by `landmarker pose` and `landmarker hand`: image files in image

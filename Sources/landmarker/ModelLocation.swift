@@ -1,4 +1,4 @@
-import Pipeline
+import MediaPipeTasksVision
 
 /// The CLI's model arguments and defaults, resolved by `ModelFiles`: a path as given, otherwise a
 /// bare name looked up in `$LANDMARKER_MODELS`, the install prefix's `share/landmarker/models`,

@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ImageIO
-import Pipeline
+import MediaPipeTasksVision
 
 /// `landmarker pipeline-bench`: the whole landmarker's time per frame (detector, landmark model,
 /// pre- and post-processing), on frames decoded into memory before the clock starts.

@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ImageIO
-import Pipeline
+import MediaPipeTasksVision
 
 struct PoseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

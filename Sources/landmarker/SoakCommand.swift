@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Pipeline
+import MediaPipeTasksVision
 
 /// `landmarker soak`: runs one landmarker over many frames and checks that its resident memory
 /// stays flat once warmed up.

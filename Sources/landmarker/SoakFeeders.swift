@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Pipeline
+import MediaPipeTasksVision
 import Synchronization
 
 /// What came back from the frames fed to one landmarker during a soak run.

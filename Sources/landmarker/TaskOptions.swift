@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Pipeline
+import MediaPipeTasksVision
 
 /// What `landmarker extract` needs of a task's options.
 protocol LandmarkerTaskOptions {

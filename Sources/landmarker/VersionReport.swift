@@ -1,6 +1,6 @@
 import CBuildInfo
 import Kernels
-import Pipeline
+import MediaPipeTasksVision
 
 /// What `landmarker --version` prints: the package version, the commit the binary was built
 /// from, the kernel family this CPU runs and the model folder the default models come from.

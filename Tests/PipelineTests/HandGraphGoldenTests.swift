@@ -2,6 +2,7 @@ import Foundation
 import ImageIO
 import Inference
 @testable import Pipeline
+@testable import MediaPipeTasksVision
 import TestSupport
 import Testing
 

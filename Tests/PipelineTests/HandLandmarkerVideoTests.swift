@@ -3,6 +3,7 @@ import ImageIO
 import Inference
 import Kernels
 @testable import Pipeline
+@testable import MediaPipeTasksVision
 import TestSupport
 import Testing
 
@@ -167,8 +168,26 @@ final class LiveStreamRecorder: HandLandmarkerLiveStreamDelegate, @unchecked Sen
         let configuration = HandGraph.Configuration(
             numHands: 1, minDetectionConfidence: 0.5, minPresenceConfidence: 0.5, minTrackingConfidence: 0.5,
             streamMode: false)
-        #expect(throws: TaskError.self) { try HandGraph(detector: pose, landmarkModel: hand, configuration: configuration) }
-        #expect(throws: TaskError.self) { try HandGraph(detector: hand, landmarkModel: hand, configuration: configuration) }
+        #expect(throws: ModelShapeError.self) { try HandGraph(detector: pose, landmarkModel: hand, configuration: configuration) }
+        #expect(throws: ModelShapeError.self) { try HandGraph(detector: hand, landmarkModel: hand, configuration: configuration) }
+    }
+
+    /// The landmarker reports a model of other tensor shapes as `TaskError.invalidModel`.
+    @Test func bundleOfModelsWithOtherShapesIsAnInvalidModel() throws {
+        var writer = StoredZipWriter()
+        let kind = LandmarkerBundleKind.handLandmarker
+        let poseDetector = try FileManager.default.contents(atPath: Fixtures.model("pose_detection")).map(Array.init)
+        let handLandmarks = try FileManager.default.contents(atPath: Fixtures.model("hand_landmark_lite")).map(Array.init)
+        try writer.addEntry(named: kind.detectorModelName, contents: try #require(poseDetector))
+        try writer.addEntry(named: kind.landmarksDetectorModelName, contents: try #require(handLandmarks))
+        let options = HandLandmarkerOptions()
+        options.baseOptions.modelAssetBuffer = try writer.finish()
+        #expect {
+            try HandLandmarker(options: options)
+        } throws: { error in
+            guard case TaskError.invalidModel(let message) = error else { return false }
+            return message.hasPrefix("the palm detector must have inputs [[1, 192, 192, 3]]")
+        }
     }
 
     @Test func invalidOptionsAreRejected() throws {

@@ -3,6 +3,7 @@ import ImageIO
 import TestSupport
 import Testing
 @testable import Pipeline
+@testable import MediaPipeTasksVision
 
 @Suite struct ImageMPImageTests {
     /// 2×1 image with pixels P = (1, 2, 3) and Q = (4, 5, 6) in each supported layout.

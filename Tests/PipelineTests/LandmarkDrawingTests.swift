@@ -1,7 +1,7 @@
 import ImageIO
 import Testing
 import TestSupport
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 
 @Suite struct LandmarkDrawingTests {
     private func blankImage(width: Int, height: Int) throws -> RGBImage {

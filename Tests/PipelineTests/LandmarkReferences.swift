@@ -1,6 +1,7 @@
 import Foundation
 import Kernels
 @testable import Pipeline
+@testable import MediaPipeTasksVision
 import TestSupport
 import Testing
 

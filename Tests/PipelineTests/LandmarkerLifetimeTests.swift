@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 @testable import MLKit
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 import TestSupport
 import Testing
 

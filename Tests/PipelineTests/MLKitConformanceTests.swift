@@ -1,7 +1,7 @@
 import Foundation
 import ImageIO
 @testable import MLKit
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 @testable import MLKit
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MLKit
 @testable import Pipeline
+@testable import MediaPipeTasksVision
 import Synchronization
 import TestSupport
 import Testing

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 
 @Suite("Model asset bundles")
 struct ModelAssetBundleTests {

@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 
 /// A stored-entry zip archive assembled field by field in the test (independently of
 /// `StoredZipWriter`), with the offset of every record, so that tests can corrupt chosen fields.

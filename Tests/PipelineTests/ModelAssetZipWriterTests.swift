@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 
 @Suite("Stored zip writer")
 struct ModelAssetZipWriterTests {

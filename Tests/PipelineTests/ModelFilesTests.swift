@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+import MediaPipeTasksVision
 import Testing
 
 /// Where `ModelFiles` looks for a model, in which order, and what it says when none has it.

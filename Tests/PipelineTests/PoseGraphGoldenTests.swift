@@ -1,6 +1,7 @@
 import Foundation
 import ImageIO
 @testable import Pipeline
+@testable import MediaPipeTasksVision
 import Inference
 import TestSupport
 import Testing

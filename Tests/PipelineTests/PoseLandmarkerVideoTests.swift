@@ -3,6 +3,7 @@ import ImageIO
 import Inference
 import Kernels
 @testable import Pipeline
+@testable import MediaPipeTasksVision
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import Kernels
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 import TestSupport
 import Testing
 

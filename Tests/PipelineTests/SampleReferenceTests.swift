@@ -2,7 +2,7 @@ import Foundation
 import ImageIO
 import Inference
 import Kernels
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 
 @Suite("Landmark names and connections")
 struct TasksLandmarkTopologyTests {

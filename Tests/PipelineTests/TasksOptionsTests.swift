@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 
 /// Stands in for a live-stream delegate object in option validation.
 private final class DelegateStandIn {}

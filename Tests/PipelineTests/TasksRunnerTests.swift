@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 
 /// A thread-safe list that `@Sendable` closures can append to. (It uses an `NSLock`, whose
 /// hand-over the thread sanitizer can see, unlike a contended `Synchronization.Mutex`.)

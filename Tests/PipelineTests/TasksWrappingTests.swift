@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import Pipeline
+@testable import MediaPipeTasksVision
 
 /// The delegate protocol of `EchoLandmarker`, shaped like `PoseLandmarkerLiveStreamDelegate`.
 private protocol EchoLandmarkerLiveStreamDelegate: AnyObject {

@@ -1,5 +1,5 @@
 import ImageIO
-import Pipeline
+import MediaPipeTasksVision
 
 /// The encoded-image parsers: PNG, JPEG through `MPImage(data:)`, and the EXIF
 /// orientation reader.

@@ -1,5 +1,5 @@
 import ImageIO
-import Pipeline
+import MediaPipeTasksVision
 
 /// The geometry of a raw pixel buffer, read from the front of the input:
 ///

@@ -1,5 +1,5 @@
 import ImageIO
-import Pipeline
+import MediaPipeTasksVision
 
 /// The starting corpus, built in code at start-up: small images from the
 /// project's own encoders plus hand-built variants the encoders never write

@@ -1,4 +1,4 @@
-import Pipeline
+import MediaPipeTasksVision
 
 /// Reads a `.task` bundle from memory: the archive's validation, the data of
 /// its first members with their CRC-32 check, and the landmarkers' model lookup.

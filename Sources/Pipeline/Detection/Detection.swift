@@ -5,17 +5,17 @@
 /// ``LetterboxPadding/removing(from:)-(Detection)``.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct Detection: Sendable, Hashable, Codable {
+package struct Detection: Sendable, Hashable, Codable {
     /// Confidence in `[0, 1]` (sigmoid of the score logit).
-    public var score: Float
+    package var score: Float
     /// The box. For the pose detector it is the *face* box; for the palm detector the palm.
-    public var box: RelativeBox
+    package var box: RelativeBox
     /// Keypoints in model order. Pose detector: 0 mid-hip centre, 1 full-body size/rotation
     /// point, 2 mid-shoulder centre, 3 upper-body size/rotation point. Palm detector: 0 wrist
     /// centre, 2 middle-finger MCP; 1 and 3–6 are further palm and thumb points.
-    public var keypoints: [RelativePoint]
+    package var keypoints: [RelativePoint]
 
-    public init(score: Float, box: RelativeBox, keypoints: [RelativePoint]) {
+    package init(score: Float, box: RelativeBox, keypoints: [RelativePoint]) {
         self.score = score
         self.box = box
         self.keypoints = keypoints

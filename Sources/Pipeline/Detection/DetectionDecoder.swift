@@ -5,22 +5,22 @@
 /// `[dx, dy, w, h, kx0, ky0, kx1, ky1, …]`.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct DetectionDecodingOptions: Sendable, Hashable {
+package struct DetectionDecodingOptions: Sendable, Hashable {
     /// Floats per anchor row of the box tensor (12 pose, 18 palm).
-    public var coordinatesPerRow: Int
+    package var coordinatesPerRow: Int
     /// Keypoints per row (4 pose, 7 palm), each an (x, y) pair.
-    public var keypointCount: Int
+    package var keypointCount: Int
     /// Index in the row of the first keypoint value (4 for both detectors).
-    public var keypointOffset: Int
+    package var keypointOffset: Int
     /// Divisor of the box centre, size and keypoint regressions: the detector input size in
     /// pixels (224 pose, 192 palm). One value for x, y, w and h, as both detectors use.
-    public var coordinateScale: Float
+    package var coordinateScale: Float
     /// Score logits are clamped to `±scoreClippingThreshold` before the sigmoid (100).
-    public var scoreClippingThreshold: Float
+    package var scoreClippingThreshold: Float
     /// Candidates with score < this are dropped (a score equal to it is kept).
-    public var minScoreThreshold: Float
+    package var minScoreThreshold: Float
 
-    public init(
+    package init(
         coordinatesPerRow: Int, keypointCount: Int, keypointOffset: Int = 4,
         coordinateScale: Float, scoreClippingThreshold: Float = 100, minScoreThreshold: Float
     ) {
@@ -35,7 +35,7 @@ public struct DetectionDecodingOptions: Sendable, Hashable {
     /// pose_detection.tflite: 12 values per row, 4 keypoints, scale 224.
     /// `minScoreThreshold` is Tasks `min_pose_detection_confidence` (legacy
     /// `min_detection_confidence`), 0.5 by default.
-    public static func poseDetector(minScoreThreshold: Float = 0.5) -> DetectionDecodingOptions {
+    package static func poseDetector(minScoreThreshold: Float = 0.5) -> DetectionDecodingOptions {
         DetectionDecodingOptions(
             coordinatesPerRow: 12, keypointCount: 4, coordinateScale: 224,
             minScoreThreshold: minScoreThreshold)
@@ -44,7 +44,7 @@ public struct DetectionDecodingOptions: Sendable, Hashable {
     /// palm_detection_full/lite.tflite: 18 values per row, 7 keypoints, scale 192.
     /// `minScoreThreshold` is Tasks `min_hand_detection_confidence` (legacy
     /// `min_detection_confidence`), 0.5 by default.
-    public static func palmDetector(minScoreThreshold: Float = 0.5) -> DetectionDecodingOptions {
+    package static func palmDetector(minScoreThreshold: Float = 0.5) -> DetectionDecodingOptions {
         DetectionDecodingOptions(
             coordinatesPerRow: 18, keypointCount: 7, coordinateScale: 192,
             minScoreThreshold: minScoreThreshold)
@@ -65,14 +65,14 @@ public struct DetectionDecodingOptions: Sendable, Hashable {
 /// Coordinates are normalized to the detector tensor, i.e. still letterboxed.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct DetectionDecoder: Sendable {
-    public let anchors: [SSDAnchor]
-    public let options: DetectionDecodingOptions
+package struct DetectionDecoder: Sendable {
+    package let anchors: [SSDAnchor]
+    package let options: DetectionDecodingOptions
 
     /// - Throws: ``PipelineInputError/invalidOption(name:reason:)`` if the box (4 values from
     ///   index 0) or the keypoints do not fit in `coordinatesPerRow`, or the scale is not
     ///   positive.
-    public init(anchors: [SSDAnchor], options: DetectionDecodingOptions) throws {
+    package init(anchors: [SSDAnchor], options: DetectionDecodingOptions) throws {
         guard options.coordinatesPerRow >= 4 else {
             throw PipelineInputError.invalidOption(
                 name: "coordinatesPerRow", reason: "\(options.coordinatesPerRow) cannot hold a box")
@@ -98,7 +98,7 @@ public struct DetectionDecoder: Sendable {
 
     /// The pose detector's decoder: ``SSDAnchorOptions/poseDetector`` anchors and
     /// ``DetectionDecodingOptions/poseDetector(minScoreThreshold:)``.
-    public static func poseDetector(minScoreThreshold: Float = 0.5) -> DetectionDecoder {
+    package static func poseDetector(minScoreThreshold: Float = 0.5) -> DetectionDecoder {
         DetectionDecoder(
             validAnchors: SSDAnchorOptions.poseDetector.makeAnchors(),
             options: .poseDetector(minScoreThreshold: minScoreThreshold))
@@ -106,7 +106,7 @@ public struct DetectionDecoder: Sendable {
 
     /// The palm detector's decoder: ``SSDAnchorOptions/palmDetector`` anchors and
     /// ``DetectionDecodingOptions/palmDetector(minScoreThreshold:)``.
-    public static func palmDetector(minScoreThreshold: Float = 0.5) -> DetectionDecoder {
+    package static func palmDetector(minScoreThreshold: Float = 0.5) -> DetectionDecoder {
         DetectionDecoder(
             validAnchors: SSDAnchorOptions.palmDetector.makeAnchors(),
             options: .palmDetector(minScoreThreshold: minScoreThreshold))
@@ -125,7 +125,7 @@ public struct DetectionDecoder: Sendable {
     /// - Returns: the detections that pass the score threshold, in anchor order.
     /// - Throws: ``PipelineInputError/tensorSizeMismatch(tensor:expected:actual:)`` if a buffer
     ///   does not hold exactly one row per anchor.
-    public func decode(boxes: UnsafeBufferPointer<Float>, scores: UnsafeBufferPointer<Float>) throws -> [Detection] {
+    package func decode(boxes: UnsafeBufferPointer<Float>, scores: UnsafeBufferPointer<Float>) throws -> [Detection] {
         let rowLength = options.coordinatesPerRow
         let (expectedBoxes, overflow) = anchors.count.multipliedReportingOverflow(by: rowLength)
         guard !overflow else { throw PipelineInputError.sizeOutOfRange(what: "box tensor size") }
@@ -170,7 +170,7 @@ public struct DetectionDecoder: Sendable {
     }
 
     /// Array convenience for ``decode(boxes:scores:)-(UnsafeBufferPointer<Float>,_)``.
-    public func decode(boxes: [Float], scores: [Float]) throws -> [Detection] {
+    package func decode(boxes: [Float], scores: [Float]) throws -> [Detection] {
         try boxes.withUnsafeBufferPointer { boxBuffer in
             try scores.withUnsafeBufferPointer { scoreBuffer in
                 try decode(boxes: boxBuffer, scores: scoreBuffer)

@@ -6,11 +6,11 @@
 /// come from ``Extent``.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct DetectionToRect: Sendable, Hashable {
+package struct DetectionToRect: Sendable, Hashable {
     /// Where the rect's centre and size come from.
     ///
     /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-    public enum Extent: Sendable, Hashable {
+    package enum Extent: Sendable, Hashable {
         /// `AlignmentPointsRectsCalculator`: centre = the start keypoint, side (pixels) =
         /// 2·‖end − start‖, square in pixels. The detection box is not used.
         case alignmentPoints
@@ -18,13 +18,13 @@ public struct DetectionToRect: Sendable, Hashable {
         case boundingBox
     }
 
-    public var startKeypoint: Int
-    public var endKeypoint: Int
+    package var startKeypoint: Int
+    package var endKeypoint: Int
     /// Radians; see ``RectRotation/ninetyDegrees``.
-    public var targetAngle: Float
-    public var extent: Extent
+    package var targetAngle: Float
+    package var extent: Extent
 
-    public init(startKeypoint: Int, endKeypoint: Int, targetAngle: Float, extent: Extent) {
+    package init(startKeypoint: Int, endKeypoint: Int, targetAngle: Float, extent: Extent) {
         self.startKeypoint = startKeypoint
         self.endKeypoint = endKeypoint
         self.targetAngle = targetAngle
@@ -33,14 +33,14 @@ public struct DetectionToRect: Sendable, Hashable {
 
     /// Pose detector (docs/PIPELINE.md, "Pose ROI from a detection"): keypoint 0 (mid-hip) → 1
     /// (full-body scale point), 90°, alignment points. Follow with ``RectTransformation/pose``.
-    public static let poseDetector = DetectionToRect(
+    package static let poseDetector = DetectionToRect(
         startKeypoint: 0, endKeypoint: 1, targetAngle: RectRotation.ninetyDegrees, extent: .alignmentPoints)
 
     /// Palm detector (docs/PIPELINE.md, "Hand ROI from a palm"): the palm box, rotation from
     /// keypoint 0 (wrist) → 2 (middle-finger MCP) with target 90°, as the legacy graph does. (The
     /// Tasks hand detector uses 90 *rad*, a MediaPipe quirk this package does not reproduce.)
     /// Follow with ``RectTransformation/handFromPalm``.
-    public static let palmDetector = DetectionToRect(
+    package static let palmDetector = DetectionToRect(
         startKeypoint: 0, endKeypoint: 2, targetAngle: RectRotation.ninetyDegrees, extent: .boundingBox)
 
     /// The rect for `detection`, whose coordinates are normalized to the image.
@@ -52,7 +52,7 @@ public struct DetectionToRect: Sendable, Hashable {
     /// - Throws: ``PipelineInputError/tooFewKeypoints(needed:available:)`` if the detection
     ///   lacks the start or end keypoint, ``PipelineInputError/invalidOption(name:reason:)`` for
     ///   a negative keypoint index.
-    public func rect(for detection: Detection, imageWidth: Int, imageHeight: Int) throws -> NormalizedRect {
+    package func rect(for detection: Detection, imageWidth: Int, imageHeight: Int) throws -> NormalizedRect {
         guard startKeypoint >= 0, endKeypoint >= 0 else {
             throw PipelineInputError.invalidOption(name: "keypoint index", reason: "negative")
         }
@@ -81,7 +81,7 @@ public struct DetectionToRect: Sendable, Hashable {
     /// The alignment-points rect from two points (used for pose detections and, in tracking,
     /// for the two auxiliary pose landmarks): centre = `start`, square in pixels with side
     /// `2·‖end − start‖` (pixels), rotation from `start` → `end`.
-    public static func alignmentPointsRect(
+    package static func alignmentPointsRect(
         start: RelativePoint, end: RelativePoint, targetAngle: Float, imageWidth: Int, imageHeight: Int
     ) -> NormalizedRect {
         let width = Float(imageWidth)

@@ -1,13 +1,13 @@
 /// One SSD anchor, normalized to the detector input (fractions of its width and height).
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct SSDAnchor: Sendable, Hashable {
-    public var xCenter: Float
-    public var yCenter: Float
-    public var width: Float
-    public var height: Float
+package struct SSDAnchor: Sendable, Hashable {
+    package var xCenter: Float
+    package var yCenter: Float
+    package var width: Float
+    package var height: Float
 
-    public init(xCenter: Float, yCenter: Float, width: Float, height: Float) {
+    package init(xCenter: Float, yCenter: Float, width: Float, height: Float) {
         self.xCenter = xCenter
         self.yCenter = yCenter
         self.width = width
@@ -29,25 +29,25 @@ public struct SSDAnchor: Sendable, Hashable {
 /// cell; anchor *i* belongs to row *i* of the detector's outputs.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct SSDAnchorOptions: Sendable, Hashable {
+package struct SSDAnchorOptions: Sendable, Hashable {
     /// Detector input width in pixels.
-    public let inputWidth: Int
+    package let inputWidth: Int
     /// Detector input height in pixels.
-    public let inputHeight: Int
+    package let inputHeight: Int
     /// One stride per layer, in pixels.
-    public let strides: [Int]
+    package let strides: [Int]
     /// Anchor centre offset within a cell, in cells (0.5 = the cell centre).
-    public let anchorOffsetX: Float
+    package let anchorOffsetX: Float
     /// Anchor centre offset within a cell, in cells (0.5 = the cell centre).
-    public let anchorOffsetY: Float
+    package let anchorOffsetY: Float
     /// Anchors each layer contributes per cell (2 for one aspect ratio plus the
     /// interpolated-scale anchor).
-    public let anchorsPerLayer: Int
+    package let anchorsPerLayer: Int
     /// Total number of anchors the grid has.
-    public let anchorCount: Int
+    package let anchorCount: Int
 
     /// Largest grid accepted: far above any real detector, low enough to allocate.
-    public static let maximumAnchorCount = 1 << 24
+    package static let maximumAnchorCount = 1 << 24
 
     /// Validates the options and computes the anchor count with overflow checks.
     ///
@@ -55,7 +55,7 @@ public struct SSDAnchorOptions: Sendable, Hashable {
     ///   stride or anchor count, or an empty stride list;
     ///   ``PipelineInputError/sizeOutOfRange(what:)`` if the grid exceeds
     ///   ``maximumAnchorCount``.
-    public init(
+    package init(
         inputWidth: Int, inputHeight: Int, strides: [Int],
         anchorOffsetX: Float = 0.5, anchorOffsetY: Float = 0.5, anchorsPerLayer: Int = 2
     ) throws {
@@ -109,17 +109,17 @@ public struct SSDAnchorOptions: Sendable, Hashable {
 
     /// pose_detection.tflite: 224×224, 5 layers, strides 8, 16, 32, 32, 32 →
     /// 28²×2 + 14²×2 + 7²×6 = 2254 anchors.
-    public static let poseDetector = SSDAnchorOptions(
+    package static let poseDetector = SSDAnchorOptions(
         presetInputSize: 224, strides: [8, 16, 32, 32, 32], anchorCount: 2254)
 
     /// palm_detection_full/lite.tflite: 192×192, 4 layers, strides 8, 16, 16, 16 →
     /// 24²×2 + 12²×6 = 2016 anchors.
-    public static let palmDetector = SSDAnchorOptions(
+    package static let palmDetector = SSDAnchorOptions(
         presetInputSize: 192, strides: [8, 16, 16, 16], anchorCount: 2016)
 
     /// The anchors, in output-row order. Every anchor is 1 × 1; its centre is
     /// `((col + offsetX) / mapWidth, (row + offsetY) / mapHeight)`.
-    public func makeAnchors() -> [SSDAnchor] {
+    package func makeAnchors() -> [SSDAnchor] {
         var anchors: [SSDAnchor] = []
         anchors.reserveCapacity(anchorCount)
         for group in Self.featureMapGroups(strides: strides) {

@@ -13,27 +13,27 @@
 /// Output order is descending seed score. No score floor and no maximum count are applied.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct WeightedNonMaxSuppression: Sendable, Hashable {
+package struct WeightedNonMaxSuppression: Sendable, Hashable {
     /// Candidates need IoU with the seed strictly greater than this.
-    public var iouThreshold: Float
+    package var iouThreshold: Float
 
-    public init(iouThreshold: Float) {
+    package init(iouThreshold: Float) {
         self.iouThreshold = iouThreshold
     }
 
     /// Pose detector, Tasks flavour: 0.5 (`PoseDetectorGraphOptions.min_suppression_threshold`
     /// default, not exposed by PoseLandmarker).
-    public static let poseDetector = WeightedNonMaxSuppression(iouThreshold: 0.5)
+    package static let poseDetector = WeightedNonMaxSuppression(iouThreshold: 0.5)
     /// Pose detector, legacy flavour (`mp.solutions.pose`): 0.3.
-    public static let poseDetectorLegacy = WeightedNonMaxSuppression(iouThreshold: 0.3)
+    package static let poseDetectorLegacy = WeightedNonMaxSuppression(iouThreshold: 0.3)
     /// Palm detector, both flavours: 0.3.
-    public static let palmDetector = WeightedNonMaxSuppression(iouThreshold: 0.3)
+    package static let palmDetector = WeightedNonMaxSuppression(iouThreshold: 0.3)
 
     /// Suppresses overlapping detections.
     ///
     /// Keypoint *k* of the output averages keypoint *k* of those candidates that have one
     /// (all of them when the detections come from one decoder).
-    public func apply(_ detections: [Detection]) -> [Detection] {
+    package func apply(_ detections: [Detection]) -> [Detection] {
         var remaining = detections.indices.sorted { lhs, rhs in
             let left = detections[lhs].score
             let right = detections[rhs].score

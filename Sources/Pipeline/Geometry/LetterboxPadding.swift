@@ -14,13 +14,13 @@
 /// image.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct LetterboxPadding: Sendable, Hashable, Codable {
-    public var left: Float
-    public var top: Float
-    public var right: Float
-    public var bottom: Float
+package struct LetterboxPadding: Sendable, Hashable, Codable {
+    package var left: Float
+    package var top: Float
+    package var right: Float
+    package var bottom: Float
 
-    public init(left: Float, top: Float, right: Float, bottom: Float) {
+    package init(left: Float, top: Float, right: Float, bottom: Float) {
         self.left = left
         self.top = top
         self.right = right
@@ -28,10 +28,10 @@ public struct LetterboxPadding: Sendable, Hashable, Codable {
     }
 
     /// No padding: removal is the identity.
-    public static let zero = LetterboxPadding(left: 0, top: 0, right: 0, bottom: 0)
+    package static let zero = LetterboxPadding(left: 0, top: 0, right: 0, bottom: 0)
 
     /// `DetectionLetterboxRemovalCalculator`: the box and every keypoint.
-    public func removing(from detection: Detection) -> Detection {
+    package func removing(from detection: Detection) -> Detection {
         let horizontal = 1 - (left + right)
         let vertical = 1 - (top + bottom)
         var result = detection
@@ -48,7 +48,7 @@ public struct LetterboxPadding: Sendable, Hashable, Codable {
 
     /// `LandmarkLetterboxRemovalCalculator`: x and y as above, `z' = z/(1 − l − r)`;
     /// visibility and presence unchanged.
-    public func removing(from landmarks: [RawLandmark]) -> [RawLandmark] {
+    package func removing(from landmarks: [RawLandmark]) -> [RawLandmark] {
         let horizontal = 1 - (left + right)
         let vertical = 1 - (top + bottom)
         return landmarks.map {

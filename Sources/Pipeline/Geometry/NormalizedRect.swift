@@ -6,14 +6,14 @@
 /// `p = c + R(θ)·(u, v)` with `R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]`.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct NormalizedRect: Sendable, Hashable, Codable {
-    public var xCenter: Float
-    public var yCenter: Float
-    public var width: Float
-    public var height: Float
-    public var rotation: Float
+package struct NormalizedRect: Sendable, Hashable, Codable {
+    package var xCenter: Float
+    package var yCenter: Float
+    package var width: Float
+    package var height: Float
+    package var rotation: Float
 
-    public init(xCenter: Float, yCenter: Float, width: Float, height: Float, rotation: Float = 0) {
+    package init(xCenter: Float, yCenter: Float, width: Float, height: Float, rotation: Float = 0) {
         self.xCenter = xCenter
         self.yCenter = yCenter
         self.width = width
@@ -23,7 +23,7 @@ public struct NormalizedRect: Sendable, Hashable, Codable {
 
     /// The axis-aligned box `(x_c ± w/2, y_c ± h/2)`, rotation ignored, as MediaPipe's rect
     /// IoU uses it (docs/PIPELINE.md, "ROI association").
-    public var axisAlignedBox: RelativeBox {
+    package var axisAlignedBox: RelativeBox {
         RelativeBox(xmin: xCenter - width / 2, ymin: yCenter - height / 2, width: width, height: height)
     }
 }

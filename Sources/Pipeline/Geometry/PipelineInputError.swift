@@ -5,7 +5,7 @@
 /// sizes or a caller's timestamp can cause them, so they are thrown rather than trapped.
 ///
 /// Thread safety: a `Sendable` value; it can be thrown across threads and queues.
-public enum PipelineInputError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum PipelineInputError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A model output holds `actual` floats where the step needs `expected`.
     case tensorSizeMismatch(tensor: String, expected: Int, actual: Int)
     /// A detection has `available` keypoints but the step reads keypoint index `needed - 1`.
@@ -23,7 +23,7 @@ public enum PipelineInputError: Error, Equatable, Sendable, CustomStringConverti
     /// A timestamp cannot be converted to nanoseconds without overflowing `Int64`.
     case timestampOutOfRange(microseconds: Int64)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .tensorSizeMismatch(tensor, expected, actual):
             return "tensor \(tensor) holds \(actual) values, expected \(expected)"

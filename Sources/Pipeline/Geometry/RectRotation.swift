@@ -8,14 +8,14 @@ import Darwin
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.
-public enum RectRotation {
+package enum RectRotation {
     /// 90° in radians as MediaPipe stores `rotation_vector_target_angle_degrees: 90`.
     ///
     /// Legacy palm ROIs, both flavours' pose ROIs and both flavours' landmark-based hand ROIs use
     /// it. The Tasks hand *detector* instead sets the radians field to 90 (90 rad ≡ 2.0354057,
     /// +26.62°, docs/PIPELINE.md, "Detection to rotated rect"); this package deliberately uses 90°
     /// there too.
-    public static let ninetyDegrees: Float = radians(fromDegrees: 90)
+    package static let ninetyDegrees: Float = radians(fromDegrees: 90)
 
     /// The rotation that turns the vector from `start` to `end` towards `targetAngle`
     /// (MediaPipe `DetectionsToRectsCalculator` rotation, docs/PIPELINE.md,
@@ -34,7 +34,7 @@ public enum RectRotation {
     ///   - imageWidth: image width in pixels.
     ///   - imageHeight: image height in pixels.
     /// - Returns: radians in `[−π, π)`.
-    public static func rotation(
+    package static func rotation(
         from start: RelativePoint, to end: RelativePoint, targetAngle: Float,
         imageWidth: Int, imageHeight: Int
     ) -> Float {

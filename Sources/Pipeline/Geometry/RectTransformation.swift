@@ -9,16 +9,16 @@ import Darwin
 /// modelled: a common scale for x and y, a shift along the rect's own y axis, and `square_long`.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct RectTransformation: Sendable, Hashable {
+package struct RectTransformation: Sendable, Hashable {
     /// Multiplies the width and the height (after squaring).
-    public var scale: Float
+    package var scale: Float
     /// Shift of the centre along the rect's rotated y axis, as a fraction of its height before
     /// squaring. Negative moves towards the rect's top (towards the fingers for hand ROIs).
-    public var shiftY: Float
+    package var shiftY: Float
     /// Make the rect square in pixels with side = the longer side.
-    public var squareLong: Bool
+    package var squareLong: Bool
 
-    public init(scale: Float, shiftY: Float = 0, squareLong: Bool = true) {
+    package init(scale: Float, shiftY: Float = 0, squareLong: Bool = true) {
         self.scale = scale
         self.shiftY = shiftY
         self.squareLong = squareLong
@@ -27,13 +27,13 @@ public struct RectTransformation: Sendable, Hashable {
     /// Pose ROI, from a detection (docs/PIPELINE.md, "Pose ROI from a detection") and from
     /// landmarks for the next frame (docs/PIPELINE.md, "Pose tracking"): scale 1.25, no shift,
     /// square_long.
-    public static let pose = RectTransformation(scale: 1.25)
+    package static let pose = RectTransformation(scale: 1.25)
     /// Hand ROI from a palm detection (docs/PIPELINE.md, "Hand ROI from a palm"): scale 2.6,
     /// shift_y −0.5, square_long.
-    public static let handFromPalm = RectTransformation(scale: 2.6, shiftY: -0.5)
+    package static let handFromPalm = RectTransformation(scale: 2.6, shiftY: -0.5)
     /// Hand ROI for the next frame from landmarks (docs/PIPELINE.md, "Hand tracking"): scale 2.0,
     /// shift_y −0.1, square_long.
-    public static let handFromLandmarks = RectTransformation(scale: 2.0, shiftY: -0.1)
+    package static let handFromLandmarks = RectTransformation(scale: 2.0, shiftY: -0.1)
 
     /// Applies the transformation; the rotation is kept as is (not re-normalized).
     ///
@@ -41,7 +41,7 @@ public struct RectTransformation: Sendable, Hashable {
     ///    `Δx = −h·H·shift_y·sin θ`, `Δy = h·H·shift_y·cos θ`.
     /// 2. square_long: `side = max(w·W, h·H)`, `w = side/W`, `h = side/H`.
     /// 3. `w ·= scale`, `h ·= scale`.
-    public func apply(to rect: NormalizedRect, imageWidth: Int, imageHeight: Int) -> NormalizedRect {
+    package func apply(to rect: NormalizedRect, imageWidth: Int, imageHeight: Int) -> NormalizedRect {
         let imageW = Float(imageWidth)
         let imageH = Float(imageHeight)
         var result = rect

@@ -2,22 +2,22 @@
 /// height; top-left origin, y down), stored as MediaPipe's `RelativeBoundingBox`.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct RelativeBox: Sendable, Hashable, Codable {
-    public var xmin: Float
-    public var ymin: Float
-    public var width: Float
-    public var height: Float
+package struct RelativeBox: Sendable, Hashable, Codable {
+    package var xmin: Float
+    package var ymin: Float
+    package var width: Float
+    package var height: Float
 
-    public init(xmin: Float, ymin: Float, width: Float, height: Float) {
+    package init(xmin: Float, ymin: Float, width: Float, height: Float) {
         self.xmin = xmin
         self.ymin = ymin
         self.width = width
         self.height = height
     }
 
-    public var xmax: Float { xmin + width }
-    public var ymax: Float { ymin + height }
-    public var area: Float { width * height }
+    package var xmax: Float { xmin + width }
+    package var ymax: Float { ymin + height }
+    package var area: Float { width * height }
 
     /// Intersection over union, `inter / (A₁ + A₂ − inter)`.
     ///
@@ -25,7 +25,7 @@ public struct RelativeBox: Sendable, Hashable, Codable {
     /// area and also give 0. A zero denominator gives 0. Used by NMS (docs/PIPELINE.md,
     /// "Weighted non-maximum suppression"), rect association (docs/PIPELINE.md, "ROI association")
     /// and hand deduplication (docs/PIPELINE.md, "Duplicate hands").
-    public func intersectionOverUnion(with other: RelativeBox) -> Float {
+    package func intersectionOverUnion(with other: RelativeBox) -> Float {
         let left = max(xmin, other.xmin)
         let right = min(xmax, other.xmax)
         let top = max(ymin, other.ymin)

@@ -3,11 +3,11 @@
 /// Values outside `[0, 1]` lie outside the image.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct RelativePoint: Sendable, Hashable, Codable {
-    public var x: Float
-    public var y: Float
+package struct RelativePoint: Sendable, Hashable, Codable {
+    package var x: Float
+    package var y: Float
 
-    public init(x: Float, y: Float) {
+    package init(x: Float, y: Float) {
         self.x = x
         self.y = y
     }

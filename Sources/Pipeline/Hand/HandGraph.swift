@@ -25,37 +25,48 @@ import Inference
 ///
 /// Holds mutable tracking state and the interpreters' tensor memory: one graph serves one
 /// caller at a time (the task runner serialises calls).
-final class HandGraph {
+package final class HandGraph {
     /// What the graph needs from the task options.
-    struct Configuration {
-        var numHands: Int
-        var minDetectionConfidence: Float
-        var minPresenceConfidence: Float
-        var minTrackingConfidence: Float
+    package struct Configuration {
+        package var numHands: Int
+        package var minDetectionConfidence: Float
+        package var minPresenceConfidence: Float
+        package var minTrackingConfidence: Float
         /// Video and live-stream modes: track hands from frame to frame.
-        var streamMode: Bool
+        package var streamMode: Bool
+
+        package init(
+            numHands: Int, minDetectionConfidence: Float, minPresenceConfidence: Float,
+            minTrackingConfidence: Float, streamMode: Bool
+        ) {
+            self.numHands = numHands
+            self.minDetectionConfidence = minDetectionConfidence
+            self.minPresenceConfidence = minPresenceConfidence
+            self.minTrackingConfidence = minTrackingConfidence
+            self.streamMode = streamMode
+        }
     }
 
     /// One detected hand, in the coordinates of the upright image.
-    struct Hand {
+    package struct Hand {
         /// 21 landmarks, normalized to the image; z normalized like x, wrist ≈ 0.
-        var landmarks: [RawLandmark]
+        package var landmarks: [RawLandmark]
         /// 21 world landmarks, metres, origin at the hand's approximate centre, rotated by the ROI.
-        var worldLandmarks: [RawWorldLandmark]
+        package var worldLandmarks: [RawWorldLandmark]
         /// Tasks convention: index 0 "Right", index 1 "Left".
-        var handedness: HandednessCategory
+        package var handedness: HandednessCategory
         /// The rotated square ROI the landmark model saw (normalized to the image).
-        var roi: NormalizedRect
+        package var roi: NormalizedRect
         /// Stream mode: the id of the track this hand belongs to (docs/PIPELINE.md, "Track ids");
         /// nil in image mode.
-        var trackId: Int?
+        package var trackId: Int?
     }
 
-    static let detectorInputSize = 192
-    static let landmarkInputSize = 224
-    static let handedness = HandednessConvention.tasks
+    package static let detectorInputSize = 192
+    package static let landmarkInputSize = 224
+    package static let handedness = HandednessConvention.tasks
 
-    let configuration: Configuration
+    package let configuration: Configuration
     private let detector: Interpreter
     private let landmarkModel: Interpreter
     private let decoder: DetectionDecoder
@@ -66,7 +77,7 @@ final class HandGraph {
     private var trackedROIs: [TrackedRect] = []
     private var trackIds = TrackIdSource()
     /// How many times the palm detector ran (for tests and profiling).
-    private(set) var detectorRuns = 0
+    package private(set) var detectorRuns = 0
 
     /// - Parameters:
     ///   - detector: `palm_detection_full/lite.tflite`: input `[1, 192, 192, 3]` in [0, 1];
@@ -74,11 +85,11 @@ final class HandGraph {
     ///   - landmarkModel: `hand_landmark_full/lite.tflite`: input `[1, 224, 224, 3]` in [0, 1];
     ///     outputs landmarks `[1, 63]` (pixels of the crop), presence `[1, 1]`, handedness
     ///     `[1, 1]` (both already sigmoid), world landmarks `[1, 63]` (metres).
-    /// - Throws: `TaskError.invalidModel` when a model has other tensor shapes.
-    init(detector: Interpreter, landmarkModel: Interpreter, configuration: Configuration) throws {
-        try ModelLoading.requireShapes(
+    /// - Throws: `ModelShapeError` when a model has other tensor shapes.
+    package init(detector: Interpreter, landmarkModel: Interpreter, configuration: Configuration) throws {
+        try ModelShapeError.requireShapes(
             of: detector, inputs: [[1, 192, 192, 3]], outputs: [[1, 2016, 18], [1, 2016, 1]], role: "palm detector")
-        try ModelLoading.requireShapes(
+        try ModelShapeError.requireShapes(
             of: landmarkModel, inputs: [[1, 224, 224, 3]], outputs: [[1, 63], [1, 1], [1, 1], [1, 63]],
             role: "hand landmark model")
         self.detector = detector
@@ -89,13 +100,13 @@ final class HandGraph {
     }
 
     /// Forgets the tracked hands; the hands found after it get new track ids.
-    func reset() {
+    package func reset() {
         trackedROIs = []
     }
 
     /// Processes one upright RGB image; returns at most `numHands` hands, tracked hands first
     /// (in their previous order), then new ones in descending palm score.
-    func process(_ image: RGBImage) throws -> [Hand] {
+    package func process(_ image: RGBImage) throws -> [Hand] {
         let numHands = configuration.numHands
         var rois = configuration.streamMode ? trackedROIs : []
         if rois.count < numHands {

@@ -14,11 +14,11 @@ import ImageIO
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.
-public enum ImageToTensor {
+package enum ImageToTensor {
     /// What pixels outside the image read as.
     ///
     /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-    public enum BorderMode: Sendable, Hashable {
+    package enum BorderMode: Sendable, Hashable {
         /// Constant 0 (MediaPipe `BORDER_ZERO`; used by the detectors' letterbox).
         case zero
         /// The nearest edge pixel (MediaPipe's default; used by the landmark models).
@@ -28,7 +28,7 @@ public enum ImageToTensor {
     /// Which OpenCV bilinear arithmetic to reproduce bit for bit.
     ///
     /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-    public enum Arithmetic: Sendable, Hashable {
+    package enum Arithmetic: Sendable, Hashable {
         /// MediaPipe's `cv::warpPerspective(INTER_LINEAR)` on uint8 as in OpenCV up to 4.10 (the
         /// OpenCV MediaPipe is built with): the ROI corners come from `cv::boxPoints` in float32,
         /// sample coordinates are rounded to 1/32 pixel (`INTER_BITS` = 5) and the four taps are
@@ -44,21 +44,21 @@ public enum ImageToTensor {
     /// Conversion parameters.
     ///
     /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-    public struct Options: Sendable, Hashable {
+    package struct Options: Sendable, Hashable {
         /// Tensor width W_t (pixels, > 0).
-        public var outputWidth: Int
+        package var outputWidth: Int
         /// Tensor height H_t (pixels, > 0).
-        public var outputHeight: Int
+        package var outputHeight: Int
         /// Value of uint8 0 (e.g. −1 for the pose detector, 0 for the others).
-        public var rangeMin: Float
+        package var rangeMin: Float
         /// Value of uint8 255 (1 for every model here).
-        public var rangeMax: Float
+        package var rangeMax: Float
         /// Grow the ROI to the tensor's aspect ratio (letterbox) instead of stretching it.
-        public var keepAspectRatio: Bool
-        public var borderMode: BorderMode
-        public var arithmetic: Arithmetic
+        package var keepAspectRatio: Bool
+        package var borderMode: BorderMode
+        package var arithmetic: Arithmetic
 
-        public init(outputWidth: Int, outputHeight: Int, rangeMin: Float, rangeMax: Float,
+        package init(outputWidth: Int, outputHeight: Int, rangeMin: Float, rangeMax: Float,
                     keepAspectRatio: Bool, borderMode: BorderMode = .replicate,
                     arithmetic: Arithmetic = .fixedPoint) {
             self.outputWidth = outputWidth
@@ -74,16 +74,16 @@ public enum ImageToTensor {
     /// What the caller needs to map tensor coordinates back to the image.
     ///
     /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-    public struct Transform: Sendable, Hashable {
+    package struct Transform: Sendable, Hashable {
         /// The letterbox padding (all 0 without `keepAspectRatio`).
-        public let padding: LetterboxPadding
+        package let padding: LetterboxPadding
         /// The ROI actually sampled (enlarged by the letterbox); pass it to
         /// ``SegmentationMaskWarp`` to bring a mask back to the image.
-        public let sampledROI: RotatedPixelRect
+        package let sampledROI: RotatedPixelRect
         /// MediaPipe's `MATRIX` output (docs/PIPELINE.md, "ROI to tensor"): 4×4 row-major, mapping
         /// tensor-normalized (u, v) ∈ [0, 1]² of the sampled ROI to image-normalized coordinates,
         /// computed in float32.
-        public let matrix: [Float]
+        package let matrix: [Float]
     }
 
     /// Warps the ROI into a caller-supplied float32 tensor (no allocation besides a few
@@ -96,7 +96,7 @@ public enum ImageToTensor {
     ///     at least `outputHeight × outputWidth × 3` elements.
     /// - Throws: ``ImageWarpError`` for an invalid ROI, size, value range or a short buffer.
     @discardableResult
-    public static func convert(_ image: RGBImage, roi: RotatedPixelRect, options: Options,
+    package static func convert(_ image: RGBImage, roi: RotatedPixelRect, options: Options,
                                into output: UnsafeMutableBufferPointer<Float>) throws(ImageWarpError) -> Transform {
         let plan = try WarpPlan(image: image, roi: roi, options: options)
         let required = plan.outputElementCount
@@ -115,7 +115,7 @@ public enum ImageToTensor {
 
     /// Warps the ROI into a new float32 tensor `[1, outputHeight, outputWidth, 3]`;
     /// see ``convert(_:roi:options:into:)``.
-    public static func convert(_ image: RGBImage, roi: RotatedPixelRect, options: Options) throws(ImageWarpError) -> (tensor: [Float], transform: Transform) {
+    package static func convert(_ image: RGBImage, roi: RotatedPixelRect, options: Options) throws(ImageWarpError) -> (tensor: [Float], transform: Transform) {
         let plan = try WarpPlan(image: image, roi: roi, options: options)
         var tensor = [Float](repeating: 0, count: plan.outputElementCount)
         // withUnsafeMutableBufferPointer only rethrows untyped errors, hence the Result.
@@ -129,7 +129,7 @@ public enum ImageToTensor {
 
     /// The uint8 crop before the value mapping, `[outputHeight, outputWidth, 3]` RGB8; the value
     /// range in `options` is validated but unused.
-    public static func crop(_ image: RGBImage, roi: RotatedPixelRect, options: Options) throws(ImageWarpError) -> (image: RGBImage, transform: Transform) {
+    package static func crop(_ image: RGBImage, roi: RotatedPixelRect, options: Options) throws(ImageWarpError) -> (image: RGBImage, transform: Transform) {
         let plan = try WarpPlan(image: image, roi: roi, options: options)
         var pixels = [UInt8](repeating: 0, count: plan.outputElementCount)
         let rowBytes = options.outputWidth * 3

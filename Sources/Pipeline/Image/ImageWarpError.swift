@@ -1,7 +1,7 @@
 /// Why an image-to-tensor conversion or a mask warp was refused.
 ///
 /// Thread safety: a `Sendable` value; it can be thrown across threads and queues.
-public enum ImageWarpError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ImageWarpError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The region of interest has a non-finite field or a non-positive size
     /// (MediaPipe's width-0/height-0 "sentinel" rect must be skipped by the caller).
     case invalidROI(RotatedPixelRect)
@@ -12,7 +12,7 @@ public enum ImageWarpError: Error, Equatable, Sendable, CustomStringConvertible 
     /// A caller-supplied buffer holds fewer elements than required.
     case bufferTooSmall(count: Int, required: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .invalidROI(roi):
             return "invalid region of interest (centre \(roi.centerX), \(roi.centerY); size \(roi.width)x\(roi.height); rotation \(roi.rotation)): fields must be finite and the size positive"

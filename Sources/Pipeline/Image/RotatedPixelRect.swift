@@ -10,19 +10,19 @@
 /// every field to `Float` first, as MediaPipe holds them; the other arithmetic uses them as given.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct RotatedPixelRect: Sendable, Hashable {
+package struct RotatedPixelRect: Sendable, Hashable {
     /// Centre x, pixels.
-    public var centerX: Double
+    package var centerX: Double
     /// Centre y, pixels.
-    public var centerY: Double
+    package var centerY: Double
     /// Extent along the rect's own x axis, pixels.
-    public var width: Double
+    package var width: Double
     /// Extent along the rect's own y axis, pixels.
-    public var height: Double
+    package var height: Double
     /// Radians, clockwise on screen.
-    public var rotation: Double
+    package var rotation: Double
 
-    public init(centerX: Double, centerY: Double, width: Double, height: Double, rotation: Double = 0) {
+    package init(centerX: Double, centerY: Double, width: Double, height: Double, rotation: Double = 0) {
         self.centerX = centerX
         self.centerY = centerY
         self.width = width
@@ -33,7 +33,7 @@ public struct RotatedPixelRect: Sendable, Hashable {
     /// The pixel rect of a MediaPipe `NormalizedRect` (centre and size normalized by the image
     /// width and height), with the products rounded to `Float` exactly as MediaPipe's
     /// `ImageToTensorCalculator` computes them.
-    public init(normalizedXCenter xCenter: Float, yCenter: Float, width: Float, height: Float,
+    package init(normalizedXCenter xCenter: Float, yCenter: Float, width: Float, height: Float,
                 rotation: Float, imageWidth: Int, imageHeight: Int) {
         let imageWidth = Float(imageWidth), imageHeight = Float(imageHeight)
         self.init(centerX: Double(xCenter * imageWidth), centerY: Double(yCenter * imageHeight),
@@ -42,7 +42,7 @@ public struct RotatedPixelRect: Sendable, Hashable {
     }
 
     /// The whole image, unrotated: centre (W/2, H/2), size W × H.
-    public static func fullImage(width: Int, height: Int) -> RotatedPixelRect {
+    package static func fullImage(width: Int, height: Int) -> RotatedPixelRect {
         RotatedPixelRect(centerX: Double(Float(width) * 0.5), centerY: Double(Float(height) * 0.5),
                          width: Double(width), height: Double(height))
     }

@@ -14,7 +14,7 @@
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.
-public enum SegmentationMaskWarp {
+package enum SegmentationMaskWarp {
     /// Warps a `[maskHeight, maskWidth]` float32 mask onto a caller-supplied `[imageHeight, imageWidth]` buffer.
     /// - Parameters:
     ///   - mask: row-major values, at least `maskWidth × maskHeight`.
@@ -25,7 +25,7 @@ public enum SegmentationMaskWarp {
     ///   - imageHeight: the image's height in pixels.
     ///   - output: receives `imageWidth × imageHeight` values, row-major.
     /// - Throws: ``ImageWarpError`` for non-positive or overflowing sizes, an invalid ROI, or short buffers.
-    public static func toImage(_ mask: UnsafeBufferPointer<Float>, maskWidth: Int, maskHeight: Int,
+    package static func toImage(_ mask: UnsafeBufferPointer<Float>, maskWidth: Int, maskHeight: Int,
                                roi: RotatedPixelRect, imageWidth: Int, imageHeight: Int,
                                into output: UnsafeMutableBufferPointer<Float>) throws(ImageWarpError) {
         let map = try validatedMap(maskCount: mask.count, maskWidth: maskWidth, maskHeight: maskHeight, roi: roi,
@@ -52,7 +52,7 @@ public enum SegmentationMaskWarp {
 
     /// Warps a `[maskHeight, maskWidth]` float32 mask to a new `[imageHeight, imageWidth]` array;
     /// see ``toImage(_:maskWidth:maskHeight:roi:imageWidth:imageHeight:into:)``.
-    public static func toImage(_ mask: [Float], maskWidth: Int, maskHeight: Int, roi: RotatedPixelRect,
+    package static func toImage(_ mask: [Float], maskWidth: Int, maskHeight: Int, roi: RotatedPixelRect,
                                imageWidth: Int, imageHeight: Int) throws(ImageWarpError) -> [Float] {
         let count = try outputCount(imageWidth: imageWidth, imageHeight: imageHeight)
         var output = [Float](repeating: 0, count: count)

@@ -1,15 +1,15 @@
 /// One handedness classification (MediaPipe `Category` / `Classification`).
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct HandednessCategory: Sendable, Hashable, Codable {
+package struct HandednessCategory: Sendable, Hashable, Codable {
     /// Class index: 0 gets the model's score s, 1 gets 1 − s.
-    public var index: Int
+    package var index: Int
     /// In `[0.5, 1]` for the reported (top) class.
-    public var score: Float
+    package var score: Float
     /// "Left" or "Right", by the convention it was decoded with.
-    public var label: String
+    package var label: String
 
-    public init(index: Int, score: Float, label: String) {
+    package init(index: Int, score: Float, label: String) {
         self.index = index
         self.score = score
         self.label = label
@@ -20,7 +20,7 @@ public struct HandednessCategory: Sendable, Hashable, Codable {
 /// the same raw score the two conventions report opposite labels.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public enum HandednessConvention: Sendable, Hashable {
+package enum HandednessConvention: Sendable, Hashable {
     /// Tasks API ≥ 0.10.5 (this package's public API): index 0 = "Right", 1 = "Left"; labels
     /// name the subject's hands in a non-mirrored image.
     case tasks
@@ -29,7 +29,7 @@ public enum HandednessConvention: Sendable, Hashable {
     case legacy
 
     /// The labels of class 0 and class 1.
-    public var labels: (index0: String, index1: String) {
+    package var labels: (index0: String, index1: String) {
         switch self {
         case .tasks: return ("Right", "Left")
         case .legacy: return ("Left", "Right")
@@ -41,7 +41,7 @@ public enum HandednessConvention: Sendable, Hashable {
     /// the larger is reported, class 0 on a tie.
     ///
     /// - Parameter score: hand_landmark `Identity_2` [1,1], already a sigmoid output.
-    public func decode(score: Float) -> HandednessCategory {
+    package func decode(score: Float) -> HandednessCategory {
         let complement = Float(1.0 - Double(score))
         if complement > score {
             return HandednessCategory(index: 1, score: complement, label: labels.index1)

@@ -18,20 +18,20 @@
 /// documented skip, except for rows in `[H, H + k)`).
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct HeatmapRefinement: Sendable, Hashable {
+package struct HeatmapRefinement: Sendable, Hashable {
     /// Window side in cells (odd).
-    public var kernelSize: Int
+    package var kernelSize: Int
     /// Refine only if the window's maximum confidence is at least this.
-    public var minConfidenceToRefine: Float
+    package var minConfidenceToRefine: Float
 
-    public init(kernelSize: Int, minConfidenceToRefine: Float = 0.5) {
+    package init(kernelSize: Int, minConfidenceToRefine: Float = 0.5) {
         self.kernelSize = kernelSize
         self.minConfidenceToRefine = minConfidenceToRefine
     }
 
     /// Pose landmark model: kernel 7, min confidence 0.5; presence and visibility are not
     /// refined.
-    public static let pose = HeatmapRefinement(kernelSize: 7)
+    package static let pose = HeatmapRefinement(kernelSize: 7)
 
     /// Refines `landmarks` in place.
     ///
@@ -45,7 +45,7 @@ public struct HeatmapRefinement: Sendable, Hashable {
     /// - Throws: ``PipelineInputError/tensorSizeMismatch(tensor:expected:actual:)`` if the
     ///   buffer size or the channel count does not match; ``PipelineInputError/invalidOption(name:reason:)``
     ///   for non-positive dimensions or kernel size.
-    public func refine(
+    package func refine(
         _ landmarks: inout [RawLandmark], heatmap: UnsafeBufferPointer<Float>,
         height: Int, width: Int, channels: Int
     ) throws {
@@ -108,7 +108,7 @@ public struct HeatmapRefinement: Sendable, Hashable {
     }
 
     /// Array convenience for ``refine(_:heatmap:height:width:channels:)-(_,UnsafeBufferPointer<Float>,_,_,_)``.
-    public func refine(_ landmarks: inout [RawLandmark], heatmap: [Float], height: Int, width: Int, channels: Int) throws {
+    package func refine(_ landmarks: inout [RawLandmark], heatmap: [Float], height: Int, width: Int, channels: Int) throws {
         try heatmap.withUnsafeBufferPointer {
             try refine(&landmarks, heatmap: $0, height: height, width: width, channels: channels)
         }

@@ -9,7 +9,7 @@ import Darwin
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.
-public enum LandmarkProjection {
+package enum LandmarkProjection {
     /// `LandmarkProjectionCalculator`: with `u = x − 0.5`, `v = y − 0.5` (crop-normalized),
     ///
     ///     x' = (cos θ·u − sin θ·v)·w + x_c
@@ -24,7 +24,7 @@ public enum LandmarkProjection {
     ///     landmark-model crops).
     ///   - rect: the crop, normalized to the image, its rotation in radians.
     /// - Returns: landmarks normalized to the image.
-    public static func project(_ landmarks: [RawLandmark], through rect: NormalizedRect) -> [RawLandmark] {
+    package static func project(_ landmarks: [RawLandmark], through rect: NormalizedRect) -> [RawLandmark] {
         let cosine = cos(rect.rotation)
         let sine = sin(rect.rotation)
         return landmarks.map { landmark in
@@ -41,7 +41,7 @@ public enum LandmarkProjection {
     /// `WorldLandmarkProjectionCalculator`: rotates x and y by the ROI rotation θ,
     /// `x' = cos θ·x − sin θ·y`, `y' = sin θ·x + cos θ·y`; z, visibility and presence unchanged.
     /// No translation, no scaling (metres stay metres).
-    public static func rotate(_ landmarks: [RawWorldLandmark], by rotation: Float) -> [RawWorldLandmark] {
+    package static func rotate(_ landmarks: [RawWorldLandmark], by rotation: Float) -> [RawWorldLandmark] {
         let cosine = cos(rotation)
         let sine = sin(rotation)
         return landmarks.map { landmark in
@@ -56,7 +56,7 @@ public enum LandmarkProjection {
     /// `world[i]` for the first `min(source.count, world.count)` landmarks. Poses copy from the
     /// heatmap-refined, unprojected normalized landmarks 0–32 (the values do not change in
     /// projection, so the projected ones give the same result).
-    public static func copyVisibilityAndPresence(from source: [RawLandmark], to world: [RawWorldLandmark]) -> [RawWorldLandmark] {
+    package static func copyVisibilityAndPresence(from source: [RawLandmark], to world: [RawWorldLandmark]) -> [RawWorldLandmark] {
         var result = world
         for index in 0..<min(source.count, world.count) {
             result[index].visibility = source[index].visibility

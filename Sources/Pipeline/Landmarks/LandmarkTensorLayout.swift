@@ -7,22 +7,22 @@
 /// `x/W_t`, `y/H_t`, `z/W_t/normalizeZ` in the crop's frame.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct LandmarkTensorLayout: Sendable, Hashable {
+package struct LandmarkTensorLayout: Sendable, Hashable {
     /// Landmarks in the tensor (39 pose, 21 hand).
-    public let landmarkCount: Int
+    package let landmarkCount: Int
     /// Values per landmark in the normalized-landmark tensor, 3...5 (5 pose, 3 hand).
-    public let valuesPerLandmark: Int
+    package let valuesPerLandmark: Int
     /// Model input width in pixels, the unit of x and z in the tensor (256 pose, 224 hand).
-    public let inputWidth: Int
+    package let inputWidth: Int
     /// Model input height in pixels, the unit of y (256 pose, 224 hand).
-    public let inputHeight: Int
+    package let inputHeight: Int
     /// Extra divisor of z (1 pose, 0.4 hand).
-    public let normalizeZ: Float
+    package let normalizeZ: Float
 
     /// - Throws: ``PipelineInputError/invalidOption(name:reason:)`` for non-positive counts or
     ///   sizes, `valuesPerLandmark` outside 3...5, a non-positive `normalizeZ`, or a tensor size
     ///   that overflows `Int`.
-    public init(landmarkCount: Int, valuesPerLandmark: Int, inputWidth: Int, inputHeight: Int, normalizeZ: Float) throws {
+    package init(landmarkCount: Int, valuesPerLandmark: Int, inputWidth: Int, inputHeight: Int, normalizeZ: Float) throws {
         guard landmarkCount > 0 else {
             throw PipelineInputError.invalidOption(name: "landmarkCount", reason: "\(landmarkCount) is not positive")
         }
@@ -55,19 +55,19 @@ public struct LandmarkTensorLayout: Sendable, Hashable {
 
     /// pose_landmark_full.tflite: `Identity` [1,195] = 39 × (x, y, z, visibility, presence) in
     /// pixels of the 256×256 crop, normalize_z 1; `Identity_4` [1,117] = 39 × (x, y, z) metres.
-    public static let pose = LandmarkTensorLayout(
+    package static let pose = LandmarkTensorLayout(
         validLandmarkCount: 39, valuesPerLandmark: 5, inputWidth: 256, inputHeight: 256, normalizeZ: 1)
 
     /// hand_landmark_full/lite.tflite: `Identity` [1,63] = 21 × (x, y, z) in pixels of the
     /// 224×224 crop, normalize_z 0.4; `Identity_3` [1,63] = 21 × (x, y, z) metres.
-    public static let hand = LandmarkTensorLayout(
+    package static let hand = LandmarkTensorLayout(
         validLandmarkCount: 21, valuesPerLandmark: 3, inputWidth: 224, inputHeight: 224, normalizeZ: 0.4)
 
     /// Decodes the landmark tensor to landmarks normalized to the crop.
     ///
     /// - Parameter values: `[1, landmarkCount · valuesPerLandmark]` float32.
     /// - Throws: ``PipelineInputError/tensorSizeMismatch(tensor:expected:actual:)``.
-    public func decodeLandmarks(_ values: UnsafeBufferPointer<Float>) throws -> [RawLandmark] {
+    package func decodeLandmarks(_ values: UnsafeBufferPointer<Float>) throws -> [RawLandmark] {
         let stride = valuesPerLandmark
         let expected = landmarkCount * stride  // overflow-checked in init
         guard values.count == expected else {
@@ -87,7 +87,7 @@ public struct LandmarkTensorLayout: Sendable, Hashable {
     }
 
     /// Array convenience for ``decodeLandmarks(_:)-(UnsafeBufferPointer<Float>)``.
-    public func decodeLandmarks(_ values: [Float]) throws -> [RawLandmark] {
+    package func decodeLandmarks(_ values: [Float]) throws -> [RawLandmark] {
         try values.withUnsafeBufferPointer { try decodeLandmarks($0) }
     }
 
@@ -95,7 +95,7 @@ public struct LandmarkTensorLayout: Sendable, Hashable {
     ///
     /// - Parameter values: `[1, landmarkCount · 3]` float32 (x, y, z per landmark).
     /// - Throws: ``PipelineInputError/tensorSizeMismatch(tensor:expected:actual:)``.
-    public func decodeWorldLandmarks(_ values: UnsafeBufferPointer<Float>) throws -> [RawWorldLandmark] {
+    package func decodeWorldLandmarks(_ values: UnsafeBufferPointer<Float>) throws -> [RawWorldLandmark] {
         let expected = landmarkCount * 3  // landmarkCount · valuesPerLandmark did not overflow, 3 ≤ that
         guard values.count == expected else {
             throw PipelineInputError.tensorSizeMismatch(
@@ -107,7 +107,7 @@ public struct LandmarkTensorLayout: Sendable, Hashable {
     }
 
     /// Array convenience for ``decodeWorldLandmarks(_:)-(UnsafeBufferPointer<Float>)``.
-    public func decodeWorldLandmarks(_ values: [Float]) throws -> [RawWorldLandmark] {
+    package func decodeWorldLandmarks(_ values: [Float]) throws -> [RawWorldLandmark] {
         try values.withUnsafeBufferPointer { try decodeWorldLandmarks($0) }
     }
 }

@@ -5,15 +5,15 @@
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.
-public enum PoseLandmarkSplit {
+package enum PoseLandmarkSplit {
     /// Landmarks in a pose result.
-    public static let poseLandmarkCount = 33
+    package static let poseLandmarkCount = 33
     /// Indices of the auxiliary landmarks in the model output.
-    public static let auxiliaryRange = 33..<35
+    package static let auxiliaryRange = 33..<35
 
     /// - Throws: ``PipelineInputError/tooFewLandmarks(needed:available:)`` for fewer than 35
     ///   landmarks.
-    public static func split(_ landmarks: [RawLandmark]) throws -> (pose: [RawLandmark], auxiliary: [RawLandmark]) {
+    package static func split(_ landmarks: [RawLandmark]) throws -> (pose: [RawLandmark], auxiliary: [RawLandmark]) {
         guard landmarks.count >= auxiliaryRange.upperBound else {
             throw PipelineInputError.tooFewLandmarks(needed: auxiliaryRange.upperBound, available: landmarks.count)
         }

@@ -4,17 +4,17 @@
 /// world landmarks, mask, handedness or next-frame ROI.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct PresenceGate: Sendable, Hashable {
+package struct PresenceGate: Sendable, Hashable {
     /// Tasks `min_pose_presence_confidence` / `min_hand_presence_confidence` (0.5); the legacy
     /// flavour uses `min_tracking_confidence` here.
-    public var threshold: Float
+    package var threshold: Float
 
-    public init(threshold: Float = 0.5) {
+    package init(threshold: Float = 0.5) {
         self.threshold = threshold
     }
 
     /// `flag > threshold`; a NaN flag fails.
-    public func passes(_ flag: Float) -> Bool {
+    package func passes(_ flag: Float) -> Bool {
         flag > threshold
     }
 
@@ -24,7 +24,7 @@ public struct PresenceGate: Sendable, Hashable {
     ///   `Identity_1`, hand_landmark `Identity_1`: both models end in a sigmoid).
     /// - Throws: ``PipelineInputError/tensorSizeMismatch(tensor:expected:actual:)`` unless the
     ///   buffer holds exactly one value.
-    public func passes(flagTensor: UnsafeBufferPointer<Float>) throws -> Bool {
+    package func passes(flagTensor: UnsafeBufferPointer<Float>) throws -> Bool {
         guard flagTensor.count == 1 else {
             throw PipelineInputError.tensorSizeMismatch(tensor: "presence flag", expected: 1, actual: flagTensor.count)
         }

@@ -6,14 +6,14 @@
 /// do not predict them (the hand landmark models) leave them 0.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct RawLandmark: Sendable, Hashable, Codable {
-    public var x: Float
-    public var y: Float
-    public var z: Float
-    public var visibility: Float
-    public var presence: Float
+package struct RawLandmark: Sendable, Hashable, Codable {
+    package var x: Float
+    package var y: Float
+    package var z: Float
+    package var visibility: Float
+    package var presence: Float
 
-    public init(x: Float, y: Float, z: Float, visibility: Float = 0, presence: Float = 0) {
+    package init(x: Float, y: Float, z: Float, visibility: Float = 0, presence: Float = 0) {
         self.x = x
         self.y = y
         self.z = z
@@ -22,7 +22,7 @@ public struct RawLandmark: Sendable, Hashable, Codable {
     }
 
     /// The (x, y) position as a point.
-    public var point: RelativePoint { RelativePoint(x: x, y: y) }
+    package var point: RelativePoint { RelativePoint(x: x, y: y) }
 }
 
 /// A world landmark: x, y, z in metres, origin at the object's centre (between the hips for
@@ -30,14 +30,14 @@ public struct RawLandmark: Sendable, Hashable, Codable {
 /// `visibility` and `presence` are copied from the normalized landmark (poses) or 0 (hands).
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct RawWorldLandmark: Sendable, Hashable, Codable {
-    public var x: Float
-    public var y: Float
-    public var z: Float
-    public var visibility: Float
-    public var presence: Float
+package struct RawWorldLandmark: Sendable, Hashable, Codable {
+    package var x: Float
+    package var y: Float
+    package var z: Float
+    package var visibility: Float
+    package var presence: Float
 
-    public init(x: Float, y: Float, z: Float, visibility: Float = 0, presence: Float = 0) {
+    package init(x: Float, y: Float, z: Float, visibility: Float = 0, presence: Float = 0) {
         self.x = x
         self.y = y
         self.z = z

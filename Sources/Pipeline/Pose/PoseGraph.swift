@@ -13,42 +13,56 @@ import Inference
 ///
 /// Holds mutable tracking state and the interpreters' tensor memory: one
 /// graph serves one caller at a time (the task runner serialises calls).
-final class PoseGraph {
+package final class PoseGraph {
     /// What the graph needs from the task options.
-    struct Configuration {
-        var numPoses: Int
-        var minDetectionConfidence: Float
-        var minPresenceConfidence: Float
-        var minTrackingConfidence: Float
-        var outputSegmentationMasks: Bool
+    package struct Configuration {
+        package var numPoses: Int
+        package var minDetectionConfidence: Float
+        package var minPresenceConfidence: Float
+        package var minTrackingConfidence: Float
+        package var outputSegmentationMasks: Bool
         /// Video and live-stream modes: track and smooth across frames.
-        var streamMode: Bool
+        package var streamMode: Bool
         /// Stream mode: smooth every track with its own filters (docs/PIPELINE.md, "Per-track
         /// smoothing") instead of MediaPipe's smoothing of the one pose of `numPoses` 1.
-        var smoothsEachTrack = false
+        package var smoothsEachTrack = false
+
+        package init(
+            numPoses: Int, minDetectionConfidence: Float, minPresenceConfidence: Float,
+            minTrackingConfidence: Float, outputSegmentationMasks: Bool, streamMode: Bool,
+            smoothsEachTrack: Bool = false
+        ) {
+            self.numPoses = numPoses
+            self.minDetectionConfidence = minDetectionConfidence
+            self.minPresenceConfidence = minPresenceConfidence
+            self.minTrackingConfidence = minTrackingConfidence
+            self.outputSegmentationMasks = outputSegmentationMasks
+            self.streamMode = streamMode
+            self.smoothsEachTrack = smoothsEachTrack
+        }
     }
 
     /// One detected person, in the coordinates of the upright image.
-    struct Pose {
+    package struct Pose {
         /// 33 landmarks, normalized to the image.
-        var landmarks: [RawLandmark]
+        package var landmarks: [RawLandmark]
         /// 33 world landmarks, metres, origin between the hips.
-        var worldLandmarks: [RawWorldLandmark]
+        package var worldLandmarks: [RawWorldLandmark]
         /// `[height, width]` of the image, row-major, in [0, 1]; nil unless masks were asked for.
-        var mask: [Float]?
+        package var mask: [Float]?
         /// The next frame's ROI, built from this pose's auxiliary landmarks (docs/PIPELINE.md,
         /// "Pose tracking"), normalized; also the smoother's object scale.
-        var trackingROI: NormalizedRect
+        package var trackingROI: NormalizedRect
         /// Stream mode: the id of the track this pose belongs to (docs/PIPELINE.md, "Track ids");
         /// nil in image mode.
-        var trackId: Int?
+        package var trackId: Int?
     }
 
-    static let detectorInputSize = 224
-    static let landmarkInputSize = 256
-    static let heatmapSize = 64
+    package static let detectorInputSize = 224
+    package static let landmarkInputSize = 256
+    package static let heatmapSize = 64
 
-    let configuration: Configuration
+    package let configuration: Configuration
     private let detector: Interpreter
     private let landmarkModel: Interpreter
     private let decoder: DetectionDecoder
@@ -62,7 +76,7 @@ final class PoseGraph {
     /// Per-track smoothing: the filters of each track found on the previous frame, by track id.
     private var trackSmoothers: [Int: PoseSmoother] = [:]
     /// How many times the detector ran (for tests and profiling).
-    private(set) var detectorRuns = 0
+    package private(set) var detectorRuns = 0
 
     /// - Parameters:
     ///   - detector: `pose_detection.tflite`: input `[1, 224, 224, 3]` in [-1, 1]; outputs
@@ -70,10 +84,10 @@ final class PoseGraph {
     ///   - landmarkModel: `pose_landmark_full.tflite`: input `[1, 256, 256, 3]` in [0, 1];
     ///     outputs landmarks `[1, 195]`, flag `[1, 1]`, segmentation `[1, 256, 256, 1]`,
     ///     heatmap `[1, 64, 64, 39]`, world `[1, 117]`.
-    init(detector: Interpreter, landmarkModel: Interpreter, configuration: Configuration) throws {
-        try ModelLoading.requireShapes(
+    package init(detector: Interpreter, landmarkModel: Interpreter, configuration: Configuration) throws {
+        try ModelShapeError.requireShapes(
             of: detector, inputs: [[1, 224, 224, 3]], outputs: [[1, 2254, 12], [1, 2254, 1]], role: "pose detector")
-        try ModelLoading.requireShapes(
+        try ModelShapeError.requireShapes(
             of: landmarkModel, inputs: [[1, 256, 256, 3]],
             outputs: [[1, 195], [1, 1], [1, 256, 256, 1], [1, 64, 64, 39], [1, 117]], role: "pose landmark model")
         self.detector = detector
@@ -83,7 +97,7 @@ final class PoseGraph {
     }
 
     /// Forgets tracking and smoothing state; the tracks found after it get new ids.
-    func reset() {
+    package func reset() {
         trackedROIs = []
         smoother.reset()
         trackSmoothers = [:]
@@ -91,7 +105,7 @@ final class PoseGraph {
 
     /// Processes one upright RGB image.
     /// - Parameter timestampMicroseconds: the frame time (stream mode smoothing).
-    func process(_ image: RGBImage, timestampMicroseconds: Int64) throws -> [Pose] {
+    package func process(_ image: RGBImage, timestampMicroseconds: Int64) throws -> [Pose] {
         let width = image.width, height = image.height
         var rois = configuration.streamMode ? trackedROIs : []
         if rois.count < configuration.numPoses {

@@ -11,8 +11,8 @@
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.
-public enum HandDeduplication {
-    public static let landmarksPerHand = 21
+package enum HandDeduplication {
+    package static let landmarksPerHand = 21
     static let minimumMatchingLandmarks = 10
     static let distanceRatio: Float = 0.2
     static let boundsIoUThreshold: Float = 0.2
@@ -25,7 +25,7 @@ public enum HandDeduplication {
     ///   - imageHeight: pixels.
     /// - Throws: ``PipelineInputError/unexpectedLandmarkCount(expected:actual:)`` if a hand
     ///   does not have exactly 21 landmarks.
-    public static func retainedIndices(of hands: [[RawLandmark]], imageWidth: Int, imageHeight: Int) throws -> [Int] {
+    package static func retainedIndices(of hands: [[RawLandmark]], imageWidth: Int, imageHeight: Int) throws -> [Int] {
         for hand in hands where hand.count != landmarksPerHand {
             throw PipelineInputError.unexpectedLandmarkCount(expected: landmarksPerHand, actual: hand.count)
         }

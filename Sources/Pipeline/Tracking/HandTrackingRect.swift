@@ -10,10 +10,10 @@ import Darwin
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.
-public enum HandTrackingRect {
+package enum HandTrackingRect {
     /// Landmarks that shape the rect: the wrist, thumb joints 1–3, and the MCP and PIP joints
     /// of the four fingers.
-    public static let subset = [0, 1, 2, 3, 5, 6, 9, 10, 13, 14, 17, 18]
+    package static let subset = [0, 1, 2, 3, 5, 6, 9, 10, 13, 14, 17, 18]
 
     /// The rotated bounding rect of the subset, before scaling:
     /// 1. rotation (pixels, target 90°) from the wrist L0 to `((L5 + L13)/2 + L9)/2`;
@@ -29,7 +29,7 @@ public enum HandTrackingRect {
     ///   - imageWidth: the image's width in pixels.
     ///   - imageHeight: the image's height in pixels.
     /// - Throws: ``PipelineInputError/tooFewLandmarks(needed:available:)`` for fewer than 21.
-    public static func boundingRect(landmarks: [RawLandmark], imageWidth: Int, imageHeight: Int) throws -> NormalizedRect {
+    package static func boundingRect(landmarks: [RawLandmark], imageWidth: Int, imageHeight: Int) throws -> NormalizedRect {
         guard landmarks.count >= 21 else {
             throw PipelineInputError.tooFewLandmarks(needed: 21, available: landmarks.count)
         }
@@ -83,7 +83,7 @@ public enum HandTrackingRect {
 
     /// The next frame's ROI: ``boundingRect(landmarks:imageWidth:imageHeight:)`` then
     /// ``RectTransformation/handFromLandmarks`` (×2.0, shift_y −0.1, square).
-    public static func nextFrameROI(landmarks: [RawLandmark], imageWidth: Int, imageHeight: Int) throws -> NormalizedRect {
+    package static func nextFrameROI(landmarks: [RawLandmark], imageWidth: Int, imageHeight: Int) throws -> NormalizedRect {
         RectTransformation.handFromLandmarks.apply(
             to: try boundingRect(landmarks: landmarks, imageWidth: imageWidth, imageHeight: imageHeight),
             imageWidth: imageWidth, imageHeight: imageHeight)

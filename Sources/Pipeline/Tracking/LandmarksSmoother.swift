@@ -7,19 +7,19 @@
 ///
 /// Thread safety: a `Sendable` value that carries filter state: each copy filters on its own;
 /// mutate one copy from one thread at a time.
-public struct LandmarksSmoother: Sendable {
-    public let parameters: OneEuroParameters
+package struct LandmarksSmoother: Sendable {
+    package let parameters: OneEuroParameters
     private var filters: [OneEuroFilter] = []  // 3 per landmark: x, y, z
 
-    public init(parameters: OneEuroParameters) {
+    package init(parameters: OneEuroParameters) {
         self.parameters = parameters
     }
 
     /// `true` until the first filtered frame, and again after ``reset()``.
-    public var isEmpty: Bool { filters.isEmpty }
+    package var isEmpty: Bool { filters.isEmpty }
 
     /// Forgets all filter state.
-    public mutating func reset() {
+    package mutating func reset() {
         filters.removeAll()
     }
 
@@ -42,7 +42,7 @@ public struct LandmarksSmoother: Sendable {
     /// - Throws: ``PipelineInputError/landmarkCountChanged(expected:actual:)`` if the count
     ///   differs from the frame that created the state;
     ///   ``PipelineInputError/timestampOutOfRange(microseconds:)``.
-    public mutating func smooth(
+    package mutating func smooth(
         _ landmarks: [RawLandmark], imageWidth: Int, imageHeight: Int,
         timestampMicroseconds: Int64, objectScaleRect: NormalizedRect? = nil
     ) throws -> [RawLandmark] {
@@ -71,7 +71,7 @@ public struct LandmarksSmoother: Sendable {
     /// to deviate from that on purpose. An empty list returns empty and changes nothing.
     ///
     /// - Throws: as ``smooth(_:imageWidth:imageHeight:timestampMicroseconds:objectScaleRect:)``.
-    public mutating func smooth(_ landmarks: [RawWorldLandmark], timestampMicroseconds: Int64) throws -> [RawWorldLandmark] {
+    package mutating func smooth(_ landmarks: [RawWorldLandmark], timestampMicroseconds: Int64) throws -> [RawWorldLandmark] {
         guard !landmarks.isEmpty else { return [] }
         let points = landmarks.map { SIMD3<Float>($0.x, $0.y, $0.z) }
         guard let smoothed = try filter(points, timestampMicroseconds: timestampMicroseconds, objectScale: nil) else {

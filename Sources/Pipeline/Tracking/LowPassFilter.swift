@@ -7,23 +7,23 @@
 ///
 /// Thread safety: a `Sendable` value that carries filter state: each copy filters on its own;
 /// mutate one copy from one thread at a time.
-public struct LowPassFilter: Sendable, Hashable {
+package struct LowPassFilter: Sendable, Hashable {
     /// The smoothing factor in `[0, 1]`; 1 = no smoothing.
-    public private(set) var alpha: Float
+    package private(set) var alpha: Float
     /// The last raw input, `nil` before the first sample.
-    public private(set) var lastRawValue: Float?
+    package private(set) var lastRawValue: Float?
     /// The last output, `nil` before the first sample.
-    public private(set) var lastValue: Float?
+    package private(set) var lastValue: Float?
 
     /// An `alpha` outside `[0, 1]` (or NaN) is ignored as MediaPipe ignores it, leaving 1
     /// (pass-through) here.
-    public init(alpha: Float) {
+    package init(alpha: Float) {
         self.alpha = 1
         setAlpha(alpha)
     }
 
     /// Filters one sample with the current alpha.
-    public mutating func apply(_ value: Float) -> Float {
+    package mutating func apply(_ value: Float) -> Float {
         let result: Float
         if let previous = lastValue {
             result = Float(Double(alpha * value) + (1.0 - Double(alpha)) * Double(previous))
@@ -36,7 +36,7 @@ public struct LowPassFilter: Sendable, Hashable {
     }
 
     /// Sets alpha (ignored when outside `[0, 1]`, keeping the previous one) and filters.
-    public mutating func apply(_ value: Float, alpha newAlpha: Float) -> Float {
+    package mutating func apply(_ value: Float, alpha newAlpha: Float) -> Float {
         setAlpha(newAlpha)
         return apply(value)
     }

@@ -7,21 +7,21 @@
 /// there), which decides the last bit of an output that falls near a rounding tie.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct OneEuroParameters: Sendable, Hashable {
+package struct OneEuroParameters: Sendable, Hashable {
     /// Initial sampling frequency in Hz, used until two timestamps give a real one (30).
-    public var frequency: Float
+    package var frequency: Float
     /// Cutoff frequency at zero speed, Hz.
-    public var minCutoff: Float
+    package var minCutoff: Float
     /// Speed coefficient: the cutoff grows by `beta · |filtered derivative|`.
-    public var beta: Float
+    package var beta: Float
     /// Cutoff of the derivative's low-pass filter, Hz.
-    public var derivateCutoff: Float
+    package var derivateCutoff: Float
     /// Below this object scale (pixels) landmarks pass through unfiltered (1e−6).
-    public var minAllowedObjectScale: Float
+    package var minAllowedObjectScale: Float
     /// With `true` the value scale is 1 and the object scale is not computed.
-    public var disableValueScaling: Bool
+    package var disableValueScaling: Bool
 
-    public init(
+    package init(
         frequency: Float = 30, minCutoff: Float = 1, beta: Float = 0, derivateCutoff: Float = 1,
         minAllowedObjectScale: Float = 1e-6, disableValueScaling: Bool = false
     ) {
@@ -37,13 +37,13 @@ public struct OneEuroParameters: Sendable, Hashable {
     /// value scaling on. Tasks takes the object scale from the next-frame ROI
     /// (2.5·‖aux1 − aux0‖); legacy from 2·‖aux1 − aux0‖ (no ×1.25), so Tasks' effective beta
     /// is 0.8× legacy's.
-    public static let poseLandmarks = OneEuroParameters(minCutoff: 0.05, beta: 80, derivateCutoff: 1)
+    package static let poseLandmarks = OneEuroParameters(minCutoff: 0.05, beta: 80, derivateCutoff: 1)
     /// The 33 pose world landmarks, both flavours: 0.1 / 40 / 1, no value scaling.
-    public static let poseWorldLandmarks = OneEuroParameters(
+    package static let poseWorldLandmarks = OneEuroParameters(
         minCutoff: 0.1, beta: 40, derivateCutoff: 1, disableValueScaling: true)
     /// Legacy only: the auxiliary landmarks feeding the next-frame ROI, 0.01 / 10 / 1, object
     /// scale as for ``poseLandmarks``. Tasks does not smooth them.
-    public static let legacyAuxiliaryLandmarks = OneEuroParameters(minCutoff: 0.01, beta: 10, derivateCutoff: 1)
+    package static let legacyAuxiliaryLandmarks = OneEuroParameters(minCutoff: 0.01, beta: 10, derivateCutoff: 1)
 }
 
 /// One-Euro filter for one scalar signal (MediaPipe `OneEuroFilter`, docs/PIPELINE.md, "Filters").
@@ -62,19 +62,19 @@ public struct OneEuroParameters: Sendable, Hashable {
 ///
 /// Thread safety: a `Sendable` value that carries filter state: each copy filters on its own;
 /// mutate one copy from one thread at a time.
-public struct OneEuroFilter: Sendable, Hashable {
-    public let minCutoff: Double
-    public let beta: Double
-    public let derivateCutoff: Double
+package struct OneEuroFilter: Sendable, Hashable {
+    package let minCutoff: Double
+    package let beta: Double
+    package let derivateCutoff: Double
     /// Current sampling frequency estimate, Hz.
-    public private(set) var frequency: Double
+    package private(set) var frequency: Double
     private var lastTimestamp: Int64 = -1
     private var valueFilter: LowPassFilter
     private var derivativeFilter: LowPassFilter
 
     /// - Precondition: `frequency`, `minCutoff` and `derivateCutoff` are > 1e−6 (filter
     ///   constants are chosen by the program, not read from input).
-    public init(frequency: Double = 30, minCutoff: Double, beta: Double, derivateCutoff: Double) {
+    package init(frequency: Double = 30, minCutoff: Double, beta: Double, derivateCutoff: Double) {
         precondition(frequency > 1e-6 && minCutoff > 1e-6 && derivateCutoff > 1e-6,
                      "One-Euro frequency and cutoffs must be positive")
         self.frequency = frequency
@@ -85,7 +85,7 @@ public struct OneEuroFilter: Sendable, Hashable {
         derivativeFilter = LowPassFilter(alpha: Float(Self.alpha(cutoff: derivateCutoff, frequency: frequency)))
     }
 
-    public init(_ parameters: OneEuroParameters) {
+    package init(_ parameters: OneEuroParameters) {
         self.init(
             frequency: Double(parameters.frequency), minCutoff: Double(parameters.minCutoff),
             beta: Double(parameters.beta), derivateCutoff: Double(parameters.derivateCutoff))
@@ -97,7 +97,7 @@ public struct OneEuroFilter: Sendable, Hashable {
     ///   - value: the sample.
     ///   - timestampNanoseconds: the sample's time in ns (MediaPipe: packet µs × 1000).
     ///   - valueScale: multiplies the derivative (1/object scale for landmarks).
-    public mutating func apply(_ value: Double, timestampNanoseconds: Int64, valueScale: Double) -> Double {
+    package mutating func apply(_ value: Double, timestampNanoseconds: Int64, valueScale: Double) -> Double {
         guard timestampNanoseconds > lastTimestamp else { return value }
         if lastTimestamp != 0 && timestampNanoseconds != 0 {
             let (difference, overflow) = timestampNanoseconds.subtractingReportingOverflow(lastTimestamp)

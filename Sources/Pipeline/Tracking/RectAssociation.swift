@@ -3,7 +3,7 @@
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.
-public enum RectAssociation {
+package enum RectAssociation {
     /// `AssociationNormRectCalculator` (Tasks pose, legacy hands): later rects win.
     ///
     /// The inputs are walked in order, each input's rects in order. Every rect first removes
@@ -14,7 +14,7 @@ public enum RectAssociation {
     ///   - inputs: Tasks pose: `[previous-frame ROIs, all detector ROIs]` (the new detection
     ///     wins); legacy hands: `[palm ROIs, previous-frame ROIs]` (the tracked ROI wins).
     ///   - iouThreshold: Tasks pose: `min_tracking_confidence` (0.5); legacy hands: 0.5.
-    public static func laterWins(_ inputs: [[NormalizedRect]], iouThreshold: Float) -> [NormalizedRect] {
+    package static func laterWins(_ inputs: [[NormalizedRect]], iouThreshold: Float) -> [NormalizedRect] {
         let rects = Array(inputs.joined())
         return keptIndices(laterWins: rects, iouThreshold: iouThreshold).map { rects[$0] }
     }
@@ -73,7 +73,7 @@ public enum RectAssociation {
     ///   - tracked: the rects tracked from the previous frame's landmarks, normalized.
     ///   - new: this frame's rects from fresh detections, normalized.
     ///   - iouThreshold: `min_tracking_confidence` (0.5).
-    public static func trackedFirst(
+    package static func trackedFirst(
         tracked: [NormalizedRect], new: [NormalizedRect], iouThreshold: Float
     ) -> [NormalizedRect] {
         trackedFirst(tracked: tracked.map { TrackedRect(rect: $0, trackId: nil) }, new: new, iouThreshold: iouThreshold)

@@ -13,9 +13,9 @@
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.
-public enum SegmentationSmoothing {
+package enum SegmentationSmoothing {
     /// `combine_with_previous_ratio` of the legacy pose graph.
-    public static let legacyPoseRatio: Float = 0.7
+    package static let legacyPoseRatio: Float = 0.7
 
     static let c1: Float = 5.68842
     static let c2: Float = -0.748699
@@ -24,7 +24,7 @@ public enum SegmentationSmoothing {
     static let c5: Float = -624.717
 
     /// Blends one pixel.
-    public static func blend(current p: Float, previous q: Float, ratio: Float = legacyPoseRatio) -> Float {
+    package static func blend(current p: Float, previous q: Float, ratio: Float = legacyPoseRatio) -> Float {
         let t = p - 0.5
         let x = t * t
         let uncertainty = 1 - min(1, x * (c1 + x * (c2 + x * (c3 + x * (c4 + x * c5)))))
@@ -40,7 +40,7 @@ public enum SegmentationSmoothing {
     ///   - ratio: how much of the previous mask a fully uncertain pixel keeps, in [0, 1].
     /// - Throws: ``PipelineInputError/tensorSizeMismatch(tensor:expected:actual:)`` if the sizes
     ///   differ.
-    public static func blend(current: [Float], previous: [Float]?, ratio: Float = legacyPoseRatio) throws -> [Float] {
+    package static func blend(current: [Float], previous: [Float]?, ratio: Float = legacyPoseRatio) throws -> [Float] {
         guard let previous else { return current }
         guard previous.count == current.count else {
             throw PipelineInputError.tensorSizeMismatch(

@@ -8,17 +8,17 @@
 ///
 /// Thread safety: a `Sendable` value that carries filter state: each copy filters on its own;
 /// mutate one copy from one thread at a time.
-public struct VisibilitySmoother: Sendable {
+package struct VisibilitySmoother: Sendable {
     /// The low-pass α (pose landmarks and pose world landmarks: 0.1).
-    public let alpha: Float
+    package let alpha: Float
     private var filters: [LowPassFilter] = []
 
-    public init(alpha: Float = 0.1) {
+    package init(alpha: Float = 0.1) {
         self.alpha = alpha
     }
 
     /// Smooths the visibility of normalized landmarks.
-    public mutating func smooth(_ landmarks: [RawLandmark]) -> [RawLandmark] {
+    package mutating func smooth(_ landmarks: [RawLandmark]) -> [RawLandmark] {
         let visibilities = smoothVisibilities(landmarks.map(\.visibility))
         return zip(landmarks, visibilities).map { landmark, visibility in
             var result = landmark
@@ -28,7 +28,7 @@ public struct VisibilitySmoother: Sendable {
     }
 
     /// Smooths the visibility of world landmarks.
-    public mutating func smooth(_ landmarks: [RawWorldLandmark]) -> [RawWorldLandmark] {
+    package mutating func smooth(_ landmarks: [RawWorldLandmark]) -> [RawWorldLandmark] {
         let visibilities = smoothVisibilities(landmarks.map(\.visibility))
         return zip(landmarks, visibilities).map { landmark, visibility in
             var result = landmark

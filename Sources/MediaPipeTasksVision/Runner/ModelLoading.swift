@@ -1,4 +1,5 @@
 import Inference
+import Pipeline
 
 /// Loading and checking the two models of a landmarker bundle.
 enum ModelLoading {
@@ -42,13 +43,13 @@ enum ModelLoading {
         }.get()
     }
 
-    /// Checks that a model has the tensor shapes its graph reads.
-    static func requireShapes(of model: Interpreter, inputs: [[Int]], outputs: [[Int]], role: String) throws {
-        let actualInputs = model.inputs.map(\.shape.dimensions)
-        let actualOutputs = model.outputs.map(\.shape.dimensions)
-        guard actualInputs == inputs, actualOutputs == outputs else {
-            throw TaskError.invalidModel(
-                "the \(role) must have inputs \(inputs) and outputs \(outputs); this one has inputs \(actualInputs) and outputs \(actualOutputs)")
+    /// The graph `make` builds on the bundle's models, with a model of other tensor shapes
+    /// (`ModelShapeError`) reported as `TaskError.invalidModel`.
+    static func graph<Graph>(_ make: () throws -> Graph) throws -> Graph {
+        do {
+            return try make()
+        } catch let error as ModelShapeError {
+            throw TaskError.invalidModel(error.description)
         }
     }
 }

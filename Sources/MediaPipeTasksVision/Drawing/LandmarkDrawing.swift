@@ -9,24 +9,24 @@ import ImageIO
 ///
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.
-public enum LandmarkDrawing {
+package enum LandmarkDrawing {
     /// Pose: landmarks and connections on the subject's left side (odd indices from 11, and
     /// the left eye, ear and mouth corner).
-    public static let poseLeftColor = DrawingColor(red: 255, green: 138, blue: 0)
+    package static let poseLeftColor = DrawingColor(red: 255, green: 138, blue: 0)
     /// Pose: landmarks and connections on the subject's right side.
-    public static let poseRightColor = DrawingColor(red: 0, green: 217, blue: 231)
+    package static let poseRightColor = DrawingColor(red: 0, green: 217, blue: 231)
     /// Pose: the nose and connections that cross the body's midline.
-    public static let poseCenterColor = DrawingColor(red: 224, green: 224, blue: 224)
+    package static let poseCenterColor = DrawingColor(red: 224, green: 224, blue: 224)
     /// Hands: the palm (wrist and the palm edges), then thumb, index, middle, ring and pinky.
-    public static let handPalmColor = DrawingColor(red: 255, green: 48, blue: 48)
-    public static let handThumbColor = DrawingColor(red: 255, green: 220, blue: 170)
-    public static let handIndexColor = DrawingColor(red: 150, green: 70, blue: 200)
-    public static let handMiddleColor = DrawingColor(red: 255, green: 204, blue: 0)
-    public static let handRingColor = DrawingColor(red: 48, green: 220, blue: 48)
-    public static let handPinkyColor = DrawingColor(red: 30, green: 110, blue: 230)
+    package static let handPalmColor = DrawingColor(red: 255, green: 48, blue: 48)
+    package static let handThumbColor = DrawingColor(red: 255, green: 220, blue: 170)
+    package static let handIndexColor = DrawingColor(red: 150, green: 70, blue: 200)
+    package static let handMiddleColor = DrawingColor(red: 255, green: 204, blue: 0)
+    package static let handRingColor = DrawingColor(red: 48, green: 220, blue: 48)
+    package static let handPinkyColor = DrawingColor(red: 30, green: 110, blue: 230)
     /// Tracked poses and hands (video): the connections of track id k are drawn in
     /// `trackColors[k mod 8]` (``trackColor(for:)``).
-    public static let trackColors = [
+    package static let trackColors = [
         DrawingColor(red: 230, green: 25, blue: 75), DrawingColor(red: 60, green: 180, blue: 75),
         DrawingColor(red: 255, green: 225, blue: 25), DrawingColor(red: 0, green: 130, blue: 200),
         DrawingColor(red: 245, green: 130, blue: 48), DrawingColor(red: 145, green: 30, blue: 180),
@@ -39,13 +39,13 @@ public enum LandmarkDrawing {
 
     /// The colour of track id `trackId`: `trackColors[trackId mod 8]` (the non-negative
     /// remainder, so any `Int` has one).
-    public static func trackColor(for trackId: Int) -> DrawingColor {
+    package static func trackColor(for trackId: Int) -> DrawingColor {
         let count = trackColors.count
         return trackColors[(trackId % count + count) % count]
     }
 
     /// The connection line thickness in pixels for an image: `max(2, min(width, height) / 200)`.
-    public static func lineThickness(width: Int, height: Int) -> Int {
+    package static func lineThickness(width: Int, height: Int) -> Int {
         max(2, min(width, height) / 200)
     }
 
@@ -60,7 +60,7 @@ public enum LandmarkDrawing {
     ///   - minimumVisibility: the visibility and presence, in [0, 1], a landmark needs to be drawn.
     ///   - connectionColor: one colour for every connection (a track's, ``trackColor(for:)``);
     ///     nil: the side colours. The landmarks keep their side colours either way.
-    public static func drawPose(
+    package static func drawPose(
         on image: inout RGBImage, landmarks: [NormalizedLandmark], minimumVisibility: Float = 0.5,
         connectionColor: DrawingColor? = nil
     ) {
@@ -93,7 +93,7 @@ public enum LandmarkDrawing {
     ///   - label: the text drawn near the wrist, or nil for none.
     ///   - connectionColor: one colour for every connection (a track's, ``trackColor(for:)``);
     ///     nil: one colour per finger. The landmarks keep their finger colours either way.
-    public static func drawHand(
+    package static func drawHand(
         on image: inout RGBImage, landmarks: [NormalizedLandmark], label: String? = nil,
         connectionColor: DrawingColor? = nil
     ) {
@@ -124,7 +124,7 @@ public enum LandmarkDrawing {
 
     /// "Left 0.97": the category's name (or display name, or "?") and its score to two
     /// decimals (clamped to [0, 1]; omitted when not finite).
-    public static func handLabel(for handedness: ResultCategory) -> String {
+    package static func handLabel(for handedness: ResultCategory) -> String {
         let name = handedness.categoryName ?? handedness.displayName ?? "?"
         guard handedness.score.isFinite else { return name }
         let hundredths = Int((min(max(handedness.score, 0), 1) * 100).rounded())

@@ -1,7 +1,8 @@
 import ImageIO
 import Inference
+import Pipeline
 
-/// Receives live-stream results of a `PoseLandmarker` (running mode `.liveStream`), in increasing
+/// Receives live-stream results of a `HandLandmarker` (running mode `.liveStream`), in increasing
 /// timestamp order, each accepted frame at most once. Frames dropped because the landmarker was
 /// busy produce no call (see the landmarker's notes on threads for how to tell them).
 ///
@@ -11,33 +12,38 @@ import Inference
 /// hop to another queue). The protocol does not require `Sendable`, so that delegate classes
 /// written for iOS port unchanged; the compiler does not check this for you. The landmarker
 /// holds its delegate weakly.
-public protocol PoseLandmarkerLiveStreamDelegate: AnyObject {
-    func poseLandmarker(
-        _ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
+public protocol HandLandmarkerLiveStreamDelegate: AnyObject {
+    func handLandmarker(
+        _ handLandmarker: HandLandmarker, didFinishDetection result: HandLandmarkerResult?,
         timestampInMilliseconds: Int, error: Error?)
 }
 
-extension PoseLandmarkerOptions {
+extension HandLandmarkerOptions {
     /// The delegate that receives live-stream results; required in `.liveStream` mode and
     /// refused in the others. Held weakly, as on iOS.
-    public var poseLandmarkerLiveStreamDelegate: (any PoseLandmarkerLiveStreamDelegate)? {
-        get { liveStreamDelegateObject as? any PoseLandmarkerLiveStreamDelegate }
+    public var handLandmarkerLiveStreamDelegate: (any HandLandmarkerLiveStreamDelegate)? {
+        get { liveStreamDelegateObject as? any HandLandmarkerLiveStreamDelegate }
         set { liveStreamDelegateObject = newValue }
     }
 }
 
-/// MediaPipe's Pose Landmarker on Linux: up to `numPoses` people per image, 33 landmarks each
-/// (normalized to the image), 33 world landmarks (metres, origin between the hips) and an
-/// optional segmentation mask per person.
+/// MediaPipe's Hand Landmarker on Linux: up to `numHands` hands per image, each with 21
+/// landmarks (normalized to the image; z normalized like x, wrist ≈ 0, smaller = closer),
+/// 21 world landmarks (metres, origin at the hand's approximate centre) and a handedness
+/// category ("Left"/"Right" = the subject's actual hand in a non-mirrored image, as the
+/// Tasks API reports it since MediaPipe 0.10.5; the legacy solution's labels are the opposite).
 ///
-/// - `.image`: `detect(image:)`, detector on every call.
+/// - `.image`: `detect(image:)`, palm detector on every call.
 /// - `.video`: `detect(videoFrame:timestampInMilliseconds:)`, strictly increasing timestamps;
-///   people are tracked from frame to frame and, with `numPoses == 1`, smoothed. Each pose
-///   carries a track id (`PoseLandmarkerResult.trackIds`), and `shouldSmoothEachTrack` smooths
-///   every tracked person with their own filters.
+///   hands are tracked from frame to frame, and the palm detector runs only while fewer than
+///   `numHands` hands are tracked. Each hand carries a track id (`HandLandmarkerResult.trackIds`).
 /// - `.liveStream`: `detectAsync(image:timestampInMilliseconds:)` returns at once; results go
 ///   to the delegate. One frame runs while at most one waits; a newer frame replaces the
 ///   waiting one.
+///
+/// Palm-derived hand regions are rotated with the 90° target of MediaPipe's legacy graph, not
+/// with the Tasks graph's 90-radian value (see `HandGraph`). Landmarks are not smoothed
+/// (MediaPipe does not smooth hands either).
 ///
 /// Images with an orientation other than `.up` are processed upright: landmarks are
 /// normalized to the upright image (`MPImage.width` × `MPImage.height`).
@@ -66,16 +72,28 @@ extension PoseLandmarkerOptions {
 ///   `TaskError.closed`.
 /// - Releasing the last reference without `close()` is safe; results not yet delivered then
 ///   get no callback.
-public final class PoseLandmarker: Sendable {
-    /// The 35 connections between pose landmarks, for drawing a skeleton.
-    public static var poseLandmarks: [Connection] { PoseLandmarksConnections.poseLandmarks }
+public final class HandLandmarker: Sendable {
+    /// The 6 palm connections.
+    public static var handPalmConnections: [Connection] { HandLandmarksConnections.handPalmConnections }
+    /// The 3 thumb connections.
+    public static var handThumbConnections: [Connection] { HandLandmarksConnections.handThumbConnections }
+    /// The 3 index-finger connections.
+    public static var handIndexFingerConnections: [Connection] { HandLandmarksConnections.handIndexFingerConnections }
+    /// The 3 middle-finger connections.
+    public static var handMiddleFingerConnections: [Connection] { HandLandmarksConnections.handMiddleFingerConnections }
+    /// The 3 ring-finger connections.
+    public static var handRingFingerConnections: [Connection] { HandLandmarksConnections.handRingFingerConnections }
+    /// The 3 pinky connections.
+    public static var handPinkyConnections: [Connection] { HandLandmarksConnections.handPinkyConnections }
+    /// All 21 hand connections, for drawing a skeleton.
+    public static var handConnections: [Connection] { HandLandmarksConnections.handConnections }
 
-    private let runner: VisionTaskRunner<MPImage, PoseLandmarkerResult>
+    private let runner: VisionTaskRunner<MPImage, HandLandmarkerResult>
 
-    /// A landmarker in image mode with default options, from a `.task` bundle holding
-    /// `pose_detector.tflite` and `pose_landmarks_detector.tflite`.
+    /// A landmarker in image mode with default options (one hand), from a `.task` bundle
+    /// holding `hand_detector.tflite` and `hand_landmarks_detector.tflite`.
     public convenience init(modelPath: String) throws {
-        let options = PoseLandmarkerOptions()
+        let options = HandLandmarkerOptions()
         options.baseOptions.modelAssetPath = modelPath
         try self.init(options: options)
     }
@@ -83,39 +101,36 @@ public final class PoseLandmarker: Sendable {
     /// Validates `options`, loads both models and prepares them.
     /// - Throws: `TaskError` for invalid options or models, `ModelAssetError` for an
     ///   unreadable bundle.
-    public init(options: PoseLandmarkerOptions) throws {
+    public init(options: HandLandmarkerOptions) throws {
         let configuration = try options.validated()
         let threads = try options.baseOptions.validatedThreadCount()
-        let models = try ModelLoading.interpreters(kind: .poseLandmarker, source: configuration.modelAsset, threads: threads)
-        let graph = try PoseGraph(
-            detector: models.detector, landmarkModel: models.landmarkModel,
-            configuration: .init(
-                numPoses: configuration.numPoses,
-                minDetectionConfidence: configuration.minPoseDetectionConfidence,
-                minPresenceConfidence: configuration.minPosePresenceConfidence,
-                minTrackingConfidence: configuration.minTrackingConfidence,
-                outputSegmentationMasks: configuration.shouldOutputSegmentationMasks,
-                streamMode: configuration.runningMode != .image,
-                smoothsEachTrack: configuration.shouldSmoothEachTrack))
-        let owner = WeakReference<PoseLandmarker>(nil)
-        let delegate = WeakReference(options.poseLandmarkerLiveStreamDelegate)
-        let mode = VisionTaskRunner<MPImage, PoseLandmarkerResult>.Mode.from(configuration.runningMode) { result, timestamp, error in
+        let models = try ModelLoading.interpreters(kind: .handLandmarker, source: configuration.modelAsset, threads: threads)
+        let graph = try ModelLoading.graph {
+            try HandGraph(
+                detector: models.detector, landmarkModel: models.landmarkModel,
+                configuration: .init(
+                    numHands: configuration.numHands,
+                    minDetectionConfidence: configuration.minHandDetectionConfidence,
+                    minPresenceConfidence: configuration.minHandPresenceConfidence,
+                    minTrackingConfidence: configuration.minTrackingConfidence,
+                    streamMode: configuration.runningMode != .image))
+        }
+        let owner = WeakReference<HandLandmarker>(nil)
+        let delegate = WeakReference(options.handLandmarkerLiveStreamDelegate)
+        let mode = VisionTaskRunner<MPImage, HandLandmarkerResult>.Mode.from(configuration.runningMode) { result, timestamp, error in
             guard let landmarker = owner.object, let delegate = delegate.object else { return }
-            delegate.poseLandmarker(landmarker, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
+            delegate.handLandmarker(landmarker, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
         }
         let box = UnsafeSendableGraph(graph)
         let streamMode = configuration.runningMode != .image
-        runner = VisionTaskRunner(mode: mode, label: "pose-landmarker") { image, timestamp, _ in
-            let upright = image.uprightRGBImage()
-            let poses = try box.graph.process(upright, timestampMicroseconds: Int64(timestamp) * 1000)
-            return PoseLandmarkerResult(
-                landmarks: poses.map { $0.landmarks.map(NormalizedLandmark.init) },
-                worldLandmarks: poses.map { $0.worldLandmarks.map(Landmark.init) },
-                segmentationMasks: poses.compactMap { pose in
-                    pose.mask.map { Mask(width: upright.width, height: upright.height, float32Data: $0) }
-                },
+        runner = VisionTaskRunner(mode: mode, label: "hand-landmarker") { image, timestamp, _ in
+            let hands = try box.graph.process(image.uprightRGBImage())
+            return HandLandmarkerResult(
+                landmarks: hands.map { $0.landmarks.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) } },
+                worldLandmarks: hands.map { $0.worldLandmarks.map { Landmark(x: $0.x, y: $0.y, z: $0.z) } },
+                handedness: hands.map { [ResultCategory($0.handedness)] },
                 timestampInMilliseconds: timestamp,
-                trackIds: streamMode ? poses.compactMap(\.trackId) : nil)
+                trackIds: streamMode ? hands.compactMap(\.trackId) : nil)
         }
         // Only the live-stream handler reads `owner`. Forming a weak reference gives `self` a
         // side table that, once `owner` is freed at the end of this init, only the object's
@@ -126,13 +141,13 @@ public final class PoseLandmarker: Sendable {
 
     deinit { runner.close() }
 
-    /// Detects poses in a still image (`.image` mode). Blocks until done.
-    public func detect(image: MPImage) throws -> PoseLandmarkerResult {
+    /// Detects hands in a still image (`.image` mode). Blocks until done.
+    public func detect(image: MPImage) throws -> HandLandmarkerResult {
         try runner.processImage(image)
     }
 
-    /// Detects poses in a video frame (`.video` mode); timestamps must increase strictly.
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> PoseLandmarkerResult {
+    /// Detects hands in a video frame (`.video` mode); timestamps must increase strictly.
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> HandLandmarkerResult {
         try runner.processVideoFrame(image, timestampInMilliseconds: timestampInMilliseconds)
     }
 
@@ -152,16 +167,12 @@ public final class PoseLandmarker: Sendable {
     public func close() { runner.close() }
 }
 
-extension NormalizedLandmark {
-    init(_ landmark: RawLandmark) {
-        self.init(x: landmark.x, y: landmark.y, z: landmark.z,
-                  visibility: landmark.visibility, presence: landmark.presence)
-    }
-}
-
-extension Landmark {
-    init(_ landmark: RawWorldLandmark) {
-        self.init(x: landmark.x, y: landmark.y, z: landmark.z,
-                  visibility: landmark.visibility, presence: landmark.presence)
+extension ResultCategory {
+    /// A handedness category as the Tasks API reports it: the label is both the category
+    /// name and the display name.
+    init(_ handedness: HandednessCategory) {
+        self.init(
+            index: handedness.index, score: handedness.score,
+            categoryName: handedness.label, displayName: handedness.label)
     }
 }

@@ -1,10 +1,11 @@
 import ImageIO
+import Pipeline
 
 /// An image handed to the vision tasks (the MediaPipe Tasks `MPImage`): 8-bit RGB pixels plus
 /// the orientation in which they are stored.
 ///
 /// The pixels are kept exactly as stored. The landmarkers turn them upright by exact quarter turns
-/// (``uprightRGBImage()``), so no pixel is resampled to honour the orientation; ``fullImageROI``
+/// (``uprightRGBImage()``), so no pixel is resampled to honour the orientation; `fullImageROI`
 /// is the same region expressed as MediaPipe's Tasks API does, a rotated full-image region of
 /// interest (docs/PIPELINE.md, "Image orientation"). ``width`` and ``height`` are those of the
 /// upright image (swapped for `.left`/`.right`), like `UIImage.size`.
@@ -166,7 +167,7 @@ public final class MPImage: Sendable {
     /// the buffer centre, rotation ``ImageOrientation/roiRotation``, and for `.left`/`.right` the
     /// normalized width and height swapped and rescaled by the aspect ratio, so the sampled rect is
     /// the upright image turned back onto the buffer.
-    public var fullImageROI: RotatedPixelRect {
+    package var fullImageROI: RotatedPixelRect {
         let normalizedWidth: Float, normalizedHeight: Float
         if orientation.swapsDimensions {
             normalizedWidth = Float(Double(rgbImage.height) / Double(rgbImage.width))

@@ -66,7 +66,7 @@ public final class BaseOptions {
 /// Where a model asset bundle is read from.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public enum ModelAssetSource: Sendable, Equatable {
+package enum ModelAssetSource: Sendable, Equatable {
     /// A `.task` file on disk.
     case path(String)
     /// The bytes of a `.task` file.

@@ -9,7 +9,7 @@
 ///
 /// Thread safety: a `Sendable` value holding immutable archive bytes; read it from any number of
 /// threads at once.
-public struct StoredZipArchive: Sendable {
+package struct StoredZipArchive: Sendable {
     /// Where the archive's bytes are.
     private enum Storage: Sendable {
         case array([UInt8])
@@ -19,23 +19,23 @@ public struct StoredZipArchive: Sendable {
     /// One stored member of the archive.
     ///
     /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// The entry's path inside the archive, for example `pose_detector.tflite`.
-        public let name: String
+        package let name: String
         /// Size of the data in bytes.
-        public let size: Int
+        package let size: Int
         /// CRC-32 of the data, from the central directory.
-        public let crc32: UInt32
+        package let crc32: UInt32
         /// Offset of the first data byte in the archive.
         let dataOffset: Int
     }
 
     /// The entries in central-directory order.
-    public let entries: [Entry]
+    package let entries: [Entry]
     private let storage: Storage
 
     /// Parses and validates `bytes` as a stored-entry zip archive.
-    public init(bytes: [UInt8]) throws(ZipArchiveError) {
+    package init(bytes: [UInt8]) throws(ZipArchiveError) {
         try self.init(storage: .array(bytes))
     }
 
@@ -78,12 +78,12 @@ public struct StoredZipArchive: Sendable {
     }
 
     /// The entry named `name`, if any.
-    public func entry(named name: String) -> Entry? {
+    package func entry(named name: String) -> Entry? {
         entries.first { $0.name == name }
     }
 
     /// The data of `entry` (one of `entries`), after checking its CRC-32.
-    public func contents(of entry: Entry) throws(ZipArchiveError) -> [UInt8] {
+    package func contents(of entry: Entry) throws(ZipArchiveError) -> [UInt8] {
         try withContents(of: [entry]) { Array($0[0]) }
     }
 
@@ -128,7 +128,7 @@ public struct StoredZipArchive: Sendable {
     ///
     /// - Throws: `ZipArchiveError.entryNotFound` listing the names present, or
     ///   `ZipArchiveError.checksumMismatch`.
-    public func contents(ofEntryNamed name: String) throws(ZipArchiveError) -> [UInt8] {
+    package func contents(ofEntryNamed name: String) throws(ZipArchiveError) -> [UInt8] {
         guard let entry = entry(named: name) else {
             throw .entryNotFound(name: name, available: entries.map(\.name))
         }

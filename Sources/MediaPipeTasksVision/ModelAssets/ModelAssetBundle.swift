@@ -5,14 +5,14 @@
 ///
 /// Thread safety: a `Sendable` value holding immutable bundle bytes; read it from any number of
 /// threads at once.
-public struct ModelAssetBundle: Sendable {
+package struct ModelAssetBundle: Sendable {
     private let archive: StoredZipArchive
 
     /// Reads and validates the bundle that `source` names.
     ///
     /// - Throws: `ModelAssetError.unreadableFile` when a path cannot be read,
     ///   `ModelAssetError.invalidBundle` when the bytes are not a valid stored-entry zip archive.
-    public init(source: ModelAssetSource) throws(ModelAssetError) {
+    package init(source: ModelAssetSource) throws(ModelAssetError) {
         switch source {
         case .buffer(let buffer):
             do { archive = try StoredZipArchive(bytes: buffer) } catch { throw .invalidBundle(error) }
@@ -23,13 +23,13 @@ public struct ModelAssetBundle: Sendable {
     }
 
     /// The names of the bundle's members, in archive order.
-    public var modelNames: [String] { archive.entries.map(\.name) }
+    package var modelNames: [String] { archive.entries.map(\.name) }
 
     /// The bytes of the member named `name`.
     ///
     /// - Throws: `ModelAssetError.missingModel` listing the members present, or
     ///   `ModelAssetError.invalidBundle` when the member fails its CRC-32 check.
-    public func model(named name: String) throws(ModelAssetError) -> [UInt8] {
+    package func model(named name: String) throws(ModelAssetError) -> [UInt8] {
         try withModels(named: [name]) { Array($0[0]) }
     }
 
@@ -59,14 +59,14 @@ public struct ModelAssetBundle: Sendable {
 /// Which landmarker a bundle is for, and the member names that landmarker reads from it.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public enum LandmarkerBundleKind: Sendable, CaseIterable {
+package enum LandmarkerBundleKind: Sendable, CaseIterable {
     /// `pose_landmarker*.task`: `pose_detector.tflite` + `pose_landmarks_detector.tflite`.
     case poseLandmarker
     /// `hand_landmarker*.task`: `hand_detector.tflite` + `hand_landmarks_detector.tflite`.
     case handLandmarker
 
     /// The detector model's member name (pose detector or palm detector).
-    public var detectorModelName: String {
+    package var detectorModelName: String {
         switch self {
         case .poseLandmarker: "pose_detector.tflite"
         case .handLandmarker: "hand_detector.tflite"
@@ -74,7 +74,7 @@ public enum LandmarkerBundleKind: Sendable, CaseIterable {
     }
 
     /// The landmark model's member name.
-    public var landmarksDetectorModelName: String {
+    package var landmarksDetectorModelName: String {
         switch self {
         case .poseLandmarker: "pose_landmarks_detector.tflite"
         case .handLandmarker: "hand_landmarks_detector.tflite"
@@ -85,16 +85,16 @@ public enum LandmarkerBundleKind: Sendable, CaseIterable {
 /// The two `.tflite` models of a landmarker, as bytes. Other members of the bundle are ignored.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct LandmarkerModels: Sendable, Equatable {
+package struct LandmarkerModels: Sendable, Equatable {
     /// The detector (`pose_detector.tflite` or `hand_detector.tflite`).
-    public let detectorModel: [UInt8]
+    package let detectorModel: [UInt8]
     /// The landmark model (`pose_landmarks_detector.tflite` or `hand_landmarks_detector.tflite`).
-    public let landmarksDetectorModel: [UInt8]
+    package let landmarksDetectorModel: [UInt8]
 
     /// Loads the bundle that `source` names and extracts the models `kind` needs.
     ///
     /// - Throws: `ModelAssetError`.
-    public init(kind: LandmarkerBundleKind, source: ModelAssetSource) throws(ModelAssetError) {
+    package init(kind: LandmarkerBundleKind, source: ModelAssetSource) throws(ModelAssetError) {
         let bundle = try ModelAssetBundle(source: source)
         detectorModel = try bundle.model(named: kind.detectorModelName)
         landmarksDetectorModel = try bundle.model(named: kind.landmarksDetectorModelName)

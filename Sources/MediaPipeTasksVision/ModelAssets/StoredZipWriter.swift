@@ -14,20 +14,20 @@
 ///
 /// Thread safety: a `Sendable` value; each copy builds its own archive. Call its mutating methods
 /// on one copy from one thread at a time.
-public struct StoredZipWriter: Sendable {
+package struct StoredZipWriter: Sendable {
     private var output: [UInt8] = []
     private var centralDirectory: [UInt8] = []
     private var names: Set<String> = []
     private var entryCount = 0
 
-    public init() {}
+    package init() {}
 
     /// Appends an entry.
     ///
     /// - Throws: `ZipArchiveError.unwritableEntryName` for an empty name or one over 65 535
     ///   UTF-8 bytes, `ZipArchiveError.duplicateEntry` for a name already added, and
     ///   `ZipArchiveError.archiveTooLarge` when the archive would need zip64.
-    public mutating func addEntry(named name: String, contents: [UInt8]) throws(ZipArchiveError) {
+    package mutating func addEntry(named name: String, contents: [UInt8]) throws(ZipArchiveError) {
         let nameBytes = Array(name.utf8)
         guard !nameBytes.isEmpty, nameBytes.count <= Int(UInt16.max) else {
             throw .unwritableEntryName(name: name)
@@ -74,7 +74,7 @@ public struct StoredZipWriter: Sendable {
     ///
     /// - Throws: `ZipArchiveError.archiveTooLarge` when the central directory's offset or size
     ///   does not fit in 32 bits.
-    public func finish() throws(ZipArchiveError) -> [UInt8] {
+    package func finish() throws(ZipArchiveError) -> [UInt8] {
         guard output.count < Int(ZipFormat.zip64Marker32),
             centralDirectory.count < Int(ZipFormat.zip64Marker32)
         else {

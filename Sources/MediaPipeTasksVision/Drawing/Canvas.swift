@@ -3,12 +3,12 @@ import ImageIO
 /// An RGB8 colour.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-public struct DrawingColor: Sendable, Hashable {
-    public var red: UInt8
-    public var green: UInt8
-    public var blue: UInt8
+package struct DrawingColor: Sendable, Hashable {
+    package var red: UInt8
+    package var green: UInt8
+    package var blue: UInt8
 
-    public init(red: UInt8, green: UInt8, blue: UInt8) {
+    package init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red
         self.green = green
         self.blue = blue
