@@ -104,6 +104,54 @@ public func depthwiseInteriorSegments<Shape: DepthwiseInteriorShape>(
     }
 }
 
+/// The interior pixels of one output row: the row in segments
+/// (`depthwiseInteriorSegments`, sized for a group of `Two`), and in each segment the channels
+/// two vectors at a time (`Two`), then one (`One`, the same vectors), then one vector of
+/// `Narrow` where it is narrower and fits, then one by one. Instantiate it with the family's
+/// own `KernelVectors` types from a non-generic or shape-generic `@inline(never)` function of
+/// the family's module.
+@inlinable @inline(__always)
+public func depthwiseInterior<
+    Shape: DepthwiseInteriorShape, Two: KernelVectors, One: KernelVectors, Narrow: KernelVectors
+>(_ shape: Shape.Type, _ two: Two.Type, _ one: One.Type, _ narrow: Narrow.Type, _ row: DepthwiseInteriorRow) {
+    let width = One.Vector.scalarCount, narrowWidth = Narrow.Vector.scalarCount
+    depthwiseInteriorSegments(Shape.self, row, groupChannels: 2 * width) { row in
+        var c = 0
+        while c + 2 * width <= row.channels {
+            depthwiseInteriorSweep(Shape.self, Two.self, row, channel: c)
+            c += 2 * width
+        }
+        if c + width <= row.channels {
+            depthwiseInteriorSweep(Shape.self, One.self, row, channel: c)
+            c += width
+        }
+        if narrowWidth < width && c + narrowWidth <= row.channels {
+            depthwiseInteriorSweep(Shape.self, Narrow.self, row, channel: c)
+            c += narrowWidth
+        }
+        if c < row.channels {
+            depthwiseInteriorScalarChannels(Shape.self, One.self, row, channels: c..<row.channels)
+        }
+    }
+}
+
+/// The last channels (fewer than a vector) of every interior pixel of `row`, one at a time.
+@inlinable @inline(never)
+public func depthwiseInteriorScalarChannels<Shape: DepthwiseInteriorShape, Vectors: KernelVectors>(
+    _ shape: Shape.Type, _ vectors: Vectors.Type, _ row: DepthwiseInteriorRow, channels: Range<Int>
+) {
+    let walk = DepthwiseTapWalk(
+        kernelRows: row.kernelRows, kernelColumns: Shape.size, inputRowStep: row.inputRowStep,
+        inputTapStep: row.channels, weightRowStep: Shape.size * row.weightTapStep,
+        weightTapStep: row.weightTapStep)
+    for x in 0..<row.pixels {
+        depthwisePixelScalarChannels(
+            Vectors.self, walk: walk, input: row.input + x * Shape.stride * row.channels,
+            weights: row.weights, bias: row.bias, output: row.output + x * row.channels,
+            channels: channels, lower: row.lower, upper: row.upper)
+    }
+}
+
 /// Channels `channel ..< channel + Vectors.count·width` of every interior pixel of `row`:
 /// whole blocks of 4 pixels, whose taps on the same input are loaded once, then one block of
 /// the last 1...3 pixels. Instantiate it with the family's own `KernelVectors` type.

@@ -32,6 +32,43 @@ public struct DepthwiseTapWalk {
     }
 }
 
+/// All `channels` of one output pixel: four vectors of `Wide` at a time, then one, then one
+/// vector of `Narrow` where it is narrower and fits, then one by one. Same parameters as
+/// `depthwisePixelVectors`. Instantiate it with the family's own `KernelVectors` types from a
+/// non-generic `@inline(never)` function of the family's module.
+@inlinable @inline(__always)
+public func depthwisePixel<Wide: KernelVectors, Narrow: KernelVectors>(
+    _ wide: Wide.Type, _ narrow: Narrow.Type, walk: DepthwiseTapWalk, input: UnsafePointer<Float>,
+    weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+    channels: Int, lower: Float, upper: Float
+) {
+    let width = Wide.Vector.scalarCount, narrowWidth = Narrow.Vector.scalarCount
+    var c = 0
+    while c + 4 * width <= channels {
+        depthwisePixelVectors(
+            Wide.self, vectors: 4, walk: walk, input: input, weights: weights, bias: bias,
+            output: output, channel: c, lower: lower, upper: upper)
+        c += 4 * width
+    }
+    while c + width <= channels {
+        depthwisePixelVectors(
+            Wide.self, vectors: 1, walk: walk, input: input, weights: weights, bias: bias,
+            output: output, channel: c, lower: lower, upper: upper)
+        c += width
+    }
+    if narrowWidth < width && c + narrowWidth <= channels {
+        depthwisePixelVectors(
+            Narrow.self, vectors: 1, walk: walk, input: input, weights: weights, bias: bias,
+            output: output, channel: c, lower: lower, upper: upper)
+        c += narrowWidth
+    }
+    if c < channels {
+        depthwisePixelScalarChannels(
+            Wide.self, walk: walk, input: input, weights: weights, bias: bias, output: output,
+            channels: c..<channels, lower: lower, upper: upper)
+    }
+}
+
 /// Channels `channel ..< channel + vectors·width` of one output pixel (`vectors` is 1 or 4:
 /// one accumulator for each vector of channels), with the vectors of `Vectors` (its `count`
 /// is not used). Instantiate it with the family's own `KernelVectors` type.

@@ -22,53 +22,11 @@ public func depthwiseF32InteriorAVX512(size: Int, stride: Int, _ row: DepthwiseI
     }
 }
 
-/// The row in segments sized for one group of up to 32 channels
-/// (`depthwiseInteriorSegments`).
+/// The interior of one output row (`depthwiseInterior`): 32 channels at a
+/// time (two zmm vectors), then 16, then 8 (one ymm vector), then one by one.
 @inline(never)
 func interior<Shape: DepthwiseInteriorShape>(_ shape: Shape.Type, _ row: DepthwiseInteriorRow) {
-    depthwiseInteriorSegments(Shape.self, row, groupChannels: 32) { segment in
-        interiorSegment(Shape.self, segment)
-    }
-}
-
-/// All channels of the pixels of `row` (one segment of an output row):
-/// 32 at a time (two zmm vectors), then 16, then 8 (one ymm vector), then
-/// one by one.
-@inline(__always)
-func interiorSegment<Shape: DepthwiseInteriorShape>(_ shape: Shape.Type, _ row: DepthwiseInteriorRow) {
-    var c = 0
-    while c + 32 <= row.channels {
-        depthwiseInteriorSweep(Shape.self, AVX512F32x16x2.self, row, channel: c)
-        c += 32
-    }
-    if c + 16 <= row.channels {
-        depthwiseInteriorSweep(Shape.self, AVX512F32x16.self, row, channel: c)
-        c += 16
-    }
-    if c + 8 <= row.channels {
-        depthwiseInteriorSweep(Shape.self, AVX512F32x8.self, row, channel: c)
-        c += 8
-    }
-    if c < row.channels {
-        scalarChannels(Shape.self, row, channels: c..<row.channels)
-    }
-}
-
-/// The last channels (fewer than 8) of every pixel, one at a time.
-@inline(never)
-func scalarChannels<Shape: DepthwiseInteriorShape>(
-    _ shape: Shape.Type, _ row: DepthwiseInteriorRow, channels: Range<Int>
-) {
-    let walk = DepthwiseTapWalk(
-        kernelRows: row.kernelRows, kernelColumns: Shape.size, inputRowStep: row.inputRowStep,
-        inputTapStep: row.channels, weightRowStep: Shape.size * row.weightTapStep,
-        weightTapStep: row.weightTapStep)
-    for x in 0..<row.pixels {
-        depthwisePixelScalarChannels(
-            AVX512F32x16.self, walk: walk, input: row.input + x * Shape.stride * row.channels,
-            weights: row.weights, bias: row.bias, output: row.output + x * row.channels,
-            channels: channels, lower: row.lower, upper: row.upper)
-    }
+    depthwiseInterior(Shape.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, row)
 }
 
 /// One output pixel with any window of valid taps (the border of a row):
@@ -86,28 +44,7 @@ public func depthwiseF32PixelAVX512(
     bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, channels: Int,
     lower: Float, upper: Float
 ) {
-    var c = 0
-    while c + 64 <= channels {
-        depthwisePixelVectors(
-            AVX512F32x16.self, vectors: 4, walk: walk, input: input, weights: weights, bias: bias,
-            output: output, channel: c, lower: lower, upper: upper)
-        c += 64
-    }
-    while c + 16 <= channels {
-        depthwisePixelVectors(
-            AVX512F32x16.self, vectors: 1, walk: walk, input: input, weights: weights, bias: bias,
-            output: output, channel: c, lower: lower, upper: upper)
-        c += 16
-    }
-    if c + 8 <= channels {
-        depthwisePixelVectors(
-            AVX512F32x8.self, vectors: 1, walk: walk, input: input, weights: weights, bias: bias,
-            output: output, channel: c, lower: lower, upper: upper)
-        c += 8
-    }
-    if c < channels {
-        depthwisePixelScalarChannels(
-            AVX512F32x16.self, walk: walk, input: input, weights: weights, bias: bias, output: output,
-            channels: c..<channels, lower: lower, upper: upper)
-    }
+    depthwisePixel(
+        AVX512F32x16.self, AVX512F32x8.self, walk: walk, input: input, weights: weights, bias: bias,
+        output: output, channels: channels, lower: lower, upper: upper)
 }

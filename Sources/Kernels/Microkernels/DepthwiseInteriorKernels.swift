@@ -16,35 +16,5 @@ import KernelTemplates
 /// kernels, so the results are identical to theirs.
 @inline(never)
 func depthwiseF32Interior<Shape: DepthwiseInteriorShape>(_ shape: Shape.Type, _ row: DepthwiseInteriorRow) {
-    depthwiseInteriorSegments(Shape.self, row, groupChannels: 16) { segment in
-        depthwiseF32InteriorSegment(Shape.self, segment)
-    }
-}
-
-/// All channels of the pixels of `row` (one segment of an output row).
-@inline(__always)
-func depthwiseF32InteriorSegment<Shape: DepthwiseInteriorShape>(
-    _ shape: Shape.Type, _ row: DepthwiseInteriorRow
-) {
-    var c = 0
-    while c + 16 <= row.channels {
-        depthwiseInteriorSweep(Shape.self, BaselineF32x8x2.self, row, channel: c)
-        c += 16
-    }
-    if c + 8 <= row.channels {
-        depthwiseInteriorSweep(Shape.self, BaselineF32x8.self, row, channel: c)
-        c += 8
-    }
-    if c < row.channels {
-        let walk = DepthwiseTapWalk(
-            kernelRows: row.kernelRows, kernelColumns: Shape.size, inputRowStep: row.inputRowStep,
-            inputTapStep: row.channels, weightRowStep: Shape.size * row.weightTapStep,
-            weightTapStep: row.weightTapStep)
-        for x in 0..<row.pixels {
-            depthwiseF32ScalarChannels(
-                walk: walk, input: row.input + x * Shape.stride * row.channels,
-                weights: row.weights, bias: row.bias, output: row.output + x * row.channels,
-                channels: c..<row.channels, lower: row.lower, upper: row.upper)
-        }
-    }
+    depthwiseInterior(Shape.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, row)
 }

@@ -122,24 +122,9 @@ func depthwiseF32Pixel1x32(
     output: UnsafeMutablePointer<Float>, channels: Int,
     lower: Float, upper: Float
 ) {
-    var c = 0
-    while c + 32 <= channels {
-        depthwisePixelVectors(
-            BaselineF32x8.self, vectors: 4, walk: walk, input: input, weights: weights, bias: bias,
-            output: output, channel: c, lower: lower, upper: upper)
-        c += 32
-    }
-    while c + 8 <= channels {
-        depthwisePixelVectors(
-            BaselineF32x8.self, vectors: 1, walk: walk, input: input, weights: weights, bias: bias,
-            output: output, channel: c, lower: lower, upper: upper)
-        c += 8
-    }
-    if c < channels {
-        depthwiseF32ScalarChannels(
-            walk: walk, input: input, weights: weights, bias: bias,
-            output: output, channels: c..<channels, lower: lower, upper: upper)
-    }
+    depthwisePixel(
+        BaselineF32x8.self, BaselineF32x8.self, walk: walk, input: input, weights: weights, bias: bias,
+        output: output, channels: channels, lower: lower, upper: upper)
 }
 
 /// The channels in `channels` (fewer than 8, past the last whole vector) of
