@@ -40,18 +40,36 @@ public struct EpilogueOperands {
         _ wide: Wide.Type, _ narrow: Narrow.Type,
         c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int, columns: Int
     ) {
+        // The fields in locals, so that the stores to the block (which could alias them, for all
+        // the compiler knows) do not make every iteration read them again.
+        let lower = lower, upper = upper, residualFirst = residualFirst, alpha = alpha
+        let wideLower = Wide.broadcast(lower), wideUpper = Wide.broadcast(upper)
+        let narrowLower = Narrow.broadcast(lower), narrowUpper = Narrow.broadcast(upper)
+        let width = Wide.Vector.scalarCount, narrowWidth = Narrow.Vector.scalarCount
         let offset = UnsafePointer(c) - output
         for r in 0..<rows {
             let y = c + r * cStride + column
             let x = residual.map { $0 + offset + r * cStride + column }
             var j = 0
-            while j + Wide.Vector.scalarCount <= columns {
-                applyVector(Wide.self, y: y + j, x: x.map { $0 + j }, alpha: alpha.map { $0 + column + j })
-                j += Wide.Vector.scalarCount
+            while j + width <= columns {
+                var v = loadVector(y + j, as: Wide.Vector.self)
+                if let x {
+                    let other = loadVector(x + j, as: Wide.Vector.self)
+                    v = Wide.clamp(residualFirst ? other + v : v + other, lower: wideLower, upper: wideUpper)
+                }
+                if let alpha { v = Wide.prelu(v, alpha: loadVector(alpha + column + j, as: Wide.Vector.self)) }
+                storeVector(v, y + j)
+                j += width
             }
-            if Narrow.Vector.scalarCount < Wide.Vector.scalarCount && j + Narrow.Vector.scalarCount <= columns {
-                applyVector(Narrow.self, y: y + j, x: x.map { $0 + j }, alpha: alpha.map { $0 + column + j })
-                j += Narrow.Vector.scalarCount
+            if narrowWidth < width && j + narrowWidth <= columns {
+                var v = loadVector(y + j, as: Narrow.Vector.self)
+                if let x {
+                    let other = loadVector(x + j, as: Narrow.Vector.self)
+                    v = Narrow.clamp(residualFirst ? other + v : v + other, lower: narrowLower, upper: narrowUpper)
+                }
+                if let alpha { v = Narrow.prelu(v, alpha: loadVector(alpha + column + j, as: Narrow.Vector.self)) }
+                storeVector(v, y + j)
+                j += narrowWidth
             }
             while j < columns {
                 var v = y[j]
@@ -65,23 +83,5 @@ public struct EpilogueOperands {
                 j += 1
             }
         }
-    }
-
-    /// One vector of outputs at `y`, its residual at `x` and its alphas at `alpha`.
-    @inlinable @inline(__always)
-    func applyVector<Vectors: KernelVectors>(
-        _ vectors: Vectors.Type, y: UnsafeMutablePointer<Float>, x: UnsafePointer<Float>?,
-        alpha: UnsafePointer<Float>?
-    ) {
-        typealias V = Vectors.Vector
-        var v = loadVector(y, as: V.self)
-        if let x {
-            let other = loadVector(x, as: V.self)
-            v = Vectors.clamp(
-                residualFirst ? other + v : v + other,
-                lower: Vectors.broadcast(lower), upper: Vectors.broadcast(upper))
-        }
-        if let alpha { v = Vectors.prelu(v, alpha: loadVector(alpha, as: V.self)) }
-        storeVector(v, y)
     }
 }

@@ -147,7 +147,12 @@ public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows>(
     // The tile spilled with whole-vector stores and copied by the family's own function:
     // extracting lanes of the vectors inline leads the compiler to split every vector of the
     // tile into pieces, which slows the whole-tile path too.
-    if two {
+    if two && !eight {
+        let tile = (c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51)
+        withUnsafeBytes(of: tile) { bytes in
+            Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
+        }
+    } else if two {
         let tile = (c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71)
         withUnsafeBytes(of: tile) { bytes in
             Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
