@@ -1,4 +1,3 @@
-import KernelTemplates
 import Tensor
 
 /// General convolution (CONV_2D with any kernel size, stride, dilation and
