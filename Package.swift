@@ -48,8 +48,13 @@ let computeSettings: [SwiftSetting] = librarySettings
 // own, so no specialisation compiled here can stand in for the AVX2 one
 // (scripts/check_avx512_isolation.sh checks the binary). The target exists
 // only with the native flags above; `LANDMARKER_AVX512` tells Kernels it is there.
+// LLVM's function merging is off there: it folds identical functions of shared linkage (such as
+// the protocol witnesses of two marker types with the same vector operations) into one body
+// without a symbol, which a disassembler attributes to whatever function precedes it in the
+// binary, so that scripts/check_avx512_isolation.sh could not tell whose code it is.
 let avx512Settings: [SwiftSetting] = [
     .unsafeFlags(["-target-cpu", "skylake-avx512"]),
+    .unsafeFlags(["-Xfrontend", "-disable-llvm-merge-functions-pass"]),
     .unsafeFlags(["-O"], .when(configuration: .debug)),
 ]
 let avx512Targets: [Target] = nativeCodegen

@@ -1,3 +1,4 @@
+import KernelTemplates
 import Tensor
 
 /// Element-wise operations a CONV_2D applies to its output right after
@@ -60,53 +61,14 @@ public struct ConvolutionEpilogue: Sendable {
     }
 }
 
-/// `ConvolutionEpilogue` for one run: where the output and the residual
-/// are, so that a block of the output at any pointer finds its residual at
-/// the same offset.
-struct EpilogueOperands {
-    /// The output tensor's first element.
-    var output: UnsafePointer<Float>
-    /// The residual's first element (the output's layout), or nil.
-    var residual: UnsafePointer<Float>?
-    var lower: Float
-    var upper: Float
-    var residualFirst: Bool
-    /// PRELU's alpha per channel, or nil.
-    var alpha: UnsafePointer<Float>?
-
+extension EpilogueOperands {
     /// Finishes rows `0..<rows`, columns `column ..< column + columns` of
     /// the block already stored at `c` (row `r` at `c + r·cStride`; column 0
-    /// of `c` is channel 0), eight lanes at a time with a scalar tail. The
-    /// GEMM calls it once per block of rows, right after computing it.
+    /// of `c` is channel 0), eight lanes at a time with a scalar tail
+    /// (`apply` of KernelTemplates). The GEMM calls it once per block of
+    /// rows, right after computing it.
     @inline(never)
-    func apply(
-        c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int, columns: Int
-    ) {
-        let lo = SIMD8<Float>(repeating: lower), hi = SIMD8<Float>(repeating: upper)
-        let offset = UnsafePointer(c) - output
-        for r in 0..<rows {
-            let y = c + r * cStride + column
-            let x = residual.map { $0 + offset + r * cStride + column }
-            var j = 0
-            while j + 8 <= columns {
-                var v = loadVector8(y + j)
-                if let x {
-                    let other = loadVector8(x + j)
-                    v = clamp(residualFirst ? other + v : v + other, lower: lo, upper: hi)
-                }
-                if let alpha {
-                    v = prelu(v, alpha: loadVector8(alpha + column + j))
-                }
-                storeVector8(v, y + j)
-                j += 8
-            }
-            while j < columns {
-                var v = y[j]
-                if let x { v = clamp(residualFirst ? x[j] + v : v + x[j], lower: lower, upper: upper) }
-                if let alpha, !(v >= 0) { v = v * alpha[column + j] }
-                y[j] = v
-                j += 1
-            }
-        }
+    func apply(c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int, columns: Int) {
+        apply(BaselineF32x8.self, BaselineF32x8.self, c: c, cStride: cStride, rows: rows, column: column, columns: columns)
     }
 }

@@ -1,3 +1,4 @@
+import KernelTemplates
 #if LANDMARKER_AVX512
 import KernelsAVX512
 #endif
@@ -127,11 +128,7 @@ private func depthwiseF32Row(
         case .avx512:
             #if LANDMARKER_AVX512
             depthwiseF32PixelAVX512(
-                taps: DepthwiseTaps(
-                    kernelRows: walk.kernelRows, kernelColumns: walk.kernelColumns,
-                    inputRowStep: walk.inputRowStep, inputTapStep: walk.inputTapStep,
-                    weightRowStep: walk.weightRowStep, weightTapStep: walk.weightTapStep),
-                input: input, weights: taps, bias: bias, output: output, channels: channels,
+                walk: walk, input: input, weights: taps, bias: bias, output: output, channels: channels,
                 lower: lower, upper: upper)
             #else
             preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
@@ -154,11 +151,7 @@ private func depthwiseF32SpecialisedInterior(
     switch instructionSet {
     case .avx512:
         #if LANDMARKER_AVX512
-        depthwiseF32InteriorAVX512(size: size, stride: stride, DepthwiseInteriorOperands(
-            input: row.input, inputRowStep: row.inputRowStep, kernelRows: row.kernelRows,
-            pixels: row.pixels, weights: row.weights, weightTapStep: row.weightTapStep,
-            bias: row.bias, output: row.output, channels: row.channels,
-            lower: row.lower, upper: row.upper))
+        depthwiseF32InteriorAVX512(size: size, stride: stride, row)
         #else
         preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
         #endif

@@ -1,3 +1,5 @@
+import KernelTemplates
+
 // Microkernels of the depthwise convolution (depth multiplier 1, NHWC):
 // `out[p, c] = clamp(bias[c] + Σ_taps in[tap(p), c] · w[tap, c])`.
 //
@@ -6,22 +8,9 @@
 // order, so the sums equal its results bit for bit) starting from the
 // bias, and vectorises over channels. Each output element is therefore
 // computed the same way whichever kernel variant or thread handles it.
-
-/// The valid taps of one output pixel, as pointer steps.
-struct DepthwiseTapWalk {
-    /// Filter rows that land inside the input.
-    var kernelRows: Int
-    /// Filter columns that land inside the input.
-    var kernelColumns: Int
-    /// Floats between the input rows of consecutive filter rows (`dh·W·C`).
-    var inputRowStep: Int
-    /// Floats between the input pixels of consecutive filter columns (`dw·C`).
-    var inputTapStep: Int
-    /// Floats between consecutive filter rows in the packed weights.
-    var weightRowStep: Int
-    /// Floats between consecutive filter columns in the packed weights.
-    var weightTapStep: Int
-}
+// The walk (`DepthwiseTapWalk`) and the one-pixel kernel are templates of
+// KernelTemplates (DepthwisePixelTemplate.swift), shared with the AVX-512
+// family.
 
 /// Up to 4 output pixels of one row whose taps all share the same valid
 /// filter rows and all filter columns (the interior), for any filter,
@@ -133,52 +122,9 @@ func depthwiseF32Pixel1x32(
     output: UnsafeMutablePointer<Float>, channels: Int,
     lower: Float, upper: Float
 ) {
-    let lo = SIMD8<Float>(repeating: lower), hi = SIMD8<Float>(repeating: upper)
-    var c = 0
-    while c + 32 <= channels {
-        var a0 = loadVector8(bias + c), a1 = loadVector8(bias + c + 8)
-        var a2 = loadVector8(bias + c + 16), a3 = loadVector8(bias + c + 24)
-        var column = input + c, weightColumn = weights + c
-        for _ in 0..<walk.kernelColumns {
-            var tap = column, w = weightColumn
-            for _ in 0..<walk.kernelRows {
-                a0 = multiplyAdd(loadVector8(tap), loadVector8(w), a0)
-                a1 = multiplyAdd(loadVector8(tap + 8), loadVector8(w + 8), a1)
-                a2 = multiplyAdd(loadVector8(tap + 16), loadVector8(w + 16), a2)
-                a3 = multiplyAdd(loadVector8(tap + 24), loadVector8(w + 24), a3)
-                tap += walk.inputRowStep
-                w += walk.weightRowStep
-            }
-            column += walk.inputTapStep
-            weightColumn += walk.weightTapStep
-        }
-        storeVector8(clamp(a0, lower: lo, upper: hi), output + c)
-        storeVector8(clamp(a1, lower: lo, upper: hi), output + c + 8)
-        storeVector8(clamp(a2, lower: lo, upper: hi), output + c + 16)
-        storeVector8(clamp(a3, lower: lo, upper: hi), output + c + 24)
-        c += 32
-    }
-    while c + 8 <= channels {
-        var a0 = loadVector8(bias + c)
-        var column = input + c, weightColumn = weights + c
-        for _ in 0..<walk.kernelColumns {
-            var tap = column, w = weightColumn
-            for _ in 0..<walk.kernelRows {
-                a0 = multiplyAdd(loadVector8(tap), loadVector8(w), a0)
-                tap += walk.inputRowStep
-                w += walk.weightRowStep
-            }
-            column += walk.inputTapStep
-            weightColumn += walk.weightTapStep
-        }
-        storeVector8(clamp(a0, lower: lo, upper: hi), output + c)
-        c += 8
-    }
-    if c < channels {
-        depthwiseF32ScalarChannels(
-            walk: walk, input: input, weights: weights, bias: bias,
-            output: output, channels: c..<channels, lower: lower, upper: upper)
-    }
+    depthwisePixel(
+        BaselineF32x8.self, BaselineF32x8.self, walk: walk, input: input, weights: weights, bias: bias,
+        output: output, channels: channels, lower: lower, upper: upper)
 }
 
 /// The channels in `channels` (fewer than 8, past the last whole vector) of
@@ -190,19 +136,7 @@ func depthwiseF32ScalarChannels(
     output: UnsafeMutablePointer<Float>, channels: Range<Int>,
     lower: Float, upper: Float
 ) {
-    for c in channels {
-        var sum = bias[c]
-        var column = input + c, weightColumn = weights + c
-        for _ in 0..<walk.kernelColumns {
-            var tap = column, w = weightColumn
-            for _ in 0..<walk.kernelRows {
-                sum = multiplyAdd(tap.pointee, w.pointee, sum)
-                tap += walk.inputRowStep
-                w += walk.weightRowStep
-            }
-            column += walk.inputTapStep
-            weightColumn += walk.weightTapStep
-        }
-        output[c] = clamp(sum, lower: lower, upper: upper)
-    }
+    depthwisePixelScalarChannels(
+        BaselineF32x8.self, walk: walk, input: input, weights: weights, bias: bias, output: output,
+        channels: channels, lower: lower, upper: upper)
 }

@@ -1,3 +1,4 @@
+import KernelTemplates
 #if LANDMARKER_AVX512
 import KernelsAVX512
 #endif
@@ -175,9 +176,7 @@ func gemmF32Block(
         #if LANDMARKER_AVX512
         gemmF32PanelsAVX512(
             a: a, rows: rows,
-            runs: GemmRowRuns(
-                rowStride: layout.rowStride, segmentCount: layout.segmentCount,
-                segmentLength: layout.segmentLength, segmentStride: layout.segmentStride),
+            runs: layout,
             packed: weights.panel(0), bias: bias, outputs: n, panels: widePanels,
             fullPanelCount: weights.fullPanelCount,
             c: c, cStride: cStride, lower: lower, upper: upper)
@@ -191,8 +190,10 @@ func gemmF32Block(
             let columns = min(weights.panelWidth, n - column)
             var row = 0
             while row < rows {
-                gemmF32Microkernel6x16(
-                    rows: min(6, rows - row), a: a + row * aStride, layout: layout,
+                // 6×16: 12 accumulators, the panel's 2 vectors and a broadcast fill AVX2's 16 registers.
+                gemmTile(
+                    BaselineF32x8x2.self, GemmSixRows.self,
+                    rows: min(6, rows - row), a: a + row * aStride, runs: layout,
                     panel: panel, bias: bias + column,
                     c: c + row * cStride + column, cStride: cStride, columns: columns,
                     lower: lower, upper: upper)
@@ -205,8 +206,10 @@ func gemmF32Block(
         let column = weights.column(ofPanel: lastPanel)
         var row = 0
         while row < rows {
-            gemmF32Microkernel8x8(
-                rows: min(8, rows - row), a: a + row * aStride, layout: layout,
+            // 8×8: 8 accumulators, enough to keep both FMA pipes busy.
+            gemmTile(
+                BaselineF32x8.self, GemmEightRows.self,
+                rows: min(8, rows - row), a: a + row * aStride, runs: layout,
                 panel: panel, bias: bias + column,
                 c: c + row * cStride + column, cStride: cStride, columns: n - column,
                 lower: lower, upper: upper)
@@ -229,10 +232,7 @@ private func finishBlock(
     switch weights.instructionSet {
     case .avx512:
         #if LANDMARKER_AVX512
-        TileEpilogue(
-            output: epilogue.output, residual: epilogue.residual, lower: epilogue.lower,
-            upper: epilogue.upper, residualFirst: epilogue.residualFirst, alpha: epilogue.alpha
-        ).apply(c: c, cStride: cStride, rows: rows, column: columns.lowerBound, columns: columns.count)
+        epilogue.applyAVX512(c: c, cStride: cStride, rows: rows, column: columns.lowerBound, columns: columns.count)
         #else
         preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
         #endif

@@ -1,3 +1,4 @@
+import KernelTemplates
 import Tensor
 
 /// General convolution (CONV_2D with any kernel size, stride, dilation and

@@ -1,0 +1,166 @@
+// The register-blocked GEMM tile of `C = clamp(A · W + bias)`, written once for every
+// family: `Rows.count` rows (6 or 8) × `Vectors.count` vectors (1 or 2) of C, all of K
+// summed in registers. Every element is its bias plus one multiply-add per k in ascending k
+// order, so its value depends only on its row of A and its column of W, never on the tile,
+// the family or the thread that computed it. Rows past `rows` reuse the last valid row's
+// pointer (the extra lanes are computed and dropped), so one kernel covers every row
+// remainder without branches in the k loop.
+
+/// Where the GEMM kernels read the K values of each row of A: row `r` is `segmentCount`
+/// runs of `segmentLength` contiguous floats, run `s` starting at
+/// `a + r·rowStride + s·segmentStride` (`K = segmentCount·segmentLength`). A row-major
+/// matrix is one run of K; a convolution reads an output pixel's taps straight from the NHWC
+/// input as `KH` runs of `KW·Cin` (one per filter row).
+public struct GemmRowRuns: Sendable {
+    /// Floats between the starts of consecutive rows.
+    public var rowStride: Int
+    public var segmentCount: Int
+    public var segmentLength: Int
+    /// Floats between the starts of consecutive runs of one row.
+    public var segmentStride: Int
+
+    @inlinable
+    public init(rowStride: Int, segmentCount: Int, segmentLength: Int, segmentStride: Int) {
+        self.rowStride = rowStride
+        self.segmentCount = segmentCount
+        self.segmentLength = segmentLength
+        self.segmentStride = segmentStride
+    }
+}
+
+/// Rows of a GEMM tile, fixed at compile time: 6 or 8.
+public protocol GemmTileRows {
+    static var count: Int { get }
+}
+
+/// 6 rows: with two 8-lane vectors a row, 12 accumulators, the panel's 2 vectors and one
+/// broadcast fill the 16 vector registers of AVX2.
+public enum GemmSixRows: GemmTileRows {
+    @inlinable public static var count: Int { 6 }
+}
+
+/// 8 rows.
+public enum GemmEightRows: GemmTileRows {
+    @inlinable public static var count: Int { 8 }
+}
+
+/// A `rows × columns` tile of C (rows 1...`Rows.count`, columns 1...`Vectors.count` vector
+/// widths) from one panel: `Rows.count · Vectors.count` accumulators, `Vectors.count` loads of
+/// the panel and `Rows.count` broadcasts of A per k. Instantiate it with the family's own
+/// `KernelVectors` type: the specialisation is compiled into the family's module, as a
+/// function of its own (not inlined into the loop over tiles).
+///
+/// - Parameters:
+///   - a: row 0 of A, laid out as `runs` says.
+///   - panel: K-major panel, `Vectors.count` vectors of floats per k.
+///   - bias: the panel's `Vectors.count` vectors of biases.
+///   - c: row 0 of the output tile; row `r` starts at `c + r·cStride`.
+@inlinable @inline(never)
+public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows>(
+    _ vectors: Vectors.Type, _ tileRows: Rows.Type,
+    rows: Int, a: UnsafePointer<Float>, runs: GemmRowRuns,
+    panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+    c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
+    lower: Float, upper: Float
+) {
+    typealias V = Vectors.Vector
+    let mr = Rows.count, two = Vectors.count == 2, width = V.scalarCount
+    let eight = mr > 6
+    let stride = runs.rowStride
+    let a0 = a
+    let a1 = rows > 1 ? a0 + stride : a0
+    let a2 = rows > 2 ? a1 + stride : a1
+    let a3 = rows > 3 ? a2 + stride : a2
+    let a4 = rows > 4 ? a3 + stride : a3
+    let a5 = rows > 5 ? a4 + stride : a4
+    let a6 = rows > 6 ? a5 + stride : a5
+    let a7 = rows > 7 ? a6 + stride : a6
+    var c00 = loadVector(bias, as: V.self)
+    var c01 = two ? loadVector(bias + width, as: V.self) : c00
+    var c10 = c00, c11 = c01, c20 = c00, c21 = c01, c30 = c00, c31 = c01
+    var c40 = c00, c41 = c01, c50 = c00, c51 = c01, c60 = c00, c61 = c01, c70 = c00, c71 = c01
+    var b = panel
+    let panelStep = two ? 2 * width : width
+    var r0 = a0, r1 = a1, r2 = a2, r3 = a3, r4 = a4, r5 = a5, r6 = a6, r7 = a7
+    for _ in 0..<runs.segmentCount {
+        for k in 0..<runs.segmentLength {
+            let b0 = loadVector(b, as: V.self)
+            let b1 = two ? loadVector(b + width, as: V.self) : b0
+            b += panelStep
+            var x = Vectors.broadcast(r0[k])
+            c00 = Vectors.multiplyAdd(x, b0, c00)
+            if two { c01 = Vectors.multiplyAdd(x, b1, c01) }
+            x = Vectors.broadcast(r1[k])
+            c10 = Vectors.multiplyAdd(x, b0, c10)
+            if two { c11 = Vectors.multiplyAdd(x, b1, c11) }
+            x = Vectors.broadcast(r2[k])
+            c20 = Vectors.multiplyAdd(x, b0, c20)
+            if two { c21 = Vectors.multiplyAdd(x, b1, c21) }
+            x = Vectors.broadcast(r3[k])
+            c30 = Vectors.multiplyAdd(x, b0, c30)
+            if two { c31 = Vectors.multiplyAdd(x, b1, c31) }
+            x = Vectors.broadcast(r4[k])
+            c40 = Vectors.multiplyAdd(x, b0, c40)
+            if two { c41 = Vectors.multiplyAdd(x, b1, c41) }
+            x = Vectors.broadcast(r5[k])
+            c50 = Vectors.multiplyAdd(x, b0, c50)
+            if two { c51 = Vectors.multiplyAdd(x, b1, c51) }
+            if eight {
+                x = Vectors.broadcast(r6[k])
+                c60 = Vectors.multiplyAdd(x, b0, c60)
+                if two { c61 = Vectors.multiplyAdd(x, b1, c61) }
+                x = Vectors.broadcast(r7[k])
+                c70 = Vectors.multiplyAdd(x, b0, c70)
+                if two { c71 = Vectors.multiplyAdd(x, b1, c71) }
+            }
+        }
+        let next = runs.segmentStride
+        r0 += next; r1 += next; r2 += next; r3 += next; r4 += next; r5 += next
+        if eight { r6 += next; r7 += next }
+    }
+    let lo = Vectors.broadcast(lower), hi = Vectors.broadcast(upper)
+    c00 = Vectors.clamp(c00, lower: lo, upper: hi); c10 = Vectors.clamp(c10, lower: lo, upper: hi)
+    c20 = Vectors.clamp(c20, lower: lo, upper: hi); c30 = Vectors.clamp(c30, lower: lo, upper: hi)
+    c40 = Vectors.clamp(c40, lower: lo, upper: hi); c50 = Vectors.clamp(c50, lower: lo, upper: hi)
+    if eight { c60 = Vectors.clamp(c60, lower: lo, upper: hi); c70 = Vectors.clamp(c70, lower: lo, upper: hi) }
+    if two {
+        c01 = Vectors.clamp(c01, lower: lo, upper: hi); c11 = Vectors.clamp(c11, lower: lo, upper: hi)
+        c21 = Vectors.clamp(c21, lower: lo, upper: hi); c31 = Vectors.clamp(c31, lower: lo, upper: hi)
+        c41 = Vectors.clamp(c41, lower: lo, upper: hi); c51 = Vectors.clamp(c51, lower: lo, upper: hi)
+        if eight { c61 = Vectors.clamp(c61, lower: lo, upper: hi); c71 = Vectors.clamp(c71, lower: lo, upper: hi) }
+    }
+    if rows == mr && columns == panelStep {
+        var out = c
+        storeVector(c00, out); if two { storeVector(c01, out + width) }; out += cStride
+        storeVector(c10, out); if two { storeVector(c11, out + width) }; out += cStride
+        storeVector(c20, out); if two { storeVector(c21, out + width) }; out += cStride
+        storeVector(c30, out); if two { storeVector(c31, out + width) }; out += cStride
+        storeVector(c40, out); if two { storeVector(c41, out + width) }; out += cStride
+        storeVector(c50, out); if two { storeVector(c51, out + width) }
+        if eight {
+            out += cStride
+            storeVector(c60, out); if two { storeVector(c61, out + width) }; out += cStride
+            storeVector(c70, out); if two { storeVector(c71, out + width) }
+        }
+        return
+    }
+    // The tile spilled with whole-vector stores and copied by the family's own function:
+    // extracting lanes of the vectors inline leads the compiler to split every vector of the
+    // tile into pieces, which slows the whole-tile path too.
+    if two && !eight {
+        let tile = (c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51)
+        withUnsafeBytes(of: tile) { bytes in
+            Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
+        }
+    } else if two {
+        let tile = (c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71)
+        withUnsafeBytes(of: tile) { bytes in
+            Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
+        }
+    } else {
+        let tile = (c00, c10, c20, c30, c40, c50, c60, c70)
+        withUnsafeBytes(of: tile) { bytes in
+            Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
+        }
+    }
+}

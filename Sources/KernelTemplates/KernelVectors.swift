@@ -1,0 +1,57 @@
+/// `count` vectors of `Vector` that a microkernel template handles together (the width of a
+/// GEMM tile, a group of channels), with the multiply-add and clamp of the family that
+/// instantiates it.
+///
+/// Each family declares its own conforming types in its own module: they are its markers
+/// (`KernelFamily`), so a template specialised for one of them is that family's code, compiled
+/// with that family's code generation, under a name no other family uses. The operations are
+/// requirements, so that a specialised template calls the family's concrete ones (one vector
+/// instruction each), never the generic `SIMD` ones that go lane by lane.
+public protocol KernelVectors: KernelFamily {
+    associatedtype Vector: SIMD where Vector.Scalar == Float
+    /// Vectors handled together: 1 or 2.
+    static var count: Int { get }
+    /// A vector with every lane `value`.
+    static func broadcast(_ value: Float) -> Vector
+    /// `a · b + c` per lane: fused in families with fused multiply-add code generation,
+    /// a separate multiply and add otherwise (the portable build).
+    static func multiplyAdd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector
+    /// `a · b + c` for one lane, fused exactly where the vector one is.
+    static func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float
+    /// `min(max(x, lower), upper)` per lane, a NaN lane staying NaN (as TFLite clamps).
+    static func clamp(_ x: Vector, lower: Vector, upper: Vector) -> Vector
+    /// PRELU per lane: `x >= 0 ? x : alpha·x` (NaN lanes take the product, as in TFLite).
+    static func prelu(_ x: Vector, alpha: Vector) -> Vector
+    /// Copies the first `rows` rows and `columns` columns of a tile of vectors spilled to
+    /// `tile` (`rowWidth` floats per row, rows one after another) to `c`, row `r` at
+    /// `c + r·cStride`: the last row tile and a partial panel of a GEMM.
+    static func storePartialTile(
+        _ tile: UnsafeRawBufferPointer, rowWidth: Int, rows: Int, columns: Int,
+        c: UnsafeMutablePointer<Float>, cStride: Int)
+}
+
+extension KernelVectors {
+    /// Float by float.
+    @inlinable @inline(__always)
+    public static func storePartialTile(
+        _ tile: UnsafeRawBufferPointer, rowWidth: Int, rows: Int, columns: Int,
+        c: UnsafeMutablePointer<Float>, cStride: Int
+    ) {
+        let values = tile.assumingMemoryBound(to: Float.self)
+        for r in 0..<rows {
+            for j in 0..<columns { c[r * cStride + j] = values[r * rowWidth + j] }
+        }
+    }
+}
+
+/// Loads a vector from `pointer` (no alignment required).
+@inlinable @inline(__always)
+public func loadVector<V: SIMD>(_ pointer: UnsafePointer<Float>, as: V.Type) -> V where V.Scalar == Float {
+    UnsafeRawPointer(pointer).loadUnaligned(as: V.self)
+}
+
+/// Stores a vector at `pointer` (no alignment required).
+@inlinable @inline(__always)
+public func storeVector<V: SIMD>(_ value: V, _ pointer: UnsafeMutablePointer<Float>) where V.Scalar == Float {
+    UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: V.self)
+}
