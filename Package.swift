@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader", "TestSupport"]),
         .testTarget(name: "TensorTests", dependencies: ["Tensor", "TestSupport"]),
         .testTarget(
-            name: "KernelsTests", dependencies: ["Kernels", "Tensor", "TestSupport", "Inference", "FlatBufferReader"],
+            name: "KernelsTests", dependencies: ["Kernels", "KernelTemplates", "Tensor", "TestSupport", "Inference", "FlatBufferReader"],
             swiftSettings: librarySettings),
         .testTarget(
             name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),

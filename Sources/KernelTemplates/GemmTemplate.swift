@@ -164,3 +164,95 @@ public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows>(
         }
     }
 }
+
+/// One call of a family's GEMM over whole panels: rows `0..<rows` × the columns of `panels`
+/// of C, from weights packed by Kernels' `PackedGemmWeights` for the family.
+public struct GemmPanelOperands {
+    /// Row 0 of A, laid out as `runs` says (`K = segmentCount·segmentLength`).
+    public var a: UnsafePointer<Float>
+    /// Rows of A and C, at least 0.
+    public var rows: Int
+    public var runs: GemmRowRuns
+    /// The packed weights: panels `0 ..< fullPanelCount` are the family's full panel width `w`
+    /// wide, panel `p` at float offset `w·p·K`; panel `fullPanelCount`, if in `panels`, is half
+    /// as wide, at `w·fullPanelCount·K`. Each is K-major, its width in floats per k.
+    public var packed: UnsafePointer<Float>
+    /// The bias, zero-padded to a multiple of `w` floats.
+    public var bias: UnsafePointer<Float>
+    /// N, the number of columns of C.
+    public var outputs: Int
+    /// The panels to compute: full ones and at most the half one (never a last panel of 8).
+    public var panels: Range<Int>
+    public var fullPanelCount: Int
+    /// Row 0, column 0 of C; row `r` starts at `c + r·cStride`.
+    public var c: UnsafeMutablePointer<Float>
+    public var cStride: Int
+    public var lower: Float
+    public var upper: Float
+
+    @inlinable
+    public init(
+        a: UnsafePointer<Float>, rows: Int, runs: GemmRowRuns, packed: UnsafePointer<Float>,
+        bias: UnsafePointer<Float>, outputs: Int, panels: Range<Int>, fullPanelCount: Int,
+        c: UnsafeMutablePointer<Float>, cStride: Int, lower: Float, upper: Float
+    ) {
+        self.a = a
+        self.rows = rows
+        self.runs = runs
+        self.packed = packed
+        self.bias = bias
+        self.outputs = outputs
+        self.panels = panels
+        self.fullPanelCount = fullPanelCount
+        self.c = c
+        self.cStride = cStride
+        self.lower = lower
+        self.upper = upper
+    }
+}
+
+/// Computes the tiles of `g`: every panel with `gemmTile` of `Full` (the full panels) or `Half`
+/// (the half-width panel), `Rows.count` rows per tile. When the panels together hold at most
+/// `rowsOuterUpToFloats` floats (they stay in L1 while every tile of rows passes over all of
+/// them), for each tile of rows every panel in turn, so that the tile's rows of A are read once
+/// and each row of C is written whole; otherwise for each panel every tile of rows in turn, so
+/// that the panel stays in L1 while the rows of A stream from L2. The order never changes what
+/// is computed.
+@inlinable @inline(__always)
+public func gemmPanels<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows>(
+    _ full: Full.Type, _ half: Half.Type, _ tileRows: Rows.Type, rowsOuterUpToFloats: Int,
+    _ g: GemmPanelOperands
+) {
+    let width = Full.count * Full.Vector.scalarCount
+    let halfWidth = Half.count * Half.Vector.scalarCount
+    let mr = Rows.count
+    let depth = g.runs.segmentCount * g.runs.segmentLength
+    /// One tile: rows `row ..< row + mr` of panel `p`.
+    func tile(row: Int, panel p: Int) {
+        let panel = g.packed + p * width * depth
+        let column = p * width
+        let a = g.a + row * g.runs.rowStride, c = g.c + row * g.cStride + column
+        let rows = min(mr, g.rows - row)
+        if p == g.fullPanelCount {
+            gemmTile(
+                Half.self, Rows.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
+                c: c, cStride: g.cStride, columns: min(halfWidth, g.outputs - column),
+                lower: g.lower, upper: g.upper)
+        } else {
+            gemmTile(
+                Full.self, Rows.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
+                c: c, cStride: g.cStride, columns: min(width, g.outputs - column),
+                lower: g.lower, upper: g.upper)
+        }
+    }
+    // `depth` and `panels.count` are at most the packed buffer's float count: no overflow.
+    if depth * g.panels.count * width <= rowsOuterUpToFloats {
+        for row in stride(from: 0, to: g.rows, by: mr) {
+            for p in g.panels { tile(row: row, panel: p) }
+        }
+    } else {
+        for p in g.panels {
+            for row in stride(from: 0, to: g.rows, by: mr) { tile(row: row, panel: p) }
+        }
+    }
+}

@@ -5,8 +5,14 @@
 /// Each family declares its own conforming types in its own module: they are its markers
 /// (`KernelFamily`), so a template specialised for one of them is that family's code, compiled
 /// with that family's code generation, under a name no other family uses. The operations are
-/// requirements, so that a specialised template calls the family's concrete ones (one vector
-/// instruction each), never the generic `SIMD` ones that go lane by lane.
+/// requirements, so that a specialised template calls the concrete ones of its vector type (one
+/// vector instruction each, below for `SIMD8<Float>` and `SIMD16<Float>`), never the generic
+/// `SIMD` ones that go lane by lane.
+///
+/// A family declares its markers and instantiates every template in one source file: in builds
+/// that compile file by file (debug builds), the optimiser sees a conformance only in the file
+/// that declares it, and a template specialised in any other file would call its operations
+/// through the witness table, many times slower.
 public protocol KernelVectors: KernelFamily {
     associatedtype Vector: SIMD where Vector.Scalar == Float
     /// Vectors handled together: 1 or 2.
@@ -41,6 +47,56 @@ extension KernelVectors {
         for r in 0..<rows {
             for j in 0..<columns { c[r * cStride + j] = values[r * rowWidth + j] }
         }
+    }
+}
+
+// The operations of the two vector types the families use, from `VectorLanes.swift`. A family
+// declares only its markers (`Vector` and `count`); a marker's specialisations are still its
+// family's own, compiled in the module that declares it.
+
+extension KernelVectors where Vector == SIMD8<Float> {
+    @inlinable @inline(__always)
+    public static func broadcast(_ value: Float) -> SIMD8<Float> { SIMD8<Float>(repeating: value) }
+
+    @inlinable @inline(__always)
+    public static func multiplyAdd(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>) -> SIMD8<Float> {
+        KernelTemplates.multiplyAdd(a, b, c)
+    }
+
+    @inlinable @inline(__always)
+    public static func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float { KernelTemplates.multiplyAdd(a, b, c) }
+
+    @inlinable @inline(__always)
+    public static func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8<Float> {
+        KernelTemplates.clamp(x, lower: lower, upper: upper)
+    }
+
+    @inlinable @inline(__always)
+    public static func prelu(_ x: SIMD8<Float>, alpha: SIMD8<Float>) -> SIMD8<Float> {
+        KernelTemplates.prelu(x, alpha: alpha)
+    }
+}
+
+extension KernelVectors where Vector == SIMD16<Float> {
+    @inlinable @inline(__always)
+    public static func broadcast(_ value: Float) -> SIMD16<Float> { SIMD16<Float>(repeating: value) }
+
+    @inlinable @inline(__always)
+    public static func multiplyAdd(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD16<Float> {
+        KernelTemplates.multiplyAdd(a, b, c)
+    }
+
+    @inlinable @inline(__always)
+    public static func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float { KernelTemplates.multiplyAdd(a, b, c) }
+
+    @inlinable @inline(__always)
+    public static func clamp(_ x: SIMD16<Float>, lower: SIMD16<Float>, upper: SIMD16<Float>) -> SIMD16<Float> {
+        KernelTemplates.clamp(x, lower: lower, upper: upper)
+    }
+
+    @inlinable @inline(__always)
+    public static func prelu(_ x: SIMD16<Float>, alpha: SIMD16<Float>) -> SIMD16<Float> {
+        KernelTemplates.prelu(x, alpha: alpha)
     }
 }
 

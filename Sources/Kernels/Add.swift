@@ -1,3 +1,4 @@
+import KernelTemplates
 import Tensor
 
 /// ADD: `output = activation(lhs + rhs)`, element-wise with broadcasting.

@@ -1,3 +1,5 @@
+import KernelTemplates
+
 /// A fused activation applied to an op's output (TFLite `ActivationFunctionType`).
 public enum FusedActivation: Sendable, Hashable, CustomStringConvertible {
     case none

@@ -1,3 +1,4 @@
+import KernelTemplates
 import Tensor
 
 /// CONV_2D: a 2-D convolution of an NHWC activation with a constant filter,

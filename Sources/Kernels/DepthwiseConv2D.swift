@@ -1,3 +1,4 @@
+import KernelTemplates
 import Tensor
 
 /// DEPTHWISE_CONV_2D: each input channel is convolved with its own

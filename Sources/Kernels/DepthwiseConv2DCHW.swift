@@ -1,3 +1,4 @@
+import KernelTemplates
 import Tensor
 
 #if LANDMARKER_AVX512

@@ -1,8 +1,4 @@
 import KernelTemplates
-#if LANDMARKER_AVX512
-import KernelsAVX512
-#endif
-
 /// One core's measured fp32 multiply-add peak for a kernel family: the rate
 /// the fast kernels' GFLOP/s are compared with (`landmarker bench`, the
 /// kernel benchmarks, `Benchmarks/peer/compare_litert.py`).
@@ -18,17 +14,10 @@ public enum FMAPeak {
     public static let roundsPerRun = 1_000_000
 
     /// Floating-point operations in one round of `family`'s loop (a
-    /// multiply-add counts two).
+    /// multiply-add counts two). `family` must be supported here.
     public static func flopsPerRound(_ family: KernelInstructionSet) -> Int {
-        switch family {
-        case .baseline: return baselineFlopsPerRound
-        case .avx512:
-            #if LANDMARKER_AVX512
-            return fmaPeakAVX512FlopsPerRound
-            #else
-            return 0
-            #endif
-        }
+        precondition(family.isSupported, "the \(family) kernels are not available here")
+        return family.microkernels.fmaPeakFlopsPerRound
     }
 
     /// Runs `rounds` rounds of `family`'s loop on the calling thread and
@@ -36,15 +25,7 @@ public enum FMAPeak {
     /// cannot drop). `family` must be supported here.
     public static func runChains(_ family: KernelInstructionSet, rounds: Int) -> Float {
         precondition(family.isSupported, "the \(family) kernels are not available here")
-        switch family {
-        case .baseline: return baselineChains(rounds: rounds, multiplier: 0.999, addend: 1e-6)
-        case .avx512:
-            #if LANDMARKER_AVX512
-            return fmaPeakChainsAVX512(rounds: rounds, multiplier: 0.999, addend: 1e-6)
-            #else
-            preconditionFailure("unreachable: AVX-512 is never supported without its kernels")
-            #endif
-        }
+        return family.microkernels.fmaPeakChains(rounds, 0.999, 1e-6)
     }
 
     /// One core's peak for `family` in GFLOP/s: the best of `runs` runs of
@@ -65,16 +46,4 @@ public enum FMAPeak {
         precondition(kept.isFinite, "FMA peak loop overflowed")
         return best
     }
-
-    /// Operations in one round of `baselineChains`: 12 chains × 8 lanes × 2.
-    static let baselineFlopsPerRound = fmaPeakFlopsPerRound(SIMD8<Float>.self)
-
-    /// `fmaPeakChains` on `SIMD8<Float>` (one ymm register in the native build).
-    @inline(never)
-    static func baselineChains(rounds: Int, multiplier: Float, addend: Float) -> Float {
-        fmaPeakChains(SIMD8<Float>.self, family: BaselineFamily.self, rounds: rounds, multiplier: multiplier, addend: addend)
-    }
 }
-
-/// The baseline family's marker for the templates of `KernelTemplates`.
-enum BaselineFamily: KernelFamily {}

@@ -1,3 +1,4 @@
+import KernelTemplates
 import Tensor
 
 /// FULLY_CONNECTED: a matrix product of the flattened activation with constant

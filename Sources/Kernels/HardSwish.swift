@@ -1,4 +1,5 @@
 import FlatBufferReader
+import KernelTemplates
 import Tensor
 
 /// HARD_SWISH: `y = x · min(max(x + 3, 0), 6) / 6`, element-wise. One float32 input of any

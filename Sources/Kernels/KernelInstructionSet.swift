@@ -1,3 +1,7 @@
+import KernelTemplates
+#if LANDMARKER_AVX512
+import KernelsAVX512
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -75,6 +79,23 @@ public enum KernelInstructionSet: String, Sendable, CaseIterable, CustomStringCo
     /// `LANDMARKER_NO_AVX512=1`.
     static func choose(avx512Available: Bool, environment: [String: String]) -> KernelInstructionSet {
         avx512Available && environment[disableAVX512Variable] != "1" ? .avx512 : .baseline
+    }
+
+    /// The family's microkernels. `self` must be supported here.
+    ///
+    /// The one place where the AVX-512 family is reached: its table exists
+    /// only in builds with the `KernelsAVX512` module, and an op asks for it
+    /// only with weights prepared for a supported family.
+    public var microkernels: MicrokernelTable {
+        switch self {
+        case .baseline: return baselineMicrokernels
+        case .avx512:
+            #if LANDMARKER_AVX512
+            return avx512Microkernels
+            #else
+            preconditionFailure("the AVX-512 kernels are not built into this library")
+            #endif
+        }
     }
 
     /// Whether the AVX-512 kernels were built and the CPU and OS support

@@ -1,3 +1,4 @@
+import KernelTemplates
 import Tensor
 
 /// Moves a 4-D activation between the two layouts the kernels use:

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import FlatBufferReader
+import KernelTemplates
 import Tensor
 
 /// LOGISTIC: `y = 1 / (1 + exp(-x))`, element-wise. One input, one output of

@@ -1,3 +1,4 @@
+import KernelTemplates
 import Tensor
 
 /// MAX_POOL_2D: the maximum over each spatial window of an NHWC activation,

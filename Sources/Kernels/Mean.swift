@@ -1,4 +1,5 @@
 import FlatBufferReader
+import KernelTemplates
 import Tensor
 
 /// MEAN: the arithmetic mean of a tensor over a constant set of axes, computed

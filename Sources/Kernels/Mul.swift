@@ -1,4 +1,5 @@
 import FlatBufferReader
+import KernelTemplates
 import Tensor
 
 /// MUL: `output = activation(lhs · rhs)`, element-wise with broadcasting.

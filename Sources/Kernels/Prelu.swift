@@ -1,4 +1,5 @@
 import FlatBufferReader
+import KernelTemplates
 import Tensor
 
 /// PRELU: `output = input >= 0 ? input : alpha * input`, element-wise, with

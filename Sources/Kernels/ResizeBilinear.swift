@@ -1,4 +1,5 @@
 import FlatBufferReader
+import KernelTemplates
 import Tensor
 
 /// RESIZE_BILINEAR: resamples each image of a batch to a new height and width

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import FlatBufferReader
+import KernelTemplates
 import Tensor
 
 /// TANH: `y = tanh(x)`, element-wise. One float32 input of any shape, one output of the same

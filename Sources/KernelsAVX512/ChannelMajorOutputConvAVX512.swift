@@ -1,3 +1,5 @@
+import KernelTemplates
+
 // The 512-bit microkernel of Kernels' `Conv2DToChannelMajor`: a convolution
 // with few input channels (a model's 3-channel stem) that reads a
 // channel-last image and writes a channel-major `[N][Cout][P]` output.

@@ -1,3 +1,5 @@
+import KernelTemplates
+
 // The 512-bit depthwise kernels on channel-major planes (depth multiplier 1,
 // one channel's `[H][W]` plane at a time), for square 3×3 and 5×5 filters,
 // undilated, at stride 1 or 2 along each axis:
@@ -191,7 +193,7 @@ enum Lanes16: CHWLanes {
 
     @inline(__always)
     static func clamp(_ x: Vector, lower: Vector, upper: Vector) -> Vector {
-        KernelsAVX512.clamp(x, lower: lower, upper: upper)
+        KernelTemplates.clamp(x, lower: lower, upper: upper)
     }
 }
 
@@ -224,7 +226,7 @@ enum Lanes8: CHWLanes {
 
     @inline(__always)
     static func clamp(_ x: Vector, lower: Vector, upper: Vector) -> Vector {
-        KernelsAVX512.clamp(x, lower: lower, upper: upper)
+        KernelTemplates.clamp(x, lower: lower, upper: upper)
     }
 }
 

@@ -1,3 +1,5 @@
+import KernelTemplates
+
 // The 512-bit depthwise kernels on whole small channel-major planes, for
 // square 3×3 and 5×5 filters at the same stride (1 or 2) along both axes.
 //

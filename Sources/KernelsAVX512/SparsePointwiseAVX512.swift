@@ -1,3 +1,5 @@
+import KernelTemplates
+
 // The 512-bit microkernels of the sparse 1×1 convolution on channel-major
 // tensors (Kernels' `SparsePointwiseConv2DCHW`): `[N][C][P]` activations,
 // P = H·W pixels contiguous per channel, and a filter stored as its

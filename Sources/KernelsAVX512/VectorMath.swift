@@ -1,6 +1,8 @@
-// Load, store and clamp helpers of the 512-bit kernels. This module is
-// compiled for AVX-512 (`-target-cpu skylake-avx512`): a `SIMD16<Float>` is
-// one zmm register and `addingProduct` one fused `vfmadd`. Nothing here is
+import KernelTemplates
+
+// Load, store and lane-shuffling helpers of the 512-bit kernels (select, clamp and PRELU are
+// KernelTemplates' `VectorLanes.swift`). This module is compiled for AVX-512
+// (`-target-cpu skylake-avx512`): a `SIMD16<Float>` is one zmm register. Nothing here is
 // `@inlinable`, so none of it is compiled into callers outside the module.
 
 /// Loads 16 floats starting at `pointer` (no alignment required).
@@ -44,36 +46,6 @@ func storeVector16(_ value: SIMD16<Float>, _ pointer: UnsafeMutablePointer<Float
     }
 }
 
-/// Loads 8 floats starting at `pointer` (no alignment required).
-@inline(__always)
-func loadVector8(_ pointer: UnsafePointer<Float>) -> SIMD8<Float> {
-    UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
-}
-
-/// Stores 8 floats starting at `pointer` (no alignment required).
-@inline(__always)
-func storeVector8(_ value: SIMD8<Float>, _ pointer: UnsafeMutablePointer<Float>) {
-    UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD8<Float>.self)
-}
-
-/// The lanes of `a` where `mask` is set, of `b` elsewhere. Written with the
-/// integer `&` and `^` of the lanes' bits, which compile to whole-vector
-/// operations: `replacing(with:where:)` and per-lane loops go lane by lane
-/// and leave it to the compiler to put the lanes back into vectors, which it
-/// does only sometimes, and then often in quarter-width pieces.
-@inline(__always)
-func select(_ mask: SIMDMask<SIMD16<Int32>>, _ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
-    let aBits = unsafeBitCast(a, to: SIMD16<Int32>.self), bBits = unsafeBitCast(b, to: SIMD16<Int32>.self)
-    return unsafeBitCast(bBits ^ ((aBits ^ bBits) & mask._storage), to: SIMD16<Float>.self)
-}
-
-/// `select` for eight lanes.
-@inline(__always)
-func select(_ mask: SIMDMask<SIMD8<Int32>>, _ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-    let aBits = unsafeBitCast(a, to: SIMD8<Int32>.self), bBits = unsafeBitCast(b, to: SIMD8<Int32>.self)
-    return unsafeBitCast(bBits ^ ((aBits ^ bBits) & mask._storage), to: SIMD8<Float>.self)
-}
-
 /// Lanes 0, 2, …, 14 of `a`, then lanes 0, 2, …, 14 of `b`. Spelled out
 /// lane by lane from two 16-lane vectors, which the compiler turns into a
 /// single two-source permute (`SIMD32.evenHalf` takes several).
@@ -90,43 +62,4 @@ func oddLanes(_ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
     SIMD16(
         a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15],
         b[1], b[3], b[5], b[7], b[9], b[11], b[13], b[15])
-}
-
-/// `min(max(x, lower), upper)` per lane, a NaN lane staying NaN: the same
-/// selects as the baseline kernels' `clamp`, so both give identical bits.
-@inline(__always)
-func clamp(_ x: SIMD16<Float>, lower: SIMD16<Float>, upper: SIMD16<Float>) -> SIMD16<Float> {
-    let raised = select(x .< lower, lower, x)
-    return select(upper .< raised, upper, raised)
-}
-
-/// `clamp` for eight lanes.
-@inline(__always)
-func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8<Float> {
-    let raised = select(x .< lower, lower, x)
-    return select(upper .< raised, upper, raised)
-}
-
-/// PRELU per lane: `x >= 0 ? x : alpha·x` (NaN lanes take the product, as
-/// in TFLite).
-@inline(__always)
-func prelu(_ x: SIMD16<Float>, alpha: SIMD16<Float>) -> SIMD16<Float> {
-    // Typed, so that the comparison is SIMD16<Float>'s own (a vector
-    // compare), not the generic one that goes lane by lane.
-    let nonNegative: SIMDMask<SIMD16<Int32>> = x .>= SIMD16<Float>(repeating: 0)
-    return select(nonNegative, x, x * alpha)
-}
-
-/// `prelu` for eight lanes.
-@inline(__always)
-func prelu(_ x: SIMD8<Float>, alpha: SIMD8<Float>) -> SIMD8<Float> {
-    let nonNegative: SIMDMask<SIMD8<Int32>> = x .>= SIMD8<Float>(repeating: 0)
-    return select(nonNegative, x, x * alpha)
-}
-
-/// `min(max(x, lower), upper)` for one scalar, with the same NaN behaviour.
-@inline(__always)
-func clamp(_ x: Float, lower: Float, upper: Float) -> Float {
-    let raised = x < lower ? lower : x
-    return upper < raised ? upper : raised
 }

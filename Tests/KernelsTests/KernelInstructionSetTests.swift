@@ -46,6 +46,27 @@ import Testing
         #expect(KernelInstructionSet.choose(avx512Available: false, environment: [variable: "1"]) == .baseline)
     }
 
+    /// Each family's microkernel table names its own kernels, in XNNPACK's style, and tiles the
+    /// GEMM panels as the weight packing lays them out.
+    @Test func everySupportedFamilyHasATableOfItsOwn() {
+        var instructionSets: Set<String> = []
+        for family in KernelInstructionSet.supported {
+            let table = family.microkernels
+            instructionSets.insert(table.instructionSet)
+            #expect(Set(table.names).count == table.names.count, "\(family): \(table.names)")
+            for name in table.names {
+                #expect(name.hasPrefix("f32-") && name.hasSuffix("-" + table.instructionSet), "\(family): \(name)")
+            }
+            let packingWidth = family == .avx512
+                ? PackedGemmWeights.avx512PanelWidth : PackedGemmWeights.baselinePanelWidth
+            #expect(table.gemmPanelWidth == packingWidth, "\(family)")
+        }
+        #expect(instructionSets.count == KernelInstructionSet.supported.count, "two families share a table")
+        #expect(
+            KernelInstructionSet.baseline.microkernels.instructionSet
+                == (KernelInstructionSet.fusesMultiplyAdd ? "avx2-fma" : "portable"))
+    }
+
     @Test func detectedIsSupportedAndBaselineAlwaysIs() {
         #expect(KernelInstructionSet.detected.isSupported)
         #expect(KernelInstructionSet.supported.first == .baseline)

@@ -1,4 +1,5 @@
 import Foundation
+import KernelTemplates
 import Tensor
 import TestSupport
 import Testing
@@ -86,7 +87,7 @@ func expectSameForInstructionSets(
         sourceLocation: sourceLocation)
 }
 
-@Suite struct MicrokernelSIMDMathTests {
+@Suite struct VectorLanesTests {
     @Test func multiplyAddMatchesProductPlusAddend() {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)

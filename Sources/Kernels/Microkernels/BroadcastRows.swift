@@ -1,3 +1,5 @@
+import KernelTemplates
+
 /// A binary broadcast (see `BinaryBroadcast`) walked as rows for the fast
 /// element-wise kernels: the output is `rowCount` rows of `rowLength`
 /// elements (its last dimension, or everything for same-shape operands),

@@ -60,15 +60,3 @@ public struct ConvolutionEpilogue: Sendable {
         return value
     }
 }
-
-extension EpilogueOperands {
-    /// Finishes rows `0..<rows`, columns `column ..< column + columns` of
-    /// the block already stored at `c` (row `r` at `c + r·cStride`; column 0
-    /// of `c` is channel 0), eight lanes at a time with a scalar tail
-    /// (`apply` of KernelTemplates). The GEMM calls it once per block of
-    /// rows, right after computing it.
-    @inline(never)
-    func apply(c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int, columns: Int) {
-        apply(BaselineF32x8.self, BaselineF32x8.self, c: c, cStride: cStride, rows: rows, column: column, columns: columns)
-    }
-}

@@ -1,20 +1,15 @@
 import KernelTemplates
-#if LANDMARKER_AVX512
-import KernelsAVX512
-#endif
 
 /// Depthwise convolution with depth multiplier 1 (DEPTHWISE_CONV_2D):
 /// `out[n, oy, ox, c] = clamp(bias[c] + Σ_{ky,kx} in[n, iy, ix, c] · w[ky, kx, c])`
 /// over the taps inside the input (`ConvolutionGeometry` gives `iy`, `ix`).
 ///
 /// Each output row is cut into a left border, an interior whose pixels use
-/// every filter column, and a right border. Interior pixels go through
-/// `depthwiseF32Interior`, compiled for 3×3 and 5×5 filters at stride 1
-/// and 2 (or its AVX-512 counterpart `depthwiseF32InteriorAVX512` when
-/// `weights.instructionSet` is `.avx512`), or `depthwiseF32Block4x16` for
-/// any other filter; border pixels go
-/// one at a time through `depthwiseF32Pixel1x32` (`depthwiseF32PixelAVX512`)
-/// with their own tap window.
+/// every filter column, and a right border. Interior pixels go through the
+/// `depthwiseInterior` microkernel of `weights.instructionSet`'s family
+/// (`MicrokernelTable`), compiled for 3×3 and 5×5 filters at stride 1 and
+/// 2, or `depthwiseF32Block4x16` for any other filter; border pixels go one
+/// at a time through the family's `depthwisePixel` with their own tap window.
 /// Rows near the top and bottom simply walk fewer filter rows, so no tap is
 /// ever tested against the padding.
 ///
@@ -101,8 +96,7 @@ private func depthwiseF32Row(
             weights: weights.taps(row: firstKernelRow, column: 0), weightTapStep: walk.weightTapStep,
             bias: bias, output: outputRow + interior.lowerBound * channels, channels: channels,
             lower: lower, upper: upper)
-        depthwiseF32SpecialisedInterior(
-            size: kernelWidth, stride: g.strideWidth, row, instructionSet: weights.instructionSet)
+        weights.instructionSet.microkernels.depthwiseInterior(kernelWidth, g.strideWidth, row)
     } else {
         var ox = interior.lowerBound
         while ox < interior.upperBound {
@@ -124,43 +118,9 @@ private func depthwiseF32Row(
         let input = inputRow + firstInputColumn * channels
         let taps = weights.taps(row: firstKernelRow, column: firstKernelColumn)
         let output = outputRow + ox * channels
-        switch weights.instructionSet {
-        case .avx512:
-            #if LANDMARKER_AVX512
-            depthwiseF32PixelAVX512(
-                walk: walk, input: input, weights: taps, bias: bias, output: output, channels: channels,
-                lower: lower, upper: upper)
-            #else
-            preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
-            #endif
-        case .baseline:
-            depthwiseF32Pixel1x32(
-                walk: walk, input: input, weights: taps, bias: bias, output: output, channels: channels,
-                lower: lower, upper: upper)
-        }
+        weights.instructionSet.microkernels.depthwisePixel(
+            walk, input, taps, bias, output, channels, lower, upper)
     }
     for ox in 0..<interior.lowerBound { borderPixel(ox) }
     for ox in interior.upperBound..<g.outputWidth { borderPixel(ox) }
-}
-
-/// The interior of one output row for a square `size × size` filter (3 or
-/// 5) at `stride` (1 or 2), undilated, with the kernels of `instructionSet`.
-private func depthwiseF32SpecialisedInterior(
-    size: Int, stride: Int, _ row: DepthwiseInteriorRow, instructionSet: KernelInstructionSet
-) {
-    switch instructionSet {
-    case .avx512:
-        #if LANDMARKER_AVX512
-        depthwiseF32InteriorAVX512(size: size, stride: stride, row)
-        #else
-        preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
-        #endif
-    case .baseline:
-        switch (size, stride) {
-        case (3, 1): depthwiseF32Interior(Depthwise3x3Stride1.self, row)
-        case (3, _): depthwiseF32Interior(Depthwise3x3Stride2.self, row)
-        case (_, 1): depthwiseF32Interior(Depthwise5x5Stride1.self, row)
-        default: depthwiseF32Interior(Depthwise5x5Stride2.self, row)
-        }
-    }
 }

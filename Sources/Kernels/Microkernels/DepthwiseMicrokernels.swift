@@ -101,42 +101,9 @@ func depthwiseF32Block4x16(
     }
     if c < channels {
         for j in 0..<pixels {
-            depthwiseF32ScalarChannels(
+            depthwiseScalarChannels(
                 walk: walk, input: input + j * inputPixelStep, weights: weights, bias: bias,
                 output: output + j * channels, channels: c..<channels, lower: lower, upper: upper)
         }
     }
-}
-
-/// One output pixel with any valid-tap window (the border), 32 channels at
-/// a time with 4 `SIMD8<Float>` accumulators, then 8 at a time, then one
-/// by one.
-/// - Parameters:
-///   - input: the pixel's first valid tap, channel 0.
-///   - weights: the packed weights of that tap, channel 0.
-///   - output: the pixel's channel 0.
-@inline(never)
-func depthwiseF32Pixel1x32(
-    walk: DepthwiseTapWalk, input: UnsafePointer<Float>,
-    weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
-    output: UnsafeMutablePointer<Float>, channels: Int,
-    lower: Float, upper: Float
-) {
-    depthwisePixel(
-        BaselineF32x8.self, BaselineF32x8.self, walk: walk, input: input, weights: weights, bias: bias,
-        output: output, channels: channels, lower: lower, upper: upper)
-}
-
-/// The channels in `channels` (fewer than 8, past the last whole vector) of
-/// one output pixel, one at a time. Same parameters as `depthwiseF32Pixel1x32`.
-@inline(never)
-func depthwiseF32ScalarChannels(
-    walk: DepthwiseTapWalk, input: UnsafePointer<Float>,
-    weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
-    output: UnsafeMutablePointer<Float>, channels: Range<Int>,
-    lower: Float, upper: Float
-) {
-    depthwisePixelScalarChannels(
-        BaselineF32x8.self, walk: walk, input: input, weights: weights, bias: bias, output: output,
-        channels: channels, lower: lower, upper: upper)
 }

@@ -1,3 +1,5 @@
+import KernelTemplates
+
 /// A float function applied to eight lanes at once, the body of an element-wise unary op's
 /// fast kernel (`runLanes`).
 protocol LaneFunction {

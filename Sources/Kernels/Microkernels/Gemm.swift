@@ -1,7 +1,4 @@
 import KernelTemplates
-#if LANDMARKER_AVX512
-import KernelsAVX512
-#endif
 
 /// `C[P, N] = clamp(A[P, K] · Wᵀ + bias, lower, upper)` with packed weights:
 /// the 1×1 convolution (`P = N·H·W` pixels of an NHWC tensor, `K = Cin`,
@@ -133,11 +130,10 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 }
 
 /// Computes rows `0..<rows` × the columns of `panels` of C on the calling
-/// thread with the microkernels of `weights.instructionSet`: for each panel,
-/// every 6-row tile of the block in turn (8-row tiles for an 8-wide panel
-/// and for the AVX-512 kernels), so the panel stays in L1 while the block
-/// of A streams from L2. An 8-wide last panel uses the same `SIMD8` kernel
-/// in both families. In the dot-product layout, `panels` are output
+/// thread with the microkernels of `weights.instructionSet` (its
+/// `MicrokernelTable.gemmPanels`: 6×16 tiles in the baseline family, 8×32
+/// and 8×16 with AVX-512). An 8-wide last panel uses the same `SIMD8`
+/// kernel in both families (`gemmNarrowPanel`). In the dot-product layout, `panels` are output
 /// channels. `epilogue` then finishes the block's outputs in one pass,
 /// while they are still in L2 (per microkernel tile, its call and short
 /// rows cost more than they save).
@@ -171,50 +167,14 @@ func gemmF32Block(
     let lastPanel = weights.panelCount - 1
     let narrowLast = weights.hasPanelOf8 && panels.contains(lastPanel)
     let widePanels = panels.lowerBound..<(narrowLast ? lastPanel : panels.upperBound)
-    switch weights.instructionSet {
-    case .avx512:
-        #if LANDMARKER_AVX512
-        gemmF32PanelsAVX512(
-            a: a, rows: rows,
-            runs: layout,
-            packed: weights.panel(0), bias: bias, outputs: n, panels: widePanels,
-            fullPanelCount: weights.fullPanelCount,
-            c: c, cStride: cStride, lower: lower, upper: upper)
-        #else
-        preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
-        #endif
-    case .baseline:
-        for p in widePanels {
-            let panel = weights.panel(p)
-            let column = weights.column(ofPanel: p)
-            let columns = min(weights.panelWidth, n - column)
-            var row = 0
-            while row < rows {
-                // 6×16: 12 accumulators, the panel's 2 vectors and a broadcast fill AVX2's 16 registers.
-                gemmTile(
-                    BaselineF32x8x2.self, GemmSixRows.self,
-                    rows: min(6, rows - row), a: a + row * aStride, runs: layout,
-                    panel: panel, bias: bias + column,
-                    c: c + row * cStride + column, cStride: cStride, columns: columns,
-                    lower: lower, upper: upper)
-                row += 6
-            }
-        }
-    }
+    weights.instructionSet.microkernels.gemmPanels(GemmPanelOperands(
+        a: a, rows: rows, runs: layout, packed: weights.panel(0), bias: bias, outputs: n, panels: widePanels,
+        fullPanelCount: weights.fullPanelCount, c: c, cStride: cStride, lower: lower, upper: upper))
     if narrowLast {
-        let panel = weights.panel(lastPanel)
         let column = weights.column(ofPanel: lastPanel)
-        var row = 0
-        while row < rows {
-            // 8×8: 8 accumulators, enough to keep both FMA pipes busy.
-            gemmTile(
-                BaselineF32x8.self, GemmEightRows.self,
-                rows: min(8, rows - row), a: a + row * aStride, runs: layout,
-                panel: panel, bias: bias + column,
-                c: c + row * cStride + column, cStride: cStride, columns: n - column,
-                lower: lower, upper: upper)
-            row += 8
-        }
+        gemmNarrowPanel(
+            a: a, rows: rows, runs: layout, panel: weights.panel(lastPanel), bias: bias + column,
+            c: c + column, cStride: cStride, columns: n - column, lower: lower, upper: upper)
     }
     let first = weights.column(ofPanel: panels.lowerBound)
     let last = panels.upperBound - 1
@@ -229,14 +189,6 @@ private func finishBlock(
     c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, columns: Range<Int>
 ) {
     guard let epilogue else { return }
-    switch weights.instructionSet {
-    case .avx512:
-        #if LANDMARKER_AVX512
-        epilogue.applyAVX512(c: c, cStride: cStride, rows: rows, column: columns.lowerBound, columns: columns.count)
-        #else
-        preconditionFailure("AVX-512 weights in a build without the AVX-512 kernels")
-        #endif
-    case .baseline:
-        epilogue.apply(c: c, cStride: cStride, rows: rows, column: columns.lowerBound, columns: columns.count)
-    }
+    weights.instructionSet.microkernels.convolutionEpilogue(
+        epilogue, c, cStride, rows, columns.lowerBound, columns.count)
 }

@@ -1,0 +1,69 @@
+/// The microkernels of one instruction-set family, as the ops call them: one value per family,
+/// made in the one source file where the family instantiates the templates of this module
+/// (Kernels' `BaselineKernels.swift`, KernelsAVX512's `AVX512Kernels.swift`). An op asks its
+/// weights' family for its table (Kernels' `KernelInstructionSet.microkernels`), so which family
+/// runs is decided in one place, not at each call.
+///
+/// Every entry computes each output element with the same float operations in the same order
+/// in every family, so two families' results are bit-identical; they differ in vector width and
+/// tiling only.
+public struct MicrokernelTable: Sendable {
+    /// The family's instruction-set name in XNNPACK's style: `avx2-fma` (or `portable` in a
+    /// build without FMA code generation), `avx512f`.
+    public let instructionSet: String
+    /// Output channels per full GEMM panel: two vectors of the family's widest type.
+    public let gemmPanelWidth: Int
+    /// Rows of one GEMM tile.
+    public let gemmTileRows: Int
+    /// The GEMM over whole panels (`gemmPanels` of this module): full panels of
+    /// `gemmPanelWidth` channels, a half-width one after them.
+    public let gemmPanels: @Sendable (GemmPanelOperands) -> Void
+    /// `EpilogueOperands.apply` on the family's vectors: the fused ADD and PRELU on a block of
+    /// a convolution's output (`c`, `cStride`, `rows`, `column`, `columns`).
+    public let convolutionEpilogue: @Sendable (
+        _ epilogue: EpilogueOperands, _ c: UnsafeMutablePointer<Float>, _ cStride: Int, _ rows: Int,
+        _ column: Int, _ columns: Int) -> Void
+    /// The interior of one output row of a depthwise convolution (`depthwiseInterior`) for a
+    /// square `size × size` filter (3 or 5) at `stride` (1 or 2), undilated.
+    public let depthwiseInterior: @Sendable (_ size: Int, _ stride: Int, DepthwiseInteriorRow) -> Void
+    /// One output pixel of a depthwise convolution with any window of valid taps
+    /// (`depthwisePixel`): the taps' walk, the first valid tap's input and packed weights
+    /// (channel 0), `channels` biases, the pixel's output, the channel count and the clamp.
+    public let depthwisePixel: @Sendable (
+        _ walk: DepthwiseTapWalk, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+        _ bias: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ channels: Int,
+        _ lower: Float, _ upper: Float) -> Void
+    /// The fp32 multiply-add peak loop (`fmaPeakChains`) on the family's widest vector:
+    /// `rounds`, multiplier, addend; returns the accumulators' sum.
+    public let fmaPeakChains: @Sendable (_ rounds: Int, _ multiplier: Float, _ addend: Float) -> Float
+    /// Floating-point operations in one round of `fmaPeakChains`.
+    public let fmaPeakFlopsPerRound: Int
+    /// The names of the family's microkernels in XNNPACK's style (operation, data type, tile,
+    /// instruction set), for listings: `f32-gemm-6x16-avx2-fma`, `f32-dwconv-3x3s1-avx512f`, ….
+    public let names: [String]
+
+    @inlinable
+    public init(
+        instructionSet: String, gemmPanelWidth: Int, gemmTileRows: Int,
+        gemmPanels: @escaping @Sendable (GemmPanelOperands) -> Void,
+        convolutionEpilogue: @escaping @Sendable (
+            EpilogueOperands, UnsafeMutablePointer<Float>, Int, Int, Int, Int) -> Void,
+        depthwiseInterior: @escaping @Sendable (Int, Int, DepthwiseInteriorRow) -> Void,
+        depthwisePixel: @escaping @Sendable (
+            DepthwiseTapWalk, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>,
+            UnsafeMutablePointer<Float>, Int, Float, Float) -> Void,
+        fmaPeakChains: @escaping @Sendable (Int, Float, Float) -> Float,
+        fmaPeakFlopsPerRound: Int, names: [String]
+    ) {
+        self.instructionSet = instructionSet
+        self.gemmPanelWidth = gemmPanelWidth
+        self.gemmTileRows = gemmTileRows
+        self.gemmPanels = gemmPanels
+        self.convolutionEpilogue = convolutionEpilogue
+        self.depthwiseInterior = depthwiseInterior
+        self.depthwisePixel = depthwisePixel
+        self.fmaPeakChains = fmaPeakChains
+        self.fmaPeakFlopsPerRound = fmaPeakFlopsPerRound
+        self.names = names
+    }
+}

@@ -1,0 +1,118 @@
+// Lane-wise multiply-add, select, clamp and PRELU on the vectors the kernel families use
+// (`SIMD8<Float>`, one ymm register; `SIMD16<Float>`, one zmm register with AVX-512), and the
+// loads and stores of eight floats. Each is written for its concrete type: the generic `SIMD`
+// operations go lane by lane and leave it to the compiler to put the lanes back into vectors,
+// which it does only sometimes. They are `@inlinable` and not generic, so a family's module
+// compiles them into its own code with its own code generation (a call that is not inlined
+// reaches this module's copy, compiled for the baseline).
+//
+// With `LANDMARKER_FMA` (set by Package.swift together with `-target-cpu haswell` in native
+// builds) a multiply-add is one fused `vfmadd` instruction. In the portable build it is a
+// separate multiply and add: without FMA code generation, `addingProduct` lowers to a software
+// `fmaf` call per lane, two orders of magnitude slower. The two builds differ only in rounding
+// of the last bits.
+
+/// `a · b + c` for eight lanes, fused when FMA code generation is on.
+@inlinable @inline(__always)
+public func multiplyAdd(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>) -> SIMD8<Float> {
+    #if LANDMARKER_FMA
+    return c.addingProduct(a, b)
+    #else
+    return a * b + c
+    #endif
+}
+
+/// `a · b + c` for sixteen lanes, fused when FMA code generation is on.
+@inlinable @inline(__always)
+public func multiplyAdd(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD16<Float> {
+    #if LANDMARKER_FMA
+    return c.addingProduct(a, b)
+    #else
+    return a * b + c
+    #endif
+}
+
+/// `a · b + c` for one scalar, fused when FMA code generation is on.
+@inlinable @inline(__always)
+public func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float {
+    #if LANDMARKER_FMA
+    return c.addingProduct(a, b)
+    #else
+    return a * b + c
+    #endif
+}
+
+/// The lanes of `a` where `mask` is set, of `b` elsewhere. Written with the integer `&` and `^`
+/// of the lanes' bits, which compile to whole-vector operations (`replacing(with:where:)` and
+/// per-lane loops go lane by lane).
+@inlinable @inline(__always)
+public func select(_ mask: SIMDMask<SIMD8<Int32>>, _ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+    let aBits = unsafeBitCast(a, to: SIMD8<Int32>.self), bBits = unsafeBitCast(b, to: SIMD8<Int32>.self)
+    return unsafeBitCast(bBits ^ ((aBits ^ bBits) & mask._storage), to: SIMD8<Float>.self)
+}
+
+/// `select` for sixteen lanes.
+@inlinable @inline(__always)
+public func select(_ mask: SIMDMask<SIMD16<Int32>>, _ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
+    let aBits = unsafeBitCast(a, to: SIMD16<Int32>.self), bBits = unsafeBitCast(b, to: SIMD16<Int32>.self)
+    return unsafeBitCast(bBits ^ ((aBits ^ bBits) & mask._storage), to: SIMD16<Float>.self)
+}
+
+/// `min(max(x, lower), upper)` per lane with C++'s `std::max`/`std::min` semantics (as TFLite
+/// clamps): a NaN lane stays NaN.
+@inlinable @inline(__always)
+public func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -> SIMD8<Float> {
+    let raised = select(x .< lower, lower, x)
+    return select(upper .< raised, upper, raised)
+}
+
+/// `clamp` for sixteen lanes.
+@inlinable @inline(__always)
+public func clamp(_ x: SIMD16<Float>, lower: SIMD16<Float>, upper: SIMD16<Float>) -> SIMD16<Float> {
+    let raised = select(x .< lower, lower, x)
+    return select(upper .< raised, upper, raised)
+}
+
+/// `min(max(x, lower), upper)` for one scalar, with the same NaN behaviour as the vector `clamp`.
+@inlinable @inline(__always)
+public func clamp(_ x: Float, lower: Float, upper: Float) -> Float {
+    let raised = x < lower ? lower : x
+    return upper < raised ? upper : raised
+}
+
+/// PRELU per lane: `x >= 0 ? x : alpha·x` (NaN lanes take the product, as in TFLite).
+@inlinable @inline(__always)
+public func prelu(_ x: SIMD8<Float>, alpha: SIMD8<Float>) -> SIMD8<Float> {
+    // Typed, so that the comparison is SIMD8<Float>'s own (a vector compare), not the generic
+    // one that goes lane by lane.
+    let nonNegative: SIMDMask<SIMD8<Int32>> = x .>= SIMD8<Float>(repeating: 0)
+    return select(nonNegative, x, x * alpha)
+}
+
+/// `prelu` for sixteen lanes.
+@inlinable @inline(__always)
+public func prelu(_ x: SIMD16<Float>, alpha: SIMD16<Float>) -> SIMD16<Float> {
+    let nonNegative: SIMDMask<SIMD16<Int32>> = x .>= SIMD16<Float>(repeating: 0)
+    return select(nonNegative, x, x * alpha)
+}
+
+/// Loads eight floats starting at `pointer` (no alignment required).
+@inlinable @inline(__always)
+public func loadVector8(_ pointer: UnsafePointer<Float>) -> SIMD8<Float> {
+    UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
+}
+
+/// Stores eight floats starting at `pointer` (no alignment required).
+@inlinable @inline(__always)
+public func storeVector8(_ value: SIMD8<Float>, _ pointer: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD8<Float>.self)
+}
+
+/// Stores the first `count` lanes (0...8) of `value` at `pointer`.
+@inlinable @inline(__always)
+public func storeVector8(_ value: SIMD8<Float>, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
+    withUnsafeBytes(of: value) { bytes in
+        UnsafeMutableRawPointer(pointer).copyMemory(
+            from: bytes.baseAddress!, byteCount: count * MemoryLayout<Float>.stride)
+    }
+}

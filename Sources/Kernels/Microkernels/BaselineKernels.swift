@@ -1,0 +1,137 @@
+import KernelTemplates
+
+// The baseline family: the templates of KernelTemplates on `SIMD8<Float>` (one ymm register
+// in the native build, AVX2 + FMA), instantiated here and only here, with this family's own
+// marker types, and gathered in `baselineMicrokernels`. One file, so that even a build that
+// compiles file by file sees the markers' conformances where the templates are specialised
+// (see `KernelVectors`).
+
+/// One 8-lane vector: the 8-wide GEMM panel, a group of 8 channels.
+enum BaselineF32x8: KernelVectors {
+    typealias Vector = SIMD8<Float>
+    static var count: Int { 1 }
+}
+
+/// Two 8-lane vectors: the 16-wide GEMM panel, a group of 16 channels.
+enum BaselineF32x8x2: KernelVectors {
+    typealias Vector = SIMD8<Float>
+    static var count: Int { 2 }
+}
+
+/// The baseline family's marker for the templates that take a family and a vector type.
+enum BaselineFamily: KernelFamily {}
+
+/// The baseline family's microkernels.
+let baselineMicrokernels = MicrokernelTable(
+    instructionSet: baselineInstructionSetName,
+    gemmPanelWidth: 16, gemmTileRows: 6,
+    gemmPanels: baselineGemmPanels,
+    convolutionEpilogue: baselineConvolutionEpilogue,
+    depthwiseInterior: baselineDepthwiseInterior,
+    depthwisePixel: baselineDepthwisePixel,
+    fmaPeakChains: baselineFMAPeakChains,
+    fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD8<Float>.self),
+    names: [
+        "f32-gemm-6x16-\(baselineInstructionSetName)", "f32-gemm-8x8-\(baselineInstructionSetName)",
+        "f32-gemm-epilogue-\(baselineInstructionSetName)",
+        "f32-dwconv-3x3s1-\(baselineInstructionSetName)", "f32-dwconv-3x3s2-\(baselineInstructionSetName)",
+        "f32-dwconv-5x5s1-\(baselineInstructionSetName)", "f32-dwconv-5x5s2-\(baselineInstructionSetName)",
+        "f32-dwconv-pixel-\(baselineInstructionSetName)", "f32-fma-peak-\(baselineInstructionSetName)",
+    ])
+
+/// `avx2-fma` in the native build, `portable` otherwise.
+private var baselineInstructionSetName: String {
+    #if LANDMARKER_FMA
+    return "avx2-fma"
+    #else
+    return "portable"
+    #endif
+}
+
+/// The GEMM over whole 16-wide panels, 6×16 tiles: 12 accumulators, the panel's 2 vectors and
+/// a broadcast fill AVX2's 16 registers. Each panel in turn, every tile of rows of it, so the
+/// panel stays in L1 while the block of A streams from L2.
+@inline(never)
+private func baselineGemmPanels(_ operands: GemmPanelOperands) {
+    gemmPanels(BaselineF32x8x2.self, BaselineF32x8x2.self, GemmSixRows.self, rowsOuterUpToFloats: 0, operands)
+}
+
+/// A last GEMM panel of 8 channels, in both families: 8×8 tiles, 8 accumulators, enough to
+/// keep both FMA pipes busy.
+/// - Parameters:
+///   - a: row 0 of A, laid out as `runs` says.
+///   - rows: rows of A and C.
+///   - panel: the 8-wide K-major panel.
+///   - bias: its 8 biases.
+///   - c: row 0 of C at the panel's first column; row `r` starts at `c + r·cStride`.
+///   - columns: the panel's channels, 1...8.
+@inline(never)
+func gemmNarrowPanel(
+    a: UnsafePointer<Float>, rows: Int, runs: GemmRowRuns, panel: UnsafePointer<Float>,
+    bias: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
+    lower: Float, upper: Float
+) {
+    for row in stride(from: 0, to: rows, by: 8) {
+        gemmTile(
+            BaselineF32x8.self, GemmEightRows.self,
+            rows: min(8, rows - row), a: a + row * runs.rowStride, runs: runs,
+            panel: panel, bias: bias, c: c + row * cStride, cStride: cStride, columns: columns,
+            lower: lower, upper: upper)
+    }
+}
+
+/// `EpilogueOperands.apply`, eight lanes at a time with a scalar tail.
+@inline(never)
+private func baselineConvolutionEpilogue(
+    _ epilogue: EpilogueOperands, c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int,
+    columns: Int
+) {
+    epilogue.apply(BaselineF32x8.self, BaselineF32x8.self, c: c, cStride: cStride, rows: rows, column: column, columns: columns)
+}
+
+/// The interior of one depthwise output row, compiled once per filter shape so that the tap
+/// loops unroll and neighbouring pixels share their input loads: channels 16 at a time in the
+/// outer loop (then 8, then one by one), so a group's weights stay in L1 while blocks of 4
+/// pixels sweep the row with 8 accumulators.
+@inline(never)
+private func baselineDepthwiseInterior(size: Int, stride: Int, _ row: DepthwiseInteriorRow) {
+    switch (size, stride) {
+    case (3, 1): depthwiseInterior(Depthwise3x3Stride1.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, row)
+    case (3, 2): depthwiseInterior(Depthwise3x3Stride2.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, row)
+    case (5, 1): depthwiseInterior(Depthwise5x5Stride1.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, row)
+    case (5, 2): depthwiseInterior(Depthwise5x5Stride2.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, row)
+    default: preconditionFailure("no depthwise interior kernel for \(size)×\(size) stride \(stride)")
+    }
+}
+
+/// One depthwise output pixel with any window of valid taps: 32 channels at a time with 4
+/// accumulators, then 8, then one by one.
+@inline(never)
+private func baselineDepthwisePixel(
+    walk: DepthwiseTapWalk, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
+    bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, channels: Int,
+    lower: Float, upper: Float
+) {
+    depthwisePixel(
+        BaselineF32x8.self, BaselineF32x8.self, walk: walk, input: input, weights: weights, bias: bias,
+        output: output, channels: channels, lower: lower, upper: upper)
+}
+
+/// The channels in `channels` (fewer than 8, past the last whole vector) of one depthwise
+/// output pixel, one at a time (`depthwisePixelScalarChannels`).
+@inline(never)
+func depthwiseScalarChannels(
+    walk: DepthwiseTapWalk, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
+    bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, channels: Range<Int>,
+    lower: Float, upper: Float
+) {
+    depthwisePixelScalarChannels(
+        BaselineF32x8.self, walk: walk, input: input, weights: weights, bias: bias, output: output,
+        channels: channels, lower: lower, upper: upper)
+}
+
+/// `fmaPeakChains` on `SIMD8<Float>`.
+@inline(never)
+private func baselineFMAPeakChains(rounds: Int, multiplier: Float, addend: Float) -> Float {
+    fmaPeakChains(SIMD8<Float>.self, family: BaselineFamily.self, rounds: rounds, multiplier: multiplier, addend: addend)
+}

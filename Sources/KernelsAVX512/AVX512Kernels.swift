@@ -1,0 +1,130 @@
+import KernelTemplates
+
+// The AVX-512 family: the templates of KernelTemplates on `SIMD16<Float>` (one zmm register,
+// each `addingProduct` one 512-bit `vfmadd`), instantiated here and only here, with this
+// family's own marker types, and gathered in `avx512Microkernels`. One file, so that even a
+// build that compiles file by file sees the markers' conformances where the templates are
+// specialised (see `KernelVectors`). Nothing here is `@inlinable`: Kernels reaches this code
+// only through the table, after `KernelInstructionSet` found AVX-512 on the CPU.
+
+/// The family's 16-lane vectors, which copy a partial GEMM tile out 16, 8, 4, 2 and 1 floats
+/// at a time (`storePartialTile16`).
+protocol AVX512Vectors16: KernelVectors where Vector == SIMD16<Float> {}
+
+extension AVX512Vectors16 {
+    @inline(__always)
+    static func storePartialTile(
+        _ tile: UnsafeRawBufferPointer, rowWidth: Int, rows: Int, columns: Int,
+        c: UnsafeMutablePointer<Float>, cStride: Int
+    ) {
+        storePartialTile16(tile, rowWidth: rowWidth, rows: rows, columns: columns, c: c, cStride: cStride)
+    }
+}
+
+/// One 16-lane vector: the 16-wide last GEMM panel, a group of 16 channels.
+enum AVX512F32x16: AVX512Vectors16 {
+    static var count: Int { 1 }
+}
+
+/// Two 16-lane vectors: the 32-wide GEMM panel, a group of 32 channels.
+enum AVX512F32x16x2: AVX512Vectors16 {
+    static var count: Int { 2 }
+}
+
+/// One 8-lane vector (one ymm register): a group of 8 channels, the 8-lane step of the
+/// epilogue.
+enum AVX512F32x8: KernelVectors {
+    typealias Vector = SIMD8<Float>
+    static var count: Int { 1 }
+}
+
+/// The AVX-512 family's marker for the templates that take a family and a vector type.
+public enum AVX512Family: KernelFamily {}
+
+/// The AVX-512 family's microkernels. Use them only where the CPU has AVX-512 (F, CD, BW, DQ,
+/// VL): Kernels' `KernelInstructionSet.microkernels` checks.
+public let avx512Microkernels = MicrokernelTable(
+    instructionSet: "avx512f",
+    gemmPanelWidth: 32, gemmTileRows: 8,
+    gemmPanels: avx512GemmPanels,
+    convolutionEpilogue: avx512ConvolutionEpilogue,
+    depthwiseInterior: avx512DepthwiseInterior,
+    depthwisePixel: avx512DepthwisePixel,
+    fmaPeakChains: avx512FMAPeakChains,
+    fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD16<Float>.self),
+    names: [
+        "f32-gemm-8x32-avx512f", "f32-gemm-8x16-avx512f", "f32-gemm-epilogue-avx512f",
+        "f32-dwconv-3x3s1-avx512f", "f32-dwconv-3x3s2-avx512f", "f32-dwconv-5x5s1-avx512f",
+        "f32-dwconv-5x5s2-avx512f", "f32-dwconv-pixel-avx512f", "f32-fma-peak-avx512f",
+    ])
+
+/// The GEMM over whole panels: 8×32 tiles (16 zmm accumulators, two panel loads and eight
+/// broadcasts per k), 8×16 for a last panel of 16. Tiles of rows outer while the panels fit in
+/// 24 KiB (half of a 48 KiB L1), panels outer beyond.
+@inline(never)
+private func avx512GemmPanels(_ operands: GemmPanelOperands) {
+    gemmPanels(AVX512F32x16x2.self, AVX512F32x16.self, GemmEightRows.self, rowsOuterUpToFloats: 6 * 1024, operands)
+}
+
+/// `EpilogueOperands.apply`: 16 lanes at a time, then 8, then one by one.
+@inline(never)
+private func avx512ConvolutionEpilogue(
+    _ epilogue: EpilogueOperands, c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, column: Int,
+    columns: Int
+) {
+    epilogue.apply(AVX512F32x16.self, AVX512F32x8.self, c: c, cStride: cStride, rows: rows, column: column, columns: columns)
+}
+
+/// The interior of one depthwise output row for a `size × size` filter (3 or 5) at `stride`
+/// (1 or 2), undilated: 32 channels at a time (two zmm vectors), then 16, then 8 (one ymm
+/// vector), then one by one.
+@inline(never)
+private func avx512DepthwiseInterior(size: Int, stride: Int, _ row: DepthwiseInteriorRow) {
+    switch (size, stride) {
+    case (3, 1): depthwiseInterior(Depthwise3x3Stride1.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, row)
+    case (3, 2): depthwiseInterior(Depthwise3x3Stride2.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, row)
+    case (5, 1): depthwiseInterior(Depthwise5x5Stride1.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, row)
+    case (5, 2): depthwiseInterior(Depthwise5x5Stride2.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, row)
+    default: preconditionFailure("no AVX-512 depthwise interior kernel for \(size)×\(size) stride \(stride)")
+    }
+}
+
+/// One depthwise output pixel with any window of valid taps (the border of a row): 64 channels
+/// at a time with 4 `SIMD16<Float>` accumulators, then 16, then 8, then one by one.
+@inline(never)
+private func avx512DepthwisePixel(
+    walk: DepthwiseTapWalk, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
+    bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, channels: Int,
+    lower: Float, upper: Float
+) {
+    depthwisePixel(
+        AVX512F32x16.self, AVX512F32x8.self, walk: walk, input: input, weights: weights, bias: bias,
+        output: output, channels: channels, lower: lower, upper: upper)
+}
+
+/// `fmaPeakChains` on `SIMD16<Float>`.
+@inline(never)
+private func avx512FMAPeakChains(rounds: Int, multiplier: Float, addend: Float) -> Float {
+    fmaPeakChains(SIMD16<Float>.self, family: AVX512Family.self, rounds: rounds, multiplier: multiplier, addend: addend)
+}
+
+/// Copies the first `rows` rows and `columns` columns of a tile spilled to `tile` (`rowWidth`
+/// floats per row, rows one after another) to `c`, 16, 8, 4, 2 and 1 floats at a time: for
+/// the last row tile and a partial panel. Out of line: passing the vectors themselves, or
+/// extracting their lanes inline, leads the compiler to split every vector of the tile into
+/// quarters, which slows the whole-tile path several times over.
+@inline(never)
+private func storePartialTile16(
+    _ tile: UnsafeRawBufferPointer, rowWidth: Int, rows: Int, columns: Int,
+    c: UnsafeMutablePointer<Float>, cStride: Int
+) {
+    let base = tile.baseAddress!.assumingMemoryBound(to: Float.self)
+    for r in 0..<rows {
+        var j = 0
+        while j + 16 <= columns {
+            storeVector16(loadVector16(base + r * rowWidth + j), c + r * cStride + j)
+            j += 16
+        }
+        storeVector16(loadVector16(base + r * rowWidth + j), c + r * cStride + j, count: columns - j)
+    }
+}
