@@ -6,8 +6,9 @@
 ///
 /// Every entry computes each output element with the same float operations in the same order
 /// in every family, so two families' results are bit-identical; they differ in vector width and
-/// tiling only.
-public struct MicrokernelTable: Sendable {
+/// tiling only. A class, so that looking a table up costs one reference, not a copy of every
+/// entry.
+public final class MicrokernelTable: Sendable {
     /// The family's instruction-set name in XNNPACK's style: `avx2-fma` (or `portable` in a
     /// build without FMA code generation), `avx512f`.
     public let instructionSet: String

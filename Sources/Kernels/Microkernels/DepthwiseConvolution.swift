@@ -32,6 +32,8 @@ public func depthwiseConvolutionF32(
     struct Rows: ParallelWork {
         let geometry: ConvolutionGeometry
         let weights: PackedDepthwiseWeights
+        /// `weights.instructionSet.microkernels`, looked up once per call.
+        let kernels: MicrokernelTable
         let input: UnsafePointer<Float>
         let output: UnsafeMutablePointer<Float>
         let clamp: (lower: Float, upper: Float)
@@ -48,7 +50,7 @@ public func depthwiseConvolutionF32(
                 let image = input + n * inputImage
                 let out = output + outputRow * outputRowSize
                 depthwiseF32Row(
-                    geometry: g, weights: weights, image: image, outputRow: out, oy: oy,
+                    geometry: g, weights: weights, kernels: kernels, image: image, outputRow: out, oy: oy,
                     interior: interior, lower: clamp.lower, upper: clamp.upper)
             }
         }
@@ -60,12 +62,16 @@ public func depthwiseConvolutionF32(
         runner.threadCount, multiplyAdds: totalRows, g.outputWidth * weights.channels,
         g.kernelHeight * g.kernelWidth)
     runner.limited(to: threads).forEach(
-        totalRows, Rows(geometry: g, weights: weights, input: input, output: output, clamp: clamp))
+        totalRows,
+        Rows(
+            geometry: g, weights: weights, kernels: weights.instructionSet.microkernels, input: input,
+            output: output, clamp: clamp))
 }
 
-/// One output row `oy` of one image: the interior, then the border pixels.
+/// One output row `oy` of one image: the interior, then the border pixels,
+/// with `kernels`, the microkernels of `weights.instructionSet`.
 private func depthwiseF32Row(
-    geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights,
+    geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights, kernels: MicrokernelTable,
     image: UnsafePointer<Float>, outputRow: UnsafeMutablePointer<Float>,
     oy: Int, interior: Range<Int>, lower: Float, upper: Float
 ) {
@@ -96,7 +102,7 @@ private func depthwiseF32Row(
             weights: weights.taps(row: firstKernelRow, column: 0), weightTapStep: walk.weightTapStep,
             bias: bias, output: outputRow + interior.lowerBound * channels, channels: channels,
             lower: lower, upper: upper)
-        weights.instructionSet.microkernels.depthwiseInterior(kernelWidth, g.strideWidth, row)
+        kernels.depthwiseInterior(kernelWidth, g.strideWidth, row)
     } else {
         var ox = interior.lowerBound
         while ox < interior.upperBound {
@@ -118,7 +124,7 @@ private func depthwiseF32Row(
         let input = inputRow + firstInputColumn * channels
         let taps = weights.taps(row: firstKernelRow, column: firstKernelColumn)
         let output = outputRow + ox * channels
-        weights.instructionSet.microkernels.depthwisePixel(
+        kernels.depthwisePixel(
             walk, input, taps, bias, output, channels, lower, upper)
     }
     for ox in 0..<interior.lowerBound { borderPixel(ox) }
