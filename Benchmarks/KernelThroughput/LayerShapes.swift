@@ -11,7 +11,7 @@ struct LayerShape: Sendable {
         case depthwise
         /// A 1×1 CONV_2D with a quarter of each output channel's weights
         /// non-zero, run sparse on channel-major tensors
-        /// (`SparsePointwiseConv2DCHW`, AVX-512 only), as in pose_detection.
+        /// (`SparsePointwiseConv2DCHW`), as in pose_detection.
         case sparsePointwise
         /// DEPTHWISE_CONV_2D on channel-major tensors (`DepthwiseConv2DCHW`,
         /// AVX-512 only), as between pose_detection's sparse layers.
@@ -168,10 +168,14 @@ extension LayerShape {
 extension LayerShape {
     /// pose_detection's heaviest layers as its channel-major region runs
     /// them: sparse 1×1 convolutions (25 % of the weights non-zero; their
-    /// rates count the non-zero multiply-accumulates only) and the
-    /// depthwise convolutions between them. Empty where the CPU lacks
-    /// AVX-512 (the only family these kernels exist for).
-    static let channelMajor: [LayerShape] = KernelInstructionSet.avx512.isSupported ? [
+    /// rates count the non-zero multiply-accumulates only), with every
+    /// family, and the depthwise convolutions between them, only where the
+    /// CPU runs the AVX-512 kernels (the only family that kernel exists for).
+    static let channelMajor: [LayerShape] = sparsePointwise
+        + (KernelInstructionSet.avx512.isSupported ? channelMajorDepthwise : [])
+
+    /// pose_detection's heaviest sparse 1×1 convolutions.
+    static let sparsePointwise: [LayerShape] = [
         LayerShape(model: "pose_detection", kind: .sparsePointwise, height: 14, width: 14,
             inputChannels: 1152, outputChannels: 192,
             kernel: (1, 1), stride: (1, 1), padding: .valid, activation: .none,
@@ -188,6 +192,10 @@ extension LayerShape {
             inputChannels: 24, outputChannels: 144,
             kernel: (1, 1), stride: (1, 1), padding: .valid, activation: .relu,
             occurrences: 2, shareOfModelMACs: 5.0),
+    ]
+
+    /// The channel-major depthwise convolutions between them.
+    static let channelMajorDepthwise: [LayerShape] = [
         LayerShape(model: "pose_detection", kind: .channelMajorDepthwise, height: 7, width: 7,
             inputChannels: 1152, outputChannels: 1152,
             kernel: (5, 5), stride: (1, 1), padding: .same, activation: .none,
@@ -200,5 +208,5 @@ extension LayerShape {
             inputChannels: 144, outputChannels: 144,
             kernel: (3, 3), stride: (1, 1), padding: .same, activation: .none,
             occurrences: 1, shareOfModelMACs: 1.0),
-    ] : []
+    ]
 }

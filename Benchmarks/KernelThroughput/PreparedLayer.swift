@@ -59,7 +59,7 @@ final class PreparedLayer {
             flops = 2 * kernel.multiplyAccumulates
         case .sparsePointwise:
             guard let sparse = SparsePointwiseConv2DCHW(try convolution()) else {
-                throw KernelError(op: shape.name, "no sparse kernel here (it needs AVX-512)")
+                throw KernelError(op: shape.name, "no sparse kernel for this shape")
             }
             kernel = sparse
             flops = Int((2 * Double(sparse.multiplyAccumulates) * sparse.density).rounded())

@@ -21,15 +21,22 @@ import Tensor
 /// they pass each other; it is used only when it holds at least
 /// `minimumSparseConvolutions` sparse convolutions, so that a lone
 /// depthwise convolution or ADD never pays for two conversions. Where the
-/// kernels are missing (no AVX-512), or no filter is sparse, the graph is
-/// left as it is.
+/// kernel family lacks a channel-major kernel a region needs (see
+/// `families`), or no filter is sparse, the graph is left as it is.
 enum ChannelMajorRegions {
+    /// The kernel families with every channel-major kernel a region needs
+    /// (the caller applies regions only to a graph prepared for one of
+    /// them). The sparse 1×1 kernel exists for every family, but the
+    /// channel-major depthwise convolution and `Conv2DToChannelMajor` only
+    /// for AVX-512.
+    static let families: Set<KernelInstructionSet> = [.avx512]
     /// Sparse convolutions a region needs before it is worth converting to.
     static let minimumSparseConvolutions = 2
     /// The largest fraction of non-zero filter values run as sparse. At 25 %
-    /// (pose_detection) the sparse kernel takes well under half the dense
-    /// one's time; the few mostly-zero filters of hand_landmark_full, denser
-    /// than this, ran no faster sparse.
+    /// (pose_detection) the earlier AVX-512 sparse kernel (four chains per
+    /// sum, not the dense order) took well under half the dense one's time;
+    /// the few mostly-zero filters of hand_landmark_full, denser than this,
+    /// ran no faster sparse.
     static let maximumDensity = 0.3
 
     /// The nodes, in the same order, with every worthwhile region running

@@ -49,9 +49,10 @@ public final class Interpreter {
         /// In fast mode with operators fused and the AVX-512 kernels, run the
         /// parts of the graph made of 1×1 convolutions whose filters are
         /// mostly zeros as sparse kernels on channel-major tensors
-        /// (pose_detection; see `ChannelMajorRegions`). Their sums skip the
-        /// zero weights, so outputs differ from the dense kernels' by float
-        /// rounding only. Models without such filters are unaffected.
+        /// (pose_detection; see `ChannelMajorRegions`). The sparse 1×1
+        /// kernel skips the zero weights but sums in the dense kernel's
+        /// order, so it gives the dense output bit for bit for finite
+        /// inputs. Models without such filters are unaffected.
         public var usesSparseKernels: Bool
 
         public init(

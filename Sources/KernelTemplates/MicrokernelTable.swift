@@ -34,6 +34,13 @@ public final class MicrokernelTable: Sendable {
         _ walk: DepthwiseTapWalk, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
         _ bias: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ channels: Int,
         _ lower: Float, _ upper: Float) -> Void
+    /// One tile of the sparse 1×1 convolution on channel-major tensors (`sparsePointwiseTile`).
+    public let sparsePointwiseTile: @Sendable (SparsePointwiseTile, SparsePointwiseWeights, SparsePointwiseOutput) -> Void
+    /// Copies a tile's pixels of some input rows to aligned scratch for `sparsePointwiseTile`
+    /// (`packSparsePointwiseTile`): input, floats between rows, rows, pixels, destination.
+    public let packSparsePointwiseTile: @Sendable (
+        _ input: UnsafePointer<Float>, _ channelStride: Int, _ channels: Int, _ pixels: Int,
+        _ packed: UnsafeMutablePointer<Float>) -> Void
     /// The fp32 multiply-add peak loop (`fmaPeakChains`) on the family's widest vector:
     /// `rounds`, multiplier, addend; returns the accumulators' sum.
     public let fmaPeakChains: @Sendable (_ rounds: Int, _ multiplier: Float, _ addend: Float) -> Float
@@ -53,6 +60,9 @@ public final class MicrokernelTable: Sendable {
         depthwisePixel: @escaping @Sendable (
             DepthwiseTapWalk, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>,
             UnsafeMutablePointer<Float>, Int, Float, Float) -> Void,
+        sparsePointwiseTile: @escaping @Sendable (SparsePointwiseTile, SparsePointwiseWeights, SparsePointwiseOutput) -> Void,
+        packSparsePointwiseTile: @escaping @Sendable (
+            UnsafePointer<Float>, Int, Int, Int, UnsafeMutablePointer<Float>) -> Void,
         fmaPeakChains: @escaping @Sendable (Int, Float, Float) -> Float,
         fmaPeakFlopsPerRound: Int, names: [String]
     ) {
@@ -63,6 +73,8 @@ public final class MicrokernelTable: Sendable {
         self.convolutionEpilogue = convolutionEpilogue
         self.depthwiseInterior = depthwiseInterior
         self.depthwisePixel = depthwisePixel
+        self.sparsePointwiseTile = sparsePointwiseTile
+        self.packSparsePointwiseTile = packSparsePointwiseTile
         self.fmaPeakChains = fmaPeakChains
         self.fmaPeakFlopsPerRound = fmaPeakFlopsPerRound
         self.names = names

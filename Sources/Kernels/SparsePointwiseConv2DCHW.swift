@@ -1,10 +1,6 @@
 import KernelTemplates
 import Tensor
 
-#if LANDMARKER_AVX512
-import KernelsAVX512
-#endif
-
 /// A 1×1 CONV_2D whose filter is mostly zeros, on channel-major tensors:
 /// the same convolution as the `Conv2D` it is made from, computed from the
 /// filter's non-zero values only.
@@ -21,9 +17,14 @@ import KernelsAVX512
 ///       output[n][oc][p] = clamp(y + residual[n][oc][p], addLower, addUpper)   (or residual + y)
 ///
 /// the second line only with a fused ADD, with the ADD's float operations.
-/// Zero weights are skipped, not multiplied: where an input is infinite or
-/// NaN, the dense convolution's `0 · x` makes its sum NaN and this one's not.
-/// Only built where the AVX-512 kernels are (see `init`).
+/// The fast kernel (`sparsePointwiseTile`) runs each sum in the dense fast
+/// kernel's order (the bias, then one multiply-add per non-zero weight in
+/// ascending input channel order), so for finite inputs its output is the
+/// dense `Conv2D`'s bit for bit: leaving out a zero weight leaves a sum
+/// unchanged except where the sum is −0, which only a −0 bias can start,
+/// so every weight of an output channel with a −0 bias is kept. Where an
+/// input is infinite or NaN, the dense convolution's `0 · x` makes its sum
+/// NaN and this one's not.
 public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// "CONV_2D(sparse CHW)", with "+ADD" when an ADD is fused.
     public let opName: String
@@ -37,8 +38,8 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// Non-zero filter values, over `Cout · Cin`.
     public let density: Double
 
-    /// Pixels per tile of the fast kernel (four `SIMD16<Float>`).
-    static let tilePixels = 64
+    /// Pixels per tile of the fast kernel.
+    static let tilePixels = SparsePointwiseTile.width
     /// Input channels per block of the fast kernel: a tile's rows of one
     /// block (`tilePixels · 128` floats, 32 KiB) stay in L1 while every
     /// output channel reads them. Without blocks, layers of 480 to 1152
@@ -55,15 +56,19 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// Input channels per block (the last block may have fewer).
     let blockChannels: Int
     let blockCount: Int
+    /// The family whose tile kernels `run` calls: the convolution's.
+    let instructionSet: KernelInstructionSet
     /// Whether the fast kernel first copies each tile's input rows to
-    /// aligned scratch (`packSparseTileAVX512`): when rows of P floats do not
-    /// all start on a 64-byte boundary. Unpacked, misaligned rows made the
-    /// 14×14 and 7×7 layers run 30–50 % longer; packing aligned rows would
-    /// cost up to about 10 % (measured on 32-pixel tiles).
+    /// aligned scratch (`packSparsePointwiseTile`): when rows of P floats do
+    /// not all start on a 64-byte boundary. Unpacked, misaligned rows made
+    /// the 14×14 and 7×7 layers run 30–50 % longer with the AVX-512 kernels;
+    /// packing aligned rows would cost up to about 10 % (measured on 32-pixel
+    /// tiles).
     let packsInput: Bool
-    /// The non-zero filter values: block by block, within a block output
-    /// channel by output channel, within a channel by ascending input
-    /// channel; then one unused 0.
+    /// The non-zero filter values (every value of a channel whose bias is
+    /// −0): block by block, within a block output channel by output
+    /// channel, within a channel by ascending input channel; then one
+    /// unused 0.
     let values: [Float]
     /// Per non-zero, its input channel; then one unused 0.
     let columns: [Int32]
@@ -84,9 +89,8 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
 
     /// The sparse form of `conv`, or nil when it does not apply: `conv` is
     /// not a 1×1 convolution with unit strides and no padding, has a fused
-    /// PRELU, was not prepared for `.avx512` (or this build lacks the
-    /// AVX-512 kernels), or more than `maxDensity` of its filter values are
-    /// non-zero.
+    /// PRELU, or more than `maxDensity` of its filter values are non-zero.
+    /// It runs with the kernels of the family `conv` was prepared for.
     public init?(_ conv: Conv2D, maxDensity: Double = 0.5) {
         self.init(conv, maxDensity: maxDensity, blockChannels: Self.defaultBlockChannels)
     }
@@ -95,17 +99,24 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// channels, packing each tile's input rows when `packsInput` says so
     /// (nil: when P is not a multiple of 16).
     init?(_ conv: Conv2D, maxDensity: Double, blockChannels: Int, packsInput: Bool? = nil) {
-        #if LANDMARKER_AVX512
         let g = conv.window
-        guard conv.isPointwise, conv.epilogue.preluAlpha == nil,
-              conv.packed.instructionSet == .avx512, blockChannels > 0,
+        guard conv.isPointwise, conv.epilogue.preluAlpha == nil, blockChannels > 0,
               g.outputHeight == g.inputHeight, g.outputWidth == g.inputWidth
         else { return nil }
         let cin = conv.inputChannels, cout = conv.outputChannels
         let filter = conv.packed.unpackedWeights()  // [Cout, 1, 1, Cin]
+        let bias = conv.packed.unpackedBias()
+        /// Whether output channel `oc` keeps its zero weights: its sum starts from −0.
+        let keepsZeros = bias.map { $0 == 0 && $0.sign == .minus }
+        /// Whether the fast kernel multiplies by `filter[oc·Cin + ic]`.
+        func isKept(_ oc: Int, _ ic: Int) -> Bool { filter[oc * cin + ic] != 0 || keepsZeros[oc] }
         let nonzeroCount = filter.reduce(0) { $1 != 0 ? $0 + 1 : $0 }
+        var keptCount = 0
+        for oc in 0..<cout {
+            for ic in 0..<cin where isKept(oc, ic) { keptCount += 1 }
+        }
         let density = Double(nonzeroCount) / Double(filter.count)
-        guard density <= maxDensity, nonzeroCount <= Int(Int32.max) else { return nil }
+        guard density <= maxDensity, keptCount <= Int(Int32.max) else { return nil }
         // H·W·Cin is at most the input's element count (≤ 2^31): no overflow,
         // and every offset ic·P ≤ (Cin − 1)·P fits in Int32.
         let pixels = g.inputHeight * g.inputWidth
@@ -114,14 +125,14 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         // Even blocks: at most `blockChannels` each.
         let perBlock = (cin + blockCount - 1) / blockCount
         var values: [Float] = [], columns: [Int32] = [], offsets: [Int32] = [], starts: [Int32] = [0]
-        values.reserveCapacity(nonzeroCount + 1)
-        columns.reserveCapacity(nonzeroCount + 1)
-        offsets.reserveCapacity(nonzeroCount + 1)
+        values.reserveCapacity(keptCount + 1)
+        columns.reserveCapacity(keptCount + 1)
+        offsets.reserveCapacity(keptCount + 1)
         starts.reserveCapacity(blockCount * cout + 1)
         for block in 0..<blockCount {
             let inputs = (block * perBlock)..<min(cin, (block + 1) * perBlock)
             for oc in 0..<cout {
-                for ic in inputs where filter[oc * cin + ic] != 0 {
+                for ic in inputs where isKept(oc, ic) {
                     values.append(filter[oc * cin + ic])
                     columns.append(Int32(ic))
                     offsets.append(Int32(packs ? (ic - inputs.lowerBound) * Self.tilePixels : ic * pixels))
@@ -146,18 +157,16 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         self.outputChannels = cout
         self.blockChannels = perBlock
         self.blockCount = blockCount
+        self.instructionSet = conv.packed.instructionSet
         self.packsInput = packs
         self.values = values
         self.columns = columns
         self.offsets = offsets
         self.starts = starts
-        self.bias = conv.packed.unpackedBias()
+        self.bias = bias
         self.activation = conv.activation
         self.epilogue = epilogue
         self.residualOperand = conv.convolutionOperandCount
-        #else
-        return nil
-        #endif
     }
 
     /// The residual of a fused ADD, from the kernel's inputs.
@@ -165,9 +174,10 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         epilogue.add == nil ? nil : io.inputs[residualOperand]
     }
 
-    /// One value at a time: the non-zero products summed in ascending input
+    /// One value at a time: the kept products summed in ascending input
     /// channel order in Float, plus the bias, clamped, then the fused ADD as
-    /// the ADD's reference kernel computes it.
+    /// the ADD's reference kernel computes it (the dense `Conv2D`'s
+    /// reference, whose sum starts from +0, gives the same bits).
     public func runReference(_ io: KernelIO) {
         let input = io.inputs[0]    // [N][Cin][P]
         let output = io.outputs[0]  // [N][Cout][P]
@@ -218,7 +228,6 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// order: every value is computed the same way whatever the thread
     /// count, so the results are bit-identical for all of them.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
-        #if LANDMARKER_AVX512
         precondition(
             threadWorkspace == 0 || io.workspace.count >= threadWorkspace * runner.threadCount,
             "the workspace is smaller than workspaceSize(threadCount:) asked for")
@@ -234,7 +243,8 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
                     bias.withUnsafeBufferPointer { bias in
                         let work = SparsePointwiseTiles(
                             input: io.inputs[0], output: io.outputs[0], residual: residual(io),
-                            weights: SparseWeightsAVX512(
+                            kernels: instructionSet.microkernels,
+                            weights: SparsePointwiseWeights(
                                 values: values.baseAddress!, offsets: offsets.baseAddress!,
                                 starts: starts.baseAddress!, outputChannels: outputChannels),
                             bias: bias.baseAddress!, workspace: io.workspace.baseAddress,
@@ -248,13 +258,9 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
                 }
             }
         }
-        #else
-        preconditionFailure("a sparse channel-major convolution in a build without the AVX-512 kernels")
-        #endif
     }
 }
 
-#if LANDMARKER_AVX512
 /// The work items of `SparsePointwiseConv2DCHW.run`: item `i` is group
 /// `i % groups` of output channels of tile `i / groups` (tiles numbered
 /// image by image).
@@ -262,7 +268,9 @@ private struct SparsePointwiseTiles: ParallelWork {
     let input: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>
     let residual: UnsafePointer<Float>?
-    let weights: SparseWeightsAVX512
+    /// The microkernels of the convolution's family.
+    let kernels: MicrokernelTable
+    let weights: SparsePointwiseWeights
     let bias: UnsafePointer<Float>
     /// `threadWorkspace` floats per thread (see `workspaceSize`).
     let workspace: UnsafeMutablePointer<Float>?
@@ -288,7 +296,7 @@ private struct SparsePointwiseTiles: ParallelWork {
             let n = tile / tilesPerImage, first = tile % tilesPerImage * tilePixels
             let channels = (outputChannels * group / groups)..<(outputChannels * (group + 1) / groups)
             let outputBase = n * outputChannels * pixels + first
-            let out = SparseOutputAVX512(
+            let out = SparsePointwiseOutput(
                 output: output + outputBase, residual: residual.map { $0 + outputBase },
                 channelStride: pixels, bias: bias, lower: clamp.lower, upper: clamp.upper,
                 addLower: add?.lower ?? -.infinity, addUpper: add?.upper ?? .infinity,
@@ -299,19 +307,22 @@ private struct SparsePointwiseTiles: ParallelWork {
                 var rows = image
                 if packsInput, let packed {
                     let firstChannel = block * blockChannels
-                    packSparseTileAVX512(
-                        input: image + firstChannel * pixels, channelStride: pixels,
-                        channels: min(blockChannels, inputChannels - firstChannel), pixels: count,
-                        packed: packed)
+                    pack(
+                        input: image + firstChannel * pixels, channels: min(blockChannels, inputChannels - firstChannel),
+                        pixels: count, packed: packed)
                     rows = UnsafePointer(packed)
                 }
-                sparsePointwiseCHWTileAVX512(
-                    SparseTileAVX512(
-                        input: rows, pixels: count, channels: channels, block: block,
-                        partial: partial, isLast: block == blockCount - 1),
-                    weights: weights, out: out)
+                let part = SparsePointwiseTile(
+                    input: rows, pixels: count, channels: channels, block: block,
+                    partial: partial, isLast: block == blockCount - 1)
+                kernels.sparsePointwiseTile(part, weights, out)
             }
         }
     }
+
+    /// Copies a tile's `pixels` pixels of `channels` input rows from `input`
+    /// to `packed` with the family's `packSparsePointwiseTile`.
+    private func pack(input: UnsafePointer<Float>, channels: Int, pixels count: Int, packed: UnsafeMutablePointer<Float>) {
+        kernels.packSparsePointwiseTile(input, pixels, channels, count, packed)
+    }
 }
-#endif

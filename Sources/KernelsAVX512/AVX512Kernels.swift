@@ -50,12 +50,14 @@ public let avx512Microkernels = MicrokernelTable(
     convolutionEpilogue: avx512ConvolutionEpilogue,
     depthwiseInterior: avx512DepthwiseInterior,
     depthwisePixel: avx512DepthwisePixel,
+    sparsePointwiseTile: avx512SparsePointwiseTile,
+    packSparsePointwiseTile: avx512PackSparsePointwiseTile,
     fmaPeakChains: avx512FMAPeakChains,
     fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD16<Float>.self),
     names: [
         "f32-gemm-8x32-avx512f", "f32-gemm-8x16-avx512f", "f32-gemm-epilogue-avx512f",
         "f32-dwconv-3x3s1-avx512f", "f32-dwconv-3x3s2-avx512f", "f32-dwconv-5x5s1-avx512f",
-        "f32-dwconv-5x5s2-avx512f", "f32-dwconv-pixel-avx512f", "f32-fma-peak-avx512f",
+        "f32-dwconv-5x5s2-avx512f", "f32-dwconv-pixel-avx512f", "f32-spmm-16-avx512f", "f32-fma-peak-avx512f",
     ])
 
 /// The GEMM over whole panels: 8×32 tiles (16 zmm accumulators, two panel loads and eight
@@ -100,6 +102,26 @@ private func avx512DepthwisePixel(
     depthwisePixel(
         AVX512F32x16.self, AVX512F32x8.self, walk: walk, input: input, weights: weights, bias: bias,
         output: output, channels: channels, lower: lower, upper: upper)
+}
+
+/// One tile of the sparse 1×1 convolution on channel-major tensors: one 16-lane vector per
+/// 16-pixel unit, one chain per pixel (`sparsePointwiseTile`).
+@inline(never)
+private func avx512SparsePointwiseTile(
+    _ tile: SparsePointwiseTile, weights: SparsePointwiseWeights, out: SparsePointwiseOutput
+) {
+    sparsePointwiseTile(AVX512F32x16.self, tile, weights: weights, out: out)
+}
+
+/// `packSparsePointwiseTile` on one 16-lane vector per 16 pixels.
+@inline(never)
+private func avx512PackSparsePointwiseTile(
+    input: UnsafePointer<Float>, channelStride: Int, channels: Int, pixels: Int,
+    packed: UnsafeMutablePointer<Float>
+) {
+    packSparsePointwiseTile(
+        AVX512F32x16.self, input: input, channelStride: channelStride, channels: channels, pixels: pixels,
+        packed: packed)
 }
 
 /// `fmaPeakChains` on `SIMD16<Float>`.

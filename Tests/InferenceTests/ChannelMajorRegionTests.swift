@@ -82,8 +82,8 @@ import Testing
             (try pointwise(sparse: true), [4, 1, 3], [5]),
             (try pointwise(sparse: false), [4, 2, 3], [6]),
         ]
+        // Sparse 1×1 convolutions only: their kernel exists for every family.
         let (result, _) = apply(nodes, outputs: [5, 6])
-        guard Self.wide else { return #expect(result.count == nodes.count) }
         let names = result.map { "\(type(of: $0.kernel))" }
         #expect(names == [
             "LayoutConversion", "SparsePointwiseConv2DCHW", "LayoutConversion", "SparsePointwiseConv2DCHW",
@@ -123,6 +123,30 @@ import Testing
         let dense = try Interpreter(
             contentsOfFile: try Fixtures.model("pose_detection"), options: .init(usesSparseKernels: false))
         #expect(!operatorNames(dense).contains { $0.contains("sparse") || $0.contains("CHW") })
+    }
+
+    /// pose_detection with its sparse regions against the same model dense, bit for bit, on
+    /// the fixtures' real input at 1 and 2 threads: the channel-major kernels sum in the dense
+    /// kernels' order. Where the CPU lacks AVX-512, both run the dense graph (regions need the
+    /// AVX-512 channel-major depthwise kernel), as the landmarkers would.
+    @Test(arguments: [1, 2])
+    func poseDetectionWithSparseKernelsEqualsDense(threads: Int) throws {
+        var outputs: [[[Float]]] = []
+        for sparse in [true, false] {
+            let interpreter = try Interpreter(
+                contentsOfFile: try Fixtures.model("pose_detection"),
+                options: .init(threadCount: threads, usesSparseKernels: sparse))
+            try interpreter.setInput(try Fixtures.floats("tensors/pose_detection/real_input.bin"))
+            interpreter.invoke()
+            outputs.append(try interpreter.outputs.indices.map { try interpreter.output(at: $0) })
+        }
+        #expect(outputs[0].count == outputs[1].count && !outputs[0].isEmpty)
+        for (k, (a, b)) in zip(outputs[0], outputs[1]).enumerated() {
+            let differing = zip(a, b).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(
+                differing == 0 && a.count == b.count,
+                "output \(k): \(differing) of \(a.count) values differ between sparse and dense, \(threads) threads")
+        }
     }
 
     @Test func poseDetectionOutputsDoNotDependOnTheThreadCount() throws {

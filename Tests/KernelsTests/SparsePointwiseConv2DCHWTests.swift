@@ -5,12 +5,14 @@ import Testing
 
 @testable import Kernels
 
-/// The sparse 1×1 convolution on channel-major tensors against its
-/// reference kernel, against the dense NHWC convolution's reference kernel
-/// (after transposing), and across thread counts.
+/// The sparse 1×1 convolution on channel-major tensors, for every kernel
+/// family this CPU runs: its fast kernel bit-identical to the dense NHWC
+/// convolution's fast kernel of the same family (after transposing) and
+/// across thread counts, and close to its own reference kernel, which is
+/// bit-identical to the dense convolution's reference kernel.
 @Suite struct SparsePointwiseConv2DCHWTests {
-    /// Whether this process can build the sparse kernel at all.
-    static let available = KernelInstructionSet.avx512.isSupported
+    /// The kernel families to test: every one this process can run.
+    static let families = KernelInstructionSet.supported
 
     /// One sparse 1×1 convolution with random data, its tensors channel-major.
     struct Problem: CustomStringConvertible {
@@ -22,6 +24,7 @@ import Testing
         /// `[Cout, Cin]`: row 0 all zeros (when Cout > 2), row 1 (when there
         /// is one) all non-zero, the others at a random density in 0.1...0.5.
         let filter: [Float]
+        /// `[Cout]`: −0 for channel 2 (when Cout > 3), so that its sums start from −0.
         let bias: [Float]
         /// `[N][Cin][P]`.
         let input: [Float]
@@ -34,7 +37,7 @@ import Testing
         init(
             batch: Int, pixels: Int, inputChannels: Int, outputChannels: Int,
             activation: FusedActivation, residualFirst: Bool?, addActivation: FusedActivation = .none,
-            instructionSet: KernelInstructionSet = .avx512, rng: inout SeededGenerator
+            instructionSet: KernelInstructionSet, rng: inout SeededGenerator
         ) throws {
             // H·W = P with H the largest divisor of P not above its square root.
             let height = (1...pixels).last { pixels % $0 == 0 && $0 * $0 <= pixels } ?? 1
@@ -54,7 +57,9 @@ import Testing
                 }
             }
             self.filter = filter
-            bias = rng.floats(outputChannels)
+            var bias = rng.floats(outputChannels)
+            if outputChannels > 3 { bias[2] = -0.0 }
+            self.bias = bias
             input = rng.floats(batch * inputChannels * pixels)
             residual = residualFirst == nil ? [] : rng.floats(batch * outputChannels * pixels)
             let outputShape = [batch, height, pixels / height, outputChannels]
@@ -110,6 +115,24 @@ import Testing
             return transpose(nhwc, rows: pixels, columns: outputChannels)
         }
 
+        /// The dense NHWC convolution's fast output with `runner`'s threads,
+        /// transposed to `[N][Cout][P]`.
+        func denseFast(runner: ParallelRunner) throws -> [Float] {
+            let source = GuardedBuffer(transpose(input, rows: inputChannels, columns: pixels))
+            let extra = GuardedBuffer(residualFirst == nil ? [] : transpose(residual, rows: outputChannels, columns: pixels))
+            let placeholder = GuardedBuffer(count: 0)
+            let output = GuardedBuffer(count: batch * outputChannels * pixels)
+            let workspace = GuardedBuffer(count: try conv.workspaceSize(threadCount: runner.threadCount))
+            var inputs = [UnsafePointer(source.pointer), UnsafePointer(placeholder.pointer), UnsafePointer(placeholder.pointer)]
+            if residualFirst != nil { inputs.append(UnsafePointer(extra.pointer)) }
+            conv.run(
+                KernelIO(
+                    inputs: inputs, outputs: [output.pointer],
+                    workspace: UnsafeMutableBufferPointer(start: workspace.pointer, count: workspace.count)),
+                runner: runner)
+            return transpose(output.values, rows: pixels, columns: outputChannels)
+        }
+
         /// Each image of `values`, `[N][rows][columns]`, as `[N][columns][rows]`.
         func transpose(_ values: [Float], rows: Int, columns: Int) -> [Float] {
             var result = [Float](repeating: 0, count: values.count)
@@ -149,11 +172,12 @@ import Testing
             return nil
         }
 
-        /// Checks the fast kernel (1, 2 and 3 threads) against the reference
-        /// kernel, the reference kernel against the dense one, and that
-        /// nothing is written out of bounds.
+        /// Checks the fast kernel (1, 2 and 3 threads) against the dense fast
+        /// kernel (bit for bit) and the reference kernel (within rounding),
+        /// the reference kernel against the dense one, and that nothing is
+        /// written out of bounds.
         func check(_ kernel: SparsePointwiseConv2DCHW, seed: UInt64, sourceLocation: SourceLocation = #_sourceLocation) throws {
-            let context = "\(self) blocks \(kernel.blockCount) packs \(kernel.packsInput) seed \(seed)"
+            let context = "\(self) \(kernel.instructionSet) blocks \(kernel.blockCount) packs \(kernel.packsInput) seed \(seed)"
             let reference = try run(kernel, fast: false, runner: .serial)
             let dense = denseReference()
             let unlikeDense = zip(reference.output, dense).filter { $0.bitPattern != $1.bitPattern }.count
@@ -166,6 +190,12 @@ import Testing
             #expect(serialInBounds, "wrote out of bounds: \(context)", sourceLocation: sourceLocation)
             let mismatch = firstMismatch(serial.output, reference.output)
             #expect(mismatch == nil, "\(mismatch ?? ""): \(context)", sourceLocation: sourceLocation)
+            let denseFast = try denseFast(runner: .serial)
+            let unlikeDenseFast = zip(serial.output, denseFast).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(
+                unlikeDenseFast == 0,
+                "\(unlikeDenseFast) values differ from the dense fast kernel: \(context)",
+                sourceLocation: sourceLocation)
             for threads in [2, 3] {
                 let parallel = try run(kernel, fast: true, runner: ParallelRunner(threadCount: threads))
                 let inBounds = parallel.guardsIntact
@@ -182,46 +212,60 @@ import Testing
     /// random per case (the whole list of each is swept across the cases).
     @Test(arguments: pixelCounts)
     func sweepMatchesReferenceAndDense(pixels: Int) throws {
-        guard Self.available else {
-            try Self.expectUnavailable()
-            return
-        }
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed ^ UInt64(pixels))
-        let activations: [FusedActivation] = [.none, .relu, .relu6]
         var index = 0
-        for inputChannels in [1, 3, 16, 24, 40, 112, 1152] {
-            for outputChannels in [1, 2, 17, 96] {
-                index += 1
-                // Keep the largest cases (the dense reference sums every tap) to one image.
-                let large = pixels * inputChannels * outputChannels > 4_000_000
-                let problem = try Problem(
-                    batch: large ? 1 : 1 + index % 2, pixels: pixels, inputChannels: inputChannels,
-                    outputChannels: outputChannels, activation: activations[index % 3],
-                    residualFirst: [nil, true, false][(index / 3) % 3],
-                    addActivation: activations[(index / 2) % 3], rng: &rng)
-                let kernel = try #require(
-                    SparsePointwiseConv2DCHW(problem.conv, maxDensity: 1), "\(problem) seed \(seed)")
-                try problem.check(kernel, seed: seed)
+        for family in Self.families {
+            for inputChannels in [1, 3, 16, 24, 40, 112, 1152] {
+                for outputChannels in [1, 2, 17, 96] {
+                    try sweepCase(
+                        family: family, pixels: pixels, inputChannels: inputChannels,
+                        outputChannels: outputChannels, index: &index, seed: seed, rng: &rng)
+                }
             }
         }
+    }
+
+    /// One case of `sweepMatchesReferenceAndDense`, the `index`-th.
+    func sweepCase(
+        family: KernelInstructionSet, pixels: Int, inputChannels: Int, outputChannels: Int,
+        index: inout Int, seed: UInt64, rng: inout SeededGenerator
+    ) throws {
+        let activations: [FusedActivation] = [.none, .relu, .relu6]
+        index += 1
+        // Keep the largest cases (the dense reference sums every tap) to one image.
+        let large = pixels * inputChannels * outputChannels > 4_000_000
+        let problem = try Problem(
+            batch: large ? 1 : 1 + index % 2, pixels: pixels, inputChannels: inputChannels,
+            outputChannels: outputChannels, activation: activations[index % 3],
+            residualFirst: [nil, true, false][(index / 3) % 3],
+            addActivation: activations[(index / 2) % 3], instructionSet: family, rng: &rng)
+        let kernel = try #require(
+            SparsePointwiseConv2DCHW(problem.conv, maxDensity: 1), "\(problem) seed \(seed)")
+        try problem.check(kernel, seed: seed)
     }
 
     /// Small blocks of input channels (partial sums carried between blocks),
     /// with and without packing the input rows, on every tile shape.
     @Test(arguments: [7, 17, 33, 49, 64, 65, 100, 196])
     func blocksAndPacking(pixels: Int) throws {
-        guard Self.available else {
-            try Self.expectUnavailable()
-            return
-        }
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed ^ UInt64(pixels))
+        for family in Self.families {
+            try blocksAndPacking(family: family, pixels: pixels, seed: seed, rng: &rng)
+        }
+    }
+
+    /// `blocksAndPacking` for one kernel family.
+    func blocksAndPacking(
+        family: KernelInstructionSet, pixels: Int, seed: UInt64, rng: inout SeededGenerator
+    ) throws {
         for (inputChannels, blockChannels) in [(40, 8), (37, 16), (112, 40)] {
             for residualFirst in [nil, true, false] {
                 let problem = try Problem(
                     batch: 2, pixels: pixels, inputChannels: inputChannels, outputChannels: 19,
-                    activation: .relu6, residualFirst: residualFirst, addActivation: .relu, rng: &rng)
+                    activation: .relu6, residualFirst: residualFirst, addActivation: .relu,
+                    instructionSet: family, rng: &rng)
                 for packs in [false, true] {
                     let kernel = try #require(
                         SparsePointwiseConv2DCHW(problem.conv, maxDensity: 1, blockChannels: blockChannels, packsInput: packs),
@@ -235,14 +279,10 @@ import Testing
 
     /// Operator name, shapes and cost are the dense convolution's; density is counted.
     @Test func describesItself() throws {
-        guard Self.available else {
-            try Self.expectUnavailable()
-            return
-        }
         var rng = SeededGenerator(seed: 1)
         let plain = try Problem(
             batch: 2, pixels: 12, inputChannels: 8, outputChannels: 4, activation: .relu,
-            residualFirst: nil, rng: &rng)
+            residualFirst: nil, instructionSet: .baseline, rng: &rng)
         let kernel = try #require(SparsePointwiseConv2DCHW(plain.conv, maxDensity: 1))
         #expect(kernel.opName == "CONV_2D(sparse CHW)")
         #expect(kernel.outputShapes == plain.conv.outputShapes)
@@ -250,9 +290,12 @@ import Testing
         #expect(!kernel.readsConstantInputs)
         let nonzeros = plain.filter.filter { $0 != 0 }.count
         #expect(kernel.density == Double(nonzeros) / 32)
+        // Channel 2's bias is −0: it keeps its zero weights (one value per input channel).
+        let kept = nonzeros + plain.filter[16..<24].filter { $0 == 0 }.count
+        #expect(kernel.values.count == kept + 1)
         let fused = try Problem(
             batch: 1, pixels: 12, inputChannels: 8, outputChannels: 4, activation: .relu,
-            residualFirst: true, rng: &rng)
+            residualFirst: true, instructionSet: .baseline, rng: &rng)
         #expect(try #require(SparsePointwiseConv2DCHW(fused.conv, maxDensity: 1)).opName == "CONV_2D(sparse CHW)+ADD")
         // 12 pixels are not a multiple of 16, so tiles are packed: every thread needs scratch,
         // and a thread count whose scratch exceeds a tensor's size is refused.
@@ -263,17 +306,13 @@ import Testing
 
     /// A filter just above and at `maxDensity`.
     @Test func densityLimit() throws {
-        guard Self.available else {
-            try Self.expectUnavailable()
-            return
-        }
         var filter = [Float](repeating: 0, count: 4 * 10)
         for i in 0..<20 { filter[i * 2] = 1 }  // half of the values
         let conv = try Conv2D.prepare(
             inputs: [
                 ConvTestSupport.activation([1, 3, 3, 10]), ConvTestSupport.constant([4, 1, 1, 10], filter),
             ],
-            options: .init(padding: .valid), instructionSet: .avx512)
+            options: .init(padding: .valid), instructionSet: .baseline)
         #expect(SparsePointwiseConv2DCHW(conv) != nil)
         #expect(SparsePointwiseConv2DCHW(conv, maxDensity: 0.49) == nil)
         var denser = filter
@@ -282,22 +321,18 @@ import Testing
             inputs: [
                 ConvTestSupport.activation([1, 3, 3, 10]), ConvTestSupport.constant([4, 1, 1, 10], denser),
             ],
-            options: .init(padding: .valid), instructionSet: .avx512)
+            options: .init(padding: .valid), instructionSet: .baseline)
         #expect(SparsePointwiseConv2DCHW(dense) == nil)
     }
 
     /// Convolutions the kernel does not cover.
     @Test func rejectsWhatItCannotRun() throws {
-        guard Self.available else {
-            try Self.expectUnavailable()
-            return
-        }
         var rng = SeededGenerator(seed: 2)
         let sparse = (0..<(4 * 9 * 6)).map { $0 % 5 == 0 ? Float(1) : 0 }
         // 3×3.
         let wide = try Conv2D.prepare(
             inputs: [ConvTestSupport.activation([1, 5, 5, 6]), ConvTestSupport.constant([4, 3, 3, 6], sparse)],
-            options: .init(padding: .same), instructionSet: .avx512)
+            options: .init(padding: .same), instructionSet: .baseline)
         #expect(SparsePointwiseConv2DCHW(wide, maxDensity: 1) == nil)
         // 1×1 with stride 2.
         let strided = try Conv2D.prepare(
@@ -305,33 +340,17 @@ import Testing
                 ConvTestSupport.activation([1, 6, 6, 6]),
                 ConvTestSupport.constant([4, 1, 1, 6], Array(sparse.prefix(24))),
             ],
-            options: .init(padding: .same, strideH: 2, strideW: 2), instructionSet: .avx512)
+            options: .init(padding: .same, strideH: 2, strideW: 2), instructionSet: .baseline)
         #expect(SparsePointwiseConv2DCHW(strided, maxDensity: 1) == nil)
         // A fused PRELU.
         let problem = try Problem(
             batch: 1, pixels: 9, inputChannels: 6, outputChannels: 4, activation: .none,
-            residualFirst: nil, rng: &rng)
+            residualFirst: nil, instructionSet: .baseline, rng: &rng)
         let output = ConvTestSupport.activation([1, 3, 3, 4])
         let alpha = ConvTestSupport.constant([4], rng.floats(4))
         let prelu = try Prelu.prepare(inputs: [output, alpha])
         let withPrelu = try #require(problem.conv.fusing(prelu: prelu, alpha: alpha))
         #expect(SparsePointwiseConv2DCHW(problem.conv, maxDensity: 1) != nil)
         #expect(SparsePointwiseConv2DCHW(withPrelu, maxDensity: 1) == nil)
-        // Weights packed for the baseline kernels.
-        let baseline = try Problem(
-            batch: 1, pixels: 9, inputChannels: 6, outputChannels: 4, activation: .none,
-            residualFirst: nil, instructionSet: .baseline, rng: &rng)
-        #expect(SparsePointwiseConv2DCHW(baseline.conv, maxDensity: 1) == nil)
-    }
-
-    /// Where the AVX-512 kernels cannot run, no sparse kernel is built,
-    /// even for a convolution it would otherwise cover.
-    static func expectUnavailable() throws {
-        #expect(!KernelInstructionSet.supported.contains(.avx512))
-        var rng = SeededGenerator(seed: 3)
-        let problem = try Problem(
-            batch: 1, pixels: 16, inputChannels: 8, outputChannels: 4, activation: .none,
-            residualFirst: nil, instructionSet: .baseline, rng: &rng)
-        #expect(SparsePointwiseConv2DCHW(problem.conv, maxDensity: 1) == nil)
     }
 }

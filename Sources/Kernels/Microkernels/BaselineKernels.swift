@@ -29,6 +29,8 @@ let baselineMicrokernels = MicrokernelTable(
     convolutionEpilogue: baselineConvolutionEpilogue,
     depthwiseInterior: baselineDepthwiseInterior,
     depthwisePixel: baselineDepthwisePixel,
+    sparsePointwiseTile: baselineSparsePointwiseTile,
+    packSparsePointwiseTile: baselinePackSparsePointwiseTile,
     fmaPeakChains: baselineFMAPeakChains,
     fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD8<Float>.self),
     names: [
@@ -36,7 +38,8 @@ let baselineMicrokernels = MicrokernelTable(
         "f32-gemm-epilogue-\(baselineInstructionSetName)",
         "f32-dwconv-3x3s1-\(baselineInstructionSetName)", "f32-dwconv-3x3s2-\(baselineInstructionSetName)",
         "f32-dwconv-5x5s1-\(baselineInstructionSetName)", "f32-dwconv-5x5s2-\(baselineInstructionSetName)",
-        "f32-dwconv-pixel-\(baselineInstructionSetName)", "f32-fma-peak-\(baselineInstructionSetName)",
+        "f32-dwconv-pixel-\(baselineInstructionSetName)", "f32-spmm-16-\(baselineInstructionSetName)",
+        "f32-fma-peak-\(baselineInstructionSetName)",
     ])
 
 /// `avx2-fma` in the native build, `portable` otherwise.
@@ -128,6 +131,26 @@ func depthwiseScalarChannels(
     depthwisePixelScalarChannels(
         BaselineF32x8.self, walk: walk, input: input, weights: weights, bias: bias, output: output,
         channels: channels, lower: lower, upper: upper)
+}
+
+/// One tile of the sparse 1×1 convolution on channel-major tensors: two 8-lane vectors per
+/// 16-pixel unit, one chain per pixel (`sparsePointwiseTile`).
+@inline(never)
+private func baselineSparsePointwiseTile(
+    _ tile: SparsePointwiseTile, weights: SparsePointwiseWeights, out: SparsePointwiseOutput
+) {
+    sparsePointwiseTile(BaselineF32x8x2.self, tile, weights: weights, out: out)
+}
+
+/// `packSparsePointwiseTile` on two 8-lane vectors per 16 pixels.
+@inline(never)
+private func baselinePackSparsePointwiseTile(
+    input: UnsafePointer<Float>, channelStride: Int, channels: Int, pixels: Int,
+    packed: UnsafeMutablePointer<Float>
+) {
+    packSparsePointwiseTile(
+        BaselineF32x8x2.self, input: input, channelStride: channelStride, channels: channels, pixels: pixels,
+        packed: packed)
 }
 
 /// `fmaPeakChains` on `SIMD8<Float>`.
