@@ -14,7 +14,7 @@ public final class MicrokernelTable: Sendable {
     public let instructionSet: String
     /// Output channels per full GEMM panel: two vectors of the family's widest type.
     public let gemmPanelWidth: Int
-    /// Rows of one GEMM tile.
+    /// Rows of one full-panel GEMM tile; `GemmTiling` cuts blocks of rows in multiples of it.
     public let gemmTileRows: Int
     /// The GEMM over whole panels (`gemmPanels` of this module): full panels of
     /// `gemmPanelWidth` channels, a half-width one after them.

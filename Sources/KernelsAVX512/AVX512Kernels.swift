@@ -45,7 +45,7 @@ public enum AVX512Family: KernelFamily {}
 /// VL): Kernels' `KernelInstructionSet.microkernels` checks.
 public let avx512Microkernels = MicrokernelTable(
     instructionSet: "avx512f",
-    gemmPanelWidth: 32, gemmTileRows: 8,
+    gemmPanelWidth: AVX512F32x16x2.count * SIMD16<Float>.scalarCount, gemmTileRows: GemmEightRows.count,
     gemmPanels: avx512GemmPanels,
     convolutionEpilogue: avx512ConvolutionEpilogue,
     depthwiseInterior: avx512DepthwiseInterior,

@@ -24,7 +24,7 @@ enum BaselineFamily: KernelFamily {}
 /// The baseline family's microkernels.
 let baselineMicrokernels = MicrokernelTable(
     instructionSet: baselineInstructionSetName,
-    gemmPanelWidth: 16, gemmTileRows: 6,
+    gemmPanelWidth: BaselineF32x8x2.count * SIMD8<Float>.scalarCount, gemmTileRows: GemmSixRows.count,
     gemmPanels: baselineGemmPanels,
     convolutionEpilogue: baselineConvolutionEpilogue,
     depthwiseInterior: baselineDepthwiseInterior,

@@ -64,10 +64,6 @@ struct GemmTiling {
     static let rowBlockFloats = 32 * 1024
     /// Tiles wanted per thread, so that uneven tiles still balance.
     static let tilesPerThread = 4
-    /// Rows per microkernel call of the baseline kernels.
-    static let baselineMicrokernelRows = 6
-    /// Rows per microkernel call of the AVX-512 kernels.
-    static let avx512MicrokernelRows = 8
 
     let rows: Int
     let rowBlock: Int
@@ -76,7 +72,8 @@ struct GemmTiling {
     let panelGroupCount: Int
 
     init(rows: Int, weights: PackedGemmWeights, threadCount: Int) {
-        let mr = weights.instructionSet == .avx512 ? Self.avx512MicrokernelRows : Self.baselineMicrokernelRows
+        // Rows per microkernel call of the weights' family.
+        let mr = weights.instructionSet.microkernels.gemmTileRows
         self.rows = rows
         panelCount = weights.columnBlockCount
         let rowTiles = (rows + mr - 1) / mr
