@@ -45,6 +45,15 @@ enum OperatorRegistry {
         ]
     }
 
+    /// The ops whose options the model reader decodes (`BuiltinOptions`), each with its case
+    /// in `prepare`.
+    static let readerDecodedOperators: [BuiltinOperator] = [
+        .conv2D, .depthwiseConv2D, .fullyConnected, .add, .maxPool2D, .reshape, .concatenation,
+    ]
+
+    /// Every op `prepare` gives a kernel: the declared ones and the reader-decoded ones.
+    static var operators: [BuiltinOperator] { descriptors.map { $0.builtin } + readerDecodedOperators }
+
     /// Prepares the kernel for operator `index`, or, when `readsWeights` is
     /// false, only validates the weighted ops (CONV_2D, DEPTHWISE_CONV_2D,
     /// FULLY_CONNECTED), whose weight and bias operands may then be unread
@@ -137,10 +146,8 @@ enum OperatorRegistry {
             case (.dequantize, _), (.densify, _):
                 throw InterpreterError.unsupportedOption(
                     index: index, op: name, detail: "only constant inputs are supported (folded at load time)")
-            case (.conv2D, _), (.depthwiseConv2D, _), (.fullyConnected, _), (.add, _),
-                (.maxPool2D, _), (.reshape, _), (.concatenation, _):
-                throw mismatchedOptions()
             default:
+                if readerDecodedOperators.contains(builtin) { throw mismatchedOptions() }
                 throw InterpreterError.unsupportedOperator(index: index, name: name)
             }
         } catch let error as KernelError {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tensor
 import Testing
 
@@ -62,19 +65,24 @@ public func expectFastOutput(
     fast: (_ threads: Int, UnsafeMutablePointer<Float>) -> Void,
     _ context: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    let expectedBits = expected.map(\.bitPattern)
+    precondition(expected.count == count, "\(name) has \(expected.count) elements, not \(count)")
     for threads in threadCounts {
         let result = GuardedBuffer(count: count)
-        for i in 0..<count { result.pointer[i] = unwrittenElement }
+        result.pointer.update(repeating: unwrittenElement, count: count)
         fast(threads, result.pointer)
         #expect(result.guardIntact, "wrote past the end with \(threads) threads: \(context())", sourceLocation: sourceLocation)
+        // One memcmp first: an element-by-element comparison is slow in the debug build the tests run in.
+        let identical = count == 0 || expected.withUnsafeBytes {
+            memcmp($0.baseAddress!, result.pointer, count * MemoryLayout<Float>.size) == 0
+        }
+        if identical { continue }
+        let expectedBits = expected.map(\.bitPattern)
         let values = result.values.map(\.bitPattern)
         let differing = values.indices.filter { values[$0] != expectedBits[$0] }
         let first = differing.first.map {
             "first at \($0): fast \(Float(bitPattern: values[$0])), \(name) \(Float(bitPattern: expectedBits[$0]))"
         } ?? ""
-        #expect(
-            differing.isEmpty,
+        Issue.record(
             "\(differing.count) of \(count) elements differ with \(threads) threads, \(first): \(context())",
             sourceLocation: sourceLocation)
     }
