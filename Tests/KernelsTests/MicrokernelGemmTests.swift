@@ -199,15 +199,17 @@ import Testing
         #expect(!PackedGemmWeights.areFloat16Values([Float(bitPattern: 0x7FC0_0001)]))
     }
 
-    @Test(arguments: KernelInstructionSet.supported)
-    func tilesCoverTheOutputExactlyOnce(_ instructionSet: KernelInstructionSet) throws {
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func tilesCoverTheOutputExactlyOnce(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         for rows in [0, 1, 5, 6, 7, 8, 49, 144, 1000, 4096] {
             for (depth, outputs) in [(8, 2), (16, 24), (288, 288), (1152, 192)] {
                 let weights = try PackedGemmWeights(
                     outputChannels: outputs, inputChannels: depth,
-                    weights: rng.floats(outputs * depth), bias: nil, instructionSet: instructionSet)
+                    weights: rng.panelWeights(outputs * depth, precision), bias: nil, instructionSet: instructionSet)
                 for threads in [1, 2, 3, 7, 16] {
                     let tiling = GemmTiling(rows: rows, weights: weights, threadCount: threads)
                     var covered = [Int](repeating: 0, count: rows * weights.columnBlockCount)
@@ -219,7 +221,7 @@ import Testing
                     }
                     #expect(
                         covered.allSatisfy { $0 == 1 },
-                        "P=\(rows) K=\(depth) N=\(outputs) threads=\(threads) \(instructionSet)")
+                        "P=\(rows) K=\(depth) N=\(outputs) threads=\(threads) \(instructionSet) \(precision) weights")
                 }
             }
         }

@@ -99,13 +99,18 @@ struct WidenedPanel {
 
 /// How `gemmF32` cuts the output into tiles: blocks of rows (whole
 /// microkernel tiles of 6 rows, 8 for the AVX-512 kernels, sized so that a
-/// block's rows of A and C stay in L2 while every panel passes over them)
+/// block's rows of A and C stay in L2 while every panel passes over them;
+/// for float16 panels, twice as many floats of A alone, so that each panel,
+/// widened once per block, serves enough rows to make the widening cheap:
+/// 256 KiB of A and one widened panel stay within a 512 KiB L2)
 /// times groups of panels (more than
 /// one group only when there are too few row blocks to keep every thread
 /// busy). The tiling never changes what is computed, only who computes it.
 struct GemmTiling {
     /// Floats of A and C rows kept hot per block: 128 KiB.
     static let rowBlockFloats = 32 * 1024
+    /// Floats of A rows kept hot per block with float16 panels: 256 KiB.
+    static let float16RowBlockFloats = 64 * 1024
     /// Tiles wanted per thread, so that uneven tiles still balance.
     static let tilesPerThread = 4
 
@@ -122,8 +127,10 @@ struct GemmTiling {
         panelCount = weights.columnBlockCount
         let rowTiles = (rows + mr - 1) / mr
         // K and N are each at most TensorShape.maxElements: the sum cannot overflow.
-        let rowFloats = weights.inputChannels + weights.outputChannels
-        let maxTilesPerBlock = max(1, Self.rowBlockFloats / rowFloats / mr)
+        let float16 = weights.panelPrecision == .float16
+        let rowFloats = float16 ? weights.inputChannels : weights.inputChannels + weights.outputChannels
+        let blockFloats = float16 ? Self.float16RowBlockFloats : Self.rowBlockFloats
+        let maxTilesPerBlock = max(1, blockFloats / rowFloats / mr)
         var blocks = (rowTiles + maxTilesPerBlock - 1) / maxTilesPerBlock
         var groups = 1
         let threads = usefulThreadCount(
