@@ -118,14 +118,12 @@ let package = Package(
             dependencies: ["Pipeline", "Inference", "ImageIO"],
             swiftSettings: computeSettings),
         .target(name: "MLKit", dependencies: ["MediaPipeTasksVision", "ImageIO"]),
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "VideoFiles", dependencies: ["ImageIO"]),
         .target(name: "CBuildInfo", cSettings: [.define("LANDMARKER_BUILD_COMMIT", to: "\"\(buildCommit)\"")]),
         .executableTarget(
             name: "landmarker",
             dependencies: [
                 "CBuildInfo",
-                "CCrypto",
                 "Inference",
                 "Kernels",
                 "MediaPipeTasksVision",

@@ -13,8 +13,8 @@
 set -euo pipefail
 
 # libpng and libturbojpeg decode and encode images, libyuv converts YUV camera and video frames
-# to RGB (ImageIO); libcrypto (libssl-dev) hashes the inputs and models of `landmarker extract`;
-# pkg-config finds them for SwiftPM; binutils holds the linker the Swift toolchain drives, and
+# to RGB (ImageIO); libssl-dev brings libcrypto.so.3, which `landmarker extract` loads (dlopen)
+# to hash its inputs and models; pkg-config finds the others for SwiftPM; binutils holds the linker the Swift toolchain drives, and
 # objdump for scripts/check_avx512_isolation.sh.
 packages=(libpng-dev libturbojpeg0-dev libyuv-dev libssl-dev pkg-config binutils)
 # ffmpeg and ffprobe decode and encode video files (a child process of the CLI).

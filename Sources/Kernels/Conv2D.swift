@@ -266,7 +266,7 @@ public struct Conv2D: PreparedKernel {
         if isPointwise {
             gemmF32(
                 input: io.inputs[0], rows: window.batch * window.inputHeight * window.inputWidth,
-                weights: packed, output: io.outputs[0], clamp: activation.clampRange,
+                weights: packed, output: io.outputs[0], workspace: io.workspace, clamp: activation.clampRange,
                 epilogue: epilogue, residual: residual(io), runner: runner)
         } else {
             convolutionF32(
@@ -277,7 +277,9 @@ public struct Conv2D: PreparedKernel {
     }
 
     public func workspaceSize(threadCount: Int) throws -> Int {
-        isPointwise ? 0 : try convolutionF32WorkspaceSize(weights: packed, threadCount: threadCount)
+        isPointwise
+            ? try gemmF32WorkspaceSize(weights: packed, threadCount: threadCount)
+            : try convolutionF32WorkspaceSize(weights: packed, threadCount: threadCount)
     }
 
     /// Direct convolution, one output value at a time, summing taps in

@@ -152,8 +152,13 @@ public struct FullyConnected: PreparedKernel {
     /// One GEMM over the batch rows with the packed weights.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         gemmF32(
-            input: io.inputs[0], rows: batch, weights: packed, output: io.outputs[0],
+            input: io.inputs[0], rows: batch, weights: packed, output: io.outputs[0], workspace: io.workspace,
             clamp: activation.clampRange, runner: runner)
+    }
+
+    /// A widened panel per thread for float16 weights (`gemmF32WorkspaceSize`).
+    public func workspaceSize(threadCount: Int) throws -> Int {
+        try gemmF32WorkspaceSize(weights: packed, threadCount: threadCount)
     }
 
     /// One dot product per output value, summed over k in order in Float as

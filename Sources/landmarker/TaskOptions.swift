@@ -4,6 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import MediaPipeTasksVision
 
 /// What `landmarker extract` needs of a task's options.
@@ -80,11 +83,14 @@ struct PoseTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         options.minTrackingConfidence = minTrackingConfidence
         options.shouldOutputSegmentationMasks = masks
         options.shouldSmoothEachTrack = smoothEachTrack
+        let landmarker: PoseLandmarker
         do {
-            return try PoseLandmarker(options: options)
+            landmarker = try PoseLandmarker(options: options)
         } catch {
             throw CommandFailure("\(modelPath): \(error)")
         }
+        releaseFreedHeap()
+        return landmarker
     }
 }
 
@@ -148,11 +154,14 @@ struct HandTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         options.minHandDetectionConfidence = minDetectionConfidence
         options.minHandPresenceConfidence = minPresenceConfidence
         options.minTrackingConfidence = minTrackingConfidence
+        let landmarker: HandLandmarker
         do {
-            return try HandLandmarker(options: options)
+            landmarker = try HandLandmarker(options: options)
         } catch {
             throw CommandFailure("\(modelPath): \(error)")
         }
+        releaseFreedHeap()
+        return landmarker
     }
 }
 
@@ -171,4 +180,17 @@ private func checkTaskOptions(
     } catch {
         throw ValidationError("\(error)")
     }
+}
+
+/// Gives the heap's free pages back to the system once a landmarker has loaded its models: the
+/// bundle's bytes, the parsed model and the unpacked weights that loading freed would
+/// otherwise stay in glibc's heap, resident for the rest of the command. `malloc_trim` is
+/// glibc's own (`<malloc.h>`, which the Glibc module does not include), so it is looked up in
+/// the process; without it this does nothing.
+private func releaseFreedHeap() {
+    #if canImport(Glibc)
+    typealias MallocTrim = @convention(c) (Int) -> Int32
+    guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+    _ = unsafeBitCast(address, to: MallocTrim.self)(0)
+    #endif
 }

@@ -3,7 +3,8 @@ import Testing
 
 @testable import Kernels
 
-/// Sweeps `convolutionF32` against plain double-accumulated loops.
+/// Sweeps `convolutionF32` against plain double-accumulated loops, with float16
+/// and float32 panels.
 @Suite struct MicrokernelConvolutionTests {
     /// One convolution problem with random data.
     struct Problem {
@@ -11,19 +12,22 @@ import Testing
         let geometry: ConvolutionGeometry
         let input: [Float], filter: [Float], bias: [Float]?
         let clamp: (lower: Float, upper: Float)
+        /// The panel precision the filter is made for (`SeededGenerator.panelWeights`).
+        let precision: PackedGemmWeights.Precision
 
         init(
             batch: Int = 1, inputChannels: Int, outputChannels: Int, geometry: ConvolutionGeometry,
             hasBias: Bool = true, clamp: (lower: Float, upper: Float) = (-.infinity, .infinity),
-            rng: inout SeededGenerator
+            precision: PackedGemmWeights.Precision, rng: inout SeededGenerator
         ) {
             self.batch = batch
             self.inputChannels = inputChannels
             self.outputChannels = outputChannels
             self.geometry = geometry
+            self.precision = precision
             input = rng.floats(batch * geometry.inputHeight * geometry.inputWidth * inputChannels)
-            filter = rng.floats(
-                outputChannels * geometry.kernelHeight * geometry.kernelWidth * inputChannels)
+            filter = rng.panelWeights(
+                outputChannels * geometry.kernelHeight * geometry.kernelWidth * inputChannels, precision)
             bias = hasBias ? rng.floats(outputChannels) : nil
             self.clamp = clamp
         }
@@ -68,6 +72,15 @@ import Testing
                 outputChannels: outputChannels,
                 inputChannels: g.kernelHeight * g.kernelWidth * inputChannels,
                 weights: filter, bias: bias, instructionSet: instructionSet)
+            #expect(
+                packed.panelPrecision == expectedPanelPrecision(precision, outputs: outputChannels),
+                "\(description)")
+            return try run(packed, runner: runner)
+        }
+
+        /// `convolutionF32` with the filter already packed from `filter` and `bias`.
+        func run(_ packed: PackedGemmWeights, runner: ParallelRunner) throws -> GuardedBuffer {
+            let g = geometry
             let workspace = GuardedBuffer(
                 count: try convolutionF32WorkspaceSize(weights: packed, threadCount: runner.threadCount))
             let source = GuardedBuffer(input)
@@ -87,7 +100,7 @@ import Testing
                 + "in \(g.inputHeight)×\(g.inputWidth) k \(g.kernelHeight)×\(g.kernelWidth) "
                 + "s \(g.strideHeight),\(g.strideWidth) d \(g.dilationHeight),\(g.dilationWidth) "
                 + "pad \(g.padTop),\(g.padLeft) out \(g.outputHeight)×\(g.outputWidth) "
-                + "bias=\(bias != nil) clamp=\(clamp)"
+                + "bias=\(bias != nil) clamp=\(clamp) \(precision) weights"
         }
     }
 
@@ -107,35 +120,45 @@ import Testing
             "\(problem.description) \(instructionSet) seed \(seed)")
     }
 
-    @Test(arguments: KernelInstructionSet.supported)
-    func firstLayerShapes(_ instructionSet: KernelInstructionSet) throws {
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func firstLayerShapes(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         // The models' stems: 3×3 and 5×5 at stride 2 on RGB, SAME and VALID.
         for (kernel, outputs, padding) in [(3, 24, Padding.same), (5, 32, .same), (3, 24, .valid)] {
             let g = try #require(Self.geometry(17, 14, kernel: (kernel, kernel), stride: 2, padding: padding))
             try check(
-                Problem(inputChannels: 3, outputChannels: outputs, geometry: g, clamp: (0, 6), rng: &rng),
+                Problem(
+                    inputChannels: 3, outputChannels: outputs, geometry: g, clamp: (0, 6), precision: precision,
+                    rng: &rng),
                 instructionSet, seed: seed)
         }
     }
 
-    @Test(arguments: KernelInstructionSet.supported)
-    func channelCountsAroundTheVectorSizes(_ instructionSet: KernelInstructionSet) throws {
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func channelCountsAroundTheVectorSizes(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         let g = try #require(Self.geometry(5, 6, kernel: (3, 3)))
         for inputs in [1, 3, 8, 9, 17] {
             for outputs in [1, 2, 3, 7, 8, 9, 16, 17, 24, 32, 33, 40, 65] {
                 try check(
-                    Problem(inputChannels: inputs, outputChannels: outputs, geometry: g, rng: &rng),
+                    Problem(
+                        inputChannels: inputs, outputChannels: outputs, geometry: g, precision: precision,
+                        rng: &rng),
                     instructionSet, seed: seed)
             }
         }
     }
 
-    @Test(arguments: KernelInstructionSet.supported)
-    func kernelShapesStridesDilationsAndPaddings(_ instructionSet: KernelInstructionSet) throws {
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func kernelShapesStridesDilationsAndPaddings(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         for kernel in [(1, 1), (2, 2), (3, 3), (3, 1), (5, 5)] {
@@ -148,7 +171,7 @@ import Testing
                                 padding: padding)
                             else { continue }
                             try check(
-                                Problem(inputChannels: 5, outputChannels: 10, geometry: g, rng: &rng),
+                                Problem(inputChannels: 5, outputChannels: 10, geometry: g, precision: precision, rng: &rng),
                                 instructionSet, seed: seed)
                         }
                     }
@@ -157,8 +180,10 @@ import Testing
         }
     }
 
-    @Test(arguments: KernelInstructionSet.supported)
-    func activationClampsBatchesAndMissingBias(_ instructionSet: KernelInstructionSet) throws {
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func activationClampsBatchesAndMissingBias(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         // 2×2 VALID on a 2×2 input: one output pixel per image, as in the models' heads.
@@ -170,22 +195,24 @@ import Testing
                     try check(
                         Problem(
                             batch: 2, inputChannels: 12, outputChannels: 13, geometry: geometry,
-                            hasBias: hasBias, clamp: clamp, rng: &rng),
+                            hasBias: hasBias, clamp: clamp, precision: precision, rng: &rng),
                         instructionSet, seed: seed)
                 }
             }
         }
     }
 
-    @Test(arguments: KernelInstructionSet.supported)
-    func bitIdenticalForAnyThreadCount(_ instructionSet: KernelInstructionSet) throws {
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func bitIdenticalForAnyThreadCount(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         for (size, inputs, outputs, kernel) in [(40, 3, 24, 3), (64, 8, 1, 3), (12, 16, 40, 5)] {
             let g = try #require(Self.geometry(size, size, kernel: (kernel, kernel), stride: 1))
             let problem = Problem(
                 batch: 2, inputChannels: inputs, outputChannels: outputs, geometry: g, clamp: (0, 6),
-                rng: &rng)
+                precision: precision, rng: &rng)
             let context = "\(problem.description) \(instructionSet) seed \(seed)"
             expectClose(
                 try problem.run(runner: ParallelRunner(threadCount: 2), instructionSet), problem.reference(),
@@ -196,17 +223,40 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"))
-    func bitIdenticalAcrossInstructionSets() throws {
+    @Test(
+        .enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"),
+        arguments: PackedGemmWeights.Precision.allCases)
+    func bitIdenticalAcrossInstructionSets(_ precision: PackedGemmWeights.Precision) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         for (size, inputs, outputs, kernel, stride) in [(21, 3, 24, 3, 2), (12, 16, 40, 5, 1), (9, 8, 65, 3, 1)] {
             let g = try #require(Self.geometry(size, size, kernel: (kernel, kernel), stride: stride))
             let problem = Problem(
-                inputChannels: inputs, outputChannels: outputs, geometry: g, clamp: (0, 6), rng: &rng)
+                inputChannels: inputs, outputChannels: outputs, geometry: g, clamp: (0, 6), precision: precision,
+                rng: &rng)
             try expectSameForInstructionSets("\(problem.description) seed \(seed)") { instructionSet in
                 try problem.run(runner: ParallelRunner(threadCount: 2), instructionSet).values
             }
+        }
+    }
+
+    @Test(arguments: KernelInstructionSet.supported)
+    func float16PanelsGiveTheBitsOfFloat32Panels(_ instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        // Several panels (each widened once per output row), gathered borders and padded rows.
+        for (size, inputs, outputs, kernel, stride) in [(21, 3, 24, 3, 2), (12, 16, 40, 5, 1), (9, 8, 65, 3, 1)] {
+            let g = try #require(Self.geometry(size, size, kernel: (kernel, kernel), stride: stride))
+            let problem = Problem(
+                inputChannels: inputs, outputChannels: outputs, geometry: g, clamp: (-1, 1), precision: .float16,
+                rng: &rng)
+            let results = try PackedGemmWeights.Precision.allCases.map { precision in
+                let packed = try PackedGemmWeights(
+                    outputChannels: outputs, inputChannels: kernel * kernel * inputs, weights: problem.filter,
+                    bias: problem.bias, instructionSet: instructionSet, panelPrecision: precision)
+                return try problem.run(packed, runner: ParallelRunner(threadCount: 2)).values.map(\.bitPattern)
+            }
+            #expect(results[0] == results[1], "\(problem.description) \(instructionSet) seed \(seed)")
         }
     }
 
@@ -221,8 +271,10 @@ import Testing
         }
     }
 
-    @Test(arguments: KernelInstructionSet.supported)
-    func differentStridesAndDilationsAcrossRowsAndColumns(_ instructionSet: KernelInstructionSet) throws {
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func differentStridesAndDilationsAcrossRowsAndColumns(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         for (strides, dilations) in [((1, 2), (1, 1)), ((2, 1), (1, 1)), ((1, 1), (2, 1)), ((1, 1), (1, 2))] {
@@ -233,7 +285,7 @@ import Testing
                         strideHeight: strides.0, strideWidth: strides.1,
                         dilationHeight: dilations.0, dilationWidth: dilations.1, padding: padding))
                     try check(
-                        Problem(inputChannels: 4, outputChannels: 9, geometry: g, rng: &rng),
+                        Problem(inputChannels: 4, outputChannels: 9, geometry: g, precision: precision, rng: &rng),
                         instructionSet, seed: seed)
                 }
             }

@@ -4,24 +4,28 @@ import Testing
 @testable import Kernels
 
 /// Sweeps `gemmF32` (1×1 convolution / FULLY_CONNECTED) against a plain
-/// double-accumulated product, with every microkernel family this CPU runs.
+/// double-accumulated product, with every microkernel family this CPU runs and
+/// with float16 and float32 panels.
 @Suite struct MicrokernelGemmTests {
     /// One GEMM problem with random data.
     struct Problem {
         let rows: Int, depth: Int, outputs: Int
         let a: [Float], w: [Float], bias: [Float]?
         let clamp: (lower: Float, upper: Float)
+        /// The panel precision the weights are made for (`SeededGenerator.panelWeights`).
+        let precision: PackedGemmWeights.Precision
 
         init(
             rows: Int, depth: Int, outputs: Int, hasBias: Bool = true,
             clamp: (lower: Float, upper: Float) = (-.infinity, .infinity),
-            rng: inout SeededGenerator
+            precision: PackedGemmWeights.Precision, rng: inout SeededGenerator
         ) {
             self.rows = rows
             self.depth = depth
             self.outputs = outputs
+            self.precision = precision
             a = rng.floats(rows * depth)
-            w = rng.floats(outputs * depth)
+            w = rng.panelWeights(outputs * depth, precision)
             bias = hasBias ? rng.floats(outputs) : nil
             self.clamp = clamp
         }
@@ -49,29 +53,41 @@ import Testing
             let packed = try PackedGemmWeights(
                 outputChannels: outputs, inputChannels: depth, weights: w, bias: bias,
                 instructionSet: instructionSet)
+            #expect(packed.panelPrecision == expectedPanelPrecision(precision, outputs: outputs), "\(description)")
+            return try run(packed, runner: runner)
+        }
+
+        /// `gemmF32` with weights already packed from `w` and `bias`.
+        func run(_ packed: PackedGemmWeights, runner: ParallelRunner) throws -> GuardedBuffer {
             let input = GuardedBuffer(a)
             let output = GuardedBuffer(count: rows * outputs)
+            let workspace = GuardedBuffer(
+                count: try gemmF32WorkspaceSize(weights: packed, threadCount: runner.threadCount))
             gemmF32(
                 input: input.pointer, rows: rows, weights: packed, output: output.pointer,
+                workspace: UnsafeMutableBufferPointer(start: workspace.pointer, count: workspace.count),
                 clamp: clamp, runner: runner)
+            #expect(workspace.guardIntact, "wrote past the workspace: \(description)")
             return output
         }
 
         var description: String {
-            "P=\(rows) K=\(depth) N=\(outputs) bias=\(bias != nil) clamp=\(clamp)"
+            "P=\(rows) K=\(depth) N=\(outputs) bias=\(bias != nil) clamp=\(clamp) \(precision) weights"
         }
     }
 
     static let sizes = [1, 2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33]
 
-    @Test(arguments: KernelInstructionSet.supported)
-    func everyDepthAndWidthAroundTheVectorSizes(_ instructionSet: KernelInstructionSet) throws {
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func everyDepthAndWidthAroundTheVectorSizes(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         for depth in Self.sizes + [64, 100] {
             for outputs in Self.sizes + [37, 38, 40, 45, 46, 48, 52, 56, 63, 64, 65, 80, 88] {
                 let rows = [1, 7, 13][(depth + outputs) % 3]
-                let problem = Problem(rows: rows, depth: depth, outputs: outputs, rng: &rng)
+                let problem = Problem(rows: rows, depth: depth, outputs: outputs, precision: precision, rng: &rng)
                 expectClose(
                     try problem.run(runner: .serial, instructionSet), problem.reference(),
                     "\(problem.description) \(instructionSet) seed \(seed)")
@@ -79,13 +95,15 @@ import Testing
         }
     }
 
-    @Test(arguments: KernelInstructionSet.supported)
-    func everyRowRemainder(_ instructionSet: KernelInstructionSet) throws {
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func everyRowRemainder(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         for rows in 0...26 {
             for outputs in [1, 2, 24, 40, 56] {
-                let problem = Problem(rows: rows, depth: 19, outputs: outputs, rng: &rng)
+                let problem = Problem(rows: rows, depth: 19, outputs: outputs, precision: precision, rng: &rng)
                 expectClose(
                     try problem.run(runner: .serial, instructionSet), problem.reference(),
                     "\(problem.description) \(instructionSet) seed \(seed)")
@@ -93,8 +111,10 @@ import Testing
         }
     }
 
-    @Test(arguments: KernelInstructionSet.supported)
-    func activationClampsAndMissingBias(_ instructionSet: KernelInstructionSet) throws {
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func activationClampsAndMissingBias(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         for clamp in activationClamps {
@@ -102,7 +122,7 @@ import Testing
                 for outputs in [2, 17, 45] {
                     let problem = Problem(
                         rows: 11, depth: 40, outputs: outputs, hasBias: hasBias, clamp: clamp,
-                        rng: &rng)
+                        precision: precision, rng: &rng)
                     expectClose(
                         try problem.run(runner: .serial, instructionSet), problem.reference(),
                         "\(problem.description) \(instructionSet) seed \(seed)")
@@ -111,15 +131,17 @@ import Testing
         }
     }
 
-    @Test(arguments: KernelInstructionSet.supported)
-    func bitIdenticalForAnyThreadCount(_ instructionSet: KernelInstructionSet) throws {
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func bitIdenticalForAnyThreadCount(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         // Large enough that every thread count really splits the work, with
         // row and column remainders; the last case uses dot products.
         for (rows, depth, outputs) in [(301, 64, 72), (49, 288, 200), (5, 400, 600), (3000, 200, 2)] {
             let problem = Problem(
-                rows: rows, depth: depth, outputs: outputs, clamp: (0, 6), rng: &rng)
+                rows: rows, depth: depth, outputs: outputs, clamp: (0, 6), precision: precision, rng: &rng)
             let context = "\(problem.description) \(instructionSet) seed \(seed)"
             expectClose(
                 try problem.run(runner: ParallelRunner(threadCount: 3), instructionSet), problem.reference(),
@@ -130,12 +152,15 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"))
-    func bitIdenticalAcrossInstructionSets() throws {
+    @Test(
+        .enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"),
+        arguments: PackedGemmWeights.Precision.allCases)
+    func bitIdenticalAcrossInstructionSets(_ precision: PackedGemmWeights.Precision) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         for (rows, depth, outputs) in [(37, 33, 24), (64, 144, 88), (9, 19, 65), (100, 24, 2)] {
-            let problem = Problem(rows: rows, depth: depth, outputs: outputs, clamp: (0, 6), rng: &rng)
+            let problem = Problem(
+                rows: rows, depth: depth, outputs: outputs, clamp: (0, 6), precision: precision, rng: &rng)
             try expectSameForInstructionSets("\(problem.description) seed \(seed)") { instructionSet in
                 try problem.run(runner: ParallelRunner(threadCount: 2), instructionSet).values
             }
@@ -143,14 +168,48 @@ import Testing
     }
 
     @Test(arguments: KernelInstructionSet.supported)
-    func tilesCoverTheOutputExactlyOnce(_ instructionSet: KernelInstructionSet) throws {
+    func float16PanelsGiveTheBitsOfFloat32Panels(_ instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        // Float16 weights packed both ways: every tile shape of both families (full panels,
+        // panels of 16 and 8, partial ones), row remainders, and a depth past L1.
+        for (rows, depth, outputs) in [
+            (13, 19, 3), (37, 33, 24), (64, 144, 88), (9, 19, 65), (26, 7, 45), (61, 1152, 40), (7, 64, 56),
+        ] {
+            let problem = Problem(
+                rows: rows, depth: depth, outputs: outputs, clamp: (-1, 1), precision: .float16, rng: &rng)
+            let results = try PackedGemmWeights.Precision.allCases.map { precision in
+                let packed = try PackedGemmWeights(
+                    outputChannels: outputs, inputChannels: depth, weights: problem.w, bias: problem.bias,
+                    instructionSet: instructionSet, panelPrecision: precision)
+                #expect(packed.panelPrecision == precision)
+                return try problem.run(packed, runner: ParallelRunner(threadCount: 2)).values.map(\.bitPattern)
+            }
+            #expect(results[0] == results[1], "\(problem.description) \(instructionSet) seed \(seed)")
+        }
+    }
+
+    @Test func float16PanelsOnlyForWeightsFloat16Holds() {
+        #expect(PackedGemmWeights.areFloat16Values([0, -0.0, 1, -2.5, 65504, -65504, 0x1p-24, .infinity, -.infinity]))
+        #expect(PackedGemmWeights.areFloat16Values([Float(Float16(0.1)), .nan]))
+        for value: Float in [0.1, 65520, 1 + 0x1p-11, 0x1p-25, 0x1p-126, .greatestFiniteMagnitude] {
+            #expect(!PackedGemmWeights.areFloat16Values([1, value, 2]), "\(value)")
+        }
+        // A NaN payload float16 cannot hold.
+        #expect(!PackedGemmWeights.areFloat16Values([Float(bitPattern: 0x7FC0_0001)]))
+    }
+
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func tilesCoverTheOutputExactlyOnce(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         for rows in [0, 1, 5, 6, 7, 8, 49, 144, 1000, 4096] {
             for (depth, outputs) in [(8, 2), (16, 24), (288, 288), (1152, 192)] {
                 let weights = try PackedGemmWeights(
                     outputChannels: outputs, inputChannels: depth,
-                    weights: rng.floats(outputs * depth), bias: nil, instructionSet: instructionSet)
+                    weights: rng.panelWeights(outputs * depth, precision), bias: nil, instructionSet: instructionSet)
                 for threads in [1, 2, 3, 7, 16] {
                     let tiling = GemmTiling(rows: rows, weights: weights, threadCount: threads)
                     var covered = [Int](repeating: 0, count: rows * weights.columnBlockCount)
@@ -162,64 +221,89 @@ import Testing
                     }
                     #expect(
                         covered.allSatisfy { $0 == 1 },
-                        "P=\(rows) K=\(depth) N=\(outputs) threads=\(threads) \(instructionSet)")
+                        "P=\(rows) K=\(depth) N=\(outputs) threads=\(threads) \(instructionSet) \(precision) weights")
                 }
             }
         }
     }
 
-    @Test func packedLayoutPutsChannelsInPanels() throws {
-        // W[n, k] = 100·n + k, so every packed value names its source.
+    /// `W[n, k]` naming its source (`k < 8`): `8·n + k`, a float16 value for `n < 256`, or for
+    /// `.float32` that plus 1/3, which float16 cannot hold.
+    static func namedWeight(_ n: Int, _ k: Int, _ precision: PackedGemmWeights.Precision) -> Float {
+        Float(8 * n + k) + (precision == .float16 ? 0 : Float(1) / 3)
+    }
+
+    /// `W[N, K]` of `namedWeight`s.
+    static func namedWeights(outputs: Int, depth: Int, _ precision: PackedGemmWeights.Precision) -> [Float] {
+        (0..<outputs).flatMap { n in (0..<depth).map { k in namedWeight(n, k, precision) } }
+    }
+
+    @Test(arguments: PackedGemmWeights.Precision.allCases)
+    func packedLayoutPutsChannelsInPanels(_ precision: PackedGemmWeights.Precision) throws {
+        // Every packed value names its source. Float16 panels are laid out as float32 ones.
         let outputs = 27, depth = 3
-        let w = (0..<outputs).flatMap { n in (0..<depth).map { k in Float(100 * n + k) } }
+        let w = Self.namedWeights(outputs: outputs, depth: depth, precision)
         let bias = (0..<outputs).map { Float(-$0) }
         let packed = try PackedGemmWeights(
             outputChannels: outputs, inputChannels: depth, weights: w, bias: bias,
             instructionSet: .baseline)
-        #expect(packed.panelCount == 2 && packed.fullPanelCount == 2 && !packed.hasPanelOf8)
-        for p in 0..<2 {
+        let float16 = expectedPanelPrecision(precision, outputs: outputs) == .float16
+        #expect(packed.panelPrecision == (float16 ? .float16 : .float32))
+        let width = 16
+        #expect((0..<packed.panelCount).map(packed.width(ofPanel:)) == [16, 16])
+        for p in 0..<packed.panelCount {
+            #expect(packed.column(ofPanel: p) == width * p)
             for k in 0..<depth {
-                for j in 0..<16 {
-                    let n = 16 * p + j
-                    #expect(packed.panel(p)[k * 16 + j] == (n < outputs ? Float(100 * n + k) : 0))
+                for j in 0..<width {
+                    let n = width * p + j
+                    #expect(packed.panel(p)[k * width + j] == (n < outputs ? Self.namedWeight(n, k, precision) : 0))
                 }
             }
         }
         for n in 0..<32 { #expect(packed.bias[n] == (n < outputs ? Float(-n) : 0)) }
 
         let narrow = try PackedGemmWeights(
-            outputChannels: 20, inputChannels: 1, weights: (0..<20).map(Float.init), bias: nil,
-            instructionSet: .baseline)
-        #expect(narrow.panelCount == 2 && narrow.hasPanelOf8 && narrow.width(ofPanel: 1) == 8)
-        for j in 0..<8 { #expect(narrow.panel(1)[j] == (j < 4 ? Float(16 + j) : 0)) }
+            outputChannels: 20, inputChannels: 1,
+            weights: Self.namedWeights(outputs: 20, depth: 1, precision), bias: nil, instructionSet: .baseline)
+        #expect((0..<narrow.panelCount).map(narrow.width(ofPanel:)) == [16, 8])
+        #expect(narrow.hasPanelOf8 && narrow.column(ofPanel: narrow.panelCount - 1) == 16)
+        for j in 0..<8 {
+            #expect(narrow.panel(narrow.panelCount - 1)[j] == (j < 4 ? Self.namedWeight(16 + j, 0, precision) : 0))
+        }
     }
 
-    @Test(arguments: KernelInstructionSet.supported)
-    func packedWeightsGiveTheSourceBack(instructionSet: KernelInstructionSet) throws {
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func packedWeightsGiveTheSourceBack(
+        instructionSet: KernelInstructionSet, precision: PackedGemmWeights.Precision
+    ) throws {
         // Every panel arrangement of both families (and the dot-product rows),
         // read back through `sourceRow` as the reference kernels read it.
         for outputs in [1, 2, 3, 5, 8, 9, 16, 20, 24, 27, 32, 40, 45, 52, 56, 64, 90] {
             let depth = 7
-            let w = (0..<outputs).flatMap { n in (0..<depth).map { k in Float(100 * n + k) } }
+            let w = Self.namedWeights(outputs: outputs, depth: depth, precision)
             let bias = (0..<outputs).map { Float(-$0) }
             let packed = try PackedGemmWeights(
                 outputChannels: outputs, inputChannels: depth, weights: w, bias: bias,
                 instructionSet: instructionSet)
-            #expect(packed.unpackedWeights() == w, "N=\(outputs) \(instructionSet)")
-            #expect(packed.unpackedBias() == bias, "N=\(outputs) \(instructionSet)")
+            let context = "N=\(outputs) \(instructionSet) \(precision)"
+            #expect(packed.panelPrecision == expectedPanelPrecision(precision, outputs: outputs), "\(context)")
+            #expect(packed.unpackedWeights() == w, "\(context)")
+            #expect(packed.unpackedBias() == bias, "\(context)")
         }
     }
 
-    @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"))
-    func avx512PackingUsesPanelsOf32ThenOf16And8() throws {
-        // W[n, k] = 100·n + k, so every packed value names its source.
+    @Test(
+        .enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"),
+        arguments: PackedGemmWeights.Precision.allCases)
+    func avx512PackingUsesPanelsOf32ThenOf16And8(_ precision: PackedGemmWeights.Precision) throws {
+        // Every packed value names its source.
         let cases: [(outputs: Int, widths: [Int])] = [
             (27, [32]), (45, [32, 16]), (40, [32, 8]), (64, [32, 32]), (3, [8]), (24, [16, 8]),
             (56, [32, 16, 8]), (52, [32, 16, 8]), (90, [32, 32, 32]),
         ]
         for (outputs, widths) in cases {
             let depth = 3
-            let w = (0..<outputs).flatMap { n in (0..<depth).map { k in Float(100 * n + k) } }
+            let w = Self.namedWeights(outputs: outputs, depth: depth, precision)
             let packed = try PackedGemmWeights(
                 outputChannels: outputs, inputChannels: depth, weights: w,
                 bias: (0..<outputs).map { Float(-$0) }, instructionSet: .avx512)
@@ -231,7 +315,7 @@ import Testing
                     for j in 0..<width {
                         let n = column + j
                         #expect(
-                            packed.panel(p)[k * width + j] == (n < outputs ? Float(100 * n + k) : 0),
+                            packed.panel(p)[k * width + j] == (n < outputs ? Self.namedWeight(n, k, precision) : 0),
                             "N=\(outputs) panel \(p) k \(k) j \(j)")
                     }
                 }

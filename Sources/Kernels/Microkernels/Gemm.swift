@@ -1,4 +1,5 @@
 import KernelTemplates
+import Tensor
 
 /// `C[P, N] = clamp(A[P, K] · Wᵀ + bias, lower, upper)` with packed weights:
 /// the 1×1 convolution (`P = N·H·W` pixels of an NHWC tensor, `K = Cin`,
@@ -10,6 +11,9 @@ import KernelTemplates
 ///   - weights: W and bias packed by `PackedGemmWeights`.
 ///   - output: C, `[P, N]` row-major (`N = weights.outputChannels`); must
 ///     not overlap `input`.
+///   - workspace: at least `gemmF32WorkspaceSize(weights:threadCount:)`
+///     floats for `runner.threadCount` (none for float32 panels): each
+///     thread's float32 copy of the float16 panel it computes.
 ///   - clamp: output range, e.g. `FusedActivation.clampRange`.
 ///   - epilogue: element-wise operations applied to the output after the
 ///     clamp; `residual` is its ADD's other operand, `[P, N]` (nil when it
@@ -21,6 +25,7 @@ public func gemmF32(
     input: UnsafePointer<Float>, rows: Int,
     weights: PackedGemmWeights,
     output: UnsafeMutablePointer<Float>,
+    workspace: UnsafeMutableBufferPointer<Float>,
     clamp: (lower: Float, upper: Float),
     epilogue: ConvolutionEpilogue = .none, residual: UnsafePointer<Float>? = nil,
     runner: ParallelRunner
@@ -31,37 +36,81 @@ public func gemmF32(
         let input: UnsafePointer<Float>
         let weights: PackedGemmWeights
         let output: UnsafeMutablePointer<Float>
+        let workspace: UnsafeMutablePointer<Float>?
         let clamp: (lower: Float, upper: Float)
         let epilogue: EpilogueOperands?
 
         func run(_ tiles: Range<Int>, thread: Int) {
             let layout = GemmRows.contiguous(depth: weights.inputChannels, rowStride: weights.inputChannels)
+            var widened = WidenedPanel(weights: weights, workspace: workspace, thread: thread)
             for tile in tiles {
                 let (rowRange, panelRange) = tiling.tile(tile)
                 gemmF32Block(
                     a: input + rowRange.lowerBound * weights.inputChannels, layout: layout,
                     rows: rowRange.count, weights: weights, panels: panelRange,
                     c: output + rowRange.lowerBound * weights.outputChannels,
-                    cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper, epilogue: epilogue)
+                    cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper, epilogue: epilogue,
+                    widened: &widened)
             }
         }
     }
+    precondition(
+        workspace.count >= weights.widenedPanelFloats * runner.threadCount,
+        "the workspace is smaller than gemmF32WorkspaceSize(weights:threadCount:)")
     let tiling = GemmTiling(rows: rows, weights: weights, threadCount: runner.threadCount)
     runner.forEach(
         tiling.tileCount,
-        Tiles(tiling: tiling, input: input, weights: weights, output: output, clamp: clamp,
-              epilogue: epilogue.operands(output: output, residual: residual)))
+        Tiles(tiling: tiling, input: input, weights: weights, output: output, workspace: workspace.baseAddress,
+              clamp: clamp, epilogue: epilogue.operands(output: output, residual: residual)))
+}
+
+/// Floats of scratch `gemmF32` needs for `threadCount` threads: one
+/// widened panel per thread for float16 panels (`widenedPanelFloats`),
+/// none for float32 ones.
+/// - Throws: `KernelError` when that exceeds `TensorShape.maxElements`.
+public func gemmF32WorkspaceSize(weights: PackedGemmWeights, threadCount: Int) throws(KernelError) -> Int {
+    let perThread = weights.widenedPanelFloats
+    let (total, overflow) = perThread.multipliedReportingOverflow(by: max(1, threadCount))
+    guard !overflow, total <= TensorShape.maxElements else {
+        throw KernelError(
+            op: "GEMM", "widened panels of \(threadCount) × \(perThread) floats exceed \(TensorShape.maxElements)")
+    }
+    return total
+}
+
+/// One thread's float32 copy of a float16 panel (`PackedGemmWeights.widenPanel`)
+/// and which panel of the call's weights it holds, so that the blocks a
+/// thread computes one after another on the same panel widen it once. Made
+/// afresh for each call of `gemmF32` or `convolutionF32` (the weights do not
+/// change within one).
+struct WidenedPanel {
+    /// `weights.widenedPanelFloats` floats of the thread's workspace.
+    let floats: UnsafeMutablePointer<Float>
+    /// The panel `floats` holds, or nil before the first.
+    var panel: Int?
+
+    /// Thread `thread`'s slice of `workspace` (`widenedPanelFloats` floats
+    /// per thread); nil for float32 panels, which need none.
+    init?(weights: PackedGemmWeights, workspace: UnsafeMutablePointer<Float>?, thread: Int) {
+        guard weights.panelPrecision == .float16, let workspace else { return nil }
+        floats = workspace + thread * weights.widenedPanelFloats
+    }
 }
 
 /// How `gemmF32` cuts the output into tiles: blocks of rows (whole
 /// microkernel tiles of 6 rows, 8 for the AVX-512 kernels, sized so that a
-/// block's rows of A and C stay in L2 while every panel passes over them)
+/// block's rows of A and C stay in L2 while every panel passes over them;
+/// for float16 panels, twice as many floats of A alone, so that each panel,
+/// widened once per block, serves enough rows to make the widening cheap:
+/// 256 KiB of A and one widened panel stay within a 512 KiB L2)
 /// times groups of panels (more than
 /// one group only when there are too few row blocks to keep every thread
 /// busy). The tiling never changes what is computed, only who computes it.
 struct GemmTiling {
     /// Floats of A and C rows kept hot per block: 128 KiB.
     static let rowBlockFloats = 32 * 1024
+    /// Floats of A rows kept hot per block with float16 panels: 256 KiB.
+    static let float16RowBlockFloats = 64 * 1024
     /// Tiles wanted per thread, so that uneven tiles still balance.
     static let tilesPerThread = 4
 
@@ -78,8 +127,10 @@ struct GemmTiling {
         panelCount = weights.columnBlockCount
         let rowTiles = (rows + mr - 1) / mr
         // K and N are each at most TensorShape.maxElements: the sum cannot overflow.
-        let rowFloats = weights.inputChannels + weights.outputChannels
-        let maxTilesPerBlock = max(1, Self.rowBlockFloats / rowFloats / mr)
+        let float16 = weights.panelPrecision == .float16
+        let rowFloats = float16 ? weights.inputChannels : weights.inputChannels + weights.outputChannels
+        let blockFloats = float16 ? Self.float16RowBlockFloats : Self.rowBlockFloats
+        let maxTilesPerBlock = max(1, blockFloats / rowFloats / mr)
         var blocks = (rowTiles + maxTilesPerBlock - 1) / maxTilesPerBlock
         var groups = 1
         let threads = usefulThreadCount(
@@ -131,14 +182,19 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 /// `MicrokernelTable.gemmPanels`: 6×16 tiles in the baseline family, 8×32
 /// and 8×16 with AVX-512). An 8-wide last panel uses the same `SIMD8`
 /// kernel in both families (`gemmNarrowPanel`). In the dot-product layout, `panels` are output
-/// channels. `epilogue` then finishes the block's outputs in one pass,
+/// channels. Float16 panels are computed one at a time: each is widened
+/// into `widened` (unless it already holds it) and the same float32 kernels
+/// read the copy, which stays in L1 or L2 while every row of the block
+/// passes over it. `epilogue` then finishes the block's outputs in one pass,
 /// while they are still in L2 (per microkernel tile, its call and short
 /// rows cost more than they save).
+/// - Parameter widened: the thread's widened panel; nil for float32 panels.
 func gemmF32Block(
     a: UnsafePointer<Float>, layout: GemmRows, rows: Int,
     weights: PackedGemmWeights, panels: Range<Int>,
     c: UnsafeMutablePointer<Float>, cStride: Int,
-    lower: Float, upper: Float, epilogue: EpilogueOperands?
+    lower: Float, upper: Float, epilogue: EpilogueOperands?,
+    widened: inout WidenedPanel?
 ) {
     assert(layout.depth == weights.inputChannels, "rows of A do not have K values")
     let k = weights.inputChannels, n = weights.outputChannels
@@ -162,16 +218,39 @@ func gemmF32Block(
         return
     }
     let lastPanel = weights.panelCount - 1
-    let narrowLast = weights.hasPanelOf8 && panels.contains(lastPanel)
-    let widePanels = panels.lowerBound..<(narrowLast ? lastPanel : panels.upperBound)
-    weights.instructionSet.microkernels.gemmPanels(GemmPanelOperands(
-        a: a, rows: rows, runs: layout, packed: weights.panel(0), bias: bias, outputs: n, panels: widePanels,
-        fullPanelCount: weights.fullPanelCount, c: c, cStride: cStride, lower: lower, upper: upper))
-    if narrowLast {
-        let column = weights.column(ofPanel: lastPanel)
-        gemmNarrowPanel(
-            a: a, rows: rows, runs: layout, panel: weights.panel(lastPanel), bias: bias + column,
-            c: c + column, cStride: cStride, columns: n - column, lower: lower, upper: upper)
+    if weights.panelPrecision == .float16 {
+        guard widened != nil else { preconditionFailure("float16 panels without a widened panel") }
+        for p in panels {
+            if widened!.panel != p {
+                weights.widenPanel(p, into: widened!.floats)
+                widened!.panel = p
+            }
+            let panel = UnsafePointer(widened!.floats), column = weights.column(ofPanel: p)
+            if weights.hasPanelOf8 && p == lastPanel {
+                gemmNarrowPanel(
+                    a: a, rows: rows, runs: layout, panel: panel, bias: bias + column,
+                    c: c + column, cStride: cStride, columns: n - column, lower: lower, upper: upper)
+            } else {
+                // The copy as the call's only panel: a full one, or the half-width one after them.
+                weights.instructionSet.microkernels.gemmPanels(GemmPanelOperands(
+                    a: a, rows: rows, runs: layout, packed: panel, bias: bias + column, outputs: n - column,
+                    panels: 0..<1, fullPanelCount: p < weights.fullPanelCount ? 1 : 0, c: c + column,
+                    cStride: cStride, lower: lower, upper: upper))
+            }
+        }
+    } else {
+        let narrowLast = weights.hasPanelOf8 && panels.contains(lastPanel)
+        let widePanels = panels.lowerBound..<(narrowLast ? lastPanel : panels.upperBound)
+        weights.instructionSet.microkernels.gemmPanels(GemmPanelOperands(
+            a: a, rows: rows, runs: layout, packed: weights.float32Panel(0), bias: bias, outputs: n,
+            panels: widePanels, fullPanelCount: weights.fullPanelCount, c: c, cStride: cStride, lower: lower,
+            upper: upper))
+        if narrowLast {
+            let column = weights.column(ofPanel: lastPanel)
+            gemmNarrowPanel(
+                a: a, rows: rows, runs: layout, panel: weights.float32Panel(lastPanel), bias: bias + column,
+                c: c + column, cStride: cStride, columns: n - column, lower: lower, upper: upper)
+        }
     }
     let first = weights.column(ofPanel: panels.lowerBound)
     let last = panels.upperBound - 1

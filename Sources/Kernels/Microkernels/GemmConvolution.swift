@@ -14,7 +14,10 @@ import Tensor
 /// the padding) are first gathered (im2col) into the calling thread's slice
 /// of `workspace`, with zeros for the padding, in the same run layout.
 /// Output rows are split over threads; a pixel's value never depends on
-/// the split, so results are bit-identical for every thread count.
+/// the split, so results are bit-identical for every thread count. With
+/// float16 panels, each output row is computed a panel at a time, so that a
+/// thread widens each panel once per row (`WidenedPanel`), not once per run
+/// of pixels.
 ///
 /// - Parameters:
 ///   - input: `[batch, inputHeight, inputWidth, inputChannels]`.
@@ -43,9 +46,11 @@ public func convolutionF32(
         let weights: PackedGemmWeights
         let input: UnsafePointer<Float>
         let output: UnsafeMutablePointer<Float>
-        /// One tile of gathered pixels per thread.
+        /// One tile of gathered pixels per thread, then (float16 panels) one
+        /// widened panel per thread.
         let scratch: UnsafeMutablePointer<Float>
         let tilePixels: Int
+        let threadCount: Int
         let clamp: (lower: Float, upper: Float)
         let epilogue: EpilogueOperands?
 
@@ -65,14 +70,16 @@ public func convolutionF32(
                 segmentStride: runLength)
             let interior = g.dilationWidth == 1 ? g.interiorColumns : 0..<0
             let scratch = self.scratch + thread * tilePixels * depth
+            var widened = WidenedPanel(
+                weights: weights, workspace: self.scratch + threadCount * tilePixels * depth, thread: thread)
             for outputRow in rows {
                 let n = outputRow / g.outputHeight, oy = outputRow % g.outputHeight
                 let image = input + n * imageSize
                 let out = output + outputRow * g.outputWidth * outputs
                 let validRows = g.validKernelRows(outputRow: oy)
 
-                // Gathers columns `range` of this row in tiles, then multiplies them.
-                func gatherAndMultiply(_ range: Range<Int>) {
+                // Columns `range` of this row, panels `panels`: gathered in tiles, then multiplied.
+                func gatherAndMultiply(_ range: Range<Int>, _ panels: Range<Int>) {
                     var first = range.lowerBound
                     while first < range.upperBound {
                         let count = min(tilePixels, range.upperBound - first)
@@ -83,26 +90,35 @@ public func convolutionF32(
                         }
                         gemmF32Block(
                             a: UnsafePointer(scratch), layout: gathered, rows: count,
-                            weights: weights, panels: 0..<weights.columnBlockCount,
+                            weights: weights, panels: panels,
                             c: out + first * outputs, cStride: outputs,
-                            lower: clamp.lower, upper: clamp.upper, epilogue: epilogue)
+                            lower: clamp.lower, upper: clamp.upper, epilogue: epilogue, widened: &widened)
                         first += count
                     }
                 }
 
-                guard validRows.count == g.kernelHeight, !interior.isEmpty else {
-                    gatherAndMultiply(0..<g.outputWidth)
-                    continue
+                // The whole row, panels `panels`: the interior in place, the rest gathered.
+                func multiplyRow(_ panels: Range<Int>) {
+                    guard validRows.count == g.kernelHeight, !interior.isEmpty else {
+                        gatherAndMultiply(0..<g.outputWidth, panels)
+                        return
+                    }
+                    let iy0 = oy * g.strideHeight - g.padTop
+                    let ix0 = interior.lowerBound * g.strideWidth - g.padLeft
+                    gemmF32Block(
+                        a: image + iy0 * inputRowSize + ix0 * inputChannels, layout: inPlace,
+                        rows: interior.count, weights: weights, panels: panels,
+                        c: out + interior.lowerBound * outputs, cStride: outputs,
+                        lower: clamp.lower, upper: clamp.upper, epilogue: epilogue, widened: &widened)
+                    gatherAndMultiply(0..<interior.lowerBound, panels)
+                    gatherAndMultiply(interior.upperBound..<g.outputWidth, panels)
                 }
-                let iy0 = oy * g.strideHeight - g.padTop
-                let ix0 = interior.lowerBound * g.strideWidth - g.padLeft
-                gemmF32Block(
-                    a: image + iy0 * inputRowSize + ix0 * inputChannels, layout: inPlace,
-                    rows: interior.count, weights: weights, panels: 0..<weights.columnBlockCount,
-                    c: out + interior.lowerBound * outputs, cStride: outputs,
-                    lower: clamp.lower, upper: clamp.upper, epilogue: epilogue)
-                gatherAndMultiply(0..<interior.lowerBound)
-                gatherAndMultiply(interior.upperBound..<g.outputWidth)
+
+                if widened == nil {
+                    multiplyRow(0..<weights.columnBlockCount)
+                } else {
+                    for p in 0..<weights.panelCount { multiplyRow(p..<p + 1) }
+                }
             }
         }
     }
@@ -110,7 +126,9 @@ public func convolutionF32(
     let depth = weights.inputChannels, outputs = weights.outputChannels
     precondition(g.kernelHeight * g.kernelWidth * inputChannels == depth, "geometry and filter disagree")
     let tilePixels = convolutionTilePixels(kernelDepth: depth)
-    precondition(workspace.count >= tilePixels * depth * runner.threadCount, "workspace too small")
+    precondition(
+        workspace.count >= (tilePixels * depth + weights.widenedPanelFloats) * runner.threadCount,
+        "workspace too small")
     // Validated tensor sizes: the product is the output's pixel count.
     let totalRows = batch * g.outputHeight
     let threads = usefulThreadCount(
@@ -119,17 +137,21 @@ public func convolutionF32(
         totalRows,
         Rows(
             geometry: g, inputChannels: inputChannels, weights: weights, input: input, output: output,
-            scratch: workspace.baseAddress!, tilePixels: tilePixels, clamp: clamp,
+            scratch: workspace.baseAddress!, tilePixels: tilePixels, threadCount: runner.threadCount,
+            clamp: clamp,
             epilogue: epilogue.operands(output: output, residual: residual)))
 }
 
 /// Floats of scratch `convolutionF32` needs for `threadCount` threads: one
-/// tile of gathered pixels per thread.
+/// tile of gathered pixels per thread, and for float16 panels one widened
+/// panel per thread (`PackedGemmWeights.widenedPanelFloats`).
 /// - Throws: `KernelError` when that exceeds `TensorShape.maxElements`.
 public func convolutionF32WorkspaceSize(
     weights: PackedGemmWeights, threadCount: Int
 ) throws(KernelError) -> Int {
+    // Both terms are at most a few times the packed weights' float count: no overflow.
     let perThread = convolutionTilePixels(kernelDepth: weights.inputChannels) * weights.inputChannels
+        + weights.widenedPanelFloats
     let (total, overflow) = perThread.multipliedReportingOverflow(by: max(1, threadCount))
     guard !overflow, total <= TensorShape.maxElements else {
         throw KernelError(

@@ -14,16 +14,31 @@ import Tensor
 ///   `w` channels, then the rest `r = N mod w` as the narrowest panels that
 ///   cover it: one of 8 (`r ≤ 8`), one of 16 (`.avx512`, `r ≤ 16`), one of
 ///   16 and one of 8 (`.avx512`, `r ≤ 24`), or one more of `w`. A panel
-///   covering channels `j₀ ..< j₀ + width` starts at float offset `j₀·K`
+///   covering channels `j₀ ..< j₀ + width` starts at weight offset `j₀·K`
 ///   and is K-major: element `[k, j]` is at `panel + k·width + j` and holds
 ///   `W[j₀ + j, k]`, or 0 past the last channel. Whole panels of 8 and 16
-///   keep the microkernels' stores whole vectors.
-/// - **Bias.** `N` values at `biasOffset`, zero-padded to a multiple of `w`
-///   (all zeros when there is no bias).
+///   keep the microkernels' stores whole vectors. The weights are float16
+///   (`panelPrecision`) when every one of them is a float16 value, as in
+///   models that store their weights as float16 and DEQUANTIZE them: half
+///   the memory. `gemmF32Block` widens such a panel (exactly) into a thread's
+///   float32 scratch of `widenedPanelFloats` before the unchanged float32
+///   microkernels read it, so the sums are the same bits. Otherwise, and in
+///   the portable build (`packsFloat16Panels`), float32.
+/// - **Bias.** `N` float32 values at float offset `biasOffset`, zero-padded
+///   to a multiple of `w` (all zeros when there is no bias).
 /// - **Rows.** When `N ≤ PackedGemmWeights.maxDotOutputs`, a panel would be
-///   mostly padding, so the weights are kept row-major `[N, K]` at offset 0
-///   instead and read by a dot-product kernel (the same for both families).
+///   mostly padding, so the weights are kept row-major `[N, K]`, float32, at
+///   offset 0 instead and read by a dot-product kernel (the same for both
+///   families).
 public struct PackedGemmWeights: Sendable {
+    /// How the panels hold their weights.
+    public enum Precision: Sendable, CaseIterable {
+        /// 2 bytes a weight, widened to float32 a panel at a time as the GEMM runs.
+        case float16
+        /// 4 bytes a weight, read in place.
+        case float32
+    }
+
     /// Output channels per full panel of the baseline kernels (two
     /// `SIMD8<Float>` vectors).
     public static let baselinePanelWidth = 16
@@ -40,6 +55,8 @@ public struct PackedGemmWeights: Sendable {
     public let outputChannels: Int
     /// The microkernels that read these weights.
     public let instructionSet: KernelInstructionSet
+    /// How the panels (or rows) hold the weights: `.float32` in the dot-product layout.
+    public let panelPrecision: Precision
     /// Output channels per full panel: 16, or 32 for `.avx512`.
     let panelWidth: Int
     /// Whether the weights are stored row-major for the dot-product kernel.
@@ -55,7 +72,9 @@ public struct PackedGemmWeights: Sendable {
     let storage: AlignedBuffer
 
     /// Packs `weights` (`[N, K]` row-major, `N·K` values) and `bias` (`N`
-    /// values, or nil for none) for the microkernels of `instructionSet`.
+    /// values, or nil for none) for the microkernels of `instructionSet`, as
+    /// float16 panels when every weight is a float16 value and this build
+    /// packs them (`packsFloat16Panels`), else as float32.
     ///
     /// `outputChannels` and `inputChannels` must be at least 1 and the
     /// counts must match (the caller validated the operand shapes).
@@ -66,18 +85,37 @@ public struct PackedGemmWeights: Sendable {
         outputChannels: Int, inputChannels: Int, weights: [Float], bias: [Float]?,
         instructionSet: KernelInstructionSet = .detected
     ) throws(KernelError) {
+        let float16 = Self.packsFloat16Panels && outputChannels > Self.maxDotOutputs
+            && Self.areFloat16Values(weights)
+        try self.init(
+            outputChannels: outputChannels, inputChannels: inputChannels, weights: weights, bias: bias,
+            instructionSet: instructionSet, panelPrecision: float16 ? .float16 : .float32)
+    }
+
+    /// Packs as `init(outputChannels:inputChannels:weights:bias:instructionSet:)`
+    /// does, with panels of `requested` precision (`.float32` in the
+    /// dot-product layout whatever is requested). `.float16` only when every
+    /// weight is a float16 value (`areFloat16Values`).
+    init(
+        outputChannels: Int, inputChannels: Int, weights: [Float], bias: [Float]?,
+        instructionSet: KernelInstructionSet, panelPrecision requested: Precision
+    ) throws(KernelError) {
         precondition(outputChannels >= 1 && inputChannels >= 1, "empty GEMM weights")
         let n = outputChannels, k = inputChannels
         let (weightCount, weightOverflow) = n.multipliedReportingOverflow(by: k)
         precondition(!weightOverflow && weights.count == weightCount, "weights are not [N, K]")
         precondition(bias == nil || bias?.count == n, "bias is not [N]")
+        assert(requested == .float32 || Self.areFloat16Values(weights), "weights that float16 cannot hold")
 
         try instructionSet.requireSupported(op: "weight packing")
-        let layout = try Self.layout(outputChannels: n, inputChannels: k, instructionSet: instructionSet)
-        let width = layout.panelWidth, dot = layout.usesDotProducts
+        let dot = n <= Self.maxDotOutputs
+        let precision = dot ? .float32 : requested
+        let layout = try Self.layout(
+            outputChannels: n, inputChannels: k, instructionSet: instructionSet, precision: precision)
 
         self.instructionSet = instructionSet
-        self.panelWidth = width
+        self.panelPrecision = precision
+        self.panelWidth = layout.panelWidth
         self.usesDotProducts = dot
         self.fullPanelCount = layout.fullPanelCount
         self.hasPanelOf16 = layout.hasPanelOf16
@@ -94,30 +132,68 @@ public struct PackedGemmWeights: Sendable {
                 packed.update(from: w, count: weightCount)
                 return
             }
-            for p in 0..<panelCount {
-                let panelWidth = self.width(ofPanel: p), column = self.column(ofPanel: p)
-                let panel = packed + column * k
-                let rows = w + column * k
-                let channels = min(panelWidth, n - column)
-                // Eight k of a channel at a time: one contiguous read of its row
-                // and eight stores a panel row apart (a few times faster than
-                // one k at a time).
-                var kk = 0
-                while kk + 8 <= k {
-                    for j in 0..<channels {
-                        let values = UnsafeRawPointer(rows + j * k + kk).loadUnaligned(as: SIMD8<Float>.self)
-                        for t in 0..<8 { panel[(kk + t) * panelWidth + j] = values[t] }
-                    }
-                    kk += 8
-                }
-                while kk < k {
-                    for j in 0..<channels { panel[kk * panelWidth + j] = rows[j * k + kk] }
-                    kk += 1
-                }
+            switch precision {
+            case .float16:
+                // The halves before the bias, which stays float32.
+                let halves = UnsafeMutableRawPointer(packed).bindMemory(to: Float16.self, capacity: 2 * biasOffset)
+                packPanels(w, into: halves)
+            case .float32:
+                packPanels(w, into: packed)
             }
         }
         if let bias {
             for i in 0..<n { packed[biasOffset + i] = bias[i] }
+        }
+    }
+
+    /// Whether this build packs float16 panels: the native x86-64 build,
+    /// whose haswell target widens eight float16 values in one instruction
+    /// (`vcvtph2ps`, F16C). The portable build would widen lane by lane, so
+    /// it keeps float32 panels.
+    public static var packsFloat16Panels: Bool {
+        #if LANDMARKER_FMA
+        return true
+        #else
+        return false
+        #endif
+    }
+
+    /// Whether every value of `weights` widens back from float16 to the same
+    /// float32 bits (a NaN with a payload float16 cannot hold does not).
+    static func areFloat16Values(_ weights: [Float]) -> Bool {
+        weights.withUnsafeBufferPointer { values in
+            var exact = true
+            for value in values { exact = exact && Float(Float16(value)).bitPattern == value.bitPattern }
+            return exact
+        }
+    }
+
+    /// Writes the panels of `w` (`[N, K]` row-major) to `packed`, each weight
+    /// converted to `Stored` (exactly: the caller chose `Stored` so).
+    private func packPanels<Stored: BinaryFloatingPoint>(
+        _ w: UnsafePointer<Float>, into packed: UnsafeMutablePointer<Stored>
+    ) {
+        let n = outputChannels, k = inputChannels
+        for p in 0..<panelCount {
+            let panelWidth = width(ofPanel: p), column = column(ofPanel: p)
+            let panel = packed + column * k
+            let rows = w + column * k
+            let channels = min(panelWidth, n - column)
+            // Eight k of a channel at a time: one contiguous read of its row
+            // and eight stores a panel row apart (a few times faster than
+            // one k at a time).
+            var kk = 0
+            while kk + 8 <= k {
+                for j in 0..<channels {
+                    let values = UnsafeRawPointer(rows + j * k + kk).loadUnaligned(as: SIMD8<Float>.self)
+                    for t in 0..<8 { panel[(kk + t) * panelWidth + j] = Stored(values[t]) }
+                }
+                kk += 8
+            }
+            while kk < k {
+                for j in 0..<channels { panel[kk * panelWidth + j] = Stored(rows[j * k + kk]) }
+                kk += 1
+            }
         }
     }
 
@@ -128,7 +204,10 @@ public struct PackedGemmWeights: Sendable {
         outputChannels: Int, inputChannels: Int, instructionSet: KernelInstructionSet = .detected
     ) throws(KernelError) {
         precondition(outputChannels >= 1 && inputChannels >= 1, "empty GEMM weights")
-        _ = try layout(outputChannels: outputChannels, inputChannels: inputChannels, instructionSet: instructionSet)
+        // Float32 panels are the larger layout.
+        _ = try layout(
+            outputChannels: outputChannels, inputChannels: inputChannels, instructionSet: instructionSet,
+            precision: .float32)
     }
 
     /// Where `init` puts the panels (or rows) and the bias, in floats.
@@ -143,7 +222,7 @@ public struct PackedGemmWeights: Sendable {
     }
 
     private static func layout(
-        outputChannels n: Int, inputChannels k: Int, instructionSet: KernelInstructionSet
+        outputChannels n: Int, inputChannels k: Int, instructionSet: KernelInstructionSet, precision: Precision
     ) throws(KernelError) -> Layout {
         let width = instructionSet == .avx512 ? avx512PanelWidth : baselinePanelWidth
         let dot = n <= maxDotOutputs
@@ -154,10 +233,11 @@ public struct PackedGemmWeights: Sendable {
         let of8 = !dot && ((1...8).contains(rest) || (instructionSet == .avx512 && (17...24).contains(rest)))
         // n ≤ maxElements: none of these can overflow.
         let storedColumns = dot ? n : full * width + (of16 ? 16 : 0) + (of8 ? 8 : 0)
-        let (weightFloats, sizeOverflow) = storedColumns.multipliedReportingOverflow(by: k)
-        guard !sizeOverflow, weightFloats <= TensorShape.maxElements else {
+        let (weightCount, sizeOverflow) = storedColumns.multipliedReportingOverflow(by: k)
+        guard !sizeOverflow, weightCount <= TensorShape.maxElements else {
             throw tooLarge(n, k)
         }
+        let weightFloats = precision == .float16 ? (weightCount + 1) / 2 : weightCount
         // Both terms are at most maxElements + 31 (2^31 + 31): the sum cannot overflow.
         let biasOffset = (weightFloats + width - 1) / width * width
         let total = biasOffset + (n + width - 1) / width * width
@@ -193,10 +273,39 @@ public struct PackedGemmWeights: Sendable {
         p <= fullPanelCount ? p * panelWidth : fullPanelCount * panelWidth + 16
     }
 
-    /// Start of panel `p` (K-major, the panel's width in floats per k).
+    /// Start of panel `p` (K-major, the panel's width in weights per k) of
+    /// float32 panels.
     @inline(__always)
-    func panel(_ p: Int) -> UnsafePointer<Float> {
-        UnsafePointer(storage.baseAddress + column(ofPanel: p) * inputChannels)
+    func float32Panel(_ p: Int) -> UnsafePointer<Float> {
+        assert(panelPrecision == .float32, "float16 panels read as float32")
+        return UnsafePointer(storage.baseAddress + column(ofPanel: p) * inputChannels)
+    }
+
+    /// Floats of scratch that one float16 panel widens into: the widest
+    /// panel's `panelWidth·K` (0 for float32 panels, read in place).
+    var widenedPanelFloats: Int { panelPrecision == .float16 ? panelWidth * inputChannels : 0 }
+
+    /// Writes float16 panel `p` widened to float32 (exactly) to `widened`, in
+    /// the same K-major layout, ready for the float32 microkernels:
+    /// `width(ofPanel: p)·K` floats, at most `widenedPanelFloats`. Eight
+    /// values a step (one `vcvtph2ps` each in the native build); a panel's
+    /// width is a multiple of 8.
+    func widenPanel(_ p: Int, into widened: UnsafeMutablePointer<Float>) {
+        assert(panelPrecision == .float16, "float32 panels widened")
+        let halves = UnsafeRawPointer(storage.baseAddress) + 2 * column(ofPanel: p) * inputChannels
+        let count = width(ofPanel: p) * inputChannels
+        for i in stride(from: 0, to: count, by: 8) {
+            let eight = halves.loadUnaligned(fromByteOffset: 2 * i, as: SIMD8<Float16>.self)
+            UnsafeMutableRawPointer(widened + i).storeBytes(of: SIMD8<Float>(eight), as: SIMD8<Float>.self)
+        }
+    }
+
+    /// The weights of panel `p` (or, in the dot-product layout, all rows
+    /// from `p = 0`) as floats, in either precision.
+    func panel(_ p: Int) -> PackedWeightValues {
+        PackedWeightValues(
+            storage: UnsafeRawPointer(storage.baseAddress), precision: panelPrecision,
+            start: column(ofPanel: p) * inputChannels)
     }
 
     /// The bias, zero-padded to a multiple of `panelWidth`.
@@ -207,18 +316,21 @@ public struct PackedGemmWeights: Sendable {
     /// `W[n, k]` is `start[k · stride]` (the panel's width apart, or
     /// adjacent in the dot-product layout). For the reference kernels and for
     /// building other layouts at load time; the packed values are the source
-    /// values, so reading them here gives the same floats.
+    /// values (float16 ones widened exactly), so reading them here gives the
+    /// same floats.
     /// - Precondition: `n` is in `0..<outputChannels`.
-    func sourceRow(_ n: Int) -> (start: UnsafePointer<Float>, stride: Int) {
+    func sourceRow(_ n: Int) -> (start: PackedWeightValues, stride: Int) {
         precondition((0..<outputChannels).contains(n), "output channel \(n) outside 0..<\(outputChannels)")
+        let base = UnsafeRawPointer(storage.baseAddress)
         if usesDotProducts {
-            return (UnsafePointer(storage.baseAddress + n * inputChannels), 1)
+            return (PackedWeightValues(storage: base, precision: panelPrecision, start: n * inputChannels), 1)
         }
         let fullColumns = fullPanelCount * panelWidth
         let p = n < fullColumns
             ? n / panelWidth
             : fullPanelCount + (hasPanelOf16 && n >= fullColumns + 16 ? 1 : 0)
-        return (panel(p) + (n - column(ofPanel: p)), width(ofPanel: p))
+        let start = column(ofPanel: p) * inputChannels + (n - column(ofPanel: p))
+        return (PackedWeightValues(storage: base, precision: panelPrecision, start: start), width(ofPanel: p))
     }
 
     /// The weights as the source layout `W[N, K]`, row-major.
@@ -235,5 +347,22 @@ public struct PackedGemmWeights: Sendable {
     /// The `N` bias values (zeros when there was no bias).
     func unpackedBias() -> [Float] {
         Array(UnsafeBufferPointer(start: bias, count: outputChannels))
+    }
+}
+
+/// Packed weights of either precision read as floats, from weight offset
+/// `start` of their storage: for the reference kernels, tests and load-time
+/// relayouts, not the microkernels.
+struct PackedWeightValues {
+    let storage: UnsafeRawPointer
+    let precision: PackedGemmWeights.Precision
+    let start: Int
+
+    /// Weight `start + i`, widened to float32 if stored as float16.
+    subscript(i: Int) -> Float {
+        switch precision {
+        case .float16: Float(storage.load(fromByteOffset: 2 * (start + i), as: Float16.self))
+        case .float32: storage.load(fromByteOffset: 4 * (start + i), as: Float.self)
+        }
     }
 }
