@@ -6,9 +6,11 @@ import KernelTemplates
 // compiles file by file sees the markers' conformances where the templates are specialised
 // (see `KernelVectors`).
 
-/// One 8-lane vector: the 8-wide GEMM panel, a group of 8 channels.
-enum BaselineF32x8: KernelVectors {
+/// One 8-lane vector: the 8-wide GEMM panel, a group of 8 channels, 8 pixels of a
+/// channel-major row.
+enum BaselineF32x8: ChannelMajorVectors {
     typealias Vector = SIMD8<Float>
+    typealias Narrow = BaselineF32x8
     static var count: Int { 1 }
 }
 
@@ -31,6 +33,9 @@ let baselineMicrokernels = MicrokernelTable(
     depthwisePixel: baselineDepthwisePixel,
     sparsePointwiseTile: baselineSparsePointwiseTile,
     packSparsePointwiseTile: baselinePackSparsePointwiseTile,
+    depthwiseCHWBand: baselineDepthwiseCHWBand,
+    depthwiseCHWPlanes: baselineDepthwiseCHWPlanes,
+    channelMajorConvTile: baselineChannelMajorConvTile,
     fmaPeakChains: baselineFMAPeakChains,
     fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD8<Float>.self),
     names: [
@@ -39,6 +44,9 @@ let baselineMicrokernels = MicrokernelTable(
         "f32-dwconv-3x3s1-\(baselineInstructionSetName)", "f32-dwconv-3x3s2-\(baselineInstructionSetName)",
         "f32-dwconv-5x5s1-\(baselineInstructionSetName)", "f32-dwconv-5x5s2-\(baselineInstructionSetName)",
         "f32-dwconv-pixel-\(baselineInstructionSetName)", "f32-spmm-16-\(baselineInstructionSetName)",
+        "f32-dwconv2d-chw-3x3-\(baselineInstructionSetName)", "f32-dwconv2d-chw-3x3s2-\(baselineInstructionSetName)",
+        "f32-dwconv2d-chw-5x5-\(baselineInstructionSetName)", "f32-dwconv2d-chw-5x5s2-\(baselineInstructionSetName)",
+        "f32-dwconv2d-chw-planes-\(baselineInstructionSetName)", "f32-conv-hwc2chw-6x16-\(baselineInstructionSetName)",
         "f32-fma-peak-\(baselineInstructionSetName)",
     ])
 
@@ -151,6 +159,27 @@ private func baselinePackSparsePointwiseTile(
     packSparsePointwiseTile(
         BaselineF32x8x2.self, input: input, channelStride: channelStride, channels: channels, pixels: pixels,
         packed: packed)
+}
+
+/// One band of a channel-major depthwise convolution, 8 pixels of a row at a time
+/// (`depthwiseCHWBand`).
+@inline(never)
+private func baselineDepthwiseCHWBand(size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
+    depthwiseCHWBand(BaselineF32x8.self, size: size, strideWidth: strideWidth, band)
+}
+
+/// Whole small planes of a channel-major depthwise convolution, 8 flat positions per vector
+/// (`depthwiseCHWPlanes`).
+@inline(never)
+private func baselineDepthwiseCHWPlanes(size: Int, stride: Int, _ planes: DepthwiseCHWPlanesOperands) {
+    depthwiseCHWPlanes(BaselineF32x8.self, size: size, stride: stride, planes)
+}
+
+/// One tile of a convolution that writes channel-major: six channels by two 8-lane vectors
+/// of pixels at a time, 12 accumulators (`channelMajorConvTile`).
+@inline(never)
+private func baselineChannelMajorConvTile(_ tile: ChannelMajorConvTile) {
+    channelMajorConvTile(BaselineF32x8.self, CHWCount2.self, tile)
 }
 
 /// `fmaPeakChains` on `SIMD8<Float>`.
