@@ -168,19 +168,7 @@ public func storeVector16(_ value: SIMD16<Float>, _ pointer: UnsafeMutablePointe
         rest = value.highHalf
         offset = 8
     }
-    var quarter = rest.lowHalf
-    if count & 4 != 0 {
-        UnsafeMutableRawPointer(pointer + offset).storeBytes(of: quarter, as: SIMD4<Float>.self)
-        quarter = rest.highHalf
-        offset += 4
-    }
-    if count & 2 != 0 {
-        UnsafeMutableRawPointer(pointer + offset).storeBytes(of: quarter.lowHalf, as: SIMD2<Float>.self)
-        offset += 2
-        if count & 1 != 0 { pointer[offset] = quarter[2] }
-    } else if count & 1 != 0 {
-        pointer[offset] = quarter[0]
-    }
+    storeVector8Lanes(rest, pointer + offset, count: count & 7)
 }
 
 /// `value` with its lanes from `count` on set to zero.
