@@ -6,8 +6,9 @@
 // `rowFloats` apart, with each row's right padding running into the next
 // row's left padding. Output `(oy, ox)` is then flat position
 // `q = oy·rowFloats + ox`, and tap `(ky, kx)` of every output sits at the
-// same offset from `q`, so whole vectors of consecutive positions (16
-// lanes with AVX-512, 8 with AVX2) are computed at once, across row ends (the positions past a row's last
+// same offset from `q`, so whole 16-lane vectors of consecutive positions
+// (one zmm register with AVX-512, two ymm registers with AVX2) are
+// computed at once, across row ends (the positions past a row's last
 // output are computed too, and dropped). At stride 2 the padded plane is
 // split into four phase planes by the parity of its rows and columns, so
 // that consecutive outputs read consecutive floats of one phase plane.

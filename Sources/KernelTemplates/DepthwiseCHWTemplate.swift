@@ -10,10 +10,10 @@
 // de-interleaved (even padded columns, then odd ones), so the taps of
 // neighbouring outputs are consecutive floats. Then output rows go in
 // blocks sharing the scratch rows they read (four rows for 3×3 filters;
-// for 5×5 ones, blocks of up to eight that cover the band exactly), a
-// vector of the family's widest type at a time (with AVX-512 16 pixels,
-// 8 for rows of at most 8 pixels and for a last piece of at most 8; with
-// AVX2 8 pixels): each sum starts from the bias and adds one multiply-add
+// for 5×5 ones, blocks of up to eight that cover the band exactly), 16
+// pixels at a time (one zmm register with AVX-512, two ymm registers with
+// AVX2), 8 for rows of at most 8 pixels and for a last piece of at most
+// 8: each sum starts from the bias and adds one multiply-add
 // per tap in (kx, ky) order (filter columns outer), as the channels-last
 // kernels do. A tap in the padding adds `0 · w`, which leaves every sum
 // but `−0` unchanged for finite weights, so the results equal theirs bit

@@ -6,10 +6,19 @@ import KernelTemplates
 // compiles file by file sees the markers' conformances where the templates are specialised
 // (see `KernelVectors`).
 
-/// One 8-lane vector: the 8-wide GEMM panel, a group of 8 channels, 8 pixels of a
-/// channel-major row.
+/// One 8-lane vector: the 8-wide GEMM panel, a group of 8 channels, a channel-major row of at
+/// most 8 pixels.
 enum BaselineF32x8: ChannelMajorVectors {
     typealias Vector = SIMD8<Float>
+    typealias Narrow = BaselineF32x8
+    static var count: Int { 1 }
+}
+
+/// One 16-lane vector, two ymm registers: 16 pixels of a channel-major row (about 7 % faster
+/// than 8 in pose_detection's channel-major depthwise convolutions on a Zen 3: twice the
+/// independent sums per tap).
+enum BaselineF32x16: ChannelMajorVectors {
+    typealias Vector = SIMD16<Float>
     typealias Narrow = BaselineF32x8
     static var count: Int { 1 }
 }
@@ -161,18 +170,19 @@ private func baselinePackSparsePointwiseTile(
         packed: packed)
 }
 
-/// One band of a channel-major depthwise convolution, 8 pixels of a row at a time
+/// One band of a channel-major depthwise convolution, 16 pixels of a row at a time in two
+/// ymm registers (8 for rows of at most 8 pixels and for a last piece of at most 8)
 /// (`depthwiseCHWBand`).
 @inline(never)
 private func baselineDepthwiseCHWBand(size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
-    depthwiseCHWBand(BaselineF32x8.self, size: size, strideWidth: strideWidth, band)
+    depthwiseCHWBand(BaselineF32x16.self, size: size, strideWidth: strideWidth, band)
 }
 
-/// Whole small planes of a channel-major depthwise convolution, 8 flat positions per vector
-/// (`depthwiseCHWPlanes`).
+/// Whole small planes of a channel-major depthwise convolution, 16 flat positions per vector
+/// of two ymm registers (`depthwiseCHWPlanes`).
 @inline(never)
 private func baselineDepthwiseCHWPlanes(size: Int, stride: Int, _ planes: DepthwiseCHWPlanesOperands) {
-    depthwiseCHWPlanes(BaselineF32x8.self, size: size, stride: stride, planes)
+    depthwiseCHWPlanes(BaselineF32x16.self, size: size, stride: stride, planes)
 }
 
 /// One tile of a convolution that writes channel-major: six channels by two 8-lane vectors
