@@ -13,8 +13,8 @@ struct LayerShape: Sendable {
         /// non-zero, run sparse on channel-major tensors
         /// (`SparsePointwiseConv2DCHW`), as in pose_detection.
         case sparsePointwise
-        /// DEPTHWISE_CONV_2D on channel-major tensors (`DepthwiseConv2DCHW`,
-        /// AVX-512 only), as between pose_detection's sparse layers.
+        /// DEPTHWISE_CONV_2D on channel-major tensors (`DepthwiseConv2DCHW`),
+        /// as between pose_detection's sparse layers.
         case channelMajorDepthwise
     }
 
@@ -168,11 +168,9 @@ extension LayerShape {
 extension LayerShape {
     /// pose_detection's heaviest layers as its channel-major region runs
     /// them: sparse 1×1 convolutions (25 % of the weights non-zero; their
-    /// rates count the non-zero multiply-accumulates only), with every
-    /// family, and the depthwise convolutions between them, only where the
-    /// CPU runs the AVX-512 kernels (the only family that kernel exists for).
-    static let channelMajor: [LayerShape] = sparsePointwise
-        + (KernelInstructionSet.avx512.isSupported ? channelMajorDepthwise : [])
+    /// rates count the non-zero multiply-accumulates only), and the depthwise
+    /// convolutions between them, with every family.
+    static let channelMajor: [LayerShape] = sparsePointwise + channelMajorDepthwise
 
     /// pose_detection's heaviest sparse 1×1 convolutions.
     static let sparsePointwise: [LayerShape] = [

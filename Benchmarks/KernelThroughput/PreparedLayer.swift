@@ -65,7 +65,7 @@ final class PreparedLayer {
             flops = Int((2 * Double(sparse.multiplyAccumulates) * sparse.density).rounded())
         case .channelMajorDepthwise:
             guard let planes = DepthwiseConv2DCHW(try depthwise()) else {
-                throw KernelError(op: shape.name, "no channel-major depthwise kernel here (it needs AVX-512)")
+                throw KernelError(op: shape.name, "no channel-major depthwise kernel for this shape")
             }
             kernel = planes
             flops = 2 * kernel.multiplyAccumulates

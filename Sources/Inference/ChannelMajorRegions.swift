@@ -20,16 +20,12 @@ import Tensor
 /// A region is a connected group of such operators linked by the tensors
 /// they pass each other; it is used only when it holds at least
 /// `minimumSparseConvolutions` sparse convolutions, so that a lone
-/// depthwise convolution or ADD never pays for two conversions. Where the
-/// kernel family lacks a channel-major kernel a region needs (see
-/// `families`), or no filter is sparse, the graph is left as it is.
+/// depthwise convolution or ADD never pays for two conversions. Every kernel
+/// family has every channel-major kernel; where no filter is sparse, the
+/// graph is left as it is. An operator whose channel-major kernel would not
+/// give its channel-last bits (a depthwise convolution with a `−0` bias,
+/// see `DepthwiseConv2DCHW`) stays channel-last, outside any region.
 enum ChannelMajorRegions {
-    /// The kernel families with every channel-major kernel a region needs
-    /// (the caller applies regions only to a graph prepared for one of
-    /// them). The sparse 1×1 kernel exists for every family, but the
-    /// channel-major depthwise convolution and `Conv2DToChannelMajor` only
-    /// for AVX-512.
-    static let families: Set<KernelInstructionSet> = [.avx512]
     /// Sparse convolutions a region needs before it is worth converting to.
     static let minimumSparseConvolutions = 2
     /// The largest fraction of non-zero filter values run as sparse. At 25 %

@@ -16,9 +16,9 @@ import Tensor
 /// With `fusesOperators` (and weights read), the ADD and PRELU that finish a
 /// CONV_2D are folded into it (`OperatorFusion`) before memory is planned; the
 /// summary still counts the operators, parameters and multiply-accumulates
-/// of the file. With `usesSparseKernels` as well, and an instruction set with
-/// every channel-major kernel (`ChannelMajorRegions.families`), the regions
-/// of sparse 1×1 convolutions then run channel-major (`ChannelMajorRegions`),
+/// of the file. With `usesSparseKernels` as well, the regions of sparse 1×1
+/// convolutions then run channel-major (`ChannelMajorRegions`, in every
+/// kernel family),
 /// which adds tensors past the file's for the copies that cross a region's
 /// border.
 struct LoadPlan {
@@ -123,7 +123,7 @@ struct LoadPlan {
                 },
                 constantValue: { try constants.value(of: $0) }, isConstant: constants.isConstant, shapes: shapes,
                 graphOutputs: subgraph.outputs)
-            if usesSparseKernels && ChannelMajorRegions.families.contains(instructionSet) {
+            if usesSparseKernels {
                 fused = ChannelMajorRegions.apply(
                     fused, shapes: &shapes, isConstant: constants.isConstant, graphOutputs: subgraph.outputs)
             }

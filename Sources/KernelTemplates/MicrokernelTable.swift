@@ -41,6 +41,15 @@ public final class MicrokernelTable: Sendable {
     public let packSparsePointwiseTile: @Sendable (
         _ input: UnsafePointer<Float>, _ channelStride: Int, _ channels: Int, _ pixels: Int,
         _ packed: UnsafeMutablePointer<Float>) -> Void
+    /// One band of output rows of a channel-major depthwise convolution
+    /// (`depthwiseCHWBand`): the filter size (3 or 5), the stride along W (1 or 2), the band.
+    public let depthwiseCHWBand: @Sendable (_ size: Int, _ strideWidth: Int, DepthwiseCHWBandOperands) -> Void
+    /// Whole small planes of a channel-major depthwise convolution (`depthwiseCHWPlanes`): the
+    /// filter size (3 or 5), the stride along both axes (1 or 2), the planes.
+    public let depthwiseCHWPlanes: @Sendable (_ size: Int, _ stride: Int, DepthwiseCHWPlanesOperands) -> Void
+    /// One tile of 64 output pixels of a convolution that writes channel-major
+    /// (`channelMajorConvTile`).
+    public let channelMajorConvTile: @Sendable (ChannelMajorConvTile) -> Void
     /// The fp32 multiply-add peak loop (`fmaPeakChains`) on the family's widest vector:
     /// `rounds`, multiplier, addend; returns the accumulators' sum.
     public let fmaPeakChains: @Sendable (_ rounds: Int, _ multiplier: Float, _ addend: Float) -> Float
@@ -63,6 +72,9 @@ public final class MicrokernelTable: Sendable {
         sparsePointwiseTile: @escaping @Sendable (SparsePointwiseTile, SparsePointwiseWeights, SparsePointwiseOutput) -> Void,
         packSparsePointwiseTile: @escaping @Sendable (
             UnsafePointer<Float>, Int, Int, Int, UnsafeMutablePointer<Float>) -> Void,
+        depthwiseCHWBand: @escaping @Sendable (Int, Int, DepthwiseCHWBandOperands) -> Void,
+        depthwiseCHWPlanes: @escaping @Sendable (Int, Int, DepthwiseCHWPlanesOperands) -> Void,
+        channelMajorConvTile: @escaping @Sendable (ChannelMajorConvTile) -> Void,
         fmaPeakChains: @escaping @Sendable (Int, Float, Float) -> Float,
         fmaPeakFlopsPerRound: Int, names: [String]
     ) {
@@ -75,6 +87,9 @@ public final class MicrokernelTable: Sendable {
         self.depthwisePixel = depthwisePixel
         self.sparsePointwiseTile = sparsePointwiseTile
         self.packSparsePointwiseTile = packSparsePointwiseTile
+        self.depthwiseCHWBand = depthwiseCHWBand
+        self.depthwiseCHWPlanes = depthwiseCHWPlanes
+        self.channelMajorConvTile = channelMajorConvTile
         self.fmaPeakChains = fmaPeakChains
         self.fmaPeakFlopsPerRound = fmaPeakFlopsPerRound
         self.names = names

@@ -1,6 +1,7 @@
 // Lane-wise multiply-add, select, clamp and PRELU on the vectors the kernel families use
-// (`SIMD8<Float>`, one ymm register; `SIMD16<Float>`, one zmm register with AVX-512), and the
-// loads and stores of eight floats. Each is written for its concrete type: the generic `SIMD`
+// (`SIMD8<Float>`, one ymm register; `SIMD16<Float>`, one zmm register with AVX-512), the
+// loads and stores of eight and sixteen floats, and the lane shuffles of the channel-major
+// kernels. Each is written for its concrete type: the generic `SIMD`
 // operations go lane by lane and leave it to the compiler to put the lanes back into vectors,
 // which it does only sometimes. They are `@inlinable` and not generic, so a family's module
 // compiles them into its own code with its own code generation (a call that is not inlined
@@ -115,4 +116,84 @@ public func storeVector8(_ value: SIMD8<Float>, _ pointer: UnsafeMutablePointer<
         UnsafeMutableRawPointer(pointer).copyMemory(
             from: bytes.baseAddress!, byteCount: count * MemoryLayout<Float>.stride)
     }
+}
+
+/// Stores the first `count` lanes (0...8) of `value` at `pointer` with whole stores of 4 and 2
+/// lanes, then one lane: no call to `memmove`, for the short row ends of the channel-major
+/// kernels.
+@inlinable @inline(__always)
+public func storeVector8Lanes(_ value: SIMD8<Float>, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
+    if count >= 8 {
+        storeVector8(value, pointer)
+        return
+    }
+    var quarter = value.lowHalf, offset = 0
+    if count & 4 != 0 {
+        UnsafeMutableRawPointer(pointer).storeBytes(of: quarter, as: SIMD4<Float>.self)
+        quarter = value.highHalf
+        offset = 4
+    }
+    if count & 2 != 0 {
+        UnsafeMutableRawPointer(pointer + offset).storeBytes(of: quarter.lowHalf, as: SIMD2<Float>.self)
+        if count & 1 != 0 { pointer[offset &+ 2] = quarter[2] }
+    } else if count & 1 != 0 {
+        pointer[offset] = quarter[0]
+    }
+}
+
+/// Loads 16 floats starting at `pointer` (no alignment required): one zmm register with
+/// AVX-512, two ymm registers with AVX2.
+@inlinable @inline(__always)
+public func loadVector16(_ pointer: UnsafePointer<Float>) -> SIMD16<Float> {
+    UnsafeRawPointer(pointer).loadUnaligned(as: SIMD16<Float>.self)
+}
+
+/// Stores 16 floats starting at `pointer` (no alignment required).
+@inlinable @inline(__always)
+public func storeVector16(_ value: SIMD16<Float>, _ pointer: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD16<Float>.self)
+}
+
+/// Stores the first `count` lanes (0...16) of `value` at `pointer`: whole vectors of 16, 8 and
+/// 4 lanes, then single lanes.
+@inlinable @inline(__always)
+public func storeVector16(_ value: SIMD16<Float>, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
+    if count == 16 {
+        storeVector16(value, pointer)
+        return
+    }
+    var rest = value.lowHalf, offset = 0
+    if count & 8 != 0 {
+        storeVector8(rest, pointer)
+        rest = value.highHalf
+        offset = 8
+    }
+    storeVector8Lanes(rest, pointer + offset, count: count & 7)
+}
+
+/// `value` with its lanes from `count` on set to zero.
+@inlinable @inline(__always)
+public func keepingLanes(_ value: SIMD16<Float>, below count: Int) -> SIMD16<Float> {
+    let lanes = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+    let keep: SIMDMask<SIMD16<Int32>> = lanes .< SIMD16<Int32>(repeating: Int32(truncatingIfNeeded: count))
+    return select(keep, value, SIMD16<Float>(repeating: 0))
+}
+
+/// Lanes 0, 2, …, 14 of `a`, then lanes 0, 2, …, 14 of `b`. Spelled out lane by lane from two
+/// 16-lane vectors, which the compiler turns into a single two-source permute with AVX-512
+/// (`SIMD32.evenHalf` takes several), and into in-lane shuffles and a cross-lane permute per
+/// ymm half with AVX2.
+@inlinable @inline(__always)
+public func evenLanes(_ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
+    SIMD16(
+        a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14],
+        b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14])
+}
+
+/// Lanes 1, 3, …, 15 of `a`, then lanes 1, 3, …, 15 of `b` (see `evenLanes`).
+@inlinable @inline(__always)
+public func oddLanes(_ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
+    SIMD16(
+        a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15],
+        b[1], b[3], b[5], b[7], b[9], b[11], b[13], b[15])
 }

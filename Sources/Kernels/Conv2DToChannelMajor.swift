@@ -1,10 +1,6 @@
 import KernelTemplates
 import Tensor
 
-#if LANDMARKER_AVX512
-import KernelsAVX512
-#endif
-
 /// A CONV_2D with few input channels that reads a channel-last input and
 /// writes a channel-major output: the same convolution as the `Conv2D` it is
 /// made from, for the first operator of a channel-major region (a model's
@@ -21,11 +17,12 @@ import KernelsAVX512
 /// (`PhaseRows`), where every tap of a run of output pixels in one output
 /// row is a contiguous slice. For each tile of 64 consecutive output pixels
 /// it copies those slices into the tile's taps (`KH·KW·Cin` rows of 64,
-/// zeros in the padding) and runs `channelMajorConvTileAVX512` on them: each output is its bias
-/// plus one fused multiply-add per tap in `(ky, kx, ic)` order, clamped, as
-/// the GEMM microkernels compute the channel-last convolution, so the result
-/// is bit-identical to that convolution followed by a `LayoutConversion`.
-/// Only built where the AVX-512 kernels are (see `init`).
+/// zeros in the padding) and runs the family's `channelMajorConvTile` on
+/// them: each output is its bias plus one multiply-add per tap in
+/// `(ky, kx, ic)` order, clamped, as the GEMM microkernels compute the
+/// channel-last convolution, so the result is bit-identical to that
+/// convolution followed by a `LayoutConversion` (`Conv2D` too adds `0 · w`
+/// for a tap in the padding, gathered as a zero).
 public struct Conv2DToChannelMajor: PreparedKernel {
     /// The most taps (`KH·KW·Cin`) a convolution may have to run this way:
     /// a tile's taps (`K · 64` floats) then stay within 16 KiB of L1.
@@ -54,6 +51,8 @@ public struct Conv2DToChannelMajor: PreparedKernel {
     /// `[Cout]`.
     let bias: [Float]
     let activation: FusedActivation
+    /// The family whose tile kernel runs.
+    let instructionSet: KernelInstructionSet
     /// Where the fast kernel finds each tap's input row.
     let phaseRows: PhaseRows
     /// `phaseRows.tapOffsets(channels: Cin)`.
@@ -68,13 +67,11 @@ public struct Conv2DToChannelMajor: PreparedKernel {
     /// `conv` has a fused ADD or PRELU, more than `maximumInputChannels`
     /// input channels or `maximumTaps` taps, at most
     /// `PackedGemmWeights.maxDotOutputs` output channels (which the
-    /// channel-last kernel sums as dot products, in another order), was not
-    /// prepared for `.avx512`, or this build lacks the AVX-512 kernels.
+    /// channel-last kernel sums as dot products, in another order).
     public init?(_ conv: Conv2D) {
-        #if LANDMARKER_AVX512
         let g = conv.window
         let taps = g.filterHeight * g.filterWidth * conv.inputChannels
-        guard conv.epilogue.isEmpty, conv.packed.instructionSet == .avx512,
+        guard conv.epilogue.isEmpty,
               conv.inputChannels <= Self.maximumInputChannels, taps <= Self.maximumTaps,
               conv.outputChannels > PackedGemmWeights.maxDotOutputs
         else { return nil }
@@ -87,11 +84,9 @@ public struct Conv2DToChannelMajor: PreparedKernel {
         filter = conv.packed.unpackedWeights()
         bias = conv.packed.unpackedBias()
         activation = conv.activation
+        instructionSet = conv.packed.instructionSet
         phaseRows = PhaseRows(g)
         tapOffsets = phaseRows.tapOffsets(channels: conv.inputChannels)
-        #else
-        return nil
-        #endif
     }
 
     /// One value at a time: the taps summed in `(ky, kx, ic)` order in Float,
@@ -140,14 +135,13 @@ public struct Conv2DToChannelMajor: PreparedKernel {
         return size
     }
 
-    /// Pixels per tile (`channelMajorConvTileAVX512`'s).
-    static let tilePixels = 64
+    /// Pixels per tile (`channelMajorConvTile`'s).
+    static let tilePixels = channelMajorConvTilePixels
 
     /// Image by image: the phase rows, row by row, then tiles of 64 output
     /// pixels, each phase spread over the threads; every value is computed
     /// the same way whatever the thread count.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
-        #if LANDMARKER_AVX512
         let rowFloats = phaseRows.floats(channels: inputChannels)
         precondition(
             io.workspace.count >= rowFloats + tapCount * Self.tilePixels * runner.threadCount,
@@ -167,7 +161,7 @@ public struct Conv2DToChannelMajor: PreparedKernel {
                     let tiles = ChannelMajorOutputTiles(
                         rows: UnsafePointer(rows), output: io.outputs[0] + n * outputChannels * outputPixels,
                         filter: filter.baseAddress!, bias: bias.baseAddress!, taps: rows + rowFloats,
-                        tapOffsets: tapOffsets.baseAddress!, rowBlock: inputChannels * phaseRows.strideW * phaseRows.length,
+                        tapOffsets: tapOffsets.baseAddress!, kernels: instructionSet.microkernels, rowBlock: inputChannels * phaseRows.strideW * phaseRows.length,
                         window: g, inputChannels: inputChannels, outputChannels: outputChannels,
                         clamp: activation.clampRange)
                     runner.limited(to: threads).forEach(tilesPerImage, tiles)
@@ -175,9 +169,6 @@ public struct Conv2DToChannelMajor: PreparedKernel {
                 }
             }
         }
-        #else
-        preconditionFailure("a channel-major-output convolution in a build without the AVX-512 kernels")
-        #endif
     }
 }
 
@@ -241,7 +232,6 @@ struct PhaseRows: Sendable {
     }
 }
 
-#if LANDMARKER_AVX512
 /// Item `iy` of `Conv2DToChannelMajor.run`'s first phase: input row `iy`
 /// split into its phase rows (`PhaseRows`); the last item also zeroes the
 /// zero row.
@@ -304,6 +294,8 @@ private struct ChannelMajorOutputTiles: ParallelWork {
     let taps: UnsafeMutablePointer<Float>
     /// `PhaseRows.tapOffsets`: per `(kx, ic)`.
     let tapOffsets: UnsafePointer<Int>
+    /// The convolution's family's microkernels, looked up once per call.
+    let kernels: MicrokernelTable
     /// Floats between the phase rows of consecutive input rows (`Cin · strideW · length`);
     /// the zero row follows those of the last input row.
     let rowBlock: Int
@@ -342,11 +334,11 @@ private struct ChannelMajorOutputTiles: ParallelWork {
                 }
                 column += run
             }
-            channelMajorConvTileAVX512(
-                taps: taps, tapCount: tapCount, weights: filter, bias: bias, outputChannels: outputChannels,
-                output: output + first, channelStride: pixels, pixels: count,
-                lower: clamp.lower, upper: clamp.upper)
+            kernels.channelMajorConvTile(
+                ChannelMajorConvTile(
+                    taps: taps, tapCount: tapCount, weights: filter, bias: bias, outputChannels: outputChannels,
+                    output: output + first, channelStride: pixels, pixels: count,
+                    lower: clamp.lower, upper: clamp.upper))
         }
     }
 }
-#endif

@@ -1,10 +1,6 @@
 import KernelTemplates
 import Tensor
 
-#if LANDMARKER_AVX512
-import KernelsAVX512
-#endif
-
 /// DEPTHWISE_CONV_2D on channel-major tensors: the same convolution as a
 /// `DepthwiseConv2D` with depth multiplier 1, reading and writing
 /// `[N][C][H·W]` (each channel's H×W plane contiguous and row-major)
@@ -16,9 +12,13 @@ import KernelsAVX512
 /// where taps outside the input (in the padding, including a folded PAD's)
 /// contribute nothing.
 ///
-/// Only the shapes of the AVX-512 plane kernels are taken: square 3×3 or
-/// 5×5 filters, undilated, strides 1 or 2 along each axis, weights packed
-/// for `.avx512`. `init?` returns nil for anything else.
+/// Only the shapes of the plane kernels (`depthwiseCHWBand`,
+/// `depthwiseCHWPlanes` of the weights' family's `MicrokernelTable`) are
+/// taken: square 3×3 or 5×5 filters, undilated, strides 1 or 2 along each
+/// axis; and only filters they compute bit for bit as `DepthwiseConv2D`
+/// does: they add `0 · w` for a tap in the padding, which changes a sum
+/// only when it is `−0` (a bias of `−0`) or `w` is not finite. `init?`
+/// returns nil for anything else.
 public struct DepthwiseConv2DCHW: PreparedKernel {
     /// "DEPTHWISE_CONV_2D(CHW)", "PAD+DEPTHWISE_CONV_2D(CHW)" when a PAD is folded into it.
     public var opName: String { (foldsPadding ? "PAD+" : "") + "DEPTHWISE_CONV_2D(CHW)" }
@@ -29,7 +29,8 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     public let multiplyAccumulates: Int
     /// Filter and bias are copied at prepare time.
     public let readsConstantInputs = false
-
+    /// The family whose plane kernels run.
+    let instructionSet: KernelInstructionSet
     /// Batch and spatial geometry of the sliding window (with any folded padding).
     let window: WindowGeometry
     /// C: input and output channels.
@@ -64,12 +65,11 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
 
     /// The channel-major form of `depthwise`, or nil when no plane kernel
     /// fits: a depth multiplier other than 1, dilation, a filter other than
-    /// 3×3 or 5×5, a stride other than 1 or 2, weights not packed for
-    /// `.avx512`, or a library built without the AVX-512 kernels.
+    /// 3×3 or 5×5, a stride other than 1 or 2, weights not packed (the
+    /// reference mode), a bias of `−0` or a filter value that is not finite.
     public init?(_ depthwise: DepthwiseConv2D) {
-        #if LANDMARKER_AVX512
         let g = depthwise.window
-        guard let packed = depthwise.packed, packed.instructionSet == .avx512,
+        guard let packed = depthwise.packed,
               depthwise.depthMultiplier == 1,
               g.dilationH == 1, g.dilationW == 1,
               g.filterHeight == g.filterWidth, g.filterWidth == 3 || g.filterWidth == 5,
@@ -81,6 +81,8 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
             let tapWeights = packed.taps(row: t / g.filterWidth, column: t % g.filterWidth)
             for c in 0..<channels { channelFilters[c * taps + t] = tapWeights[c] }
         }
+        let bias = Array(UnsafeBufferPointer(start: packed.bias, count: channels))
+        guard addsPaddingTapsExactly(bias: bias, weights: channelFilters) else { return nil }
         let rowFloats = depthwiseCHWScratchRowFloats(
             size: g.filterWidth, strideWidth: g.strideW, outputWidth: g.outputWidth)
         // Rows fitting the budget: each output row adds strideH scratch rows.
@@ -95,11 +97,12 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
             && g.outputWidth + (g.filterWidth - 1) / g.strideW <= Self.flatPlaneMaximumRowFloats
             && planeFloats <= Self.scratchBudget
         let bandRows = flatPlanes ? g.outputHeight : (g.outputHeight + bands - 1) / bands
+        self.instructionSet = packed.instructionSet
         self.window = g
         self.channels = channels
         self.activation = depthwise.activation
         self.channelFilters = channelFilters
-        self.bias = Array(UnsafeBufferPointer(start: packed.bias, count: channels))
+        self.bias = bias
         self.foldsPadding = depthwise.foldsPadding
         self.flatPlanes = flatPlanes
         self.outputShapes = depthwise.outputShapes
@@ -112,9 +115,6 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         self.scratchPerThread = flatPlanes
             ? (planeFloats + 15) / 16 * 16
             : (((bandRows - 1) * g.strideH + g.filterHeight) * rowFloats + 31) / 16 * 16
-        #else
-        return nil
-        #endif
     }
 
     /// One band of scratch rows per thread.
@@ -160,14 +160,13 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         }
     }
 
-    /// The AVX-512 plane kernels over work items of one band of output rows
+    /// The family's plane kernels over work items of one band of output rows
     /// of one channel plane (or, for small planes, of one whole plane, runs
     /// of consecutive planes going to the kernel together); each thread
     /// uses its own slice of `io.workspace` (at least
     /// `workspaceSize(threadCount: runner.threadCount)` floats). Every output value is computed the same way whatever the
     /// thread count.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
-        #if LANDMARKER_AVX512
         precondition(
             io.workspace.count / runner.threadCount >= scratchPerThread,
             "\(opName): workspace smaller than workspaceSize(threadCount:)")
@@ -185,21 +184,19 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
                 runner.limited(to: threads).forEach(
                     items,
                     Bands(
-                        kernel: self, input: io.inputs[0], output: io.outputs[0], filters: filters,
-                        bias: bias, scratch: scratch))
+                        kernel: self, kernels: instructionSet.microkernels, input: io.inputs[0],
+                        output: io.outputs[0], filters: filters, bias: bias, scratch: scratch))
             }
         }
-        #else
-        preconditionFailure("\(opName) prepared in a build without the AVX-512 kernels")
-        #endif
     }
 
-    #if LANDMARKER_AVX512
     /// Work item `i`: band `i % bandsPerPlane` of plane `i / bandsPerPlane`
     /// (plane `n·C + c`), or with `flatPlanes` plane `i` whole, for
     /// `ParallelRunner.forEach`.
     private struct Bands: ParallelWork {
         let kernel: DepthwiseConv2DCHW
+        /// `kernel.instructionSet.microkernels`, looked up once per call.
+        let kernels: MicrokernelTable
         let input: UnsafePointer<Float>
         let output: UnsafeMutablePointer<Float>
         let filters: UnsafePointer<Float>
@@ -217,8 +214,8 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
                 var plane = items.lowerBound
                 while plane < items.upperBound {
                     let c = plane % k.channels, count = min(items.upperBound - plane, k.channels - c)
-                    depthwiseCHWF32PlanesAVX512(
-                        size: g.filterWidth, stride: g.strideW,
+                    kernels.depthwiseCHWPlanes(
+                        g.filterWidth, g.strideW,
                         DepthwiseCHWPlanesOperands(
                             input: input + plane * inputPlane, inputHeight: g.inputHeight,
                             inputWidth: g.inputWidth, output: output + plane * outputPlane,
@@ -236,8 +233,8 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
                 let plane = item / k.bandsPerPlane, c = plane % k.channels
                 let firstRow = item % k.bandsPerPlane * k.bandRows
                 let rowCount = min(k.bandRows, g.outputHeight - firstRow)
-                depthwiseCHWF32BandAVX512(
-                    size: g.filterWidth, strideWidth: g.strideW,
+                kernels.depthwiseCHWBand(
+                    g.filterWidth, g.strideW,
                     DepthwiseCHWBandOperands(
                         input: input + plane * inputPlane, inputHeight: g.inputHeight,
                         inputWidth: g.inputWidth,
@@ -252,5 +249,13 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
             }
         }
     }
-    #endif
+}
+
+/// Whether kernels that add `0 · w` for every tap in the padding give the
+/// same bits as kernels that skip those taps: a running sum starts from
+/// the bias and becomes `−0` only from a `−0` bias (`+0` plus anything
+/// that rounds to zero is `+0`), the only sum that adding `+0` changes;
+/// and `0 · w` is `±0` only for a finite `w`.
+func addsPaddingTapsExactly(bias: [Float], weights: [Float]) -> Bool {
+    !bias.contains { $0 == 0 && $0.sign == .minus } && weights.allSatisfy(\.isFinite)
 }

@@ -21,8 +21,10 @@ extension AVX512Vectors16 {
     }
 }
 
-/// One 16-lane vector: the 16-wide last GEMM panel, a group of 16 channels.
-enum AVX512F32x16: AVX512Vectors16 {
+/// One 16-lane vector: the 16-wide last GEMM panel, a group of 16 channels, 16 pixels of a
+/// channel-major row.
+enum AVX512F32x16: AVX512Vectors16, ChannelMajorVectors {
+    typealias Narrow = AVX512F32x8
     static var count: Int { 1 }
 }
 
@@ -32,9 +34,10 @@ enum AVX512F32x16x2: AVX512Vectors16 {
 }
 
 /// One 8-lane vector (one ymm register): a group of 8 channels, the 8-lane step of the
-/// epilogue.
-enum AVX512F32x8: KernelVectors {
+/// epilogue, a channel-major row of at most 8 pixels.
+enum AVX512F32x8: ChannelMajorVectors {
     typealias Vector = SIMD8<Float>
+    typealias Narrow = AVX512F32x8
     static var count: Int { 1 }
 }
 
@@ -52,12 +55,18 @@ public let avx512Microkernels = MicrokernelTable(
     depthwisePixel: avx512DepthwisePixel,
     sparsePointwiseTile: avx512SparsePointwiseTile,
     packSparsePointwiseTile: avx512PackSparsePointwiseTile,
+    depthwiseCHWBand: avx512DepthwiseCHWBand,
+    depthwiseCHWPlanes: avx512DepthwiseCHWPlanes,
+    channelMajorConvTile: avx512ChannelMajorConvTile,
     fmaPeakChains: avx512FMAPeakChains,
     fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD16<Float>.self),
     names: [
         "f32-gemm-8x32-avx512f", "f32-gemm-8x16-avx512f", "f32-gemm-epilogue-avx512f",
         "f32-dwconv-3x3s1-avx512f", "f32-dwconv-3x3s2-avx512f", "f32-dwconv-5x5s1-avx512f",
-        "f32-dwconv-5x5s2-avx512f", "f32-dwconv-pixel-avx512f", "f32-spmm-16-avx512f", "f32-fma-peak-avx512f",
+        "f32-dwconv-5x5s2-avx512f", "f32-dwconv-pixel-avx512f", "f32-spmm-16-avx512f",
+        "f32-dwconv2d-chw-3x3-avx512f", "f32-dwconv2d-chw-3x3s2-avx512f", "f32-dwconv2d-chw-5x5-avx512f",
+        "f32-dwconv2d-chw-5x5s2-avx512f", "f32-dwconv2d-chw-planes-avx512f", "f32-conv-hwc2chw-6x64-avx512f",
+        "f32-fma-peak-avx512f",
     ])
 
 /// The GEMM over whole panels: 8×32 tiles (16 zmm accumulators, two panel loads and eight
@@ -122,6 +131,27 @@ private func avx512PackSparsePointwiseTile(
     packSparsePointwiseTile(
         AVX512F32x16.self, input: input, channelStride: channelStride, channels: channels, pixels: pixels,
         packed: packed)
+}
+
+/// One band of a channel-major depthwise convolution, 16 pixels of a row at a time (8 for
+/// rows of at most 8 pixels and for a last piece of at most 8) (`depthwiseCHWBand`).
+@inline(never)
+private func avx512DepthwiseCHWBand(size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
+    depthwiseCHWBand(AVX512F32x16.self, size: size, strideWidth: strideWidth, band)
+}
+
+/// Whole small planes of a channel-major depthwise convolution, 16 flat positions per vector
+/// (`depthwiseCHWPlanes`).
+@inline(never)
+private func avx512DepthwiseCHWPlanes(size: Int, stride: Int, _ planes: DepthwiseCHWPlanesOperands) {
+    depthwiseCHWPlanes(AVX512F32x16.self, size: size, stride: stride, planes)
+}
+
+/// One tile of a convolution that writes channel-major: six channels by the tile's four
+/// 16-lane vectors at a time, 24 accumulators (`channelMajorConvTile`).
+@inline(never)
+private func avx512ChannelMajorConvTile(_ tile: ChannelMajorConvTile) {
+    channelMajorConvTile(AVX512F32x16.self, CHWCount4.self, tile)
 }
 
 /// `fmaPeakChains` on `SIMD16<Float>`.

@@ -11,8 +11,6 @@ import Testing
 /// on the thread count). Accuracy against LiteRT is ModelGoldenTests'; the
 /// kernels themselves are swept in KernelsTests.
 @Suite struct ChannelMajorRegionTests {
-    static let wide = KernelInstructionSet.avx512.isSupported
-
     // Tensors of the hand-made graphs: 0 input x [1, 4, 4, 8]; 1 sparse
     // filter [8, 1, 1, 8], 2 dense filter, 3 bias [8]; 4... activations of x's shape.
     static let shape = TensorShape(validated: [1, 4, 4, 8])
@@ -30,12 +28,13 @@ import Testing
             options: .init(padding: .valid))
     }
 
-    func depthwise() throws -> DepthwiseConv2D {
+    /// A 3×3 depthwise convolution, without a bias or with `bias`.
+    func depthwise(bias: [Float]? = nil) throws -> DepthwiseConv2D {
         try DepthwiseConv2D.prepare(
             inputs: [
                 Operand(shape: Self.shape),
                 Operand(shape: TensorShape(validated: [1, 3, 3, 8]), constant: .float32((0..<72).map { Float($0 % 5) })),
-            ],
+            ] + (bias.map { [Operand(shape: TensorShape(validated: [8]), constant: .float32($0))] } ?? []),
             options: .init(padding: .same, depthMultiplier: 1))
     }
 
@@ -55,10 +54,6 @@ import Testing
             (try pointwise(sparse: true), [5, 1, 3], [6]),
         ]
         let (result, shapes) = apply(nodes, outputs: [6])
-        guard Self.wide else {
-            #expect(result.map(\.kernel.opName) == nodes.map(\.kernel.opName), "no sparse kernels without AVX-512")
-            return
-        }
         #expect(result.map { "\(type(of: $0.kernel))" } == [
             "LayoutConversion", "SparsePointwiseConv2DCHW", "DepthwiseConv2DCHW", "SparsePointwiseConv2DCHW",
             "LayoutConversion",
@@ -73,6 +68,21 @@ import Testing
         #expect(result[4].inputs == [13] && result[4].outputs == [6])
         #expect((result[0].kernel as? LayoutConversion)?.direction == .toChannelMajor)
         #expect((result[4].kernel as? LayoutConversion)?.direction == .toChannelLast)
+    }
+
+    /// A depthwise convolution with a `−0` bias stays channel-last: its channel-major kernel
+    /// would add `+0` for padding taps and could turn a `−0` sum into `+0`. Without it the two
+    /// sparse convolutions are a region each, too small to convert to.
+    @Test func aDepthwiseConvolutionWithANegativeZeroBiasStaysChannelLast() throws {
+        let bias = (0..<8).map { $0 == 5 ? Float(-0.0) : 1 }
+        let nodes: [PreparedNode] = [
+            (try pointwise(sparse: true), [0, 1, 3], [4]),
+            (try depthwise(bias: bias), [4, 3], [5]),
+            (try pointwise(sparse: true), [5, 1, 3], [6]),
+        ]
+        #expect(DepthwiseConv2DCHW(try depthwise(bias: bias.map { $0 == 0 ? 0 : $0 })) != nil)
+        let (result, _) = apply(nodes, outputs: [6])
+        #expect(result.map(\.kernel.opName) == nodes.map(\.kernel.opName))
     }
 
     @Test func aTensorReadOutsideTheRegionIsConvertedBackOnce() throws {
@@ -115,27 +125,29 @@ import Testing
         let interpreter = try Interpreter(contentsOfFile: try Fixtures.model("pose_detection"))
         let names = operatorNames(interpreter)
         let sparse = names.filter { $0.contains("sparse") }.count
-        #expect(sparse == (Self.wide ? 38 : 0), "sparse convolutions among \(names)")
+        #expect(sparse == 38, "sparse convolutions among \(names)")
         // The 3-channel stem writes the region's first tensor channel-major itself; only the
         // two upsampled feature maps the decoder feeds back are converted into the region.
-        #expect(names.first == (Self.wide ? "PAD+CONV_2D(to CHW)" : "PAD+CONV_2D"), "first operators \(names.prefix(3))")
-        #expect(names.filter { $0 == "TO_CHANNEL_MAJOR" }.count == (Self.wide ? 2 : 0), "conversions among \(names)")
+        #expect(names.first == "PAD+CONV_2D(to CHW)", "first operators \(names.prefix(3))")
+        #expect(names.filter { $0 == "TO_CHANNEL_MAJOR" }.count == 2, "conversions among \(names)")
         let dense = try Interpreter(
             contentsOfFile: try Fixtures.model("pose_detection"), options: .init(usesSparseKernels: false))
         #expect(!operatorNames(dense).contains { $0.contains("sparse") || $0.contains("CHW") })
     }
 
     /// pose_detection with its sparse regions against the same model dense, bit for bit, on
-    /// the fixtures' real input at 1 and 2 threads: the channel-major kernels sum in the dense
-    /// kernels' order. Where the CPU lacks AVX-512, both run the dense graph (regions need the
-    /// AVX-512 channel-major depthwise kernel), as the landmarkers would.
-    @Test(arguments: [1, 2])
-    func poseDetectionWithSparseKernelsEqualsDense(threads: Int) throws {
+    /// the fixtures' real input at 1 and 2 threads, in every kernel family this CPU runs: the
+    /// channel-major kernels sum in the dense kernels' order.
+    @Test(arguments: [1, 2], KernelInstructionSet.supported)
+    func poseDetectionWithSparseKernelsEqualsDense(threads: Int, instructionSet: KernelInstructionSet) throws {
         var outputs: [[[Float]]] = []
         for sparse in [true, false] {
             let interpreter = try Interpreter(
                 contentsOfFile: try Fixtures.model("pose_detection"),
-                options: .init(threadCount: threads, usesSparseKernels: sparse))
+                options: .init(threadCount: threads, instructionSet: instructionSet, usesSparseKernels: sparse))
+            if sparse {
+                #expect(operatorNames(interpreter).contains("DEPTHWISE_CONV_2D(CHW)"), "\(instructionSet): no region")
+            }
             try interpreter.setInput(try Fixtures.floats("tensors/pose_detection/real_input.bin"))
             interpreter.invoke()
             outputs.append(try interpreter.outputs.indices.map { try interpreter.output(at: $0) })
@@ -145,7 +157,7 @@ import Testing
             let differing = zip(a, b).filter { $0.bitPattern != $1.bitPattern }.count
             #expect(
                 differing == 0 && a.count == b.count,
-                "output \(k): \(differing) of \(a.count) values differ between sparse and dense, \(threads) threads")
+                "output \(k): \(differing) of \(a.count) values differ between sparse and dense, \(instructionSet), \(threads) threads")
         }
     }
 

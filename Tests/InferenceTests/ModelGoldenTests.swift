@@ -81,9 +81,9 @@ import Testing
     /// order times the reciprocal of the count, LOGISTIC by XNNPACK's AVX2 +
     /// FMA sigmoid (both families: on AVX-512 CPUs XNNPACK picks another
     /// sigmoid, which gives the same bits on these inputs but not on all).
-    /// pose_detection's sparse 1×1 kernel spreads each sum over four chains
-    /// of multiply-adds (for speed: one chain waits on every multiply-add's
-    /// latency), so that model is exact with `usesSparseKernels: false`.
+    /// With `usesSparseKernels` too: pose_detection's channel-major regions
+    /// (sparse 1×1 convolutions, channel-major depthwise convolutions and
+    /// stem) sum in the dense kernels' order.
     @Test(.enabled(if: KernelInstructionSet.fusesMultiplyAdd, "needs the native build's fused multiply-adds"),
           arguments: models)
     func fastKernelsGiveXNNPACKOutputsBitForBit(model: String) throws {
@@ -94,7 +94,7 @@ import Testing
         let expected = try outputs.map { try Fixtures.floats($0["file"] as! String) }
         for instructionSet in KernelInstructionSet.supported {
             for threads in [1, 2] {
-                for sparse in model == "pose_detection" ? [false] : [true, false] {
+                for sparse in [true, false] {
                     let interpreter = try Interpreter(
                         contentsOfFile: try Fixtures.model(model),
                         options: .init(threadCount: threads, instructionSet: instructionSet, usesSparseKernels: sparse))
@@ -112,22 +112,24 @@ import Testing
         }
     }
 
-    /// The dense kernels of both families (the sparse ones exist only for
-    /// AVX-512).
-    @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"), arguments: models)
-    func bothMicrokernelFamiliesGiveIdenticalOutputs(model: String) throws {
+    /// The kernels of both families, dense and with channel-major regions.
+    @Test(
+        .enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"),
+        arguments: models, [false, true])
+    func bothMicrokernelFamiliesGiveIdenticalOutputs(model: String, sparse: Bool) throws {
         var outputs: [[[Float]]] = []
         for instructionSet in KernelInstructionSet.allCases {
             let interpreter = try Interpreter(
                 contentsOfFile: try Fixtures.model(model),
-                options: .init(threadCount: 1, instructionSet: instructionSet, usesSparseKernels: false))
+                options: .init(threadCount: 1, instructionSet: instructionSet, usesSparseKernels: sparse))
             try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
             interpreter.invoke()
             outputs.append(try interpreter.outputs.indices.map { try interpreter.output(at: $0) })
         }
         for (k, (wide, baseline)) in zip(outputs[1], outputs[0]).enumerated() {
             let differing = zip(wide, baseline).filter { $0.bitPattern != $1.bitPattern }.count
-            #expect(differing == 0, "\(model) output \(k): \(differing) values differ between avx512 and baseline")
+            #expect(
+                differing == 0, "\(model) output \(k), sparse \(sparse): \(differing) values differ between avx512 and baseline")
         }
     }
 

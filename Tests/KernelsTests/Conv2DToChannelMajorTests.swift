@@ -9,11 +9,9 @@ import Testing
 /// it is made from: its fast kernel bit for bit against `Conv2D`'s fast
 /// kernel, its reference bit for bit against `Conv2D`'s reference (both
 /// transposed to channel-major), the fast kernel against the reference within
-/// the rounding of two summation orders, and across thread counts.
+/// the rounding of two summation orders, and across thread counts, in every
+/// kernel family this CPU runs.
 @Suite struct Conv2DToChannelMajorTests {
-    /// Whether this process can build the kernel at all.
-    static let available = KernelInstructionSet.avx512.isSupported
-
     /// One convolution with random data.
     struct Problem: CustomStringConvertible {
         let batch: Int, height: Int, width: Int, inputChannels: Int, outputChannels: Int
@@ -21,13 +19,13 @@ import Testing
         let padding: Padding
         let activation: FusedActivation
         /// `[N, H, W, Cin]`.
-        let input: [Float]
-        let conv: Conv2D
+        var input: [Float]
+        var conv: Conv2D
 
         init(
             batch: Int, height: Int, width: Int, inputChannels: Int, outputChannels: Int,
             kernel: (height: Int, width: Int), stride: (h: Int, w: Int), dilation: (h: Int, w: Int) = (1, 1),
-            padding: Padding, activation: FusedActivation, instructionSet: KernelInstructionSet = .avx512,
+            padding: Padding, activation: FusedActivation, instructionSet: KernelInstructionSet = .detected,
             rng: inout SeededGenerator
         ) throws {
             self.batch = batch
@@ -128,12 +126,8 @@ import Testing
     /// Stems and other small-channel convolutions: every kernel size, stride,
     /// dilation and padding, outputs of fewer and more than one 64-pixel
     /// tile, output channels in and past groups of six.
-    @Test(arguments: [1, 2, 3, 4])
-    func sweepMatchesTheChannelLastConvolution(inputChannels: Int) throws {
-        guard Self.available else {
-            try Self.expectUnavailable()
-            return
-        }
+    @Test(arguments: [1, 2, 3, 4], KernelInstructionSet.supported)
+    func sweepMatchesTheChannelLastConvolution(inputChannels: Int, instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed ^ UInt64(inputChannels))
         let activations: [FusedActivation] = [.none, .relu, .relu6]
@@ -147,13 +141,13 @@ import Testing
                         inputChannels: inputChannels, outputChannels: outputChannels,
                         kernel: (kernelHeight, kernelWidth), stride: (stride, 1 + (stride + index) % 3),
                         dilation: index % 4 == 0 ? (2, 2) : (1, 1), padding: index % 3 == 0 ? .valid : .same,
-                        activation: activations[index % 3], rng: &rng)
+                        activation: activations[index % 3], instructionSet: instructionSet, rng: &rng)
                     guard kernelHeight * kernelWidth * inputChannels <= Conv2DToChannelMajor.maximumTaps else {
                         #expect(Conv2DToChannelMajor(problem.conv) == nil, "more taps than allowed: \(problem)")
                         continue
                     }
                     guard let kernel = Conv2DToChannelMajor(problem.conv) else {
-                        Issue.record("not built: \(problem) seed \(seed)")
+                        Issue.record("not built: \(problem), \(instructionSet), seed \(seed)")
                         continue
                     }
                     try Self.check(problem, kernel, seed: seed)
@@ -164,11 +158,8 @@ import Testing
 
     /// pose_detection's stem: 224×224×3, 3×3 at stride 2, 24 channels, with
     /// its PAD (one row and column after the image) folded in.
-    @Test func poseDetectionStemWithFoldedPadding() throws {
-        guard Self.available else {
-            try Self.expectUnavailable()
-            return
-        }
+    @Test(arguments: KernelInstructionSet.supported)
+    func poseDetectionStemWithFoldedPadding(instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         let pad = try Pad.prepare(inputs: [
@@ -177,7 +168,7 @@ import Testing
         ])
         let problem = try Problem(
             batch: 1, height: 225, width: 225, inputChannels: 3, outputChannels: 24, kernel: (3, 3), stride: (2, 2),
-            padding: .valid, activation: .relu, rng: &rng)
+            padding: .valid, activation: .relu, instructionSet: instructionSet, rng: &rng)
         let folded = try #require(problem.conv.foldingPadding(of: pad))
         let kernel = try #require(Conv2DToChannelMajor(folded))
         #expect(kernel.opName == "PAD+CONV_2D(to CHW)")
@@ -187,17 +178,13 @@ import Testing
             try Self.run(folded, input: input, fast: true, runner: .serial).output, batch: 1, pixels: 112 * 112, channels: 24)
         for threads in [1, 2] {
             let result = try Self.run(kernel, input: input, fast: true, runner: threads == 1 ? .serial : ParallelRunner(threadCount: threads))
-            #expect(result.guardsIntact, "seed \(seed)")
-            #expect(Self.differing(result.output, expected) == 0, "\(threads) threads, seed \(seed)")
+            #expect(result.guardsIntact, "\(instructionSet), seed \(seed)")
+            #expect(Self.differing(result.output, expected) == 0, "\(instructionSet), \(threads) threads, seed \(seed)")
         }
     }
 
     /// Name, shape, cost and workspace; the convolutions it refuses.
     @Test func describesItselfAndRefusesWhatItCannotRun() throws {
-        guard Self.available else {
-            try Self.expectUnavailable()
-            return
-        }
         var rng = SeededGenerator(seed: 5)
         let stem = try Problem(
             batch: 1, height: 16, width: 16, inputChannels: 3, outputChannels: 8, kernel: (3, 3), stride: (2, 2),
@@ -222,10 +209,6 @@ import Testing
             batch: 1, height: 8, width: 8, inputChannels: 3, outputChannels: 2, kernel: (3, 3), stride: (1, 1),
             padding: .same, activation: .none, rng: &rng)
         #expect(Conv2DToChannelMajor(narrow.conv) == nil, "two output channels (dot products)")
-        let baseline = try Problem(
-            batch: 1, height: 8, width: 8, inputChannels: 3, outputChannels: 8, kernel: (3, 3), stride: (1, 1),
-            padding: .same, activation: .none, instructionSet: .baseline, rng: &rng)
-        #expect(Conv2DToChannelMajor(baseline.conv) == nil, "packed for the baseline kernels")
         let residual = try Add.prepare(
             inputs: [ConvTestSupport.activation([1, 8, 8, 8]), ConvTestSupport.activation([1, 8, 8, 8])], options: .init())
         let square = try Problem(
@@ -235,13 +218,29 @@ import Testing
         #expect(Conv2DToChannelMajor(fused) == nil, "a fused ADD")
     }
 
-    /// Without AVX-512 the kernel is never built.
-    static func expectUnavailable() throws {
-        #expect(!KernelInstructionSet.supported.contains(.avx512))
-        var rng = SeededGenerator(seed: 3)
-        let problem = try Problem(
-            batch: 1, height: 8, width: 8, inputChannels: 3, outputChannels: 4, kernel: (3, 3), stride: (2, 2),
-            padding: .same, activation: .none, instructionSet: .baseline, rng: &rng)
-        #expect(Conv2DToChannelMajor(problem.conv) == nil)
+    /// `Conv2D` gathers its border pixels' taps with zeros for the padding and adds `0 · w`
+    /// for them, as this kernel does: a `−0` sum (a `−0` bias) becomes `+0` in both, so unlike
+    /// the channel-major depthwise convolution this kernel needs no guard for a `−0` bias. A
+    /// zero image, a `−0` bias, negative weights but for the tap (0, 0) that pixel (0, 0)
+    /// reads only in the padding.
+    @Test(arguments: KernelInstructionSet.supported)
+    func aNegativeZeroBiasGivesTheChannelLastBits(instructionSet: KernelInstructionSet) throws {
+        var rng = SeededGenerator(seed: 6)
+        var problem = try Problem(
+            batch: 1, height: 6, width: 6, inputChannels: 1, outputChannels: 8, kernel: (3, 3), stride: (1, 1),
+            padding: .same, activation: .none, instructionSet: instructionSet, rng: &rng)
+        let filter = (0..<72).map { $0 % 9 == 0 ? Float(1) : -1 }
+        let conv = try Conv2D.prepare(
+            inputs: [
+                ConvTestSupport.activation([1, 6, 6, 1]), ConvTestSupport.constant([8, 3, 3, 1], filter),
+                ConvTestSupport.constant([8], [Float](repeating: -0.0, count: 8)),
+            ],
+            options: .init(padding: .same), instructionSet: instructionSet)
+        problem.conv = conv
+        problem.input = [Float](repeating: 0, count: 36)
+        let kernel = try #require(Conv2DToChannelMajor(conv), "\(instructionSet)")
+        try Self.check(problem, kernel, seed: 6)
+        let output = try Self.run(kernel, input: problem.input, fast: true, runner: .serial).output
+        #expect(output[0] == 0 && output[0].sign == .plus, "\(instructionSet): \(output[0])")
     }
 }

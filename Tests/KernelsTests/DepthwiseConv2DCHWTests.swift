@@ -6,12 +6,9 @@ import Testing
 
 /// `DepthwiseConv2DCHW` against its own reference, against the channels-last
 /// `DepthwiseConv2D` (reference and fast kernel) after a layout transpose,
-/// and across thread counts.
+/// and across thread counts, in every kernel family this CPU runs.
 @Suite struct DepthwiseConv2DCHWTests {
     typealias S = ConvTestSupport
-
-    /// Whether the channel-major kernel can exist in this process.
-    static let available = KernelInstructionSet.detected == .avx512
 
     /// One convolution with random data: the channels-last op and its input.
     struct Problem {
@@ -25,14 +22,15 @@ import Testing
 
     static func makeDepthwise(
         inputDims: [Int], kernel: Int, options: DepthwiseConv2D.Options, hasBias: Bool = true,
-        instructionSet: KernelInstructionSet = .detected, rng: inout SeededGenerator
+        instructionSet: KernelInstructionSet = .detected, filter: [Float]? = nil, bias: [Float]? = nil,
+        rng: inout SeededGenerator
     ) throws -> DepthwiseConv2D {
         let channels = inputDims[3]
         var operands = [
             S.activation(inputDims),
-            S.constant([1, kernel, kernel, channels], rng.floats(kernel * kernel * channels)),
+            S.constant([1, kernel, kernel, channels], filter ?? rng.floats(kernel * kernel * channels)),
         ]
-        if hasBias { operands.append(S.constant([channels], rng.floats(channels))) }
+        if hasBias { operands.append(S.constant([channels], bias ?? rng.floats(channels))) }
         return try DepthwiseConv2D.prepare(inputs: operands, options: options, instructionSet: instructionSet)
     }
 
@@ -146,8 +144,8 @@ import Testing
 
     // MARK: Sweeps
 
-    @Test(.enabled(if: available, "needs the AVX-512 kernels"))
-    func sizesStridesPaddingsAndChannels() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func sizesStridesPaddingsAndChannels(instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         let runners = Self.makeRunners()
@@ -170,13 +168,13 @@ import Testing
                             do {
                                 depthwise = try Self.makeDepthwise(
                                     inputDims: dims, kernel: kernel, options: options,
-                                    hasBias: index % 5 != 0, rng: &rng)
+                                    hasBias: index % 5 != 0, instructionSet: instructionSet, rng: &rng)
                             } catch {
                                 continue  // VALID with an input smaller than the filter
                             }
                             let problem = Problem(
                                 depthwise: depthwise, input: rng.floats(dims.reduce(1, *)), inputDims: dims,
-                                description: "\(dims) k\(kernel) s\(sh),\(sw) \(padding) \(activation)")
+                                description: "\(dims) k\(kernel) s\(sh),\(sw) \(padding) \(activation) \(instructionSet)")
                             try Self.check(problem, runners: runners, seed: seed)
                         }
                     }
@@ -185,8 +183,8 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: available, "needs the AVX-512 kernels"))
-    func foldedAsymmetricPadsMatchThePaddedInput() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func foldedAsymmetricPadsMatchThePaddedInput(instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         let runners = Self.makeRunners()
@@ -205,10 +203,11 @@ import Testing
             ])
             let depthwise = try Self.makeDepthwise(
                 inputDims: paddedDims, kernel: kernel,
-                options: .init(padding: padding, strideH: stride, strideW: stride, activation: .relu6), rng: &rng)
+                options: .init(padding: padding, strideH: stride, strideW: stride, activation: .relu6),
+                instructionSet: instructionSet, rng: &rng)
             let folded = try #require(depthwise.foldingPadding(of: pad))
             let input = rng.floats(2 * h * w * c)
-            let description = "[2, \(h), \(w), \(c)] pad \(p) k\(kernel) s\(stride) \(padding)"
+            let description = "[2, \(h), \(w), \(c)] pad \(p) k\(kernel) s\(stride) \(padding) \(instructionSet)"
             try Self.check(
                 Problem(depthwise: folded, input: input, inputDims: [2, h, w, c], description: description),
                 runners: runners, seed: seed)
@@ -235,8 +234,8 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: available, "needs the AVX-512 kernels"))
-    func manyChannelsAndRowBandsAreBitIdenticalAcrossThreadCounts() throws {
+    @Test(arguments: KernelInstructionSet.supported)
+    func manyChannelsAndRowBandsAreBitIdenticalAcrossThreadCounts(instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         let runners = Self.makeRunners() + [ParallelRunner(threadCount: 7)]
@@ -246,11 +245,12 @@ import Testing
             let dims = [1, size, size, channels]
             let depthwise = try Self.makeDepthwise(
                 inputDims: dims, kernel: kernel,
-                options: .init(padding: .same, strideH: stride, strideW: stride, activation: .relu), rng: &rng)
+                options: .init(padding: .same, strideH: stride, strideW: stride, activation: .relu),
+                instructionSet: instructionSet, rng: &rng)
             try Self.check(
                 Problem(
                     depthwise: depthwise, input: rng.floats(dims.reduce(1, *)), inputDims: dims,
-                    description: "\(dims) k\(kernel) s\(stride)"),
+                    description: "\(dims) k\(kernel) s\(stride) \(instructionSet)"),
                 runners: runners, seed: seed)
         }
     }
@@ -261,10 +261,6 @@ import Testing
         var rng = SeededGenerator(seed: 1)
         let depthwise = try Self.makeDepthwise(
             inputDims: [2, 9, 8, 5], kernel: 5, options: .init(padding: .same, strideH: 2, strideW: 1), rng: &rng)
-        guard Self.available else {
-            #expect(DepthwiseConv2DCHW(depthwise) == nil, "no AVX-512 kernels here, yet a kernel was made")
-            return
-        }
         let kernel = try #require(DepthwiseConv2DCHW(depthwise))
         #expect(kernel.opName == "DEPTHWISE_CONV_2D(CHW)")
         #expect(kernel.outputShapes == depthwise.outputShapes)
@@ -276,11 +272,14 @@ import Testing
         #expect(throws: KernelError.self) { try kernel.workspaceSize(threadCount: Int.max) }
     }
 
-    @Test func unsupportedShapesAndInstructionSetsGiveNil() throws {
+    @Test func unsupportedShapesGiveNil() throws {
         var rng = SeededGenerator(seed: 2)
         let dims = [1, 12, 12, 4]
-        let supported = try Self.makeDepthwise(inputDims: dims, kernel: 3, options: .init(padding: .same), rng: &rng)
-        #expect((DepthwiseConv2DCHW(supported) != nil) == Self.available)
+        for instructionSet in KernelInstructionSet.supported {
+            let supported = try Self.makeDepthwise(
+                inputDims: dims, kernel: 3, options: .init(padding: .same), instructionSet: instructionSet, rng: &rng)
+            #expect(DepthwiseConv2DCHW(supported) != nil, "\(instructionSet)")
+        }
 
         let multiplier = try DepthwiseConv2D.prepare(
             inputs: [S.activation(dims), S.constant([1, 3, 3, 8], rng.floats(72))],
@@ -297,8 +296,36 @@ import Testing
         let oblong = try DepthwiseConv2D.prepare(
             inputs: [S.activation(dims), S.constant([1, 3, 5, 4], rng.floats(60))], options: .init(padding: .same))
         #expect(DepthwiseConv2DCHW(oblong) == nil, "3×5 filter")
-        let baseline = try Self.makeDepthwise(
-            inputDims: dims, kernel: 3, options: .init(padding: .same), instructionSet: .baseline, rng: &rng)
-        #expect(DepthwiseConv2DCHW(baseline) == nil, "baseline weights")
+    }
+
+    /// A padding tap adds `0 · w` here where `DepthwiseConv2D` skips it, which turns a `−0`
+    /// sum (from a `−0` bias) into `+0`: on a zero input with a `−0` bias and negative weights
+    /// but for tap (0, 0), which pixel (0, 0) reads only in the padding. So such a filter is
+    /// refused (and stays channel-last in a model), as is one with a weight that is not
+    /// finite (`0 · ∞` is NaN); with a `+0` bias the same filter runs, bit for bit.
+    @Test(arguments: KernelInstructionSet.supported)
+    func refusesFiltersWhosePaddingTapsWouldChangeTheBits(instructionSet: KernelInstructionSet) throws {
+        var rng = SeededGenerator(seed: 4)
+        let dims = [1, 6, 6, 3]
+        let filter = (0..<27).map { $0 < 3 ? Float(1) : -1 }
+        let negativeZero = try Self.makeDepthwise(
+            inputDims: dims, kernel: 3, options: .init(padding: .same), instructionSet: instructionSet,
+            filter: filter, bias: [-0.0, -0.0, -0.0], rng: &rng)
+        let zeros = [Float](repeating: 0, count: 108)
+        let channelsLast = Self.runChannelsLast(negativeZero, input: zeros)
+        #expect(channelsLast[0] == 0 && channelsLast[0].sign == .minus, "the channel-last kernel keeps the −0")
+        #expect(DepthwiseConv2DCHW(negativeZero) == nil, "a −0 bias, \(instructionSet)")
+
+        let positiveZero = try Self.makeDepthwise(
+            inputDims: dims, kernel: 3, options: .init(padding: .same), instructionSet: instructionSet,
+            filter: filter, bias: [0, 0, 0], rng: &rng)
+        try Self.check(
+            Problem(depthwise: positiveZero, input: zeros, inputDims: dims, description: "+0 bias \(instructionSet)"),
+            runners: [.serial], seed: 4)
+
+        let infinite = try Self.makeDepthwise(
+            inputDims: dims, kernel: 3, options: .init(padding: .same), instructionSet: instructionSet,
+            filter: filter.enumerated().map { $0.offset == 13 ? .infinity : $0.element }, rng: &rng)
+        #expect(DepthwiseConv2DCHW(infinite) == nil, "an infinite weight, \(instructionSet)")
     }
 }

@@ -6,9 +6,20 @@ import KernelTemplates
 // compiles file by file sees the markers' conformances where the templates are specialised
 // (see `KernelVectors`).
 
-/// One 8-lane vector: the 8-wide GEMM panel, a group of 8 channels.
-enum BaselineF32x8: KernelVectors {
+/// One 8-lane vector: the 8-wide GEMM panel, a group of 8 channels, a channel-major row of at
+/// most 8 pixels.
+enum BaselineF32x8: ChannelMajorVectors {
     typealias Vector = SIMD8<Float>
+    typealias Narrow = BaselineF32x8
+    static var count: Int { 1 }
+}
+
+/// One 16-lane vector, two ymm registers: 16 pixels of a channel-major row (about 7 % faster
+/// than 8 in pose_detection's channel-major depthwise convolutions on a Zen 3: twice the
+/// independent sums per tap).
+enum BaselineF32x16: ChannelMajorVectors {
+    typealias Vector = SIMD16<Float>
+    typealias Narrow = BaselineF32x8
     static var count: Int { 1 }
 }
 
@@ -31,6 +42,9 @@ let baselineMicrokernels = MicrokernelTable(
     depthwisePixel: baselineDepthwisePixel,
     sparsePointwiseTile: baselineSparsePointwiseTile,
     packSparsePointwiseTile: baselinePackSparsePointwiseTile,
+    depthwiseCHWBand: baselineDepthwiseCHWBand,
+    depthwiseCHWPlanes: baselineDepthwiseCHWPlanes,
+    channelMajorConvTile: baselineChannelMajorConvTile,
     fmaPeakChains: baselineFMAPeakChains,
     fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD8<Float>.self),
     names: [
@@ -39,6 +53,9 @@ let baselineMicrokernels = MicrokernelTable(
         "f32-dwconv-3x3s1-\(baselineInstructionSetName)", "f32-dwconv-3x3s2-\(baselineInstructionSetName)",
         "f32-dwconv-5x5s1-\(baselineInstructionSetName)", "f32-dwconv-5x5s2-\(baselineInstructionSetName)",
         "f32-dwconv-pixel-\(baselineInstructionSetName)", "f32-spmm-16-\(baselineInstructionSetName)",
+        "f32-dwconv2d-chw-3x3-\(baselineInstructionSetName)", "f32-dwconv2d-chw-3x3s2-\(baselineInstructionSetName)",
+        "f32-dwconv2d-chw-5x5-\(baselineInstructionSetName)", "f32-dwconv2d-chw-5x5s2-\(baselineInstructionSetName)",
+        "f32-dwconv2d-chw-planes-\(baselineInstructionSetName)", "f32-conv-hwc2chw-6x16-\(baselineInstructionSetName)",
         "f32-fma-peak-\(baselineInstructionSetName)",
     ])
 
@@ -151,6 +168,28 @@ private func baselinePackSparsePointwiseTile(
     packSparsePointwiseTile(
         BaselineF32x8x2.self, input: input, channelStride: channelStride, channels: channels, pixels: pixels,
         packed: packed)
+}
+
+/// One band of a channel-major depthwise convolution, 16 pixels of a row at a time in two
+/// ymm registers (8 for rows of at most 8 pixels and for a last piece of at most 8)
+/// (`depthwiseCHWBand`).
+@inline(never)
+private func baselineDepthwiseCHWBand(size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
+    depthwiseCHWBand(BaselineF32x16.self, size: size, strideWidth: strideWidth, band)
+}
+
+/// Whole small planes of a channel-major depthwise convolution, 16 flat positions per vector
+/// of two ymm registers (`depthwiseCHWPlanes`).
+@inline(never)
+private func baselineDepthwiseCHWPlanes(size: Int, stride: Int, _ planes: DepthwiseCHWPlanesOperands) {
+    depthwiseCHWPlanes(BaselineF32x16.self, size: size, stride: stride, planes)
+}
+
+/// One tile of a convolution that writes channel-major: six channels by two 8-lane vectors
+/// of pixels at a time, 12 accumulators (`channelMajorConvTile`).
+@inline(never)
+private func baselineChannelMajorConvTile(_ tile: ChannelMajorConvTile) {
+    channelMajorConvTile(BaselineF32x8.self, CHWCount2.self, tile)
 }
 
 /// `fmaPeakChains` on `SIMD8<Float>`.

@@ -11,10 +11,11 @@ enum ModelLoading {
     /// allocated. Model failures are reported as `TaskError.invalidModel` naming the member.
     ///
     /// The landmarkers run their models as MediaPipe does, bit for bit: the fast kernels
-    /// compute what XNNPACK computes, and the sparse 1×1 kernels, which spread each sum over
-    /// several chains (about 1.4× faster on pose_detection, different in the last bits), are
-    /// left out. Tracking feeds each frame's landmarks into the next frame's crop, so a
-    /// last-bit difference in a detection can grow into pixels a few frames later.
+    /// compute what XNNPACK computes, and so do the channel-major regions of sparse 1×1
+    /// convolutions (`usesSparseKernels`, pose_detection's detector: about 1.4× faster in
+    /// both kernel families), which sum in the dense kernels' order. Tracking feeds each
+    /// frame's landmarks into the next frame's crop, so a last-bit difference in a detection
+    /// could grow into pixels a few frames later.
     static func interpreters(
         kind: LandmarkerBundleKind, source: ModelAssetSource, threads: Int
     ) throws -> (detector: Interpreter, landmarkModel: Interpreter) {
@@ -29,7 +30,7 @@ enum ModelLoading {
     ) throws -> [PreparedModel] {
         let bundle = try ModelAssetBundle(source: source)
         let names = [kind.detectorModelName, kind.landmarksDetectorModelName]
-        let options = Interpreter.Options(threadCount: threads, usesSparseKernels: false)
+        let options = Interpreter.Options(threadCount: threads, usesSparseKernels: true)
         return try bundle.withModels(named: names) { models in
             Result {
                 try zip(names, models).map { name, bytes in

@@ -1,28 +1,32 @@
-import KernelTemplates
-
-// The 512-bit depthwise kernels on whole small channel-major planes, for
-// square 3×3 and 5×5 filters at the same stride (1 or 2) along both axes.
+// The depthwise kernels on whole small channel-major planes, for square
+// 3×3 and 5×5 filters at the same stride (1 or 2) along both axes, written
+// once for every family.
 //
 // The zero-padded plane is copied into scratch as one flat array of rows
 // `rowFloats` apart, with each row's right padding running into the next
 // row's left padding. Output `(oy, ox)` is then flat position
 // `q = oy·rowFloats + ox`, and tap `(ky, kx)` of every output sits at the
 // same offset from `q`, so whole 16-lane vectors of consecutive positions
-// are computed at once, across row ends (the positions past a row's last
+// (one zmm register with AVX-512, two ymm registers with AVX2) are
+// computed at once, across row ends (the positions past a row's last
 // output are computed too, and dropped). At stride 2 the padded plane is
 // split into four phase planes by the parity of its rows and columns, so
 // that consecutive outputs read consecutive floats of one phase plane.
-// Each sum starts from the bias and adds one fused multiply-add per tap in
-// (kx, ky) order (filter columns outer), as the channels-last kernels do; a tap in the
-// padding adds `0 · w`, so the results equal theirs bit for bit.
+// Each sum starts from the bias and adds one multiply-add per tap in
+// (kx, ky) order (filter columns outer), as the channels-last kernels do; a
+// tap in the padding adds `0 · w`, so the results equal theirs bit for bit
+// unless the bias is `−0` or a weight is not finite (see
+// `DepthwiseCHWTemplate.swift`). The planes are copied in and out 16
+// floats at a time in every family, so the scratch layout does not depend
+// on the family.
 
 /// Consecutive channel planes of one batch item, for the whole-plane
 /// kernels. All offsets the kernel forms stay inside the planes and the
 /// scratch as described, so its wrapping operators cannot wrap.
 public struct DepthwiseCHWPlanesOperands {
     /// `planeCount` input planes of `inputHeight` rows of `inputWidth`
-    /// floats, one after another. A row may be read up to one
-    /// `SIMD16<Float>` past its last element (the tensor's own tail padding
+    /// floats, one after another. A row may be read up to 15 floats past
+    /// its last element (the tensor's own tail padding
     /// covers the last row).
     public var input: UnsafePointer<Float>
     public var inputHeight: Int
@@ -46,6 +50,7 @@ public struct DepthwiseCHWPlanesOperands {
     /// `depthwiseCHWPlaneScratchFloats` floats.
     public var scratch: UnsafeMutablePointer<Float>
 
+    @inlinable
     public init(
         input: UnsafePointer<Float>, inputHeight: Int, inputWidth: Int,
         output: UnsafeMutablePointer<Float>, outputHeight: Int, outputWidth: Int, planeCount: Int,
@@ -71,66 +76,69 @@ public struct DepthwiseCHWPlanesOperands {
 
 /// How one plane's scratch is laid out: `phases` flat planes (1 at
 /// stride 1, 4 at stride 2) of `rows` rows of `rowFloats` floats,
-/// `phaseFloats` apart, then the flat outputs, `vectors · 16` floats. Each
+/// `phaseFloats` apart, then the flat outputs, `vectors · 16` floats (the
+/// first `outputs` of them kept: the flat position of the last output
+/// plus one). Each
 /// phase plane and the outputs end in at least 48 floats of slack, which
 /// whole-vector fills and reads past the last row may touch. The kernel
 /// uses two such buffers, `bufferFloats` apart, in turn.
-struct CHWFlatLayout {
-    let rowFloats: Int
-    let rows: Int
-    let phaseFloats: Int
-    let vectors: Int
-    let outputOffset: Int
-    let bufferFloats: Int
+public struct CHWFlatLayout {
+    public let rowFloats: Int
+    public let rows: Int
+    public let phaseFloats: Int
+    public let outputs: Int
+    public let vectors: Int
+    public let outputOffset: Int
+    public let bufferFloats: Int
 
     /// Sizes are tensor dimensions plus the filter size: nothing overflows.
-    init(size: Int, stride: Int, outputHeight: Int, outputWidth: Int) {
+    @inlinable
+    public init(size: Int, stride: Int, outputHeight: Int, outputWidth: Int) {
         let reach = (size - 1) / stride
         rowFloats = outputWidth + reach
         rows = outputHeight + reach
         phaseFloats = (rows * rowFloats + 48 + 15) / 16 * 16
-        vectors = ((outputHeight - 1) * rowFloats + outputWidth + 15) / 16
+        outputs = (outputHeight - 1) * rowFloats + outputWidth
+        vectors = (outputs + 15) / 16
         outputOffset = stride * stride * phaseFloats
         bufferFloats = outputOffset + vectors * 16 + 48
     }
 }
 
-/// The scratch floats `depthwiseCHWF32PlanesAVX512` needs.
+/// The scratch floats `depthwiseCHWPlanes` needs.
 public func depthwiseCHWPlaneScratchFloats(size: Int, stride: Int, outputHeight: Int, outputWidth: Int) -> Int {
     2 * CHWFlatLayout(size: size, stride: stride, outputHeight: outputHeight, outputWidth: outputWidth).bufferFloats
 }
 
 /// Whole channel planes for a `size × size` filter (3 or 5) at `stride`
-/// (1 or 2) along both axes. Other shapes are a programmer error.
-@inline(never)
-public func depthwiseCHWF32PlanesAVX512(size: Int, stride: Int, _ planes: DepthwiseCHWPlanesOperands) {
+/// (1 or 2) along both axes, the outputs computed in vectors of `Lanes`.
+/// Other shapes are a programmer error. Instantiate it with the family's
+/// own marker, from a non-generic `@inline(never)` function of the
+/// family's module.
+@inlinable @inline(__always)
+public func depthwiseCHWPlanes<Lanes: KernelVectors>(
+    _ lanes: Lanes.Type, size: Int, stride: Int, _ planes: DepthwiseCHWPlanesOperands
+) {
     switch (size, stride) {
-    case (3, 1): flatPlanes(CHWFlat<Size3, Stride1>.self, planes)
-    case (3, 2): flatPlanes(CHWFlat<Size3, Stride2>.self, planes)
-    case (5, 1): flatPlanes(CHWFlat<Size5, Stride1>.self, planes)
-    case (5, 2): flatPlanes(CHWFlat<Size5, Stride2>.self, planes)
+    case (3, 1): flatPlanes(CHWFlat<CHWCount3, CHWCount1, Lanes>.self, planes)
+    case (3, 2): flatPlanes(CHWFlat<CHWCount3, CHWCount2, Lanes>.self, planes)
+    case (5, 1): flatPlanes(CHWFlat<CHWCount5, CHWCount1, Lanes>.self, planes)
+    case (5, 2): flatPlanes(CHWFlat<CHWCount5, CHWCount2, Lanes>.self, planes)
     default: preconditionFailure("no flat channel-major depthwise kernel for \(size)×\(size) stride \(stride)")
     }
 }
 
-/// A square filter size and a stride fixed at compile time.
-enum CHWFlat<Size: StaticCount, Stride: StaticCount> {}
-
-/// `value` with its lanes from `count` on set to zero.
-@inline(__always)
-func keepingLanes(_ value: SIMD16<Float>, below count: Int) -> SIMD16<Float> {
-    let lanes = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-    let keep: SIMDMask<SIMD16<Int32>> = lanes .< SIMD16<Int32>(repeating: Int32(truncatingIfNeeded: count))
-    return select(keep, value, SIMD16<Float>(repeating: 0))
-}
+/// A square filter size, a stride and the family's vectors fixed at
+/// compile time.
+public enum CHWFlat<Size: CHWStaticCount, Stride: CHWStaticCount, Lanes: KernelVectors> {}
 
 /// The planes in a pipeline over the two scratch buffers: while plane `p`
 /// is computed from one buffer, plane `p + 1` has just been copied into
 /// the other and plane `p − 1`'s outputs are copied out after it, so no
 /// load reads floats that were stored just before (which would wait for
 /// the stores to complete).
-@inline(never)
-func flatPlanes<Size, Stride>(_ shape: CHWFlat<Size, Stride>.Type, _ planes: DepthwiseCHWPlanesOperands) {
+@inlinable @inline(never)
+func flatPlanes<Size, Stride, Lanes>(_ shape: CHWFlat<Size, Stride, Lanes>.Type, _ planes: DepthwiseCHWPlanesOperands) {
     let size = Size.value, stride = Stride.value
     let layout = CHWFlatLayout(
         size: size, stride: stride, outputHeight: planes.outputHeight, outputWidth: planes.outputWidth)
@@ -160,9 +168,9 @@ func flatPlanes<Size, Stride>(_ shape: CHWFlat<Size, Stride>.Type, _ planes: Dep
 /// zeroed. A vector's spill past its row lands on later rows of the same
 /// phase plane, which are written afterwards, or in the slack. Rows that
 /// fit one vector go to `fillCompactFlatPlane`.
-@inline(__always)
-func fillFlatPlane<Size, Stride>(
-    _ shape: CHWFlat<Size, Stride>.Type, _ planes: DepthwiseCHWPlanesOperands, layout: CHWFlatLayout,
+@inlinable @inline(__always)
+func fillFlatPlane<Size, Stride, Lanes>(
+    _ shape: CHWFlat<Size, Stride, Lanes>.Type, _ planes: DepthwiseCHWPlanesOperands, layout: CHWFlatLayout,
     from input: UnsafePointer<Float>, into scratch: UnsafeMutablePointer<Float>
 ) {
     let stride = Stride.value
@@ -218,9 +226,9 @@ func fillFlatPlane<Size, Stride>(
 /// its columns, also writes its right padding and the next row's left
 /// padding, so only padding rows and each phase plane's first input row
 /// are zeroed, each with one vector.
-@inline(__always)
-func fillCompactFlatPlane<Size, Stride>(
-    _ shape: CHWFlat<Size, Stride>.Type, _ planes: DepthwiseCHWPlanesOperands, layout: CHWFlatLayout,
+@inlinable @inline(__always)
+func fillCompactFlatPlane<Size, Stride, Lanes>(
+    _ shape: CHWFlat<Size, Stride, Lanes>.Type, _ planes: DepthwiseCHWPlanesOperands, layout: CHWFlatLayout,
     from input: UnsafePointer<Float>, into scratch: UnsafeMutablePointer<Float>
 ) {
     let stride = Stride.value
@@ -261,9 +269,9 @@ func fillCompactFlatPlane<Size, Stride>(
 
 /// Computes one plane's flat outputs, clamped, from its phase planes in
 /// `scratch`, into the outputs of `scratch`.
-@inline(__always)
-func computeFlatPlane<Size, Stride>(
-    _ shape: CHWFlat<Size, Stride>.Type, _ planes: DepthwiseCHWPlanesOperands, layout: CHWFlatLayout,
+@inlinable @inline(__always)
+func computeFlatPlane<Size, Stride, Lanes>(
+    _ shape: CHWFlat<Size, Stride, Lanes>.Type, _ planes: DepthwiseCHWPlanesOperands, layout: CHWFlatLayout,
     weights: UnsafePointer<Float>, bias: Float, scratch: UnsafeMutablePointer<Float>
 ) {
     let size = Size.value
@@ -274,24 +282,25 @@ func computeFlatPlane<Size, Stride>(
         for t in 0..<(size &* size) { taps[t] = weights[t] }
         // Six vectors at a time, and the last 3...8 (or all of 1 or 2)
         // in one or two groups.
-        let vectors = layout.vectors
+        let lanes = Lanes.Vector.scalarCount
+        let vectors = (layout.outputs &+ lanes &- 1) / lanes
         var v = 0
         while vectors &- v > 8 {
-            flatVectors(shape, count: Count6.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: v &* 16)
+            flatVectors(shape, count: CHWCount6.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: v &* lanes)
             v &+= 6
         }
         if vectors &- v > 6 {
-            flatVectors(shape, count: Count4.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: v &* 16)
+            flatVectors(shape, count: CHWCount4.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: v &* lanes)
             v &+= 4
         }
-        let q = v &* 16
+        let q = v &* lanes
         switch vectors &- v {
-        case 1: flatVectors(shape, count: Count1.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: q)
-        case 2: flatVectors(shape, count: Count2.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: q)
-        case 3: flatVectors(shape, count: Count3.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: q)
-        case 4: flatVectors(shape, count: Count4.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: q)
-        case 5: flatVectors(shape, count: Count5.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: q)
-        default: flatVectors(shape, count: Count6.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: q)
+        case 1: flatVectors(shape, count: CHWCount1.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: q)
+        case 2: flatVectors(shape, count: CHWCount2.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: q)
+        case 3: flatVectors(shape, count: CHWCount3.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: q)
+        case 4: flatVectors(shape, count: CHWCount4.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: q)
+        case 5: flatVectors(shape, count: CHWCount5.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: q)
+        default: flatVectors(shape, count: CHWCount6.self, planes, taps: taps, bias: bias, layout: layout, scratch: scratch, at: q)
         }
     }
 }
@@ -300,7 +309,7 @@ func computeFlatPlane<Size, Stride>(
 /// in ascending order: a whole vector (of 8 lanes for rows of at most 8)
 /// where its spill lands on later rows of this plane, else only the row's
 /// own floats.
-@inline(__always)
+@inlinable @inline(__always)
 func copyOutFlatPlane(
     _ planes: DepthwiseCHWPlanesOperands, layout: CHWFlatLayout, from scratch: UnsafeMutablePointer<Float>,
     to output: UnsafeMutablePointer<Float>
@@ -311,7 +320,7 @@ func copyOutFlatPlane(
         // Half vectors: half the bytes stored.
         for oy in 0..<planes.outputHeight {
             let value = loadVector8(outputs + oy &* layout.rowFloats)
-            Lanes8.store(value, output + oy &* outputWidth, count: planeEnd &- oy &* outputWidth)
+            storeVector8Lanes(value, output + oy &* outputWidth, count: planeEnd &- oy &* outputWidth)
         }
         return
     }
@@ -331,49 +340,43 @@ func copyOutFlatPlane(
 }
 
 /// The scratch offset of tap `(ky, kx)` from an output's flat position.
-@inline(__always)
-func flatTapOffset<Size, Stride>(_ shape: CHWFlat<Size, Stride>.Type, ky: Int, kx: Int, layout: CHWFlatLayout) -> Int {
+@inlinable @inline(__always)
+func flatTapOffset<Size, Stride, Lanes>(_ shape: CHWFlat<Size, Stride, Lanes>.Type, ky: Int, kx: Int, layout: CHWFlatLayout) -> Int {
     let stride = Stride.value
     return ((ky % stride) &* stride &+ kx % stride) &* layout.phaseFloats &+ (ky / stride) &* layout.rowFloats &+ kx / stride
 }
 
-enum Count1: StaticCount { static var value: Int { 1 } }
-enum Count2: StaticCount { static var value: Int { 2 } }
-enum Count3: StaticCount { static var value: Int { 3 } }
-enum Count4: StaticCount { static var value: Int { 4 } }
-enum Count5: StaticCount { static var value: Int { 5 } }
-enum Count6: StaticCount { static var value: Int { 6 } }
-
-/// `Count.value` (1...6) vectors of flat outputs from position `q` on,
-/// clamped, into the outputs of `scratch`: that many independent sums, so
-/// that the fused multiply-adds of one tap overlap.
-@inline(__always)
-func flatVectors<Size, Stride, Count: StaticCount>(
-    _ shape: CHWFlat<Size, Stride>.Type, count: Count.Type, _ planes: DepthwiseCHWPlanesOperands,
+/// `Count.value` (1...6) vectors of `Lanes` of flat outputs from position
+/// `q` on, clamped, into the outputs of `scratch`: that many independent
+/// sums, so that the multiply-adds of one tap overlap.
+@inlinable @inline(__always)
+func flatVectors<Size, Stride, Lanes, Count: CHWStaticCount>(
+    _ shape: CHWFlat<Size, Stride, Lanes>.Type, count: Count.Type, _ planes: DepthwiseCHWPlanesOperands,
     taps: UnsafeMutablePointer<Float>, bias: Float, layout: CHWFlatLayout, scratch: UnsafeMutablePointer<Float>,
     at q: Int
 ) {
-    let size = Size.value, n = Count.value
-    let start = SIMD16<Float>(repeating: bias)
+    typealias V = Lanes.Vector
+    let size = Size.value, n = Count.value, w = V.scalarCount
+    let start = Lanes.broadcast(bias)
     var sum0 = start, sum1 = start, sum2 = start, sum3 = start, sum4 = start, sum5 = start
     let base = UnsafePointer(scratch + q), outputs = scratch + (layout.outputOffset &+ q)
     for kx in 0..<size {
         for ky in 0..<size {
-            let weight = SIMD16<Float>(repeating: taps[ky &* size &+ kx])
+            let weight = Lanes.broadcast(taps[ky &* size &+ kx])
             let tap = base + flatTapOffset(shape, ky: ky, kx: kx, layout: layout)
-            sum0 = sum0.addingProduct(loadVector16(tap), weight)
-            if n > 1 { sum1 = sum1.addingProduct(loadVector16(tap + 16), weight) }
-            if n > 2 { sum2 = sum2.addingProduct(loadVector16(tap + 32), weight) }
-            if n > 3 { sum3 = sum3.addingProduct(loadVector16(tap + 48), weight) }
-            if n > 4 { sum4 = sum4.addingProduct(loadVector16(tap + 64), weight) }
-            if n > 5 { sum5 = sum5.addingProduct(loadVector16(tap + 80), weight) }
+            sum0 = Lanes.multiplyAdd(loadVector(tap, as: V.self), weight, sum0)
+            if n > 1 { sum1 = Lanes.multiplyAdd(loadVector(tap + w, as: V.self), weight, sum1) }
+            if n > 2 { sum2 = Lanes.multiplyAdd(loadVector(tap + 2 &* w, as: V.self), weight, sum2) }
+            if n > 3 { sum3 = Lanes.multiplyAdd(loadVector(tap + 3 &* w, as: V.self), weight, sum3) }
+            if n > 4 { sum4 = Lanes.multiplyAdd(loadVector(tap + 4 &* w, as: V.self), weight, sum4) }
+            if n > 5 { sum5 = Lanes.multiplyAdd(loadVector(tap + 5 &* w, as: V.self), weight, sum5) }
         }
     }
-    let lower = SIMD16<Float>(repeating: planes.lower), upper = SIMD16<Float>(repeating: planes.upper)
-    storeVector16(clamp(sum0, lower: lower, upper: upper), outputs)
-    if n > 1 { storeVector16(clamp(sum1, lower: lower, upper: upper), outputs + 16) }
-    if n > 2 { storeVector16(clamp(sum2, lower: lower, upper: upper), outputs + 32) }
-    if n > 3 { storeVector16(clamp(sum3, lower: lower, upper: upper), outputs + 48) }
-    if n > 4 { storeVector16(clamp(sum4, lower: lower, upper: upper), outputs + 64) }
-    if n > 5 { storeVector16(clamp(sum5, lower: lower, upper: upper), outputs + 80) }
+    let lower = Lanes.broadcast(planes.lower), upper = Lanes.broadcast(planes.upper)
+    storeVector(Lanes.clamp(sum0, lower: lower, upper: upper), outputs)
+    if n > 1 { storeVector(Lanes.clamp(sum1, lower: lower, upper: upper), outputs + w) }
+    if n > 2 { storeVector(Lanes.clamp(sum2, lower: lower, upper: upper), outputs + 2 &* w) }
+    if n > 3 { storeVector(Lanes.clamp(sum3, lower: lower, upper: upper), outputs + 3 &* w) }
+    if n > 4 { storeVector(Lanes.clamp(sum4, lower: lower, upper: upper), outputs + 4 &* w) }
+    if n > 5 { storeVector(Lanes.clamp(sum5, lower: lower, upper: upper), outputs + 5 &* w) }
 }

@@ -1,8 +1,7 @@
-import KernelTemplates
-
-// The 512-bit depthwise kernels on channel-major planes (depth multiplier 1,
-// one channel's `[H][W]` plane at a time), for square 3×3 and 5×5 filters,
-// undilated, at stride 1 or 2 along each axis:
+// The depthwise kernels on channel-major planes (depth multiplier 1, one
+// channel's `[H][W]` plane at a time), for square 3×3 and 5×5 filters,
+// undilated, at stride 1 or 2 along each axis, written once for every
+// family:
 // `out[oy][ox] = clamp(bias + Σ_{ky,kx} in[oy·sh − padTop + ky][ox·sw − padLeft + kx] · w[ky][kx])`.
 //
 // A band of output rows first copies the input rows it reads into scratch
@@ -11,13 +10,57 @@ import KernelTemplates
 // de-interleaved (even padded columns, then odd ones), so the taps of
 // neighbouring outputs are consecutive floats. Then output rows go in
 // blocks sharing the scratch rows they read (four rows for 3×3 filters;
-// for 5×5 ones, blocks of up to eight that cover the band exactly),
-// 16 pixels at a time (8 for rows of at most 8 pixels, and for a last
-// piece of at most 8): each sum
-// starts from the bias and adds one fused multiply-add per tap in
-// (kx, ky) order (filter columns outer), as the channels-last kernels do. A tap in the
-// padding adds `0 · w`, which leaves a nonzero sum unchanged, so the
-// results equal theirs bit for bit for finite weights.
+// for 5×5 ones, blocks of up to eight that cover the band exactly), 16
+// pixels at a time (one zmm register with AVX-512, two ymm registers with
+// AVX2), 8 for rows of at most 8 pixels and for a last piece of at most
+// 8: each sum starts from the bias and adds one multiply-add
+// per tap in (kx, ky) order (filter columns outer), as the channels-last
+// kernels do. A tap in the padding adds `0 · w`, which leaves every sum
+// but `−0` unchanged for finite weights, so the results equal theirs bit
+// for bit unless the bias is `−0` or a weight is not finite (the op does
+// not run such filters here).
+//
+// The scratch rows are filled 16 floats at a time in every family (two
+// ymm registers with AVX2), so their layout does not depend on the
+// family.
+
+/// The vectors a channel-major depthwise kernel computes output pixels in:
+/// a family's marker, with the loads and the partial stores of its vector
+/// type.
+public protocol ChannelMajorVectors: KernelVectors {
+    /// The family's 8-lane marker: rows of at most 8 pixels and the last 8
+    /// or fewer pixels of a row of wider vectors go in it (itself in a
+    /// family whose widest vector has 8 lanes).
+    associatedtype Narrow: ChannelMajorVectors where Narrow.Vector == SIMD8<Float>
+    /// Loads a vector from `pointer` (no alignment required).
+    static func load(_ pointer: UnsafePointer<Float>) -> Vector
+    /// Stores the first `count` lanes (all when `count` ≥ the lane count).
+    static func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int)
+}
+
+extension ChannelMajorVectors where Vector == SIMD16<Float> {
+    @inlinable @inline(__always)
+    public static func load(_ pointer: UnsafePointer<Float>) -> Vector { loadVector16(pointer) }
+
+    @inlinable @inline(__always)
+    public static func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
+        if count >= 16 {
+            storeVector16(value, pointer)
+        } else {
+            storeVector16(value, pointer, count: count)
+        }
+    }
+}
+
+extension ChannelMajorVectors where Vector == SIMD8<Float> {
+    @inlinable @inline(__always)
+    public static func load(_ pointer: UnsafePointer<Float>) -> Vector { loadVector8(pointer) }
+
+    @inlinable @inline(__always)
+    public static func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
+        storeVector8Lanes(value, pointer, count: count)
+    }
+}
 
 /// One band of output rows of one channel plane, and the scratch rows it
 /// may use. All offsets the kernel forms stay inside the plane, the band's
@@ -25,7 +68,7 @@ import KernelTemplates
 /// cannot wrap.
 public struct DepthwiseCHWBandOperands {
     /// The channel's input plane, `inputHeight` rows of `inputWidth` floats.
-    /// A row may be read up to one `SIMD16<Float>` past its last element
+    /// A row may be read up to 15 floats past its last element
     /// (the tensor's own tail padding covers the last row).
     public var input: UnsafePointer<Float>
     public var inputHeight: Int
@@ -59,6 +102,7 @@ public struct DepthwiseCHWBandOperands {
     /// columns of each row. An earlier band writes nothing else there.
     public var paddingColumnsZeroed: Bool
 
+    @inlinable
     public init(
         input: UnsafePointer<Float>, inputHeight: Int, inputWidth: Int,
         output: UnsafeMutablePointer<Float>, outputWidth: Int, firstRow: Int, rowCount: Int,
@@ -93,9 +137,9 @@ public func depthwiseCHWScratchRowFloats(size: Int, strideWidth: Int, outputWidt
     CHWScratchLayout(size: size, strideWidth: strideWidth, outputWidth: outputWidth).rowFloats
 }
 
-/// How a band's scratch rows are laid out. Output rows go `lanes` pixels
-/// at a time (8 for rows of at most 8 pixels, else 16), so whole vectors
-/// read `readWidth` padded columns per row: `roundUp(outputWidth, lanes) +
+/// How a band's scratch rows are laid out, in every family. Output rows go
+/// at most `lanes` pixels at a time (8 for rows of at most 8 pixels, else
+/// 16), so whole vectors read at most `readWidth` padded columns per row: `roundUp(outputWidth, lanes) +
 /// size − 1` at stride 1, or that many even and as many odd columns,
 /// `roundUp(outputWidth, lanes) + (size − 1) / 2` each, at stride 2. Each
 /// run of `readWidth` columns (one at stride 1; the even, then the odd one
@@ -105,15 +149,16 @@ public func depthwiseCHWScratchRowFloats(size: Int, strideWidth: Int, outputWidt
 /// size − 1` at stride 1, `outputWidth + (size − 1) / 2` at stride 2); the
 /// rest feed only the lanes past the row's end, which are dropped, so they
 /// may hold anything.
-struct CHWScratchLayout {
-    let lanes: Int
-    let readWidth: Int
-    let usedWidth: Int
+public struct CHWScratchLayout {
+    public let lanes: Int
+    public let readWidth: Int
+    public let usedWidth: Int
     /// Floats of one region: `readWidth + 16`.
-    let region: Int
-    let rowFloats: Int
+    public let region: Int
+    public let rowFloats: Int
 
-    init(size: Int, strideWidth: Int, outputWidth: Int) {
+    @inlinable
+    public init(size: Int, strideWidth: Int, outputWidth: Int) {
         lanes = outputWidth <= 8 ? 8 : 16
         let vectorWidth = (outputWidth + lanes - 1) / lanes * lanes
         let reach = strideWidth == 1 ? size - 1 : (size - 1) / 2
@@ -125,120 +170,67 @@ struct CHWScratchLayout {
 }
 
 /// One band of output rows of one channel plane for a `size × size` filter
-/// (3 or 5) at `strideWidth` and `band.strideHeight` (each 1 or 2). Other
+/// (3 or 5) at `strideWidth` and `band.strideHeight` (each 1 or 2), in
+/// vectors of `Wide` (rows of at most 8 pixels in `Wide.Narrow`). Other
 /// shapes are a programmer error: the caller routes them elsewhere.
-@inline(never)
-public func depthwiseCHWF32BandAVX512(size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
-    // Rows of at most 8 pixels in 8-lane vectors, the others in 16-lane ones.
+/// Instantiate it with the family's own marker, from a non-generic
+/// `@inline(never)` function of the family's module.
+@inlinable @inline(__always)
+public func depthwiseCHWBand<Wide: ChannelMajorVectors>(
+    _ wide: Wide.Type, size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands
+) {
     if band.outputWidth <= 8 {
-        KernelsAVX512.band(Lanes8.self, size: size, strideWidth: strideWidth, band)
+        depthwiseCHWBandShapes(Wide.Narrow.self, size: size, strideWidth: strideWidth, band)
     } else {
-        KernelsAVX512.band(Lanes16.self, size: size, strideWidth: strideWidth, band)
+        depthwiseCHWBandShapes(Wide.self, size: size, strideWidth: strideWidth, band)
     }
 }
 
-/// `depthwiseCHWF32BandAVX512` with output rows computed `Lanes` pixels at
-/// a time: the filter size and strides picked at compile time.
-func band<Lanes: CHWLanes>(_ lanes: Lanes.Type, size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands) {
+/// `depthwiseCHWBand` with output rows computed `Lanes` pixels at a time:
+/// the filter size and strides picked at compile time.
+@inlinable
+func depthwiseCHWBandShapes<Lanes: ChannelMajorVectors>(
+    _ lanes: Lanes.Type, size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands
+) {
     switch (size, strideWidth, band.strideHeight) {
-    case (3, 1, 1): channelMajorBand(CHWFilter<Size3, Stride1, Stride1, Lanes>.self, band)
-    case (3, 1, 2): channelMajorBand(CHWFilter<Size3, Stride1, Stride2, Lanes>.self, band)
-    case (3, 2, 1): channelMajorBand(CHWFilter<Size3, Stride2, Stride1, Lanes>.self, band)
-    case (3, 2, 2): channelMajorBand(CHWFilter<Size3, Stride2, Stride2, Lanes>.self, band)
-    case (5, 1, 1): channelMajorBand(CHWFilter<Size5, Stride1, Stride1, Lanes>.self, band)
-    case (5, 1, 2): channelMajorBand(CHWFilter<Size5, Stride1, Stride2, Lanes>.self, band)
-    case (5, 2, 1): channelMajorBand(CHWFilter<Size5, Stride2, Stride1, Lanes>.self, band)
-    case (5, 2, 2): channelMajorBand(CHWFilter<Size5, Stride2, Stride2, Lanes>.self, band)
+    case (3, 1, 1): channelMajorBand(CHWFilter<CHWCount3, CHWCount1, CHWCount1, Lanes>.self, band)
+    case (3, 1, 2): channelMajorBand(CHWFilter<CHWCount3, CHWCount1, CHWCount2, Lanes>.self, band)
+    case (3, 2, 1): channelMajorBand(CHWFilter<CHWCount3, CHWCount2, CHWCount1, Lanes>.self, band)
+    case (3, 2, 2): channelMajorBand(CHWFilter<CHWCount3, CHWCount2, CHWCount2, Lanes>.self, band)
+    case (5, 1, 1): channelMajorBand(CHWFilter<CHWCount5, CHWCount1, CHWCount1, Lanes>.self, band)
+    case (5, 1, 2): channelMajorBand(CHWFilter<CHWCount5, CHWCount1, CHWCount2, Lanes>.self, band)
+    case (5, 2, 1): channelMajorBand(CHWFilter<CHWCount5, CHWCount2, CHWCount1, Lanes>.self, band)
+    case (5, 2, 2): channelMajorBand(CHWFilter<CHWCount5, CHWCount2, CHWCount2, Lanes>.self, band)
     default:
         preconditionFailure(
             "no channel-major depthwise kernel for \(size)×\(size) stride \(band.strideHeight),\(strideWidth)")
     }
 }
 
-/// A number fixed at compile time.
-protocol StaticCount {
+/// A number fixed at compile time: a filter size, a stride, rows of a
+/// block or vectors of a group of the channel-major kernels.
+public protocol CHWStaticCount {
     static var value: Int { get }
 }
 
-enum Size3: StaticCount { static var value: Int { 3 } }
-enum Size5: StaticCount { static var value: Int { 5 } }
-enum Stride1: StaticCount { static var value: Int { 1 } }
-enum Stride2: StaticCount { static var value: Int { 2 } }
-
-/// The vector an output row is computed in, with its concrete operations
-/// (requirements, so that generic code calls the vector ones).
-protocol CHWLanes {
-    associatedtype Vector: SIMD where Vector.Scalar == Float
-    static func load(_ pointer: UnsafePointer<Float>) -> Vector
-    /// Stores the first `count` lanes (all when `count` ≥ the lane count).
-    static func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int)
-    static func clamp(_ x: Vector, lower: Vector, upper: Vector) -> Vector
-}
-
-/// 16 pixels in one zmm vector.
-enum Lanes16: CHWLanes {
-    typealias Vector = SIMD16<Float>
-
-    @inline(__always)
-    static func load(_ pointer: UnsafePointer<Float>) -> Vector { loadVector16(pointer) }
-
-    @inline(__always)
-    static func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
-        if count >= 16 {
-            storeVector16(value, pointer)
-        } else {
-            storeVector16(value, pointer, count: count)
-        }
-    }
-
-    @inline(__always)
-    static func clamp(_ x: Vector, lower: Vector, upper: Vector) -> Vector {
-        KernelTemplates.clamp(x, lower: lower, upper: upper)
-    }
-}
-
-/// 8 pixels in one ymm vector.
-enum Lanes8: CHWLanes {
-    typealias Vector = SIMD8<Float>
-
-    @inline(__always)
-    static func load(_ pointer: UnsafePointer<Float>) -> Vector { loadVector8(pointer) }
-
-    @inline(__always)
-    static func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
-        if count >= 8 {
-            storeVector8(value, pointer)
-            return
-        }
-        var quarter = value.lowHalf, offset = 0
-        if count & 4 != 0 {
-            UnsafeMutableRawPointer(pointer).storeBytes(of: quarter, as: SIMD4<Float>.self)
-            quarter = value.highHalf
-            offset = 4
-        }
-        if count & 2 != 0 {
-            UnsafeMutableRawPointer(pointer + offset).storeBytes(of: quarter.lowHalf, as: SIMD2<Float>.self)
-            if count & 1 != 0 { pointer[offset &+ 2] = quarter[2] }
-        } else if count & 1 != 0 {
-            pointer[offset] = quarter[0]
-        }
-    }
-
-    @inline(__always)
-    static func clamp(_ x: Vector, lower: Vector, upper: Vector) -> Vector {
-        KernelTemplates.clamp(x, lower: lower, upper: upper)
-    }
-}
+public enum CHWCount1: CHWStaticCount { @inlinable public static var value: Int { 1 } }
+public enum CHWCount2: CHWStaticCount { @inlinable public static var value: Int { 2 } }
+public enum CHWCount3: CHWStaticCount { @inlinable public static var value: Int { 3 } }
+public enum CHWCount4: CHWStaticCount { @inlinable public static var value: Int { 4 } }
+public enum CHWCount5: CHWStaticCount { @inlinable public static var value: Int { 5 } }
+public enum CHWCount6: CHWStaticCount { @inlinable public static var value: Int { 6 } }
+public enum CHWCount7: CHWStaticCount { @inlinable public static var value: Int { 7 } }
+public enum CHWCount8: CHWStaticCount { @inlinable public static var value: Int { 8 } }
 
 /// A square filter size, the strides and the output vector fixed at
 /// compile time, so that the tap loops unroll and the rows of a block
 /// share their loads.
-enum CHWFilter<Size: StaticCount, StrideW: StaticCount, StrideH: StaticCount, Lanes: CHWLanes> {}
+public enum CHWFilter<Size: CHWStaticCount, StrideW: CHWStaticCount, StrideH: CHWStaticCount, Lanes: ChannelMajorVectors> {}
 
 /// Fills the band's scratch rows, then computes its output rows: for 3×3
 /// filters four at a time, then the last 1...3 one at a time; for 5×5
 /// filters in blocks of up to eight.
-@inline(never)
+@inlinable @inline(never)
 func channelMajorBand<Size, StrideW, StrideH, Lanes>(
     _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands
 ) {
@@ -290,9 +282,10 @@ func channelMajorBand<Size, StrideW, StrideH, Lanes>(
         for t in 0..<(size &* size) { taps[t] = band.weights[t] }
         // Rows of 16-pixel vectors end with one 8-pixel vector where that
         // covers the rest of the row.
-        let width = band.outputWidth, rest = width % 16
-        let split = Lanes.Vector.scalarCount == 16 && rest != 0 && rest <= 8 ? width &- rest : width
-        let narrow = CHWFilter<Size, StrideW, StrideH, Lanes8>.self
+        let wideLanes = Lanes.Vector.scalarCount, narrowLanes = Lanes.Narrow.Vector.scalarCount
+        let width = band.outputWidth, rest = width % wideLanes
+        let split = wideLanes > narrowLanes && rest != 0 && rest <= narrowLanes ? width &- rest : width
+        let narrow = CHWFilter<Size, StrideW, StrideH, Lanes.Narrow>.self
         let half = rowFloats / 2
         if size == 5 {
             // Blocks of up to 8 rows, as even as they come, covering the
@@ -345,7 +338,7 @@ func channelMajorBand<Size, StrideW, StrideH, Lanes>(
 
 /// Writes zeros from `start` up to at least `end` in whole 16-float
 /// vectors: up to 15 floats past `end`.
-@inline(__always)
+@inlinable @inline(__always)
 func zeroFloats(_ pointer: UnsafeMutablePointer<Float>, from start: Int, to end: Int) {
     let zero = SIMD16<Float>(repeating: 0)
     var i = start
@@ -361,12 +354,13 @@ func zeroFloats(_ pointer: UnsafeMutablePointer<Float>, from start: Int, to end:
 /// floats past its part: the input's last vector has its lanes past the
 /// row set to zero, so its spill is the right padding; the spill of the
 /// zeros lands in the region's slack.
+@usableFromInline
 struct RowFill {
-    let start: Int
-    let count: Int
-    let usedWidth: Int
+    @usableFromInline let start: Int
+    @usableFromInline let count: Int
+    @usableFromInline let usedWidth: Int
 
-    @inline(__always)
+    @inlinable @inline(__always)
     init(band: DepthwiseCHWBandOperands, layout: CHWScratchLayout) {
         let readWidth = layout.readWidth
         usedWidth = layout.usedWidth
@@ -374,7 +368,7 @@ struct RowFill {
         count = min(band.inputWidth, readWidth &- start)
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func fill(_ source: UnsafePointer<Float>, into row: UnsafeMutablePointer<Float>, zeroPadding: Bool) {
         if zeroPadding { zeroFloats(row, from: 0, to: start) }
         let destination = row + start
@@ -398,19 +392,20 @@ struct RowFill {
 /// `row[region + j]`, with zeros where that is padding, over the first
 /// `usedWidth` columns of each region; written in whole vectors like
 /// `RowFill`.
+@usableFromInline
 struct DeinterleavedRowFill {
     /// Input columns read: `0 ..< count`.
-    let count: Int
+    @usableFromInline let count: Int
     /// Region-relative start of the even input columns (`2k` lands at
     /// `evenStart + k` of its region) and of the odd ones.
-    let evenStart: Int
-    let oddStart: Int
+    @usableFromInline let evenStart: Int
+    @usableFromInline let oddStart: Int
     /// Whether even input columns go to the first region (an even `padLeft`).
-    let evenPadding: Bool
-    let region: Int
-    let usedWidth: Int
+    @usableFromInline let evenPadding: Bool
+    @usableFromInline let region: Int
+    @usableFromInline let usedWidth: Int
 
-    @inline(__always)
+    @inlinable @inline(__always)
     init(band: DepthwiseCHWBandOperands, layout: CHWScratchLayout) {
         region = layout.region
         usedWidth = layout.usedWidth
@@ -421,7 +416,7 @@ struct DeinterleavedRowFill {
         oddStart = min((padLeft &+ 1) / 2, readWidth)
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func fill(_ source: UnsafePointer<Float>, into row: UnsafeMutablePointer<Float>, zeroPadding: Bool) {
         let evenRegion = evenPadding ? row : row + region, oddRegion = evenPadding ? row + region : row
         if zeroPadding {
@@ -460,7 +455,7 @@ struct DeinterleavedRowFill {
 /// The scratch floats of tap column `kx` for the outputs from `row` on:
 /// `kx` columns further at stride 1; at stride 2, in the even or the odd
 /// region of the row.
-@inline(__always)
+@inlinable @inline(__always)
 func tapColumn<Size, StrideW, StrideH, Lanes>(
     _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ row: UnsafePointer<Float>, kx: Int, half: Int
 ) -> UnsafePointer<Float> {
@@ -471,7 +466,7 @@ func tapColumn<Size, StrideW, StrideH, Lanes>(
 /// scratch row `scratchRow`, a vector of pixels at a time, each summing its taps in
 /// (kx, ky) order. Rows of the block that read the same scratch row at the
 /// same tap column load it once (the compiler merges the identical loads).
-@inline(__always)
+@inlinable @inline(__always)
 func fourOutputRows<Size, StrideW, StrideH, Lanes>(
     _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands, taps: UnsafeMutablePointer<Float>,
     half: Int, scratchRow: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, columns: Range<Int>
@@ -491,10 +486,10 @@ func fourOutputRows<Size, StrideW, StrideH, Lanes>(
                 let row = scratchRow + (ky &* rowFloats &+ x)
                 let weight = Vector(repeating: taps[ky &* size &+ kx])
                 let tap = tapColumn(shape, row, kx: kx, half: half)
-                sum0 = sum0.addingProduct(Lanes.load(tap), weight)
-                sum1 = sum1.addingProduct(Lanes.load(tap + rowStep), weight)
-                sum2 = sum2.addingProduct(Lanes.load(tap + 2 &* rowStep), weight)
-                sum3 = sum3.addingProduct(Lanes.load(tap + 3 &* rowStep), weight)
+                sum0 = Lanes.multiplyAdd(Lanes.load(tap), weight, sum0)
+                sum1 = Lanes.multiplyAdd(Lanes.load(tap + rowStep), weight, sum1)
+                sum2 = Lanes.multiplyAdd(Lanes.load(tap + 2 &* rowStep), weight, sum2)
+                sum3 = Lanes.multiplyAdd(Lanes.load(tap + 3 &* rowStep), weight, sum3)
             }
         }
         let count = columns.upperBound &- x
@@ -506,25 +501,22 @@ func fourOutputRows<Size, StrideW, StrideH, Lanes>(
     }
 }
 
-enum Count7: StaticCount { static var value: Int { 7 } }
-enum Count8: StaticCount { static var value: Int { 8 } }
-
 /// `outputRows5x5` for a block of `rows` (1...8) rows.
-@inline(__always)
+@inlinable @inline(__always)
 func outputRows5x5<Size, StrideW, StrideH, Lanes>(
     _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, rows: Int, _ band: DepthwiseCHWBandOperands,
     taps: UnsafeMutablePointer<Float>, half: Int, scratchRow: UnsafePointer<Float>,
     output: UnsafeMutablePointer<Float>, columns: Range<Int>
 ) {
     switch rows {
-    case 1: outputRows5x5(shape, Count1.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
-    case 2: outputRows5x5(shape, Count2.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
-    case 3: outputRows5x5(shape, Count3.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
-    case 4: outputRows5x5(shape, Count4.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
-    case 5: outputRows5x5(shape, Count5.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
-    case 6: outputRows5x5(shape, Count6.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
-    case 7: outputRows5x5(shape, Count7.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
-    default: outputRows5x5(shape, Count8.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 1: outputRows5x5(shape, CHWCount1.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 2: outputRows5x5(shape, CHWCount2.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 3: outputRows5x5(shape, CHWCount3.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 4: outputRows5x5(shape, CHWCount4.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 5: outputRows5x5(shape, CHWCount5.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 6: outputRows5x5(shape, CHWCount6.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    case 7: outputRows5x5(shape, CHWCount7.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
+    default: outputRows5x5(shape, CHWCount8.self, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: columns)
     }
 }
 
@@ -534,8 +526,8 @@ func outputRows5x5<Size, StrideW, StrideH, Lanes>(
 /// column's filter taps, to every output row whose filter covers them (the
 /// sums still take their taps in (kx, ky) order). Too many taps to keep in
 /// registers, so they are broadcast from memory.
-@inline(__always)
-func outputRows5x5<Size, StrideW, StrideH, Lanes, Rows: StaticCount>(
+@inlinable @inline(__always)
+func outputRows5x5<Size, StrideW, StrideH, Lanes, Rows: CHWStaticCount>(
     _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ rows: Rows.Type, _ band: DepthwiseCHWBandOperands,
     taps: UnsafeMutablePointer<Float>, half: Int, scratchRow: UnsafePointer<Float>,
     output: UnsafeMutablePointer<Float>, columns: Range<Int>
@@ -553,11 +545,11 @@ func outputRows5x5<Size, StrideW, StrideH, Lanes, Rows: StaticCount>(
     /// `sum + Σ_ky column[first + ky] · taps[ky·5 + kx]`, in ky order.
     @inline(__always)
     func add(_ sum: Vector, first: Int, kx: Int) -> Vector {
-        var s = sum.addingProduct(column[first], Vector(repeating: taps[kx]))
-        s = s.addingProduct(column[first &+ 1], Vector(repeating: taps[5 &+ kx]))
-        s = s.addingProduct(column[first &+ 2], Vector(repeating: taps[10 &+ kx]))
-        s = s.addingProduct(column[first &+ 3], Vector(repeating: taps[15 &+ kx]))
-        return s.addingProduct(column[first &+ 4], Vector(repeating: taps[20 &+ kx]))
+        var s = Lanes.multiplyAdd(column[first], Vector(repeating: taps[kx]), sum)
+        s = Lanes.multiplyAdd(column[first &+ 1], Vector(repeating: taps[5 &+ kx]), s)
+        s = Lanes.multiplyAdd(column[first &+ 2], Vector(repeating: taps[10 &+ kx]), s)
+        s = Lanes.multiplyAdd(column[first &+ 3], Vector(repeating: taps[15 &+ kx]), s)
+        return Lanes.multiplyAdd(column[first &+ 4], Vector(repeating: taps[20 &+ kx]), s)
     }
     var x = columns.lowerBound
     while x < columns.upperBound {
@@ -594,7 +586,7 @@ func outputRows5x5<Size, StrideW, StrideH, Lanes, Rows: StaticCount>(
 
 /// Columns `columns` of one output row whose first filter row is scratch
 /// row `scratchRow`, a vector of pixels at a time.
-@inline(__always)
+@inlinable @inline(__always)
 func outputRow<Size, StrideW, StrideH, Lanes>(
     _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands, taps: UnsafeMutablePointer<Float>,
     half: Int, scratchRow: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, columns: Range<Int>
@@ -611,7 +603,7 @@ func outputRow<Size, StrideW, StrideH, Lanes>(
             for ky in 0..<size {
                 let row = scratchRow + (ky &* rowFloats &+ x)
                 let weight = Vector(repeating: taps[ky &* size &+ kx])
-                sum = sum.addingProduct(Lanes.load(tapColumn(shape, row, kx: kx, half: half)), weight)
+                sum = Lanes.multiplyAdd(Lanes.load(tapColumn(shape, row, kx: kx, half: half)), weight, sum)
             }
         }
         Lanes.store(Lanes.clamp(sum, lower: lower, upper: upper), output + x, count: columns.upperBound &- x)
