@@ -8,7 +8,9 @@
 #   - a rerun skips the finished entries and redoes one whose output was removed, removing the
 #     temporary files of a dead run on this host and leaving another host's alone;
 #   - a folder, a non-UTF-8 file or an oversized file as the manifest: a message, exit status 1,
-#     no output folder; options out of range: a usage message, exit status 64, no output folder.
+#     no output folder; options out of range: a usage message, exit status 64, no output folder;
+#   - without libcrypto (hidden in a private mount namespace, as root): a message naming it,
+#     exit status 1, no output folder.
 # Usage: scripts/check_extract.sh LANDMARKER_BINARY   (needs ffmpeg and scripts/fetch_samples.sh)
 set -euo pipefail
 if (($# != 1)); then echo "usage: scripts/check_extract.sh LANDMARKER_BINARY" >&2; exit 2; fi
@@ -95,5 +97,15 @@ for bad in "--num-poses 0:--num-poses must be in 1...64" "--min-detection-confid
 done
 [[ ! -e refused ]] || fail "refused options created the output folder"
 
+# Without libcrypto (an empty file bound over it in a private mount namespace: needs root), the
+# run stops before any entry with a message naming the library, exit status 1, no output folder.
+crypto="$(readlink -f "$(ldconfig -p | awk '/libcrypto\.so\.3 .*x86-64/ { print $NF; exit }')")"
+status=0
+unshare --mount bash -c 'mount --bind /dev/null "$1" && exec "$2" extract pose --manifest manifest.txt --out nocrypto' \
+  _ "$crypto" "$bin" 2> nocrypto.log || status=$?
+((status == 1)) && grep -q "libcrypto.so.3 (OpenSSL's libcrypto, Debian's libssl3) is needed to hash files and could not be loaded" nocrypto.log \
+  || fail "without libcrypto: exit $status, expected 1 and a message naming the library: $(cat nocrypto.log)"
+[[ ! -e nocrypto ]] || fail "a run without libcrypto created the output folder"
+
 ((failures == 0)) || { echo "check_extract: $failures failure(s)" >&2; exit 1; }
-echo "check_extract: whole files, failures isolated, resume, identical bytes for 1 and 3 shards and 1 and 2 threads"
+echo "check_extract: whole files, failures isolated, resume, identical bytes for 1 and 3 shards and 1 and 2 threads, a clear stop without libcrypto"
