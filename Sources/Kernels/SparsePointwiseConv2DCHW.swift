@@ -108,15 +108,33 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         let bias = conv.packed.unpackedBias()
         /// Whether output channel `oc` keeps its zero weights: its sum starts from −0.
         let keepsZeros = bias.map { $0 == 0 && $0.sign == .minus }
-        /// Whether the fast kernel multiplies by `filter[oc·Cin + ic]`.
-        func isKept(_ oc: Int, _ ic: Int) -> Bool { filter[oc * cin + ic] != 0 || keepsZeros[oc] }
-        let nonzeroCount = filter.reduce(0) { $1 != 0 ? $0 + 1 : $0 }
-        var keptCount = 0
-        for oc in 0..<cout {
-            for ic in 0..<cin where isKept(oc, ic) { keptCount += 1 }
-        }
+        // Loading a model tries every 1×1 convolution, so these loops see millions of weights:
+        // they have no branch that depends on a weight (a sparse filter's zeros fall at random;
+        // with a branch a weight, these loops were most of pose_detection's load).
+        let nonzeroCount = filter.withUnsafeBufferPointer { w in w.reduce(0) { $0 &+ Self.nonzeroBit($1) } }
         let density = Double(nonzeroCount) / Double(filter.count)
-        guard density <= maxDensity, keptCount <= Int(Int32.max) else { return nil }
+        guard density <= maxDensity else { return nil }
+        // Each output channel's kept input channels, ascending, row after row: `keptInputs`
+        // from `rowStarts[oc]` to `rowStarts[oc + 1]`. Every input channel is written at the
+        // row's next free place, which moves on only when the weight is kept.
+        var keptInputs = [Int32](repeating: 0, count: filter.count + 1)
+        var rowStarts = [Int](repeating: 0, count: cout + 1)
+        filter.withUnsafeBufferPointer { w in
+            keptInputs.withUnsafeMutableBufferPointer { kept in
+                var next = 0
+                for oc in 0..<cout {
+                    let keepsAll = keepsZeros[oc] ? 1 : 0
+                    let row = w.baseAddress! + oc * cin
+                    for ic in 0..<cin {
+                        kept[next] = Int32(truncatingIfNeeded: ic)
+                        next &+= keepsAll | Self.nonzeroBit(row[ic])
+                    }
+                    rowStarts[oc + 1] = next
+                }
+            }
+        }
+        let keptCount = rowStarts[cout]
+        guard keptCount <= Int(Int32.max) else { return nil }
         // H·W·Cin is at most the input's element count (≤ 2^31): no overflow,
         // and every offset ic·P ≤ (Cin − 1)·P fits in Int32.
         let pixels = g.inputHeight * g.inputWidth
@@ -129,13 +147,18 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         columns.reserveCapacity(keptCount + 1)
         offsets.reserveCapacity(keptCount + 1)
         starts.reserveCapacity(blockCount * cout + 1)
+        // Block by block, each output channel's kept weights of the block's input channels:
+        // the next stretch of its row's list, which `cursors[oc]` walks.
+        var cursors = Array(rowStarts.dropLast())
         for block in 0..<blockCount {
             let inputs = (block * perBlock)..<min(cin, (block + 1) * perBlock)
             for oc in 0..<cout {
-                for ic in inputs where isKept(oc, ic) {
+                while cursors[oc] < rowStarts[oc + 1], Int(keptInputs[cursors[oc]]) < inputs.upperBound {
+                    let ic = Int(keptInputs[cursors[oc]])
                     values.append(filter[oc * cin + ic])
                     columns.append(Int32(ic))
                     offsets.append(Int32(packs ? (ic - inputs.lowerBound) * Self.tilePixels : ic * pixels))
+                    cursors[oc] += 1
                 }
                 starts.append(Int32(values.count))
             }
@@ -167,6 +190,15 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         self.activation = conv.activation
         self.epilogue = epilogue
         self.residualOperand = conv.convolutionOperandCount
+    }
+
+    /// 1 when `weight != 0`, else 0, without a branch: whether its bits without the sign
+    /// are not all zero (−0 is zero, NaN is not). A conditional expression compiles to a
+    /// branch here, because the weight comes from memory.
+    @inline(__always)
+    static func nonzeroBit(_ weight: Float) -> Int {
+        let magnitude = weight.bitPattern << 1
+        return Int(truncatingIfNeeded: (magnitude | (0 &- magnitude)) >> 31)
     }
 
     /// The residual of a fused ADD, from the kernel's inputs.

@@ -287,6 +287,23 @@ import Testing
     }
 
     /// Operator name, shapes and cost are the dense convolution's; density is counted.
+    /// The branch-free test that picks the weights to keep says what `!= 0` says, for
+    /// zeros of both signs, NaNs, infinities, subnormals and ordinary values.
+    @Test func nonzeroBitIsWeightNotEqualToZero() {
+        let specials: [Float] = [
+            0, -0, .nan, -.nan, .signalingNaN, .infinity, -.infinity, .leastNonzeroMagnitude,
+            -.leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, 1, -1, 0.5,
+        ]
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        let randomBits = (0..<10_000).map { _ in Float(bitPattern: UInt32.random(in: .min ... .max, using: &rng)) }
+        for weight in specials + randomBits {
+            #expect(
+                SparsePointwiseConv2DCHW.nonzeroBit(weight) == (weight != 0 ? 1 : 0),
+                "\(weight) (bits \(String(weight.bitPattern, radix: 16))), seed \(seed)")
+        }
+    }
+
     @Test func describesItself() throws {
         var rng = SeededGenerator(seed: 1)
         let plain = try Problem(

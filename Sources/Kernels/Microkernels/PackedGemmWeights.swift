@@ -162,9 +162,10 @@ public struct PackedGemmWeights: Sendable {
     /// float32 bits (a NaN with a payload float16 cannot hold does not).
     static func areFloat16Values(_ weights: [Float]) -> Bool {
         weights.withUnsafeBufferPointer { values in
-            var exact = true
-            for value in values { exact = exact && Float(Float16(value)).bitPattern == value.bitPattern }
-            return exact
+            // The differing bits of every value, or-ed: no early exit, so the loop vectorises.
+            var differingBits: UInt32 = 0
+            for value in values { differingBits |= Float(Float16(value)).bitPattern ^ value.bitPattern }
+            return differingBits == 0
         }
     }
 
@@ -338,7 +339,16 @@ public struct PackedGemmWeights: Sendable {
         [Float](unsafeUninitializedCapacity: outputChannels * inputChannels) { buffer, initialized in
             for n in 0..<outputChannels {
                 let row = sourceRow(n)
-                for k in 0..<inputChannels { buffer[n * inputChannels + k] = row.start[k * row.stride] }
+                let destination = buffer.baseAddress! + n * inputChannels
+                // The precision chosen once a row, not once a weight.
+                switch row.start.precision {
+                case .float16:
+                    let source = row.start.storage.assumingMemoryBound(to: Float16.self) + row.start.start
+                    for k in 0..<inputChannels { destination[k] = Float(source[k * row.stride]) }
+                case .float32:
+                    let source = row.start.storage.assumingMemoryBound(to: Float.self) + row.start.start
+                    for k in 0..<inputChannels { destination[k] = source[k * row.stride] }
+                }
             }
             initialized = outputChannels * inputChannels
         }
