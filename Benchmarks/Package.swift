@@ -67,6 +67,7 @@ let package = Package(
             name: "KernelThroughput",
             dependencies: [
                 "BenchmarkSupport",
+                .product(name: "FlatBufferReader", package: root),
                 .product(name: "Kernels", package: root),
                 .product(name: "Tensor", package: root),
                 .product(name: "Benchmark", package: "benchmark"),

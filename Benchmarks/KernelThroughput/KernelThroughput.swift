@@ -39,8 +39,14 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // Each convolution shape of the tables, through the op's fast kernel.
-    for shape in LayerShape.all + LayerShape.channelMajor {
+    // The models' heaviest convolution shapes (read from their files), through the op's fast kernel.
+    let shapes: [LayerShape]
+    do {
+        shapes = try ModelLayers.dense() + ModelLayers.channelMajor()
+    } catch {
+        fatalError("KernelThroughput reads its layers from the models: \(error)")
+    }
+    for shape in shapes {
         for threads in threadCounts {
             Benchmark("\(shape.name) \(threads)t") { (benchmark, layer: PreparedLayer) in
                 let runner = ParallelRunner(threadCount: threads)
