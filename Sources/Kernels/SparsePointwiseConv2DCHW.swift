@@ -104,16 +104,16 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
               g.outputHeight == g.inputHeight, g.outputWidth == g.inputWidth
         else { return nil }
         let cin = conv.inputChannels, cout = conv.outputChannels
+        // Loading a model tries every 1×1 convolution, so these loops see millions of weights:
+        // they have no branch that depends on a weight (a sparse filter's zeros fall at random;
+        // with a branch a weight, these loops were most of pose_detection's load). A dense
+        // filter is counted where it is packed, and left there.
+        let density = Double(conv.packed.nonzeroWeightCount()) / Double(cout * cin)
+        guard density <= maxDensity else { return nil }
         let filter = conv.packed.unpackedWeights()  // [Cout, 1, 1, Cin]
         let bias = conv.packed.unpackedBias()
         /// Whether output channel `oc` keeps its zero weights: its sum starts from −0.
         let keepsZeros = bias.map { $0 == 0 && $0.sign == .minus }
-        // Loading a model tries every 1×1 convolution, so these loops see millions of weights:
-        // they have no branch that depends on a weight (a sparse filter's zeros fall at random;
-        // with a branch a weight, these loops were most of pose_detection's load).
-        let nonzeroCount = filter.withUnsafeBufferPointer { w in w.reduce(0) { $0 &+ Self.nonzeroBit($1) } }
-        let density = Double(nonzeroCount) / Double(filter.count)
-        guard density <= maxDensity else { return nil }
         // Each output channel's kept input channels, ascending, row after row: `keptInputs`
         // from `rowStarts[oc]` to `rowStarts[oc + 1]`. Every input channel is written at the
         // row's next free place, which moves on only when the weight is kept.
@@ -197,8 +197,7 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// branch here, because the weight comes from memory.
     @inline(__always)
     static func nonzeroBit(_ weight: Float) -> Int {
-        let magnitude = weight.bitPattern << 1
-        return Int(truncatingIfNeeded: (magnitude | (0 &- magnitude)) >> 31)
+        PackedGemmWeights.isNonzero(magnitudeBits: weight.bitPattern << 1)
     }
 
     /// The residual of a fused ADD, from the kernel's inputs.

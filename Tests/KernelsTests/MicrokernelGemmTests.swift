@@ -199,6 +199,33 @@ import Testing
         #expect(!PackedGemmWeights.areFloat16Values([Float(bitPattern: 0x7FC0_0001)]))
     }
 
+    /// The non-zero count read from the packed storage (padding included) is the count of
+    /// `!= 0` over the source weights, for both precisions, every panel layout (dot-product
+    /// rows, full and partial panels) and zeros of both signs, NaNs and infinities.
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func nonzeroWeightCountIsTheSourcesCount(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        let specials: [Float] = [0, -0.0, .nan, .infinity, -.infinity, 1, -1]
+        for (depth, outputs) in [(1, 1), (3, 2), (7, 9), (16, 24), (5, 33), (40, 57), (288, 288)] {
+            var weights = rng.panelWeights(outputs * depth, precision)
+            // About half zeros of either sign, and the special values at random places.
+            for i in weights.indices where Bool.random(using: &rng) {
+                weights[i] = Bool.random(using: &rng) ? 0 : -0.0
+            }
+            for special in specials { weights[Int.random(in: weights.indices, using: &rng)] = special }
+            let packed = try PackedGemmWeights(
+                outputChannels: outputs, inputChannels: depth, weights: weights, bias: nil,
+                instructionSet: instructionSet, panelPrecision: expectedPanelPrecision(precision, outputs: outputs))
+            let expected = weights.filter { $0 != 0 }.count
+            #expect(
+                packed.nonzeroWeightCount() == expected,
+                "\(outputs)×\(depth) \(packed.panelPrecision) \(instructionSet), seed \(seed)")
+        }
+    }
+
     @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
     func tilesCoverTheOutputExactlyOnce(
         _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision

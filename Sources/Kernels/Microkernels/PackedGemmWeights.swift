@@ -334,6 +334,31 @@ public struct PackedGemmWeights: Sendable {
         return (PackedWeightValues(storage: base, precision: panelPrecision, start: start), width(ofPanel: p))
     }
 
+    /// How many weights are not zero (as `!= 0` says: −0 is zero, NaN is not), counted over
+    /// the packed storage in place, whose padding is zero; without a branch on a weight.
+    func nonzeroWeightCount() -> Int {
+        switch panelPrecision {
+        case .float16:
+            let halves = UnsafeRawPointer(storage.baseAddress).assumingMemoryBound(to: UInt16.self)
+            var count = 0
+            // The magnitude's bits moved to the top of 32: the sign falls out.
+            for i in 0..<(2 * biasOffset) { count &+= Self.isNonzero(magnitudeBits: UInt32(halves[i]) << 17) }
+            return count
+        case .float32:
+            let floats = UnsafeRawPointer(storage.baseAddress).assumingMemoryBound(to: UInt32.self)
+            var count = 0
+            for i in 0..<biasOffset { count &+= Self.isNonzero(magnitudeBits: floats[i] << 1) }
+            return count
+        }
+    }
+
+    /// 1 when `magnitudeBits` (a value's bits without its sign) are not all zero, else 0,
+    /// without a branch (a conditional expression on a value from memory compiles to one).
+    @inline(__always)
+    static func isNonzero(magnitudeBits: UInt32) -> Int {
+        Int(truncatingIfNeeded: (magnitudeBits | (0 &- magnitudeBits)) >> 31)
+    }
+
     /// The weights as the source layout `W[N, K]`, row-major.
     func unpackedWeights() -> [Float] {
         [Float](unsafeUninitializedCapacity: outputChannels * inputChannels) { buffer, initialized in
