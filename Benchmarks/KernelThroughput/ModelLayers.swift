@@ -92,7 +92,7 @@ enum ModelLayers {
             let filter = graph.tensors[op.inputs[1]].shape.map(Int.init)    // [Cout, KH, KW, Cin] or [1, KH, KW, Cout]
             let output = graph.tensors[op.outputs[0]].shape.map(Int.init)   // [1, OH, OW, Cout]
             guard input.count == 4, filter.count == 4, output.count == 4,
-                  let fused = FusedActivation(activation) else { continue }
+                  let fused = try? FusedActivation(activation, op: model) else { continue }
             let outputChannels = kind == .conv || kind == .sparsePointwise ? filter[0] : filter[3]
             let perOutput = filter[1] * filter[2] * (kind == .conv || kind == .sparsePointwise ? input[3] : 1)
             let macs = output[1] * output[2] * outputChannels * perOutput
@@ -136,19 +136,5 @@ extension LayerShape {
             && inputChannels == other.inputChannels && outputChannels == other.outputChannels
             && kernel == other.kernel && stride == other.stride && padding == other.padding
             && activation == other.activation
-    }
-}
-
-extension FusedActivation {
-    /// The kernels' activation for a model's fused activation; nil for TANH and SIGN_BIT,
-    /// which the convolution kernels do not fuse.
-    init?(_ activation: ActivationFunction) {
-        switch activation {
-        case .none: self = .none
-        case .relu: self = .relu
-        case .reluN1To1: self = .reluN1To1
-        case .relu6: self = .relu6
-        case .tanh, .signBit: return nil
-        }
     }
 }

@@ -286,7 +286,6 @@ import Testing
         }
     }
 
-    /// Operator name, shapes and cost are the dense convolution's; density is counted.
     /// The branch-free test that picks the weights to keep says what `!= 0` says, for
     /// zeros of both signs, NaNs, infinities, subnormals and ordinary values.
     @Test func nonzeroBitIsWeightNotEqualToZero() {
@@ -304,6 +303,7 @@ import Testing
         }
     }
 
+    /// Operator name, shapes and cost are the dense convolution's; density is counted.
     @Test func describesItself() throws {
         var rng = SeededGenerator(seed: 1)
         let plain = try Problem(
