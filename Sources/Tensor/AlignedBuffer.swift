@@ -35,7 +35,12 @@ public final class AlignedBuffer: @unchecked Sendable {
 
     /// Allocates `count` zeroed floats. `count` must already be validated
     /// (e.g. via `TensorShape`); it is capped at `TensorShape.maxElements`.
-    public init(count: Int) {
+    /// With `populated`, a mapped buffer's pages are made resident (and
+    /// zeroed) at once, in one system call, rather than one fault at a time
+    /// as they are first touched: for a buffer whose every page is about to
+    /// be written (packed weights), which saves about a page fault's cost per
+    /// 4 KiB; an arena, whose pages one model may never touch, is not.
+    public init(count: Int, populated: Bool = false) {
         precondition(count >= 0 && count <= TensorShape.maxElements, "unvalidated buffer size \(count)")
         self.count = count
         let rounded = (count + Self.paddingFloats - 1) / Self.paddingFloats * Self.paddingFloats
@@ -43,7 +48,8 @@ public final class AlignedBuffer: @unchecked Sendable {
         let byteCount = capacity * MemoryLayout<Float>.stride
         if byteCount >= Self.mappingThreshold {
             // Anonymous pages read as zeros; page alignment exceeds `alignment`.
-            let mapped = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0)
+            let flags = MAP_PRIVATE | MAP_ANON | (populated ? Self.populateFlag : 0)
+            let mapped = mmap(nil, byteCount, PROT_READ | PROT_WRITE, flags, -1, 0)
             guard let mapped, mapped != MAP_FAILED else {
                 fatalError("cannot map \(byteCount) bytes: out of memory")
             }
@@ -55,6 +61,16 @@ public final class AlignedBuffer: @unchecked Sendable {
             self.baseAddress = raw.assumingMemoryBound(to: Float.self)
             self.isMapped = false
         }
+    }
+
+    /// `mmap`'s flag that makes a mapping's pages resident at once (Linux's
+    /// `MAP_POPULATE`; elsewhere none, and pages fault in as they are touched).
+    private static var populateFlag: Int32 {
+        #if os(Linux)
+        return MAP_POPULATE
+        #else
+        return 0
+        #endif
     }
 
     /// Copies `values` into a new buffer.

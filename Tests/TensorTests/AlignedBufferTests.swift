@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tensor
 import Testing
 
@@ -5,9 +8,9 @@ import Testing
     /// Sizes below, at and above `mappingThreshold` (heap and mapped storage).
     static let counts = [0, 1, 17, AlignedBuffer.mappingThreshold / 4 - 16, AlignedBuffer.mappingThreshold / 4, 300_001]
 
-    @Test(arguments: counts)
-    func storageIsAlignedPaddedAndZeroed(count: Int) {
-        let buffer = AlignedBuffer(count: count)
+    @Test(arguments: counts, [false, true])
+    func storageIsAlignedPaddedAndZeroed(count: Int, populated: Bool) {
+        let buffer = AlignedBuffer(count: count, populated: populated)
         #expect(buffer.count == count)
         #expect(buffer.capacity >= max(count, AlignedBuffer.paddingFloats))
         #expect(buffer.capacity % AlignedBuffer.paddingFloats == 0)
@@ -22,4 +25,19 @@ import Testing
         let values = (0..<(AlignedBuffer.mappingThreshold / 2)).map(Float.init)
         #expect(AlignedBuffer(values).toArray() == values)
     }
+
+    #if os(Linux)
+    /// A populated mapped buffer's pages are all resident before anything touches them; an
+    /// unpopulated one's are not (`mincore`).
+    @Test(arguments: [false, true])
+    func populatedPagesAreResidentAtOnce(populated: Bool) throws {
+        let buffer = AlignedBuffer(count: 1 << 20, populated: populated)
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let bytes = buffer.capacity * MemoryLayout<Float>.stride
+        var residency = [UInt8](repeating: 0, count: (bytes + pageSize - 1) / pageSize)
+        #expect(mincore(UnsafeMutableRawPointer(buffer.baseAddress), bytes, &residency) == 0)
+        let resident = residency.filter { $0 & 1 == 1 }.count
+        #expect(resident == (populated ? residency.count : 0), "\(resident) of \(residency.count) pages resident")
+    }
+    #endif
 }

@@ -42,7 +42,7 @@ public struct PackedDepthwiseWeights: Sendable {
         try instructionSet.requireSupported(op: "weight packing")
         let (stride, total) = try Self.layout(
             channels: channels, kernelHeight: kernelHeight, kernelWidth: kernelWidth)
-        let storage = AlignedBuffer(count: total)
+        let storage = AlignedBuffer(count: total, populated: true)
         let packed = storage.baseAddress
         for t in 0..<taps {
             for c in 0..<channels { packed[t * stride + c] = weights[t * channels + c] }
