@@ -103,15 +103,20 @@ enum ChannelMajorRegions {
 
     /// The channel-major kernel of each node that has one, by node index:
     /// sparse 1×1 convolutions, the depthwise convolutions the channel-major
-    /// kernel supports, and element-wise 4-D ADDs of two activations.
+    /// kernel supports, and element-wise 4-D ADDs of two activations. None
+    /// when the graph has fewer sparse convolutions than a region needs (the
+    /// other versions are then not built).
     private static func channelMajorVersions(
         of nodes: [PreparedNode], isConstant: (Int) -> Bool
     ) -> [Int: any PreparedKernel] {
         var versions: [Int: any PreparedKernel] = [:]
         for (index, node) in nodes.enumerated() where node.outputs.count == 1 {
+            guard let conv = node.kernel as? Conv2D else { continue }
+            versions[index] = SparsePointwiseConv2DCHW(conv, maxDensity: maximumDensity)
+        }
+        guard versions.count >= minimumSparseConvolutions else { return [:] }
+        for (index, node) in nodes.enumerated() where node.outputs.count == 1 {
             switch node.kernel {
-            case let conv as Conv2D:
-                versions[index] = SparsePointwiseConv2DCHW(conv, maxDensity: maximumDensity)
             case let depthwise as DepthwiseConv2D:
                 versions[index] = DepthwiseConv2DCHW(depthwise)
             case let add as Add where add.isElementwise && add.outputShapes[0].rank == 4

@@ -24,8 +24,8 @@ struct ConstantTensors {
         /// Int32 values, already decoded.
         case int32([Int32])
         /// The `count` dense values that the DENSIFY operator `operatorIndex`
-        /// rebuilds from sparse tensor `sparse`.
-        case densified(sparse: Int, count: Int, operatorIndex: Int)
+        /// rebuilds from sparse tensor `sparse`, which `description` describes.
+        case densified(sparse: Int, count: Int, operatorIndex: Int, description: SparseTensorDescription)
     }
 
     private let model: TFLiteModel
@@ -80,7 +80,7 @@ struct ConstantTensors {
     /// for int32 constants and tensors without a dense value.
     func floatCount(of index: Int) -> Int? {
         switch sources[index] {
-        case .floats(_, let count)?, .densified(_, let count, _)?: return count
+        case .floats(_, let count)?, .densified(_, let count, _, _)?: return count
         case .int32?, nil: return nil
         }
     }
@@ -98,15 +98,41 @@ struct ConstantTensors {
             return .int32(values)
         case .floats(let tensor, let count)?:
             return readsFloats ? .float32(try floats(of: tensor)) : .unreadFloat32(count: count)
-        case .densified(let sparseTensor, let count, let operatorIndex)?:
+        case .densified(let sparseTensor, let count, let operatorIndex, let description)?:
             guard readsFloats else { return .unreadFloat32(count: count) }
-            let description = Self.description(of: subgraph.tensors[sparseTensor].sparsity!, shape: shapes[sparseTensor])
             do {
                 return .float32(try Densify.densify(values: try floats(of: sparseTensor), description: description))
             } catch let error as KernelError {
                 throw InterpreterError.invalidOperator(index: operatorIndex, error: error)
             }
         }
+    }
+
+    /// Calls `body` with `value(of:readsFloats:)` of each of `indices`, in
+    /// order, except that a float16 constant is given as it is stored
+    /// (`ConstantData.float16`, read in place, valid only inside `body`), not
+    /// widened to a float32 copy.
+    func withValues<Result>(
+        of indices: [Int], readsFloats: Bool, _ body: ([ConstantData?]) throws -> Result
+    ) throws -> Result {
+        var values: [ConstantData?] = []
+        values.reserveCapacity(indices.count)
+        /// Adds the values from `indices[position]` on, then calls `body`: inside the
+        /// borrowed buffers' scopes.
+        func collect(from position: Int) throws -> Result {
+            guard position < indices.count else { return try body(values) }
+            if readsFloats, case .floats(let tensorIndex, _)? = sources[indices[position]],
+               subgraph.tensors[tensorIndex].type == .float16 {
+                return try model.withBufferBytes(subgraph.tensors[tensorIndex].buffer) { bytes in
+                    // The verifier checked that the buffer holds whole halves.
+                    values.append(.float16(Float16Bytes(bytes)))
+                    return try collect(from: position + 1)
+                }
+            }
+            values.append(try value(of: indices[position], readsFloats: readsFloats))
+            return try collect(from: position + 1)
+        }
+        return try collect(from: 0)
     }
 
     /// Folds DEQUANTIZE and DENSIFY operators whose input is constant.
@@ -128,7 +154,8 @@ struct ConstantTensors {
             let description = Self.description(of: subgraph.tensors[input].sparsity!, shape: shapes[input])
             do {
                 let count = try Densify.denseCount(valueCount: valueCount, description: description)
-                sources[output] = .densified(sparse: input, count: count, operatorIndex: index)
+                sources[output] = .densified(
+                    sparse: input, count: count, operatorIndex: index, description: description)
             } catch let error as KernelError {
                 throw InterpreterError.invalidOperator(index: index, error: error)
             }

@@ -70,27 +70,30 @@ struct LoadPlan {
             if try constants.fold(op, builtin: builtin, index: index) { continue }
 
             let inputIndices = op.inputs.filter { $0 >= 0 }
-            var operands: [Operand] = []
-            for tensorIndex in inputIndices {
-                let tensor = subgraph.tensors[tensorIndex]
-                if let value = try constants.value(of: tensorIndex, readsFloats: readsWeights) {
-                    operands.append(Operand(shape: shapes[tensorIndex], constant: value))
-                } else if constants.isConstant(tensorIndex) {
-                    throw InterpreterError.unsupportedOption(
-                        index: index, op: builtin.description,
-                        detail: "sparse input '\(tensor.name)' without a DENSIFY operator")
-                } else {
-                    guard tensor.type == .float32 else {
-                        throw InterpreterError.unsupportedTensorType(tensor: tensor.name, type: "\(tensor.type)")
+            // Float16 weights are read in place while the kernel is prepared.
+            let prepared = try constants.withValues(of: inputIndices, readsFloats: readsWeights) { values in
+                var operands: [Operand] = []
+                for (tensorIndex, value) in zip(inputIndices, values) {
+                    let tensor = subgraph.tensors[tensorIndex]
+                    if let value {
+                        operands.append(Operand(shape: shapes[tensorIndex], constant: value))
+                    } else if constants.isConstant(tensorIndex) {
+                        throw InterpreterError.unsupportedOption(
+                            index: index, op: builtin.description,
+                            detail: "sparse input '\(tensor.name)' without a DENSIFY operator")
+                    } else {
+                        guard tensor.type == .float32 else {
+                            throw InterpreterError.unsupportedTensorType(tensor: tensor.name, type: "\(tensor.type)")
+                        }
+                        operands.append(Operand(shape: shapes[tensorIndex]))
                     }
-                    operands.append(Operand(shape: shapes[tensorIndex]))
                 }
+                return try OperatorRegistry.prepare(
+                    builtin: builtin, options: op.options,
+                    optionsTable: model.optionsTable(of: op, location: "operator \(index) (\(builtin)) options"),
+                    operands: operands, index: index,
+                    readsWeights: readsWeights, instructionSet: instructionSet)
             }
-            let prepared = try OperatorRegistry.prepare(
-                builtin: builtin, options: op.options,
-                optionsTable: model.optionsTable(of: op, location: "operator \(index) (\(builtin)) options"),
-                operands: operands, index: index,
-                readsWeights: readsWeights, instructionSet: instructionSet)
             let outputShapes = prepared.outputShapes
             guard outputShapes.count == op.outputs.count else {
                 throw InterpreterError.invalidOperator(index: index, error: KernelError(

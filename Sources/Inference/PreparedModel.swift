@@ -68,6 +68,7 @@ package struct PreparedModel {
             case .int32(let values):
                 constants[tensorIndex] = AlignedBuffer(values.map { Float(bitPattern: UInt32(bitPattern: $0)) })
             case .unreadFloat32: preconditionFailure("a load that reads weights has no unread constants")
+            case .float16: preconditionFailure("ConstantTensors.value(of:) widens float16 constants")
             }
         }
 

@@ -109,11 +109,11 @@ public struct Conv2D: PreparedKernel {
     ) throws -> Conv2D {
         let checked = try check(inputs: inputs, options: options)
         try instructionSet.requireSupported(op: checked.op)
-        let filter = try inputs[1].requireConstantFloats(op: checked.op, role: "filter")
+        try inputs[1].requireConstantFloatCount(op: checked.op, role: "filter")
         let bias = try optionalConstantBias(op: checked.op, inputs: inputs, channels: checked.outputChannels)
-        let packed = try PackedGemmWeights(
-            outputChannels: checked.outputChannels, inputChannels: checked.patchSize,
-            weights: filter, bias: bias, instructionSet: instructionSet)
+        let packed = try inputs[1].packedGemmWeights(
+            op: checked.op, role: "filter", outputChannels: checked.outputChannels,
+            inputChannels: checked.patchSize, bias: bias, instructionSet: instructionSet)
         return Conv2D(
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             window: checked.window, inputChannels: checked.inputChannels,

@@ -49,6 +49,16 @@ public struct Dequantize: PreparedKernel {
         guard bits.count % 2 == 0 else {
             throw KernelError(op: "DEQUANTIZE", "float16 data has an odd byte count \(bits.count)")
         }
+        return widened(bits)
+    }
+
+    /// `halves` widened to float32 as `float16ToFloat32(_:)` widens their bytes.
+    public static func float16ToFloat32(_ halves: Float16Bytes) -> [Float] {
+        widened(halves.bytes)
+    }
+
+    /// The values of `bits.count / 2` little-endian halves, widened.
+    private static func widened(_ bits: UnsafeRawBufferPointer) -> [Float] {
         let count = bits.count / 2
         return [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
             var i = 0

@@ -67,11 +67,11 @@ public struct FullyConnected: PreparedKernel {
     ) throws -> FullyConnected {
         let checked = try check(inputs: inputs, options: options)
         try instructionSet.requireSupported(op: checked.op)
-        let weights = try inputs[1].requireConstantFloats(op: checked.op, role: "weights")
+        try inputs[1].requireConstantFloatCount(op: checked.op, role: "weights")
         let bias = try optionalConstantBias(op: checked.op, inputs: inputs, channels: checked.outputDepth)
-        let packed = try PackedGemmWeights(
-            outputChannels: checked.outputDepth, inputChannels: checked.inputDepth,
-            weights: weights, bias: bias, instructionSet: instructionSet)
+        let packed = try inputs[1].packedGemmWeights(
+            op: checked.op, role: "weights", outputChannels: checked.outputDepth,
+            inputChannels: checked.inputDepth, bias: bias, instructionSet: instructionSet)
         return FullyConnected(
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             batch: checked.batch, inputDepth: checked.inputDepth, outputDepth: checked.outputDepth,

@@ -3,6 +3,14 @@ import Tensor
 /// The constant contents of an operand, known at prepare (load) time.
 public enum ConstantData: Sendable {
     case float32([Float])
+    /// A float constant stored as IEEE 754 half precision (a float16 tensor
+    /// of the file, which a DEQUANTIZE widens), read in place: its values
+    /// are these halves widened to float32, exactly (`floatValues`). The ops
+    /// that pack float16 weight panels (CONV_2D, FULLY_CONNECTED) pack the
+    /// halves as they are, without a float32 copy or any other copy. The
+    /// bytes are borrowed: valid only during the call that receives them
+    /// (a kernel's `prepare`, which keeps only what it packs or copies).
+    case float16(Float16Bytes)
     case int32([Int32])
     /// A float32 constant of `count` values that were not read. Only the
     /// `validate` entry points of the weighted ops (CONV_2D, DEPTHWISE_CONV_2D,
@@ -18,11 +26,33 @@ public enum ConstantData: Sendable {
         return nil
     }
 
-    /// The values as floats (weights, biases), or nil if not float32.
+    /// The values as floats (weights, biases), float16 ones widened exactly,
+    /// or nil if the constant is not a float one or was not read.
     public var floatValues: [Float]? {
-        if case .float32(let values) = self { return values }
-        return nil
+        switch self {
+        case .float32(let values): return values
+        case .float16(let halves): return Dequantize.float16ToFloat32(halves)
+        case .int32, .unreadFloat32: return nil
+        }
     }
+}
+
+/// Float16 values as a model file stores them, read in place: little-endian
+/// IEEE 754 halves, 2 bytes each, at any alignment. The memory belongs to the
+/// caller, which keeps it valid and unchanged only during the call it passes
+/// this to; the receiver copies or packs what it keeps.
+public struct Float16Bytes: @unchecked Sendable {
+    /// The halves' bytes (an even count).
+    public let bytes: UnsafeRawBufferPointer
+
+    /// The halves in `bytes`. - Precondition: `bytes.count` is even.
+    public init(_ bytes: UnsafeRawBufferPointer) {
+        precondition(bytes.count % 2 == 0, "float16 data has an odd byte count \(bytes.count)")
+        self.bytes = bytes
+    }
+
+    /// The number of values.
+    public var count: Int { bytes.count / 2 }
 }
 
 /// What a weighted op's `validate` establishes without building its kernel:

@@ -125,6 +125,7 @@ extension Operand {
         let count: Int
         switch constant {
         case .float32(let values): count = values.count
+        case .float16(let halves): count = halves.count
         case .unreadFloat32(let unread): count = unread
         case .int32: throw KernelError(op: op, "\(role) must be a float32 constant, got an int32 constant")
         }
@@ -135,14 +136,33 @@ extension Operand {
         }
     }
 
-    /// The values of a float32 constant operand (weights, bias), checked to
-    /// hold exactly one value per element of its shape.
+    /// The values of a float constant operand (weights, bias), float16 ones
+    /// widened, checked to hold exactly one value per element of its shape.
     func requireConstantFloats(op: String, role: String) throws -> [Float] {
         try requireConstantFloatCount(op: op, role: role)
-        guard case .float32(let values)? = constant else {
+        guard let values = constant?.floatValues else {
             preconditionFailure("\(op): \(role) values were not read; only validate takes unread constants")
         }
         return values
+    }
+
+    /// This weights operand (`[N, K]` row-major once flattened) and `bias`
+    /// packed for the GEMM microkernels of `instructionSet`: float16 weights
+    /// straight from their halves, float32 ones as they are. Checked as
+    /// `requireConstantFloats` checks.
+    func packedGemmWeights(
+        op: String, role: String, outputChannels: Int, inputChannels: Int, bias: [Float]?,
+        instructionSet: KernelInstructionSet
+    ) throws -> PackedGemmWeights {
+        try requireConstantFloatCount(op: op, role: role)
+        if case .float16(let halves)? = constant {
+            return try PackedGemmWeights(
+                outputChannels: outputChannels, inputChannels: inputChannels, float16Weights: halves,
+                bias: bias, instructionSet: instructionSet)
+        }
+        return try PackedGemmWeights(
+            outputChannels: outputChannels, inputChannels: inputChannels,
+            weights: requireConstantFloats(op: op, role: role), bias: bias, instructionSet: instructionSet)
     }
 }
 

@@ -107,8 +107,10 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         // Loading a model tries every 1×1 convolution, so these loops see millions of weights:
         // they have no branch that depends on a weight (a sparse filter's zeros fall at random;
         // with a branch a weight, these loops were most of pose_detection's load). A dense
-        // filter is counted where it is packed, and left there.
-        let density = Double(conv.packed.nonzeroWeightCount()) / Double(cout * cin)
+        // filter is counted where it is packed, only until it has more non-zeros than
+        // `maxDensity · Cout · Cin`, and left there.
+        let bound = maxDensity < 1 ? Int((max(0, maxDensity) * Double(cout * cin)).rounded(.up)) : .max
+        let density = Double(conv.packed.nonzeroWeightCount(stoppingAbove: bound)) / Double(cout * cin)
         guard density <= maxDensity else { return nil }
         let filter = conv.packed.unpackedWeights()  // [Cout, 1, 1, Cin]
         let bias = conv.packed.unpackedBias()
@@ -142,32 +144,42 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         let blockCount = (cin + blockChannels - 1) / blockChannels
         // Even blocks: at most `blockChannels` each.
         let perBlock = (cin + blockCount - 1) / blockCount
-        var values: [Float] = [], columns: [Int32] = [], offsets: [Int32] = [], starts: [Int32] = [0]
-        values.reserveCapacity(keptCount + 1)
-        columns.reserveCapacity(keptCount + 1)
-        offsets.reserveCapacity(keptCount + 1)
-        starts.reserveCapacity(blockCount * cout + 1)
         // Block by block, each output channel's kept weights of the block's input channels:
-        // the next stretch of its row's list, which `cursors[oc]` walks.
+        // the next stretch of its row's list, which `cursors[oc]` walks. One more entry at the
+        // end, never read, so that no array is empty (an empty array may have no base address).
+        var values = [Float](repeating: 0, count: keptCount + 1)
+        var columns = [Int32](repeating: 0, count: keptCount + 1)
+        var offsets = [Int32](repeating: 0, count: keptCount + 1)
+        var starts = [Int32](repeating: 0, count: blockCount * cout + 1)
         var cursors = Array(rowStarts.dropLast())
-        for block in 0..<blockCount {
-            let inputs = (block * perBlock)..<min(cin, (block + 1) * perBlock)
-            for oc in 0..<cout {
-                while cursors[oc] < rowStarts[oc + 1], Int(keptInputs[cursors[oc]]) < inputs.upperBound {
-                    let ic = Int(keptInputs[cursors[oc]])
-                    values.append(filter[oc * cin + ic])
-                    columns.append(Int32(ic))
-                    offsets.append(Int32(packs ? (ic - inputs.lowerBound) * Self.tilePixels : ic * pixels))
-                    cursors[oc] += 1
+        filter.withUnsafeBufferPointer { w in
+            keptInputs.withUnsafeBufferPointer { kept in
+                values.withUnsafeMutableBufferPointer { values in
+                    columns.withUnsafeMutableBufferPointer { columns in
+                        offsets.withUnsafeMutableBufferPointer { offsets in
+                            var next = 0
+                            for block in 0..<blockCount {
+                                let first = block * perBlock, end = min(cin, (block + 1) * perBlock)
+                                for oc in 0..<cout {
+                                    var cursor = cursors[oc]
+                                    while cursor < rowStarts[oc + 1], Int(kept[cursor]) < end {
+                                        let ic = Int(kept[cursor])
+                                        values[next] = w[oc * cin + ic]
+                                        columns[next] = Int32(truncatingIfNeeded: ic)
+                                        offsets[next] = Int32(
+                                            truncatingIfNeeded: packs ? (ic - first) * Self.tilePixels : ic * pixels)
+                                        next += 1
+                                        cursor += 1
+                                    }
+                                    cursors[oc] = cursor
+                                    starts[block * cout + oc + 1] = Int32(truncatingIfNeeded: next)
+                                }
+                            }
+                        }
+                    }
                 }
-                starts.append(Int32(values.count))
             }
         }
-        // A never-read entry, so that neither array is empty (an empty array
-        // may have no base address).
-        values.append(0)
-        columns.append(0)
-        offsets.append(0)
         var epilogue = ConvolutionEpilogue.none
         epilogue.add = conv.epilogue.add
         self.opName = "CONV_2D(sparse CHW)" + (epilogue.add != nil ? "+ADD" : "")

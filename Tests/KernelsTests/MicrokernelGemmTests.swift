@@ -189,6 +189,61 @@ import Testing
         }
     }
 
+    /// Packing float16 weights from their halves stores what packing the same values widened
+    /// stores, byte for byte (panels, padding and bias), for every panel layout of both
+    /// families and the dot-product rows; and the halves' NaNs, infinities, subnormals and
+    /// zeros of both signs read back as the widened values.
+    @Test(arguments: KernelInstructionSet.supported)
+    func float16WeightsPackAsTheirWidenedValues(_ instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        let specials: [UInt16] = [0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0x7C01, 0x0001, 0x83FF, 0x7BFF]
+        for (depth, outputs) in [(1, 1), (3, 2), (7, 3), (16, 24), (5, 33), (40, 57), (9, 65), (288, 96)] {
+            var halves = rng.panelWeights(outputs * depth, .float16).map { Float16($0) }
+            for special in specials {
+                halves[Int.random(in: halves.indices, using: &rng)] = Float16(bitPattern: special)
+            }
+            let bias = rng.floats(outputs)
+            let widened = halves.withUnsafeBytes { Dequantize.float16ToFloat32(Float16Bytes($0)) }
+            let fromHalves = try halves.packed(outputs: outputs, depth: depth, bias: bias, instructionSet)
+            let fromFloats = try PackedGemmWeights(
+                outputChannels: outputs, inputChannels: depth, weights: widened, bias: bias,
+                instructionSet: instructionSet, panelPrecision: fromHalves.panelPrecision)
+            let label = "\(outputs)×\(depth) \(fromHalves.panelPrecision) \(instructionSet), seed \(seed)"
+            #expect(fromHalves.panelPrecision == expectedPanelPrecision(.float16, outputs: outputs), "\(label)")
+            #expect(fromHalves.unpackedWeights().map(\.bitPattern) == widened.map(\.bitPattern), "\(label)")
+            // A signalling NaN half is stored as it is, not as the float16 of its widened (quiet)
+            // value: the storage is compared with its quiet bit set.
+            let quieted = halves.map { $0.isSignalingNaN ? Float16(bitPattern: $0.bitPattern | 0x0200) : $0 }
+            let fromQuieted = try quieted.packed(outputs: outputs, depth: depth, bias: bias, instructionSet)
+            #expect(fromQuieted.storageBytes == fromFloats.storageBytes, "\(label)")
+        }
+    }
+
+    /// Counting non-zeros with a bound gives the exact count up to the bound and some count
+    /// above it past the bound, for both precisions and filters larger than one stretch.
+    @Test(arguments: PackedGemmWeights.Precision.allCases)
+    func nonzeroWeightCountStopsPastItsBound(_ precision: PackedGemmWeights.Precision) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        for (depth, outputs, zeroShare) in [(40, 57, 0.5), (1152, 96, 0.75), (256, 640, 0.1)] {
+            var weights = rng.panelWeights(outputs * depth, precision)
+            for i in weights.indices where Double.random(in: 0..<1, using: &rng) < zeroShare { weights[i] = 0 }
+            let packed = try PackedGemmWeights(
+                outputChannels: outputs, inputChannels: depth, weights: weights, bias: nil,
+                instructionSet: .baseline, panelPrecision: expectedPanelPrecision(precision, outputs: outputs))
+            let exact = weights.filter { $0 != 0 }.count
+            let label = "\(outputs)×\(depth) \(packed.panelPrecision), seed \(seed)"
+            #expect(packed.nonzeroWeightCount() == exact, "\(label)")
+            for bound in [exact, exact + 1, weights.count] {
+                #expect(packed.nonzeroWeightCount(stoppingAbove: bound) == exact, "bound \(bound) \(label)")
+            }
+            for bound in [0, exact / 3, exact - 1] {
+                #expect(packed.nonzeroWeightCount(stoppingAbove: bound) > bound, "bound \(bound) \(label)")
+            }
+        }
+    }
+
     @Test func float16PanelsOnlyForWeightsFloat16Holds() {
         #expect(PackedGemmWeights.areFloat16Values([0, -0.0, 1, -2.5, 65504, -65504, 0x1p-24, .infinity, -.infinity]))
         #expect(PackedGemmWeights.areFloat16Values([Float(Float16(0.1)), .nan]))
@@ -349,6 +404,27 @@ import Testing
                 column += width
             }
             for n in 0..<column { #expect(packed.bias[n] == (n < outputs ? Float(-n) : 0)) }
+        }
+    }
+}
+
+extension PackedGemmWeights {
+    /// Every byte of the packed storage: panels or rows, padding and bias.
+    var storageBytes: [UInt8] {
+        Array(UnsafeRawBufferPointer(start: storage.baseAddress, count: storage.capacity * MemoryLayout<Float>.stride))
+    }
+}
+
+extension [Float16] {
+    /// These halves (`[outputs, depth]`, little-endian as this host stores them) packed from
+    /// their bytes, as a model's float16 weights are.
+    func packed(
+        outputs: Int, depth: Int, bias: [Float], _ instructionSet: KernelInstructionSet
+    ) throws -> PackedGemmWeights {
+        try withUnsafeBytes { bytes in
+            try PackedGemmWeights(
+                outputChannels: outputs, inputChannels: depth, float16Weights: Float16Bytes(bytes), bias: bias,
+                instructionSet: instructionSet)
         }
     }
 }

@@ -100,18 +100,78 @@ public struct PackedGemmWeights: Sendable {
         outputChannels: Int, inputChannels: Int, weights: [Float], bias: [Float]?,
         instructionSet: KernelInstructionSet, panelPrecision requested: Precision
     ) throws(KernelError) {
-        precondition(outputChannels >= 1 && inputChannels >= 1, "empty GEMM weights")
-        let n = outputChannels, k = inputChannels
-        let (weightCount, weightOverflow) = n.multipliedReportingOverflow(by: k)
+        let (weightCount, weightOverflow) = outputChannels.multipliedReportingOverflow(by: inputChannels)
         precondition(!weightOverflow && weights.count == weightCount, "weights are not [N, K]")
-        precondition(bias == nil || bias?.count == n, "bias is not [N]")
         assert(requested == .float32 || Self.areFloat16Values(weights), "weights that float16 cannot hold")
+        try self.init(
+            outputChannels: outputChannels, inputChannels: inputChannels, bias: bias,
+            instructionSet: instructionSet, panelPrecision: requested)
+        let packed = storage.baseAddress
+        weights.withUnsafeBufferPointer { source in
+            if usesDotProducts {
+                packed.update(from: source.baseAddress!, count: weightCount)
+                return
+            }
+            let w = UnsafeRawPointer(source.baseAddress!)
+            switch panelPrecision {
+            case .float16:
+                // The halves before the bias, which stays float32.
+                let halves = UnsafeMutableRawPointer(packed).bindMemory(to: Float16.self, capacity: 2 * biasOffset)
+                packPanels(w, as: Float.self, into: halves) { Float16($0) }
+            case .float32:
+                packPanels(w, as: Float.self, into: packed) { $0 }
+            }
+        }
+    }
 
+    /// Packs float16 weights (`[N, K]` row-major) and `bias` as
+    /// `init(outputChannels:inputChannels:weights:bias:instructionSet:)`
+    /// packs the same values widened, with the same panels: float16 ones
+    /// take the halves as they are, straight from `halves` (no other copy is
+    /// made); where this build or the dot-product layout keeps float32, the
+    /// halves are widened first. The microkernels read the same float32
+    /// values either way.
+    public init(
+        outputChannels: Int, inputChannels: Int, float16Weights halves: Float16Bytes, bias: [Float]?,
+        instructionSet: KernelInstructionSet = .detected
+    ) throws(KernelError) {
+        #if _endian(little)
+        let packsHalves = Self.packsFloat16Panels && outputChannels > Self.maxDotOutputs
+        #else
+        let packsHalves = false  // the halves are little-endian
+        #endif
+        guard packsHalves else {
+            try self.init(
+                outputChannels: outputChannels, inputChannels: inputChannels,
+                weights: Dequantize.float16ToFloat32(halves), bias: bias, instructionSet: instructionSet)
+            return
+        }
+        let (weightCount, weightOverflow) = outputChannels.multipliedReportingOverflow(by: inputChannels)
+        precondition(!weightOverflow && halves.count == weightCount, "weights are not [N, K]")
+        try self.init(
+            outputChannels: outputChannels, inputChannels: inputChannels, bias: bias,
+            instructionSet: instructionSet, panelPrecision: .float16)
+        let packed = UnsafeMutableRawPointer(storage.baseAddress).bindMemory(to: UInt16.self, capacity: 2 * biasOffset)
+        // Bit patterns moved as they are: a NaN keeps its payload (widened, it reads as the
+        // float32 the source's widening gives). Read unaligned: a file's buffer may start anywhere.
+        packPanels(UnsafeRawPointer(halves.bytes.baseAddress!), as: UInt16.self, into: packed) { $0 }
+    }
+
+    /// The layout for `N × K` weights of `requested` precision (`.float32`
+    /// in the dot-product layout), its zeroed storage, and `bias` (N values,
+    /// nil for none) written in place; the caller writes the weights.
+    private init(
+        outputChannels: Int, inputChannels: Int, bias: [Float]?,
+        instructionSet: KernelInstructionSet, panelPrecision requested: Precision
+    ) throws(KernelError) {
+        precondition(outputChannels >= 1 && inputChannels >= 1, "empty GEMM weights")
+        precondition(bias == nil || bias?.count == outputChannels, "bias is not [N]")
         try instructionSet.requireSupported(op: "weight packing")
-        let dot = n <= Self.maxDotOutputs
+        let dot = outputChannels <= Self.maxDotOutputs
         let precision = dot ? .float32 : requested
         let layout = try Self.layout(
-            outputChannels: n, inputChannels: k, instructionSet: instructionSet, precision: precision)
+            outputChannels: outputChannels, inputChannels: inputChannels, instructionSet: instructionSet,
+            precision: precision)
 
         self.instructionSet = instructionSet
         self.panelPrecision = precision
@@ -120,29 +180,13 @@ public struct PackedGemmWeights: Sendable {
         self.fullPanelCount = layout.fullPanelCount
         self.hasPanelOf16 = layout.hasPanelOf16
         self.hasPanelOf8 = layout.hasPanelOf8
-        self.inputChannels = k
-        self.outputChannels = n
+        self.inputChannels = inputChannels
+        self.outputChannels = outputChannels
         self.biasOffset = layout.biasOffset
-        let storage = AlignedBuffer(count: layout.totalFloats)
-        self.storage = storage
-        let packed = storage.baseAddress
-        weights.withUnsafeBufferPointer { source in
-            let w = source.baseAddress!
-            if dot {
-                packed.update(from: w, count: weightCount)
-                return
-            }
-            switch precision {
-            case .float16:
-                // The halves before the bias, which stays float32.
-                let halves = UnsafeMutableRawPointer(packed).bindMemory(to: Float16.self, capacity: 2 * biasOffset)
-                packPanels(w, into: halves)
-            case .float32:
-                packPanels(w, into: packed)
-            }
-        }
+        self.storage = AlignedBuffer(count: layout.totalFloats, populated: true)
         if let bias {
-            for i in 0..<n { packed[biasOffset + i] = bias[i] }
+            let packedBias = storage.baseAddress + biasOffset
+            for i in 0..<outputChannels { packedBias[i] = bias[i] }
         }
     }
 
@@ -169,16 +213,19 @@ public struct PackedGemmWeights: Sendable {
         }
     }
 
-    /// Writes the panels of `w` (`[N, K]` row-major) to `packed`, each weight
-    /// converted to `Stored` (exactly: the caller chose `Stored` so).
-    private func packPanels<Stored: BinaryFloatingPoint>(
-        _ w: UnsafePointer<Float>, into packed: UnsafeMutablePointer<Stored>
+    /// Writes the panels of `w` (`[N, K]` row-major `Source` values, at any
+    /// alignment) to `packed`, each weight as `stored` gives it (exactly: the
+    /// caller chose `Stored` so).
+    @inline(__always)
+    private func packPanels<Source: SIMDScalar, Stored>(
+        _ w: UnsafeRawPointer, as _: Source.Type, into packed: UnsafeMutablePointer<Stored>,
+        _ stored: (Source) -> Stored
     ) {
-        let n = outputChannels, k = inputChannels
+        let n = outputChannels, k = inputChannels, size = MemoryLayout<Source>.stride
         for p in 0..<panelCount {
             let panelWidth = width(ofPanel: p), column = column(ofPanel: p)
             let panel = packed + column * k
-            let rows = w + column * k
+            let rows = w + column * k * size
             let channels = min(panelWidth, n - column)
             // Eight k of a channel at a time: one contiguous read of its row
             // and eight stores a panel row apart (a few times faster than
@@ -186,13 +233,15 @@ public struct PackedGemmWeights: Sendable {
             var kk = 0
             while kk + 8 <= k {
                 for j in 0..<channels {
-                    let values = UnsafeRawPointer(rows + j * k + kk).loadUnaligned(as: SIMD8<Float>.self)
-                    for t in 0..<8 { panel[(kk + t) * panelWidth + j] = Stored(values[t]) }
+                    let values = rows.loadUnaligned(fromByteOffset: (j * k + kk) * size, as: SIMD8<Source>.self)
+                    for t in 0..<8 { panel[(kk + t) * panelWidth + j] = stored(values[t]) }
                 }
                 kk += 8
             }
             while kk < k {
-                for j in 0..<channels { panel[kk * panelWidth + j] = Stored(rows[j * k + kk]) }
+                for j in 0..<channels {
+                    panel[kk * panelWidth + j] = stored(rows.loadUnaligned(fromByteOffset: (j * k + kk) * size, as: Source.self))
+                }
                 kk += 1
             }
         }
@@ -336,20 +385,38 @@ public struct PackedGemmWeights: Sendable {
 
     /// How many weights are not zero (as `!= 0` says: −0 is zero, NaN is not), counted over
     /// the packed storage in place, whose padding is zero; without a branch on a weight.
-    func nonzeroWeightCount() -> Int {
+    /// Counting stops at the end of the first stretch of `countingStretch` stored weights
+    /// that takes the count past `bound`: the result is exact when it is at most `bound`,
+    /// and only known to exceed `bound` otherwise (a dense filter need not be read to the end
+    /// to be found too dense for a sparse kernel).
+    func nonzeroWeightCount(stoppingAbove bound: Int = .max) -> Int {
         switch panelPrecision {
         case .float16:
             let halves = UnsafeRawPointer(storage.baseAddress).assumingMemoryBound(to: UInt16.self)
-            var count = 0
             // The magnitude's bits moved to the top of 32: the sign falls out.
-            for i in 0..<(2 * biasOffset) { count &+= Self.isNonzero(magnitudeBits: UInt32(halves[i]) << 17) }
-            return count
+            return Self.countNonzero(stored: 2 * biasOffset, stoppingAbove: bound) { UInt32(halves[$0]) << 17 }
         case .float32:
             let floats = UnsafeRawPointer(storage.baseAddress).assumingMemoryBound(to: UInt32.self)
-            var count = 0
-            for i in 0..<biasOffset { count &+= Self.isNonzero(magnitudeBits: floats[i] << 1) }
-            return count
+            return Self.countNonzero(stored: biasOffset, stoppingAbove: bound) { floats[$0] << 1 }
         }
+    }
+
+    /// Stored weights counted between two looks at the bound of `nonzeroWeightCount`.
+    static let countingStretch = 4096
+
+    /// The non-zero count of `stored` weights whose magnitude bits `magnitudeBits(i)` gives,
+    /// stretch by stretch, stopping after a stretch that takes it past `bound`.
+    @inline(__always)
+    private static func countNonzero(
+        stored: Int, stoppingAbove bound: Int, _ magnitudeBits: (Int) -> UInt32
+    ) -> Int {
+        var count = 0, start = 0
+        while start < stored && count <= bound {
+            let end = min(stored, start + countingStretch)
+            for i in start..<end { count &+= isNonzero(magnitudeBits: magnitudeBits(i)) }
+            start = end
+        }
+        return count
     }
 
     /// 1 when `magnitudeBits` (a value's bits without its sign) are not all zero, else 0,
