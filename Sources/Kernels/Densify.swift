@@ -66,7 +66,20 @@ public enum Densify {
     /// differs from the stored positions, or a dense size above `maxDenseElements`.
     public static func densify(values: [Float], description: SparseTensorDescription) throws -> [Float] {
         let layout = try checkedLayout(description, valueCount: values.count)
-        var dense = [Float](repeating: 0, count: layout.denseCount)
+        return [Float](unsafeUninitializedCapacity: layout.denseCount) { dense, initialized in
+            dense.initialize(repeating: 0)
+            values.withUnsafeBufferPointer { values in
+                place(values, into: dense, layout: layout, description: description)
+            }
+            initialized = layout.denseCount
+        }
+    }
+
+    /// Writes `values` where `description` places them in `dense` (zeroed, checked to fit).
+    private static func place(
+        _ values: UnsafeBufferPointer<Float>, into dense: UnsafeMutableBufferPointer<Float>,
+        layout: SparseLayout, description: SparseTensorDescription
+    ) {
         var next = 0
         let last = description.dimensions.count - 1
         // Walks level `level` under storage position `position` of the
@@ -94,7 +107,6 @@ public enum Densify {
             }
         }
         visit(level: 0, position: 0, offset: 0)
-        return dense
     }
 }
 
