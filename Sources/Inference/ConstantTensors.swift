@@ -24,8 +24,8 @@ struct ConstantTensors {
         /// Int32 values, already decoded.
         case int32([Int32])
         /// The `count` dense values that the DENSIFY operator `operatorIndex`
-        /// rebuilds from sparse tensor `sparse`, which `description` describes.
-        case densified(sparse: Int, count: Int, operatorIndex: Int, description: SparseTensorDescription)
+        /// rebuilds from sparse tensor `sparse`.
+        case densified(sparse: Int, count: Int, operatorIndex: Int)
     }
 
     private let model: TFLiteModel
@@ -80,7 +80,7 @@ struct ConstantTensors {
     /// for int32 constants and tensors without a dense value.
     func floatCount(of index: Int) -> Int? {
         switch sources[index] {
-        case .floats(_, let count)?, .densified(_, let count, _, _)?: return count
+        case .floats(_, let count)?, .densified(_, let count, _)?: return count
         case .int32?, nil: return nil
         }
     }
@@ -98,8 +98,10 @@ struct ConstantTensors {
             return .int32(values)
         case .floats(let tensor, let count)?:
             return readsFloats ? .float32(try floats(of: tensor)) : .unreadFloat32(count: count)
-        case .densified(let sparseTensor, let count, let operatorIndex, let description)?:
+        case .densified(let sparseTensor, let count, let operatorIndex)?:
             guard readsFloats else { return .unreadFloat32(count: count) }
+            // Converted again rather than kept: its index lists take 8 bytes an entry.
+            let description = Self.description(of: subgraph.tensors[sparseTensor].sparsity!, shape: shapes[sparseTensor])
             do {
                 return .float32(try Densify.densify(values: try floats(of: sparseTensor), description: description))
             } catch let error as KernelError {
@@ -154,8 +156,7 @@ struct ConstantTensors {
             let description = Self.description(of: subgraph.tensors[input].sparsity!, shape: shapes[input])
             do {
                 let count = try Densify.denseCount(valueCount: valueCount, description: description)
-                sources[output] = .densified(
-                    sparse: input, count: count, operatorIndex: index, description: description)
+                sources[output] = .densified(sparse: input, count: count, operatorIndex: index)
             } catch let error as KernelError {
                 throw InterpreterError.invalidOperator(index: index, error: error)
             }
