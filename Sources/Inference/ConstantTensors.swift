@@ -10,7 +10,8 @@ import Tensor
 /// for them (`value(of:readsFloats:)`), not when the subgraph is read: a load
 /// holds the decoded floats of one operator at a time, which its kernel packs
 /// and lets go, rather than a float32 copy of every weight of the model at
-/// once. Everything that can reject a constant is still checked up front —
+/// once; float16 weights are not even decoded, but read in place while their
+/// kernel is prepared (`withValues(of:readsFloats:_:)`). Everything that can reject a constant is still checked up front —
 /// its type when the subgraph is read, a sparse tensor's description and
 /// value count when its DENSIFY is folded — so decoding later does not fail
 /// on a model that passed those checks. Int32 constants (shapes, axes,

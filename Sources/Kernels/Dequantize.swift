@@ -2,8 +2,11 @@ import Tensor
 
 /// DEQUANTIZE: converts a constant tensor to float32. In these models it only
 /// turns float16 weights into float32, and it is folded at load time: the
-/// loader decodes the float16 bytes with `float16ToFloat32(_:)` and hands the
-/// result to `prepare` as a float32 constant, which the op then passes through.
+/// operator that reads its output gets the float16 constant itself
+/// (`ConstantData.float16`), which CONV_2D and FULLY_CONNECTED pack as it is
+/// and every other op widens with `float16ToFloat32(_:)`. This kernel, which
+/// passes a folded float32 constant through, runs only where a caller
+/// prepares the operator on its own.
 ///
 /// Input: one constant float32 tensor of any shape. Output: the same shape
 /// and values.
