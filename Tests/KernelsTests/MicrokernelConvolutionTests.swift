@@ -223,6 +223,43 @@ import Testing
         }
     }
 
+    /// Layers with fewer rows than the threads share evenly cut each row's
+    /// panels into groups: a 7×7 map, a 1×1 map with many outputs (a
+    /// model's head), a 5×5 map with gathered borders, one with a last
+    /// panel of 8 and one in the dot-product layout.
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func panelGroupsGiveTheBitsOfWholeRows(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        for (size, inputs, outputs, kernel) in [(7, 32, 72, 1), (1, 512, 195, 1), (5, 24, 40, 3), (5, 200, 2, 3)] {
+            let g = try #require(Self.geometry(size, size, kernel: (kernel, kernel), stride: 1))
+            let problem = Problem(
+                inputChannels: inputs, outputChannels: outputs, geometry: g, clamp: (-1, 1), precision: precision,
+                rng: &rng)
+            let context = "\(problem.description) \(instructionSet) seed \(seed)"
+            #expect(
+                convolutionPanelGroups(rows: size, columnBlocks: 2, threadCount: 2) > 1,
+                "no panel groups at 2 threads: \(context)")
+            expectClose(
+                try problem.run(runner: ParallelRunner(threadCount: 2), instructionSet), problem.reference(),
+                context)
+            try expectSameForThreadCounts(context) { runner in
+                try problem.run(runner: runner, instructionSet).values
+            }
+        }
+    }
+
+    @Test func panelGroupsOnlyWhereRowsAreTooFewToShare() {
+        #expect(convolutionPanelGroups(rows: 1, columnBlocks: 13, threadCount: 1) == 1)
+        #expect(convolutionPanelGroups(rows: 8, columnBlocks: 13, threadCount: 2) == 1)
+        #expect(convolutionPanelGroups(rows: 7, columnBlocks: 13, threadCount: 2) == 2)
+        #expect(convolutionPanelGroups(rows: 1, columnBlocks: 13, threadCount: 2) == 8)
+        #expect(convolutionPanelGroups(rows: 1, columnBlocks: 5, threadCount: 16) == 5)
+        #expect(convolutionPanelGroups(rows: 14, columnBlocks: 42, threadCount: 8) == 3)
+    }
+
     @Test(
         .enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"),
         arguments: PackedGemmWeights.Precision.allCases)

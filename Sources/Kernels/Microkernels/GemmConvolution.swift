@@ -13,7 +13,9 @@ import Tensor
 /// the input, with no copy. The other pixels (borders, rows that overlap
 /// the padding) are first gathered (im2col) into the calling thread's slice
 /// of `workspace`, with zeros for the padding, in the same run layout.
-/// Output rows are split over threads; a pixel's value never depends on
+/// Output rows are split over threads, and when a layer has too few rows to
+/// share evenly (the 7×7 and 1×1 maps at the end of a network), each row's
+/// panels too (`convolutionPanelGroups`); a pixel's value never depends on
 /// the split, so results are bit-identical for every thread count. With
 /// float16 panels, each output row is computed a panel at a time, so that a
 /// thread widens each panel once per row (`WidenedPanel`), not once per run
@@ -39,7 +41,9 @@ public func convolutionF32(
     epilogue: ConvolutionEpilogue = .none, residual: UnsafePointer<Float>? = nil,
     runner: ParallelRunner
 ) {
-    /// The output rows of this call (over all images), for `ParallelRunner.forEach`.
+    /// The output rows of this call (over all images), each cut into
+    /// `panelGroups` groups of panels, for `ParallelRunner.forEach`: item
+    /// `i` is group `i mod panelGroups` of row `i / panelGroups`.
     struct Rows: ParallelWork {
         let geometry: ConvolutionGeometry
         let inputChannels: Int
@@ -51,10 +55,11 @@ public func convolutionF32(
         let scratch: UnsafeMutablePointer<Float>
         let tilePixels: Int
         let threadCount: Int
+        let panelGroups: Int
         let clamp: (lower: Float, upper: Float)
         let epilogue: EpilogueOperands?
 
-        func run(_ rows: Range<Int>, thread: Int) {
+        func run(_ items: Range<Int>, thread: Int) {
             let g = geometry
             let depth = weights.inputChannels, outputs = weights.outputChannels
             let runLength = g.kernelWidth * inputChannels
@@ -72,7 +77,10 @@ public func convolutionF32(
             let scratch = self.scratch + thread * tilePixels * depth
             var widened = WidenedPanel(
                 weights: weights, workspace: self.scratch + threadCount * tilePixels * depth, thread: thread)
-            for outputRow in rows {
+            let blocks = weights.columnBlockCount
+            for item in items {
+                let outputRow = item / panelGroups, group = item % panelGroups
+                let groupBlocks = (blocks * group / panelGroups)..<(blocks * (group + 1) / panelGroups)
                 let n = outputRow / g.outputHeight, oy = outputRow % g.outputHeight
                 let image = input + n * imageSize
                 let out = output + outputRow * g.outputWidth * outputs
@@ -115,9 +123,9 @@ public func convolutionF32(
                 }
 
                 if widened == nil {
-                    multiplyRow(0..<weights.columnBlockCount)
+                    multiplyRow(groupBlocks)
                 } else {
-                    for p in 0..<weights.panelCount { multiplyRow(p..<p + 1) }
+                    for p in groupBlocks { multiplyRow(p..<p + 1) }
                 }
             }
         }
@@ -133,14 +141,34 @@ public func convolutionF32(
     let totalRows = batch * g.outputHeight
     let threads = usefulThreadCount(
         runner.threadCount, multiplyAdds: totalRows * g.outputWidth, depth, outputs)
+    let panelGroups = convolutionPanelGroups(
+        rows: totalRows, columnBlocks: weights.columnBlockCount, threadCount: threads)
     runner.limited(to: threads).forEach(
-        totalRows,
+        totalRows * panelGroups,
         Rows(
             geometry: g, inputChannels: inputChannels, weights: weights, input: input, output: output,
             scratch: workspace.baseAddress!, tilePixels: tilePixels, threadCount: runner.threadCount,
-            clamp: clamp,
+            panelGroups: panelGroups, clamp: clamp,
             epilogue: epilogue.operands(output: output, residual: residual)))
 }
+
+/// Groups of panels (or dot-product columns) each output row is cut into
+/// for `threadCount` threads: 1 when there are at least
+/// `rowsPerThreadUncut` rows per thread (whole rows then share out evenly
+/// enough), else enough groups for that many items per thread, at most one
+/// per column block. Cutting costs little: a panel-at-a-time GEMM reads
+/// every row of A once per panel anyway, and only border pixels, gathered
+/// once per group, are copied again. A 7-row layer at two threads then
+/// splits 7 : 7 instead of 4 : 3, and a 1×1 map (pose_landmark_full's
+/// heads) runs on every thread instead of one.
+func convolutionPanelGroups(rows: Int, columnBlocks: Int, threadCount: Int) -> Int {
+    let wanted = threadCount * rowsPerThreadUncut
+    guard threadCount > 1, rows < wanted, rows > 0 else { return 1 }
+    return min(columnBlocks, (wanted + rows - 1) / rows)
+}
+
+/// Rows per thread from which `convolutionF32` splits whole rows only.
+let rowsPerThreadUncut = 4
 
 /// Floats of scratch `convolutionF32` needs for `threadCount` threads: one
 /// tile of gathered pixels per thread, and for float16 panels one widened
