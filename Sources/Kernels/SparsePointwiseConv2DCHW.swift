@@ -110,32 +110,17 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         // filter is counted where it is packed, only until it has more non-zeros than
         // `maxDensity · Cout · Cin`, and left there.
         let bound = maxDensity < 1 ? Int((max(0, maxDensity) * Double(cout * cin)).rounded(.up)) : .max
-        let density = Double(conv.packed.nonzeroWeightCount(stoppingAbove: bound)) / Double(cout * cin)
+        let packed = conv.packed
+        let nonzeros = packed.nonzeroWeightCount(stoppingAbove: bound)
+        let density = Double(nonzeros) / Double(cout * cin)
         guard density <= maxDensity else { return nil }
-        let filter = conv.packed.unpackedWeights()  // [Cout, 1, 1, Cin]
-        let bias = conv.packed.unpackedBias()
+        let bias = packed.unpackedBias()
         /// Whether output channel `oc` keeps its zero weights: its sum starts from −0.
         let keepsZeros = bias.map { $0 == 0 && $0.sign == .minus }
-        // Each output channel's kept input channels, ascending, row after row: `keptInputs`
-        // from `rowStarts[oc]` to `rowStarts[oc + 1]`. Every input channel is written at the
-        // row's next free place, which moves on only when the weight is kept.
-        var keptInputs = [Int32](repeating: 0, count: filter.count + 1)
-        var rowStarts = [Int](repeating: 0, count: cout + 1)
-        filter.withUnsafeBufferPointer { w in
-            keptInputs.withUnsafeMutableBufferPointer { kept in
-                var next = 0
-                for oc in 0..<cout {
-                    let keepsAll = keepsZeros[oc] ? 1 : 0
-                    let row = w.baseAddress! + oc * cin
-                    for ic in 0..<cin {
-                        kept[next] = Int32(truncatingIfNeeded: ic)
-                        next &+= keepsAll | Self.nonzeroBit(row[ic])
-                    }
-                    rowStarts[oc + 1] = next
-                }
-            }
+        var keptCount = nonzeros
+        for oc in 0..<cout where keepsZeros[oc] {
+            packed.forEachWeight(ofRow: oc, in: 0..<cin) { weight, _ in keptCount += 1 - Self.nonzeroBit(weight) }
         }
-        let keptCount = rowStarts[cout]
         guard keptCount <= Int(Int32.max) else { return nil }
         // H·W·Cin is at most the input's element count (≤ 2^31): no overflow,
         // and every offset ic·P ≤ (Cin − 1)·P fits in Int32.
@@ -144,39 +129,37 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         let blockCount = (cin + blockChannels - 1) / blockChannels
         // Even blocks: at most `blockChannels` each.
         let perBlock = (cin + blockCount - 1) / blockCount
-        // Block by block, each output channel's kept weights of the block's input channels:
-        // the next stretch of its row's list, which `cursors[oc]` walks. One more entry at the
-        // end, never read, so that no array is empty (an empty array may have no base address).
-        var values = [Float](repeating: 0, count: keptCount + 1)
-        var columns = [Int32](repeating: 0, count: keptCount + 1)
-        var offsets = [Int32](repeating: 0, count: keptCount + 1)
+        // Block by block, output channel by output channel, the kept weights of the block's
+        // input channels in ascending order, read from the packed panels. Every weight is
+        // written at the next free place, which moves on only when the weight is kept; the one
+        // more entry at the end takes the writes after the last kept weight, then holds 0 (and
+        // no array is empty: an empty array may have no base address).
         var starts = [Int32](repeating: 0, count: blockCount * cout + 1)
-        var cursors = Array(rowStarts.dropLast())
-        filter.withUnsafeBufferPointer { w in
-            keptInputs.withUnsafeBufferPointer { kept in
-                values.withUnsafeMutableBufferPointer { values in
-                    columns.withUnsafeMutableBufferPointer { columns in
-                        offsets.withUnsafeMutableBufferPointer { offsets in
-                            var next = 0
-                            for block in 0..<blockCount {
-                                let first = block * perBlock, end = min(cin, (block + 1) * perBlock)
-                                for oc in 0..<cout {
-                                    var cursor = cursors[oc]
-                                    while cursor < rowStarts[oc + 1], Int(kept[cursor]) < end {
-                                        let ic = Int(kept[cursor])
-                                        values[next] = w[oc * cin + ic]
-                                        columns[next] = Int32(truncatingIfNeeded: ic)
-                                        offsets[next] = Int32(
-                                            truncatingIfNeeded: packs ? (ic - first) * Self.tilePixels : ic * pixels)
-                                        next += 1
-                                        cursor += 1
-                                    }
-                                    cursors[oc] = cursor
-                                    starts[block * cout + oc + 1] = Int32(truncatingIfNeeded: next)
-                                }
+        var columns: [Int32] = [], offsets: [Int32] = []
+        let values = [Float](unsafeUninitializedCapacity: keptCount + 1) { values, valuesCount in
+            columns = [Int32](unsafeUninitializedCapacity: keptCount + 1) { columns, columnsCount in
+                offsets = [Int32](unsafeUninitializedCapacity: keptCount + 1) { offsets, offsetsCount in
+                    var next = 0
+                    for block in 0..<blockCount {
+                        let first = block * perBlock, end = min(cin, (block + 1) * perBlock)
+                        for oc in 0..<cout {
+                            let keepsAll = keepsZeros[oc] ? 1 : 0
+                            packed.forEachWeight(ofRow: oc, in: first..<end) { weight, ic in
+                                values[next] = weight
+                                columns[next] = Int32(truncatingIfNeeded: ic)
+                                offsets[next] = Int32(
+                                    truncatingIfNeeded: packs ? (ic - first) * Self.tilePixels : ic * pixels)
+                                // Never past the last entry, even if the count above were wrong.
+                                next = min(keptCount, next &+ (keepsAll | Self.nonzeroBit(weight)))
                             }
+                            starts[block * cout + oc + 1] = Int32(truncatingIfNeeded: next)
                         }
                     }
+                    precondition(next == keptCount, "kept \(next) weights, counted \(keptCount)")
+                    values[keptCount] = 0
+                    columns[keptCount] = 0
+                    offsets[keptCount] = 0
+                    (valuesCount, columnsCount, offsetsCount) = (keptCount + 1, keptCount + 1, keptCount + 1)
                 }
             }
         }

@@ -383,6 +383,26 @@ public struct PackedGemmWeights: Sendable {
         return (PackedWeightValues(storage: base, precision: panelPrecision, start: start), width(ofPanel: p))
     }
 
+    /// Calls `body(W[n, k], k)` for every `k` of `range`, in order, reading
+    /// the packed values in place (float16 ones widened exactly); the
+    /// precision is chosen once, not once a weight. For building other
+    /// layouts at load time.
+    /// - Precondition: `n` is in `0..<outputChannels`, `range` within `0..<inputChannels`.
+    @inline(__always)
+    func forEachWeight(ofRow n: Int, in range: Range<Int>, _ body: (Float, Int) -> Void) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= inputChannels, "inputs outside 0..<\(inputChannels)")
+        let (row, stride) = sourceRow(n)
+        switch row.precision {
+        // k·stride is an offset inside the packed storage: no overflow.
+        case .float16:
+            let source = row.storage.assumingMemoryBound(to: Float16.self) + row.start
+            for k in range { body(Float(source[k &* stride]), k) }
+        case .float32:
+            let source = row.storage.assumingMemoryBound(to: Float.self) + row.start
+            for k in range { body(source[k &* stride], k) }
+        }
+    }
+
     /// How many weights are not zero (as `!= 0` says: −0 is zero, NaN is not), counted over
     /// the packed storage in place, whose padding is zero; without a branch on a weight.
     /// Counting stops at the end of the first stretch of `countingStretch` stored weights
