@@ -115,15 +115,18 @@ struct FlatBufferView {
     func elements<T: FixedWidthInteger, R>(of vector: VectorView, as _: T.Type, _ convert: (T) -> R) -> [R]? {
         guard vector.elementSize == MemoryLayout<T>.size,
               contains(vector.start, length: vector.byteCount) else { return nil }
-        var result: [R] = []
-        result.reserveCapacity(vector.count)
-        var position = vector.start
-        for _ in 0..<vector.count {
-            result.append(convert(T(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: T.self))))
-            // position stays <= vector.start + vector.byteCount <= count <= 2^31.
-            position &+= MemoryLayout<T>.size
+        // Written in place, not appended: the loop has no capacity check and vectorises
+        // (sparse index vectors hold hundreds of thousands of elements).
+        guard let base = bytes.baseAddress else { return vector.count == 0 ? [] : nil }
+        let first = base + vector.start
+        return [R](unsafeUninitializedCapacity: vector.count) { result, initialized in
+            for i in 0..<vector.count {
+                // i·size < vector.byteCount, inside the buffer (checked above).
+                let value = first.loadUnaligned(fromByteOffset: i &* MemoryLayout<T>.size, as: T.self)
+                (result.baseAddress! + i).initialize(to: convert(T(littleEndian: value)))
+            }
+            initialized = vector.count
         }
-        return result
     }
 }
 
