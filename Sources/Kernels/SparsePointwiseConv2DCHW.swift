@@ -70,11 +70,10 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// channel, within a channel by ascending input channel; then one
     /// unused 0.
     let values: [Float]
-    /// Per non-zero, its input channel; then one unused 0.
-    let columns: [Int32]
     /// Per non-zero, where the fast kernel finds its input row: with
     /// `packsInput`, `(ic − first channel of its block) · 64` in the packed
-    /// tile; otherwise `ic · P` in the image. Then one unused 0.
+    /// tile; otherwise `ic · P` in the image (`inputChannel(ofOffset:block:)`
+    /// gives `ic` back). Then one unused 0.
     let offsets: [Int32]
     /// The non-zeros of output channel `oc` in block `b` are
     /// `starts[b·Cout + oc] ..< starts[b·Cout + oc + 1]`.
@@ -135,32 +134,28 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         // more entry at the end takes the writes after the last kept weight, then holds 0 (and
         // no array is empty: an empty array may have no base address).
         var starts = [Int32](repeating: 0, count: blockCount * cout + 1)
-        var columns: [Int32] = [], offsets: [Int32] = []
+        var offsets: [Int32] = []
         let values = [Float](unsafeUninitializedCapacity: keptCount + 1) { values, valuesCount in
-            columns = [Int32](unsafeUninitializedCapacity: keptCount + 1) { columns, columnsCount in
-                offsets = [Int32](unsafeUninitializedCapacity: keptCount + 1) { offsets, offsetsCount in
-                    var next = 0
-                    for block in 0..<blockCount {
-                        let first = block * perBlock, end = min(cin, (block + 1) * perBlock)
-                        for oc in 0..<cout {
-                            let keepsAll = keepsZeros[oc] ? 1 : 0
-                            packed.forEachWeight(ofRow: oc, in: first..<end) { weight, ic in
-                                values[next] = weight
-                                columns[next] = Int32(truncatingIfNeeded: ic)
-                                offsets[next] = Int32(
-                                    truncatingIfNeeded: packs ? (ic - first) * Self.tilePixels : ic * pixels)
-                                // Never past the last entry, even if the count above were wrong.
-                                next = min(keptCount, next &+ (keepsAll | Self.nonzeroBit(weight)))
-                            }
-                            starts[block * cout + oc + 1] = Int32(truncatingIfNeeded: next)
+            offsets = [Int32](unsafeUninitializedCapacity: keptCount + 1) { offsets, offsetsCount in
+                var next = 0
+                for block in 0..<blockCount {
+                    let first = block * perBlock, end = min(cin, (block + 1) * perBlock)
+                    for oc in 0..<cout {
+                        let keepsAll = keepsZeros[oc] ? 1 : 0
+                        packed.forEachWeight(ofRow: oc, in: first..<end) { weight, ic in
+                            values[next] = weight
+                            offsets[next] = Int32(
+                                truncatingIfNeeded: packs ? (ic - first) * Self.tilePixels : ic * pixels)
+                            // Never past the last entry, even if the count above were wrong.
+                            next = min(keptCount, next &+ (keepsAll | Self.nonzeroBit(weight)))
                         }
+                        starts[block * cout + oc + 1] = Int32(truncatingIfNeeded: next)
                     }
-                    precondition(next == keptCount, "kept \(next) weights, counted \(keptCount)")
-                    values[keptCount] = 0
-                    columns[keptCount] = 0
-                    offsets[keptCount] = 0
-                    (valuesCount, columnsCount, offsetsCount) = (keptCount + 1, keptCount + 1, keptCount + 1)
                 }
+                precondition(next == keptCount, "kept \(next) weights, counted \(keptCount)")
+                values[keptCount] = 0
+                offsets[keptCount] = 0
+                (valuesCount, offsetsCount) = (keptCount + 1, keptCount + 1)
             }
         }
         var epilogue = ConvolutionEpilogue.none
@@ -178,7 +173,6 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         self.instructionSet = conv.packed.instructionSet
         self.packsInput = packs
         self.values = values
-        self.columns = columns
         self.offsets = offsets
         self.starts = starts
         self.bias = bias
@@ -193,6 +187,12 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     @inline(__always)
     static func nonzeroBit(_ weight: Float) -> Int {
         PackedGemmWeights.isNonzero(magnitudeBits: weight.bitPattern << 1)
+    }
+
+    /// The input channel of a kept weight of block `block` whose entry in
+    /// `offsets` is `offset`.
+    func inputChannel(ofOffset offset: Int32, block: Int) -> Int {
+        packsInput ? block * blockChannels + Int(offset) / Self.tilePixels : Int(offset) / max(1, pixels)
     }
 
     /// The residual of a fused ADD, from the kernel's inputs.
@@ -218,7 +218,8 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
                         let first = Int(starts[block * outputChannels + oc])
                         let end = Int(starts[block * outputChannels + oc + 1])
                         for k in first..<end {
-                            total += values[k] * image[Int(columns[k]) * pixels + p]
+                            let ic = inputChannel(ofOffset: offsets[k], block: block)
+                            total += values[k] * image[ic * pixels + p]
                         }
                     }
                     let y = activation.apply(total + bias[oc])
