@@ -42,42 +42,42 @@ struct ModelDecoder {
     // MARK: Operator codes and buffers
 
     private func decodeOperatorCode(_ table: TableView, index: Int) throws -> OperatorCode {
-        let what = "operator code \(index)"
-        let deprecated = try view.scalar(table, OperatorCodeField.deprecatedBuiltinCode, default: 0 as Int8, what)
-        let extended = try view.scalar(table, OperatorCodeField.builtinCode, default: 0 as Int32, what)
+        func what() -> String { "operator code \(index)" }
+        let deprecated = try view.scalar(table, OperatorCodeField.deprecatedBuiltinCode, default: 0 as Int8, what())
+        let extended = try view.scalar(table, OperatorCodeField.builtinCode, default: 0 as Int32, what())
         let builtin = BuiltinOperator(rawValue: max(Int32(deprecated), extended))
         guard builtin.rawValue >= 0 else {
-            throw ModelError.invalidEnum(what: "\(what): builtin operator", value: Int64(builtin.rawValue))
+            throw ModelError.invalidEnum(what: "\(what()): builtin operator", value: Int64(builtin.rawValue))
         }
-        let customCode = try view.string(table, OperatorCodeField.customCode, what)
+        let customCode = try view.string(table, OperatorCodeField.customCode, what())
         if builtin == .custom, customCode == nil {
-            throw ModelError.malformed(what: "\(what) is CUSTOM but has no custom_code")
+            throw ModelError.malformed(what: "\(what()) is CUSTOM but has no custom_code")
         }
         return OperatorCode(
             builtin: builtin, customCode: customCode,
-            version: try view.scalar(table, OperatorCodeField.version, default: 1 as Int32, what))
+            version: try view.scalar(table, OperatorCodeField.version, default: 1 as Int32, what()))
     }
 
     /// A buffer's bytes: the inline `data` vector, or `offset`/`size` relative to the file start
     /// when `offset > 1` (the schema's form for models over 2 GB).
     private func decodeBuffer(_ table: TableView, index: Int) throws -> BufferRef {
-        let what = "buffer \(index)"
-        let inline = try view.vector(table, BufferField.data, elementSize: 1, what)
-        let offset = try view.scalar(table, BufferField.offset, default: 0 as UInt64, what)
+        func what() -> String { "buffer \(index)" }
+        let inline = try view.vector(table, BufferField.data, elementSize: 1, what())
+        let offset = try view.scalar(table, BufferField.offset, default: 0 as UInt64, what())
         guard offset > 1 else {
             guard let inline else { return BufferRef(range: 0..<0) }
             // The verifier checked inline.start + inline.count <= file size <= 2^31.
             return BufferRef(range: inline.start..<(inline.start &+ inline.count))
         }
         if let inline, inline.count > 0 {
-            throw ModelError.invalidBuffer(what: "\(what) has both \(inline.count) inline bytes and an external offset \(offset)")
+            throw ModelError.invalidBuffer(what: "\(what()) has both \(inline.count) inline bytes and an external offset \(offset)")
         }
-        let size = try view.scalar(table, BufferField.size, default: 0 as UInt64, what)
+        let size = try view.scalar(table, BufferField.size, default: 0 as UInt64, what())
         let fileSize = UInt64(view.count)
         // offset <= fileSize is checked first, so fileSize - offset cannot wrap.
         guard offset <= fileSize, size <= fileSize &- offset else {
             throw ModelError.invalidBuffer(
-                what: "\(what) lies at external offset \(offset) with size \(size), outside the \(fileSize)-byte file")
+                what: "\(what()) lies at external offset \(offset) with size \(size), outside the \(fileSize)-byte file")
         }
         // Both are at most fileSize <= 2^31 and their sum is at most fileSize.
         return BufferRef(range: Int(offset)..<(Int(offset) &+ Int(size)))
@@ -101,121 +101,121 @@ struct ModelDecoder {
             operators: operators)
     }
 
-    private func decodeTensor(_ table: TableView, where location: String) throws -> TensorInfo {
-        let name = try view.string(table, TensorField.name, location) ?? ""
-        let what = "\(location) '\(name)'"
-        let shape = try view.int32s(table, TensorField.shape, what) ?? []
-        let elementCount = try ShapeRules.elementCount(of: shape, where: what)
-        let shapeSignature = try view.int32s(table, TensorField.shapeSignature, what)
+    private func decodeTensor(_ table: TableView, where location: @autoclosure () -> String) throws -> TensorInfo {
+        let name = try view.string(table, TensorField.name, location()) ?? ""
+        func what() -> String { "\(location()) '\(name)'" }
+        let shape = try view.int32s(table, TensorField.shape, what()) ?? []
+        let elementCount = try ShapeRules.elementCount(of: shape, where: what())
+        let shapeSignature = try view.int32s(table, TensorField.shapeSignature, what())
         if let shapeSignature {
-            try ShapeRules.validateSignature(shapeSignature, of: shape, where: what)
+            try ShapeRules.validateSignature(shapeSignature, of: shape, where: what())
         }
-        let sparsity = try view.table(table, TensorField.sparsity, what).map {
-            try decodeSparsity($0, shape: shape, where: what)
+        let sparsity = try view.table(table, TensorField.sparsity, what()).map {
+            try decodeSparsity($0, shape: shape, where: what())
         }
         return TensorInfo(
             name: name,
-            type: TensorType(rawValue: try view.scalar(table, TensorField.type, default: 0 as Int8, what)),
+            type: TensorType(rawValue: try view.scalar(table, TensorField.type, default: 0 as Int8, what())),
             shape: shape,
             shapeSignature: shapeSignature,
-            buffer: Int(try view.scalar(table, TensorField.buffer, default: 0 as UInt32, what)),
-            isVariable: try view.bool(table, TensorField.isVariable, default: false, what),
-            hasQuantization: try hasQuantization(table, what),
+            buffer: Int(try view.scalar(table, TensorField.buffer, default: 0 as UInt32, what())),
+            isVariable: try view.bool(table, TensorField.isVariable, default: false, what()),
+            hasQuantization: try hasQuantization(table, what()),
             sparsity: sparsity,
             elementCount: elementCount)
     }
 
-    private func hasQuantization(_ tensor: TableView, _ what: String) throws -> Bool {
-        guard let table = try view.table(tensor, TensorField.quantization, what) else { return false }
-        let scales = try view.vector(table, QuantizationField.scale, elementSize: 4, what)?.count ?? 0
-        let zeroPoints = try view.vector(table, QuantizationField.zeroPoint, elementSize: 8, what)?.count ?? 0
-        let details = try view.scalar(table, QuantizationField.detailsType, default: 0 as UInt8, what)
+    private func hasQuantization(_ tensor: TableView, _ what: @autoclosure () -> String) throws -> Bool {
+        guard let table = try view.table(tensor, TensorField.quantization, what()) else { return false }
+        let scales = try view.vector(table, QuantizationField.scale, elementSize: 4, what())?.count ?? 0
+        let zeroPoints = try view.vector(table, QuantizationField.zeroPoint, elementSize: 8, what())?.count ?? 0
+        let details = try view.scalar(table, QuantizationField.detailsType, default: 0 as UInt8, what())
         return scales > 0 || zeroPoints > 0 || details != 0
     }
 
-    private func decodeSparsity(_ table: TableView, shape: [Int32], where what: String) throws -> SparsityParameters {
-        let dimensions = try view.tables(table, SparsityField.dimensionMetadata, what).map { dimension in
-            let format = try view.scalar(dimension, DimensionMetadataField.format, default: 0 as Int8, what)
+    private func decodeSparsity(_ table: TableView, shape: [Int32], where what: @autoclosure () -> String) throws -> SparsityParameters {
+        let dimensions = try view.tables(table, SparsityField.dimensionMetadata, what()).map { dimension in
+            let format = try view.scalar(dimension, DimensionMetadataField.format, default: 0 as Int8, what())
             return DimensionMetadata(
                 format: format == 0 ? .dense : .sparseCSR,
-                denseSize: try view.scalar(dimension, DimensionMetadataField.denseSize, default: 0 as Int32, what),
+                denseSize: try view.scalar(dimension, DimensionMetadataField.denseSize, default: 0 as Int32, what()),
                 arraySegments: try indexVector(
                     dimension, typeField: DimensionMetadataField.arraySegmentsType,
-                    valueField: DimensionMetadataField.arraySegments, what),
+                    valueField: DimensionMetadataField.arraySegments, what()),
                 arrayIndices: try indexVector(
                     dimension, typeField: DimensionMetadataField.arrayIndicesType,
-                    valueField: DimensionMetadataField.arrayIndices, what))
+                    valueField: DimensionMetadataField.arrayIndices, what()))
         }
-        let traversalOrder = try view.int32s(table, SparsityField.traversalOrder, what) ?? []
-        let blockMap = try view.int32s(table, SparsityField.blockMap, what) ?? []
+        let traversalOrder = try view.int32s(table, SparsityField.traversalOrder, what()) ?? []
+        let blockMap = try view.int32s(table, SparsityField.blockMap, what()) ?? []
         let valueCount = try SparsityRules.valueCount(
-            shape: shape, traversalOrder: traversalOrder, blockMap: blockMap, dimensions: dimensions, where: what)
+            shape: shape, traversalOrder: traversalOrder, blockMap: blockMap, dimensions: dimensions, where: what())
         return SparsityParameters(
             traversalOrder: traversalOrder, blockMap: blockMap, dimensionMetadata: dimensions, valueCount: valueCount)
     }
 
     /// A `SparseIndexVector` union widened to `Int32`; empty when absent.
-    private func indexVector(_ table: TableView, typeField: Int, valueField: Int, _ what: String) throws -> [Int32] {
-        let type = try view.scalar(table, typeField, default: 0 as UInt8, what)
-        guard type != 0, let member = try view.table(table, valueField, what) else { return [] }
+    private func indexVector(_ table: TableView, typeField: Int, valueField: Int, _ what: @autoclosure () -> String) throws -> [Int32] {
+        let type = try view.scalar(table, typeField, default: 0 as UInt8, what())
+        guard type != 0, let member = try view.table(table, valueField, what()) else { return [] }
         let id = SparseIndexVectorType.valuesField
         let values: [Int32]?
         switch type {
         case SparseIndexVectorType.int32Vector:
-            values = try view.vector(member, id, elementSize: 4, what).flatMap { view.elements(of: $0, as: Int32.self) { $0 } }
+            values = try view.vector(member, id, elementSize: 4, what()).flatMap { view.elements(of: $0, as: Int32.self) { $0 } }
         case SparseIndexVectorType.uint16Vector:
-            values = try view.vector(member, id, elementSize: 2, what).flatMap { view.elements(of: $0, as: UInt16.self, Int32.init) }
+            values = try view.vector(member, id, elementSize: 2, what()).flatMap { view.elements(of: $0, as: UInt16.self, Int32.init) }
         case SparseIndexVectorType.uint8Vector:
-            values = try view.vector(member, id, elementSize: 1, what).flatMap { view.elements(of: $0, as: UInt8.self, Int32.init) }
+            values = try view.vector(member, id, elementSize: 1, what()).flatMap { view.elements(of: $0, as: UInt8.self, Int32.init) }
         default:
-            throw ModelError.invalidEnum(what: "\(what): sparse index vector type", value: Int64(type))
+            throw ModelError.invalidEnum(what: "\(what()): sparse index vector type", value: Int64(type))
         }
         return values ?? []
     }
 
     // MARK: Operators
 
-    private func decodeOperator(_ table: TableView, where location: String, operatorCodes: [OperatorCode]) throws -> OperatorInfo {
-        let opcodeIndex = Int(try view.scalar(table, OperatorField.opcodeIndex, default: 0 as UInt32, location))
+    private func decodeOperator(_ table: TableView, where location: @autoclosure () -> String, operatorCodes: [OperatorCode]) throws -> OperatorInfo {
+        let opcodeIndex = Int(try view.scalar(table, OperatorField.opcodeIndex, default: 0 as UInt32, location()))
         guard opcodeIndex < operatorCodes.count else {
             throw ModelError.invalidIndex(
-                what: "\(location): opcode_index", noun: "operator code", index: opcodeIndex,
+                what: "\(location()): opcode_index", noun: "operator code", index: opcodeIndex,
                 count: operatorCodes.count, container: "the model")
         }
         let builtin = operatorCodes[opcodeIndex].builtin
-        let what = "\(location) (\(builtin))"
-        let type = try view.scalar(table, OperatorField.builtinOptionsType, default: 0 as UInt8, what)
+        func what() -> String { "\(location()) (\(builtin))" }
+        let type = try view.scalar(table, OperatorField.builtinOptionsType, default: 0 as UInt8, what())
         let expected = OperatorRules.optionsType(for: builtin)
         if let expected, type != 0, type != expected {
             throw ModelError.invalidOptions(
-                what: "\(what) carries builtin_options of union type \(type), expected type \(expected) or none")
+                what: "\(what()) carries builtin_options of union type \(type), expected type \(expected) or none")
         }
         // An absent options table of an operator with a known options type means all defaults.
         let effectiveType = type == 0 ? (expected ?? 0) : type
-        let optionsTable = type == 0 ? nil : try view.table(table, OperatorField.builtinOptions, what)
+        let optionsTable = type == 0 ? nil : try view.table(table, OperatorField.builtinOptions, what())
         return OperatorInfo(
             opcodeIndex: opcodeIndex,
-            inputs: (try view.int32s(table, OperatorField.inputs, what) ?? []).map(Int.init),
-            outputs: (try view.int32s(table, OperatorField.outputs, what) ?? []).map(Int.init),
-            options: try decodeOptions(type: effectiveType, optionsTable, what),
+            inputs: (try view.int32s(table, OperatorField.inputs, what()) ?? []).map(Int.init),
+            outputs: (try view.int32s(table, OperatorField.outputs, what()) ?? []).map(Int.init),
+            options: try decodeOptions(type: effectiveType, optionsTable, what()),
             optionsType: type, optionsPosition: optionsTable?.position)
     }
 
     /// Decodes options of union type `type` from `table`, or the schema defaults when `table` is nil.
-    private func decodeOptions(type: UInt8, _ table: TableView?, _ what: String) throws -> BuiltinOptions {
+    private func decodeOptions(type: UInt8, _ table: TableView?, _ what: @autoclosure () -> String) throws -> BuiltinOptions {
         func int32(_ id: Int, _ defaultValue: Int32 = 0) throws -> Int32 {
             guard let table else { return defaultValue }
-            return try view.scalar(table, id, default: defaultValue, what)
+            return try view.scalar(table, id, default: defaultValue, what())
         }
         func bool(_ id: Int, _ defaultValue: Bool = false) throws -> Bool {
             guard let table else { return defaultValue }
-            return try view.bool(table, id, default: defaultValue, what)
+            return try view.bool(table, id, default: defaultValue, what())
         }
         func enumeration<E: RawRepresentable>(_ id: Int, _: E.Type, _ name: String) throws -> E where E.RawValue == Int8 {
             var raw: Int8 = 0
-            if let table { raw = try view.scalar(table, id, default: 0, what) }
+            if let table { raw = try view.scalar(table, id, default: 0, what()) }
             guard let value = E(rawValue: raw) else {
-                throw ModelError.invalidEnum(what: "\(what): \(name)", value: Int64(raw))
+                throw ModelError.invalidEnum(what: "\(what()): \(name)", value: Int64(raw))
             }
             return value
         }
@@ -263,7 +263,7 @@ struct ModelDecoder {
                 fusedActivation: try enumeration(F.activation, ActivationFunction.self, "fused_activation_function"),
                 potScaleInt16: try bool(F.potScaleInt16, true)))
         case BuiltinOptionsType.reshape:
-            let newShape = try table.flatMap { try view.int32s($0, OptionsField.Reshape.newShape, what) }
+            let newShape = try table.flatMap { try view.int32s($0, OptionsField.Reshape.newShape, what()) }
             return .reshape(ReshapeOptions(newShape: newShape))
         case BuiltinOptionsType.dequantize:
             return .dequantize

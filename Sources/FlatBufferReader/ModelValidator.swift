@@ -52,37 +52,37 @@ enum ModelValidator {
         var producer = [Int](repeating: -1, count: tensorCount)
         for (operatorIndex, op) in subgraph.operators.enumerated() {
             let builtin = model.operatorCodes[op.opcodeIndex].builtin
-            let what = "\(location) operator \(operatorIndex) (\(builtin))"
+            func what() -> String { "\(location) operator \(operatorIndex) (\(builtin))" }
             let optionalPositions = OperatorRules.optionalInputPositions(for: builtin)
             for (position, tensor) in op.inputs.enumerated() {
                 if tensor == -1 {
                     if let optionalPositions, !optionalPositions.contains(position) {
-                        throw ModelError.graph(what: "\(what): input \(position) is -1 (absent), but \(builtin) requires it")
+                        throw ModelError.graph(what: "\(what()): input \(position) is -1 (absent), but \(builtin) requires it")
                     }
                     continue
                 }
-                try checkTensorIndex(tensor, "\(what): input \(position)")
+                try checkTensorIndex(tensor, "\(what()): input \(position)")
             }
             for (position, tensor) in op.outputs.enumerated() {
-                try checkTensorIndex(tensor, "\(what): output \(position)")
+                try checkTensorIndex(tensor, "\(what()): output \(position)")
                 let name = subgraph.tensors[tensor].name
                 if op.inputs.contains(tensor) {
-                    throw ModelError.graph(what: "\(what): tensor \(tensor) '\(name)' is both an input and an output")
+                    throw ModelError.graph(what: "\(what()): tensor \(tensor) '\(name)' is both an input and an output")
                 }
                 if producer[tensor] >= 0 {
                     throw ModelError.graph(
-                        what: "\(what): output \(position) is tensor \(tensor) '\(name)', already written by operator \(producer[tensor])")
+                        what: "\(what()): output \(position) is tensor \(tensor) '\(name)', already written by operator \(producer[tensor])")
                 }
                 if isGraphInput[tensor] {
-                    throw ModelError.graph(what: "\(what): output \(position) is tensor \(tensor) '\(name)', a graph input")
+                    throw ModelError.graph(what: "\(what()): output \(position) is tensor \(tensor) '\(name)', a graph input")
                 }
                 if isConstant[tensor] {
-                    throw ModelError.graph(what: "\(what): output \(position) is tensor \(tensor) '\(name)', which holds constant data")
+                    throw ModelError.graph(what: "\(what()): output \(position) is tensor \(tensor) '\(name)', which holds constant data")
                 }
                 producer[tensor] = operatorIndex
             }
             let outputRank = op.outputs.first.map { subgraph.tensors[$0].shape.count }
-            try OperatorRules.validate(op.options, outputRank: outputRank, where: what)
+            try OperatorRules.validate(op.options, outputRank: outputRank, where: what())
         }
 
         // Second pass: each input must be available before its operator runs.
@@ -113,16 +113,16 @@ enum ModelValidator {
 
     /// Checks a tensor's buffer index and, for constant tensors, that the buffer holds exactly
     /// the tensor's bytes. Returns whether the tensor is constant (has a non-empty buffer).
-    private static func validateBuffer(of tensor: TensorInfo, where what: String, model: DecodedModel) throws -> Bool {
+    private static func validateBuffer(of tensor: TensorInfo, where what: @autoclosure () -> String, model: DecodedModel) throws -> Bool {
         guard tensor.buffer < model.buffers.count else {
             throw ModelError.invalidIndex(
-                what: "\(what): buffer", noun: "buffer", index: tensor.buffer, count: model.buffers.count,
+                what: "\(what()): buffer", noun: "buffer", index: tensor.buffer, count: model.buffers.count,
                 container: "the model")
         }
         let byteCount = model.buffers[tensor.buffer].range.count
         guard byteCount > 0 else {
             if tensor.sparsity != nil {
-                throw ModelError.invalidBuffer(what: "\(what) is sparse but its buffer \(tensor.buffer) holds no values")
+                throw ModelError.invalidBuffer(what: "\(what()) is sparse but its buffer \(tensor.buffer) holds no values")
             }
             return false
         }
@@ -133,7 +133,7 @@ enum ModelValidator {
         guard byteCount == expected else {
             let form = tensor.sparsity == nil ? "shape \(ShapeRules.describe(tensor.shape))" : "its sparsity description"
             throw ModelError.invalidBuffer(
-                what: "\(what): buffer \(tensor.buffer) holds \(byteCount) bytes, but \(values) \(tensor.type) values from \(form) need \(expected)")
+                what: "\(what()): buffer \(tensor.buffer) holds \(byteCount) bytes, but \(values) \(tensor.type) values from \(form) need \(expected)")
         }
         return true
     }

@@ -34,10 +34,10 @@ enum OperatorRules {
     /// Checks option values that no kernel can accept (zero strides, dilations, windows; bad
     /// reshape targets; a concatenation axis outside the output's rank).
     /// `outputRank` is the rank of the operator's first output, if it has one.
-    static func validate(_ options: BuiltinOptions, outputRank: Int?, where location: String) throws {
+    static func validate(_ options: BuiltinOptions, outputRank: Int?, where location: @autoclosure () -> String) throws {
         func requirePositive(_ value: Int32, _ name: String) throws {
             guard value >= 1 else {
-                throw ModelError.invalidOptions(what: "\(location): \(name) is \(value), must be >= 1")
+                throw ModelError.invalidOptions(what: "\(location()): \(name) is \(value), must be >= 1")
             }
         }
         switch options {
@@ -52,7 +52,7 @@ enum OperatorRules {
             try requirePositive(o.dilationWFactor, "dilation_w_factor")
             try requirePositive(o.dilationHFactor, "dilation_h_factor")
             guard o.depthMultiplier >= 0 else {
-                throw ModelError.invalidOptions(what: "\(location): depth_multiplier is \(o.depthMultiplier), must be >= 0")
+                throw ModelError.invalidOptions(what: "\(location()): depth_multiplier is \(o.depthMultiplier), must be >= 0")
             }
         case let .pool2D(o):
             try requirePositive(o.strideW, "stride_w")
@@ -63,13 +63,13 @@ enum OperatorRules {
             guard let shape = o.newShape else { return }
             guard shape.allSatisfy({ $0 >= -1 }), shape.filter({ $0 == -1 }).count <= 1 else {
                 throw ModelError.invalidOptions(
-                    what: "\(location): new_shape \(shape) must hold dimensions >= 0 and at most one -1")
+                    what: "\(location()): new_shape \(shape) must hold dimensions >= 0 and at most one -1")
             }
         case let .concatenation(o):
             guard let rank = outputRank else { return }
             // rank is a vector length (< 2^32) and axis an Int32: both fit in Int without overflow.
             guard Int(o.axis) >= -rank, Int(o.axis) < max(rank, 1) else {
-                throw ModelError.invalidOptions(what: "\(location): axis \(o.axis) is outside an output of rank \(rank)")
+                throw ModelError.invalidOptions(what: "\(location()): axis \(o.axis) is outside an output of rank \(rank)")
             }
         case .none, .fullyConnected, .add, .dequantize, .densify, .other:
             return

@@ -6,10 +6,10 @@ enum ShapeRules {
 
     /// The number of elements of `shape` (1 for a scalar). Every dimension must be >= 0 and
     /// the product below `elementCountLimit`.
-    static func elementCount(of shape: [Int32], where what: String) throws -> Int {
+    static func elementCount(of shape: [Int32], where what: @autoclosure () -> String) throws -> Int {
         if let axis = shape.firstIndex(where: { $0 < 0 }) {
             throw ModelError.invalidShape(
-                what: "\(what): dimension \(axis) is \(shape[axis]) in shape \(describe(shape)); dimensions must be >= 0")
+                what: "\(what()): dimension \(axis) is \(shape[axis]) in shape \(describe(shape)); dimensions must be >= 0")
         }
         if shape.contains(0) { return 0 }
         var count = 1
@@ -18,7 +18,7 @@ enum ShapeRules {
             count &*= Int(dimension)
             guard count < elementCountLimit else {
                 throw ModelError.invalidShape(
-                    what: "\(what): shape \(describe(shape)) has 2^31 or more elements")
+                    what: "\(what()): shape \(describe(shape)) has 2^31 or more elements")
             }
         }
         return count
@@ -26,14 +26,14 @@ enum ShapeRules {
 
     /// A shape signature must have the shape's rank, and each entry must be -1 (unknown) or
     /// equal to the shape's dimension.
-    static func validateSignature(_ signature: [Int32], of shape: [Int32], where what: String) throws {
+    static func validateSignature(_ signature: [Int32], of shape: [Int32], where what: @autoclosure () -> String) throws {
         guard signature.count == shape.count else {
             throw ModelError.invalidShape(
-                what: "\(what): shape_signature \(describe(signature)) has rank \(signature.count) but shape \(describe(shape)) has rank \(shape.count)")
+                what: "\(what()): shape_signature \(describe(signature)) has rank \(signature.count) but shape \(describe(shape)) has rank \(shape.count)")
         }
         for (axis, (entry, dimension)) in zip(signature, shape).enumerated() where entry != -1 && entry != dimension {
             throw ModelError.invalidShape(
-                what: "\(what): shape_signature dimension \(axis) is \(entry) but the shape's is \(dimension) (only -1 may differ)")
+                what: "\(what()): shape_signature dimension \(axis) is \(entry) but the shape's is \(dimension) (only -1 may differ)")
         }
     }
 

@@ -11,9 +11,9 @@ enum SparsityRules {
     /// `count + 1` non-decreasing segments starting at 0 whose last value is at most the number
     /// of indices, every index below the level's size, and sets `count` to that last value.
     static func valueCount(
-        shape: [Int32], traversalOrder: [Int32], blockMap: [Int32], dimensions: [DimensionMetadata], where what: String
+        shape: [Int32], traversalOrder: [Int32], blockMap: [Int32], dimensions: [DimensionMetadata], where what: @autoclosure () -> String
     ) throws -> Int {
-        func fail(_ message: String) -> ModelError { .invalidSparsity(what: "\(what): \(message)") }
+        func fail(_ message: String) -> ModelError { .invalidSparsity(what: "\(what()): \(message)") }
 
         let rank = shape.count
         let blockCount = blockMap.count
