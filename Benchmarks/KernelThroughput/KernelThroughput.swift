@@ -39,6 +39,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    for threads in threadCounts where threads > 1 { HandOver.register(threads: threads) }
+
     // The models' heaviest convolution shapes (read from their files), through the op's fast kernel.
     let shapes: [LayerShape]
     do {
