@@ -117,7 +117,8 @@ struct FlatBufferView {
               contains(vector.start, length: vector.byteCount) else { return nil }
         // Written in place, not appended: the loop has no capacity check and vectorises
         // (sparse index vectors hold hundreds of thousands of elements).
-        guard let base = bytes.baseAddress else { return vector.count == 0 ? [] : nil }
+        // An empty buffer holds only an empty vector (`contains` above).
+        guard let base = bytes.baseAddress else { return [] }
         let first = base + vector.start
         return [R](unsafeUninitializedCapacity: vector.count) { result, initialized in
             for i in 0..<vector.count {

@@ -12,10 +12,11 @@ import Tensor
 /// and lets go, rather than a float32 copy of every weight of the model at
 /// once; float16 weights are not even decoded, but read in place while their
 /// kernel is prepared (`withValues(of:readsFloats:_:)`). Everything that can
-/// reject a constant is still checked up front — its type when the subgraph is read, a sparse tensor's description and
-/// value count when its DENSIFY is folded — so decoding later does not fail
-/// on a model that passed those checks. Int32 constants (shapes, axes,
-/// paddings) are small and decoded at once.
+/// reject a constant is still checked up front — its type when the subgraph is
+/// read, a sparse tensor's description and value count when its DENSIFY is
+/// folded — so decoding later does not fail on a model that passed those
+/// checks. Int32 constants (shapes, axes, paddings) are small and decoded at
+/// once.
 struct ConstantTensors {
     /// Where the values of a folded constant come from.
     private enum Source {

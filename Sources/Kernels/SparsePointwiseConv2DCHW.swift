@@ -190,9 +190,9 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     }
 
     /// The input channel of a kept weight of block `block` whose entry in
-    /// `offsets` is `offset`.
+    /// `offsets` is `offset` (P ≥ 1 wherever there is a pixel to compute).
     func inputChannel(ofOffset offset: Int32, block: Int) -> Int {
-        packsInput ? block * blockChannels + Int(offset) / Self.tilePixels : Int(offset) / max(1, pixels)
+        packsInput ? block * blockChannels + Int(offset) / Self.tilePixels : Int(offset) / pixels
     }
 
     /// The residual of a fused ADD, from the kernel's inputs.

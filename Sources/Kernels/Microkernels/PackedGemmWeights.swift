@@ -450,17 +450,8 @@ public struct PackedGemmWeights: Sendable {
     func unpackedWeights() -> [Float] {
         [Float](unsafeUninitializedCapacity: outputChannels * inputChannels) { buffer, initialized in
             for n in 0..<outputChannels {
-                let row = sourceRow(n)
                 let destination = buffer.baseAddress! + n * inputChannels
-                // The precision chosen once a row, not once a weight.
-                switch row.start.precision {
-                case .float16:
-                    let source = row.start.storage.assumingMemoryBound(to: Float16.self) + row.start.start
-                    for k in 0..<inputChannels { destination[k] = Float(source[k * row.stride]) }
-                case .float32:
-                    let source = row.start.storage.assumingMemoryBound(to: Float.self) + row.start.start
-                    for k in 0..<inputChannels { destination[k] = source[k * row.stride] }
-                }
+                forEachWeight(ofRow: n, in: 0..<inputChannels) { weight, k in destination[k] = weight }
             }
             initialized = outputChannels * inputChannels
         }
