@@ -239,8 +239,11 @@ import Testing
                 inputChannels: inputs, outputChannels: outputs, geometry: g, clamp: (-1, 1), precision: precision,
                 rng: &rng)
             let context = "\(problem.description) \(instructionSet) seed \(seed)"
+            // Every problem has at least 2 column blocks, and work enough for 2 threads.
+            let threads = usefulThreadCount(
+                2, multiplyAdds: size * size, kernel * kernel * inputs, outputs)
             #expect(
-                convolutionPanelGroups(rows: size, columnBlocks: 2, threadCount: 2) > 1,
+                threads == 2 && convolutionPanelGroups(rows: size, columnBlocks: 2, threadCount: threads) > 1,
                 "no panel groups at 2 threads: \(context)")
             expectClose(
                 try problem.run(runner: ParallelRunner(threadCount: 2), instructionSet), problem.reference(),
