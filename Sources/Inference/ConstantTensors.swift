@@ -25,9 +25,10 @@ struct ConstantTensors {
         case floats(tensor: Int, count: Int)
         /// Int32 values, already decoded.
         case int32([Int32])
-        /// The `count` dense values that the DENSIFY operator `operatorIndex`
-        /// rebuilds from sparse tensor `sparse`.
-        case densified(sparse: Int, count: Int, operatorIndex: Int)
+        /// The dense values that a DENSIFY operator rebuilds from sparse tensor
+        /// `sparse`, as `layout` (checked when the DENSIFY was folded) places
+        /// them. The layout shares its index lists with the decoded model.
+        case densified(sparse: Int, layout: SparseTensorLayout)
     }
 
     private let model: TFLiteModel
@@ -82,13 +83,15 @@ struct ConstantTensors {
     /// for int32 constants and tensors without a dense value.
     func floatCount(of index: Int) -> Int? {
         switch sources[index] {
-        case .floats(_, let count)?, .densified(_, let count, _)?: return count
+        case .floats(_, let count)?: return count
+        case .densified(_, let layout)?: return layout.denseCount
         case .int32?, nil: return nil
         }
     }
 
     /// The value of constant `index`, nil for a tensor without a dense value.
-    /// Float values are decoded (float16 widened, sparse ones densified) when
+    /// Float values are decoded (float16 widened, sparse ones densified, or
+    /// given as `ConstantData.compressedRows` when stored so) when
     /// `readsFloats` is true, and given as `ConstantData.unreadFloat32` of
     /// their count otherwise. Each call decodes anew: the caller holds the
     /// result only as long as it needs it.
@@ -100,15 +103,14 @@ struct ConstantTensors {
             return .int32(values)
         case .floats(let tensor, let count)?:
             return readsFloats ? .float32(try floats(of: tensor)) : .unreadFloat32(count: count)
-        case .densified(let sparseTensor, let count, let operatorIndex)?:
-            guard readsFloats else { return .unreadFloat32(count: count) }
-            // Converted again rather than kept: its index lists take 8 bytes an entry.
-            let description = Self.description(of: subgraph.tensors[sparseTensor].sparsity!, shape: shapes[sparseTensor])
-            do {
-                return .float32(try Densify.densify(values: try floats(of: sparseTensor), description: description))
-            } catch let error as KernelError {
-                throw InterpreterError.invalidOperator(index: operatorIndex, error: error)
+        case .densified(let sparseTensor, let layout)?:
+            guard readsFloats else { return .unreadFloat32(count: layout.denseCount) }
+            let values = try floats(of: sparseTensor)
+            // Weights stored as compressed rows are packed from their stored values.
+            if layout.isCompressedRows, let rows = CompressedRowFilter(layout: layout, values: values) {
+                return .compressedRows(rows)
             }
+            return .float32(Densify.densify(values: values, layout: layout))
         }
     }
 
@@ -141,8 +143,8 @@ struct ConstantTensors {
 
     /// Folds DEQUANTIZE and DENSIFY operators whose input is constant.
     /// Returns true if `op` was folded (and needs no kernel at run time).
-    /// A DENSIFY's sparse description and value count are checked here,
-    /// as densifying would check them (`Densify.denseCount`).
+    /// A DENSIFY's sparse description and value count are checked here
+    /// (`SparseTensorLayout`), once for every later use.
     mutating func fold(_ op: OperatorInfo, builtin: BuiltinOperator, index: Int) throws -> Bool {
         guard op.inputs.count == 1, op.outputs.count == 1, op.inputs[0] >= 0 else { return false }
         let input = op.inputs[0], output = op.outputs[0]
@@ -157,8 +159,8 @@ struct ConstantTensors {
             guard let valueCount = sparse[input] else { return false }
             let description = Self.description(of: subgraph.tensors[input].sparsity!, shape: shapes[input])
             do {
-                let count = try Densify.denseCount(valueCount: valueCount, description: description)
-                sources[output] = .densified(sparse: input, count: count, operatorIndex: index)
+                let layout = try SparseTensorLayout(description, valueCount: valueCount)
+                sources[output] = .densified(sparse: input, layout: layout)
             } catch let error as KernelError {
                 throw InterpreterError.invalidOperator(index: index, error: error)
             }
@@ -189,7 +191,8 @@ struct ConstantTensors {
         }
     }
 
-    /// Converts the file's sparsity parameters into the kernel's description.
+    /// Converts the file's sparsity parameters into the kernel's description
+    /// (sharing, not copying, the index lists).
     private static func description(
         of sparsity: SparsityParameters, shape: TensorShape
     ) -> SparseTensorDescription {
@@ -202,9 +205,7 @@ struct ConstantTensors {
                 case .dense:
                     return .dense(size: Int(dimension.denseSize))
                 case .sparseCSR:
-                    return .sparseCSR(
-                        segments: dimension.arraySegments.map(Int.init),
-                        indices: dimension.arrayIndices.map(Int.init))
+                    return .sparseCSR(segments: dimension.arraySegments, indices: dimension.arrayIndices)
                 }
             })
     }

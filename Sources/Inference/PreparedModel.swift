@@ -65,6 +65,7 @@ package struct PreparedModel {
         for tensorIndex in constantInputs {
             switch try plan.constants.value(of: tensorIndex)! {
             case .float32(let values): constants[tensorIndex] = AlignedBuffer(values)
+            case .compressedRows(let rows): constants[tensorIndex] = AlignedBuffer(rows.densified())
             case .int32(let values):
                 constants[tensorIndex] = AlignedBuffer(values.map { Float(bitPattern: UInt32(bitPattern: $0)) })
             case .unreadFloat32: preconditionFailure("a load that reads weights has no unread constants")

@@ -23,7 +23,7 @@ public struct SparseTensorDescription: Sendable, Hashable {
         /// Compressed: for the p-th position of the enclosing levels (counted
         /// in traversal order), the present indices are
         /// `indices[segments[p]..<segments[p + 1]]`.
-        case sparseCSR(segments: [Int], indices: [Int])
+        case sparseCSR(segments: [Int32], indices: [Int32])
     }
 
     /// Shape of the dense tensor, outermost first (n dimensions).
@@ -57,29 +57,31 @@ public enum Densify {
     /// row-major tensor of shape `description.denseShape`, zeros elsewhere,
     /// placing them as TFLite's sparsity `FormatConverter` does.
     ///
-    /// Throws a `KernelError` if the description is inconsistent: a traversal
-    /// order that is not a permutation of the required form, block map
-    /// entries out of range or not increasing, a block size that is not a
-    /// positive divisor of its dimension, a dense level whose size disagrees
-    /// with the shape, CSR segments that do not start at 0, decrease or do
-    /// not end at the index count, indices out of range, a value count that
-    /// differs from the stored positions, or a dense size above `maxDenseElements`.
+    /// Throws a `KernelError` if the description is inconsistent (see
+    /// `SparseTensorLayout.init(_:valueCount:)`) or stores another number of
+    /// values than `values.count`.
     public static func densify(values: [Float], description: SparseTensorDescription) throws -> [Float] {
-        let layout = try checkedLayout(description, valueCount: values.count)
+        densify(values: values, layout: try SparseTensorLayout(description, valueCount: values.count))
+    }
+
+    /// `densify(values:description:)` with a description checked before:
+    /// `values` must hold `layout.storedCount` values.
+    public static func densify(values: [Float], layout: SparseTensorLayout) -> [Float] {
+        precondition(values.count == layout.storedCount, "\(values.count) values for \(layout.storedCount) stored positions")
         return [Float](unsafeUninitializedCapacity: layout.denseCount) { dense, initialized in
             dense.initialize(repeating: 0)
             values.withUnsafeBufferPointer { values in
-                place(values, into: dense, layout: layout, description: description)
+                place(values, into: dense, layout: layout)
             }
             initialized = layout.denseCount
         }
     }
 
-    /// Writes `values` where `description` places them in `dense` (zeroed, checked to fit).
+    /// Writes `values` where `layout` places them in `dense` (zeroed, checked to fit).
     private static func place(
-        _ values: UnsafeBufferPointer<Float>, into dense: UnsafeMutableBufferPointer<Float>,
-        layout: SparseLayout, description: SparseTensorDescription
+        _ values: UnsafeBufferPointer<Float>, into dense: UnsafeMutableBufferPointer<Float>, layout: SparseTensorLayout
     ) {
+        let description = layout.description
         var next = 0
         let last = description.dimensions.count - 1
         // Walks level `level` under storage position `position` of the
@@ -96,13 +98,13 @@ public enum Densify {
                     visit(level: level + 1, position: position * size + i, offset: offset + i * step)
                 }
             case .sparseCSR(let segments, let indices) where level == last:
-                for p in segments[position]..<segments[position + 1] {
-                    dense[offset + indices[p] * step] = values[next]
+                for p in Int(segments[position])..<Int(segments[position + 1]) {
+                    dense[offset + Int(indices[p]) * step] = values[next]
                     next += 1
                 }
             case .sparseCSR(let segments, let indices):
-                for p in segments[position]..<segments[position + 1] {
-                    visit(level: level + 1, position: p, offset: offset + indices[p] * step)
+                for p in Int(segments[position])..<Int(segments[position + 1]) {
+                    visit(level: level + 1, position: p, offset: offset + Int(indices[p]) * step)
                 }
             }
         }
@@ -110,37 +112,32 @@ public enum Densify {
     }
 }
 
-extension Densify {
-    /// Checks `description` and a value count as `densify` does, without
-    /// placing any value: the element count of the dense tensor, or the
-    /// `KernelError` that `densify` throws for `valueCount` stored values.
-    public static func denseCount(valueCount: Int, description: SparseTensorDescription) throws -> Int {
-        try checkedLayout(description, valueCount: valueCount).denseCount
-    }
-
-    /// The layout of `description`, checked to store `valueCount` values.
-    private static func checkedLayout(_ description: SparseTensorDescription, valueCount: Int) throws -> SparseLayout {
-        let layout = try SparseLayout(description)
-        guard layout.storedCount == valueCount else {
-            throw KernelError(
-                op: "DENSIFY", "the description stores \(layout.storedCount) values but \(valueCount) were given")
-        }
-        return layout
-    }
-}
-
-/// A validated `SparseTensorDescription`: the sizes and dense strides of
-/// each traversal level. Building one checks everything `densify` relies on.
-private struct SparseLayout {
+/// A `SparseTensorDescription` checked to store a given number of values,
+/// with the dense stride of each traversal level: everything `densify`
+/// relies on, checked once (a model's loader checks each sparse constant
+/// when it reads the graph and densifies it later).
+public struct SparseTensorLayout: Sendable {
+    /// The checked description.
+    public let description: SparseTensorDescription
     /// Element count of the dense tensor.
-    let denseCount: Int
+    public let denseCount: Int
     /// Number of stored values the description implies.
-    let storedCount: Int
+    public let storedCount: Int
     /// Per traversal level, how far one step along it moves in the dense
     /// row-major tensor.
     let denseStrides: [Int]
 
-    init(_ description: SparseTensorDescription) throws {
+    /// Checks `description` for `valueCount` stored values.
+    ///
+    /// Throws a `KernelError` if the description is inconsistent: a
+    /// traversal order that is not a permutation of the required form, block
+    /// map entries out of range or not increasing, a block size that is not
+    /// a positive divisor of its dimension, a dense level whose size
+    /// disagrees with the shape, CSR segments that do not start at 0,
+    /// decrease or do not end at the index count, indices out of range, a
+    /// value count that differs from the stored positions, or a dense size
+    /// above `Densify.maxDenseElements`.
+    public init(_ description: SparseTensorDescription, valueCount: Int) throws {
         func fail(_ message: String) -> KernelError { KernelError(op: "DENSIFY", message) }
         let shape = description.denseShape
         let n = shape.count, k = description.blockMap.count
@@ -245,12 +242,16 @@ private struct SparseLayout {
                 guard segments[positions] == indices.count else {
                     throw fail("level \(level) segments end at \(segments[positions]) but there are \(indices.count) indices")
                 }
-                if let bad = indices.first(where: { !(0..<size).contains($0) }) {
+                if let bad = indices.first(where: { !(0..<size).contains(Int($0)) }) {
                     throw fail("level \(level) index \(bad) is outside 0..<\(size) of dimension \(dimension)")
                 }
                 positions = indices.count
             }
         }
+        guard positions == valueCount else {
+            throw fail("the description stores \(positions) values but \(valueCount) were given")
+        }
+        self.description = description
         storedCount = positions
         denseStrides = levelStrides
     }

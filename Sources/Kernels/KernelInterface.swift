@@ -11,6 +11,12 @@ public enum ConstantData: Sendable {
     /// bytes are borrowed: valid only during the call that receives them
     /// (a kernel's `prepare`, which keeps only what it packs or copies).
     case float16(Float16Bytes)
+    /// A float constant that a DENSIFY rebuilds from a tensor stored as
+    /// compressed rows: its values are those rows densified (`floatValues`).
+    /// CONV_2D and FULLY_CONNECTED pack their weights from the stored values
+    /// alone, and a 1×1 CONV_2D keeps the rows for its sparse form
+    /// (`SparsePointwiseConv2DCHW`).
+    case compressedRows(CompressedRowFilter)
     case int32([Int32])
     /// A float32 constant of `count` values that were not read. Only the
     /// `validate` entry points of the weighted ops (CONV_2D, DEPTHWISE_CONV_2D,
@@ -32,6 +38,7 @@ public enum ConstantData: Sendable {
         switch self {
         case .float32(let values): return values
         case .float16(let halves): return Dequantize.float16ToFloat32(halves)
+        case .compressedRows(let filter): return filter.densified()
         case .int32, .unreadFloat32: return nil
         }
     }

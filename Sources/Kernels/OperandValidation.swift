@@ -126,6 +126,7 @@ extension Operand {
         switch constant {
         case .float32(let values): count = values.count
         case .float16(let halves): count = halves.count
+        case .compressedRows(let filter): count = filter.rows * filter.columns
         case .unreadFloat32(let unread): count = unread
         case .int32: throw KernelError(op: op, "\(role) must be a float32 constant, got an int32 constant")
         }
@@ -148,8 +149,8 @@ extension Operand {
 
     /// This weights operand (`[N, K]` row-major once flattened) and `bias`
     /// packed for the GEMM microkernels of `instructionSet`: float16 weights
-    /// straight from their halves, float32 ones as they are. Checked as
-    /// `requireConstantFloats` checks.
+    /// straight from their halves, compressed rows from their stored values,
+    /// float32 ones as they are. Checked as `requireConstantFloats` checks.
     func packedGemmWeights(
         op: String, role: String, outputChannels: Int, inputChannels: Int, bias: [Float]?,
         instructionSet: KernelInstructionSet
@@ -158,6 +159,11 @@ extension Operand {
         if case .float16(let halves)? = constant {
             return try PackedGemmWeights(
                 outputChannels: outputChannels, inputChannels: inputChannels, float16Weights: halves,
+                bias: bias, instructionSet: instructionSet)
+        }
+        if case .compressedRows(let filter)? = constant, inputChannels.isMultiple(of: filter.columns) {
+            return try PackedGemmWeights(
+                outputChannels: outputChannels, inputChannels: inputChannels, compressedRows: filter,
                 bias: bias, instructionSet: instructionSet)
         }
         return try PackedGemmWeights(

@@ -65,17 +65,14 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// packing aligned rows would cost up to about 10 % (measured on 32-pixel
     /// tiles).
     let packsInput: Bool
-    /// The non-zero filter values (every value of a channel whose bias is
-    /// −0): block by block, within a block output channel by output
-    /// channel, within a channel by ascending input channel; then one
-    /// unused 0.
+    /// The kept filter values (`SparsePointwiseLists.values`).
     let values: [Float]
-    /// Per non-zero, where the fast kernel finds its input row: with
+    /// Per kept value, where the fast kernel finds its input row: with
     /// `packsInput`, `(ic − first channel of its block) · 64` in the packed
     /// tile; otherwise `ic · P` in the image (`inputChannel(ofOffset:block:)`
     /// gives `ic` back). Then one unused 0.
     let offsets: [Int32]
-    /// The non-zeros of output channel `oc` in block `b` are
+    /// The kept values of output channel `oc` in block `b` are
     /// `starts[b·Cout + oc] ..< starts[b·Cout + oc + 1]`.
     let starts: [Int32]
     /// `[Cout]`.
@@ -89,7 +86,10 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// The sparse form of `conv`, or nil when it does not apply: `conv` is
     /// not a 1×1 convolution with unit strides and no padding, has a fused
     /// PRELU, or more than `maxDensity` of its filter values are non-zero.
-    /// It runs with the kernels of the family `conv` was prepared for.
+    /// It runs with the kernels of the family `conv` was prepared for. The
+    /// weights are read from `conv`'s compressed filter when it has one (the
+    /// stored values alone), else from its packed panels: the same kernel
+    /// either way.
     public init?(_ conv: Conv2D, maxDensity: Double = 0.5) {
         self.init(conv, maxDensity: maxDensity, blockChannels: Self.defaultBlockChannels)
     }
@@ -103,90 +103,46 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
               g.outputHeight == g.inputHeight, g.outputWidth == g.inputWidth
         else { return nil }
         let cin = conv.inputChannels, cout = conv.outputChannels
-        // Loading a model tries every 1×1 convolution, so these loops see millions of weights:
-        // they have no branch that depends on a weight (a sparse filter's zeros fall at random;
-        // with a branch a weight, these loops were most of pose_detection's load). A dense
-        // filter is counted where it is packed, only until it has more non-zeros than
-        // `maxDensity · Cout · Cin`, and left there.
-        let bound = maxDensity < 1 ? Int((max(0, maxDensity) * Double(cout * cin)).rounded(.up)) : .max
-        let packed = conv.packed
-        let nonzeros = packed.nonzeroWeightCount(stoppingAbove: bound)
-        let density = Double(nonzeros) / Double(cout * cin)
-        guard density <= maxDensity else { return nil }
-        let bias = packed.unpackedBias()
+        let bias = conv.packed.unpackedBias()
         /// Whether output channel `oc` keeps its zero weights: its sum starts from −0.
         let keepsZeros = bias.map { $0 == 0 && $0.sign == .minus }
-        var keptCount = nonzeros
-        for oc in 0..<cout where keepsZeros[oc] {
-            packed.forEachWeight(ofRow: oc, in: 0..<cin) { weight, _ in keptCount += 1 - Self.nonzeroBit(weight) }
-        }
-        guard keptCount <= Int(Int32.max) else { return nil }
-        // H·W·Cin is at most the input's element count (≤ 2^31): no overflow,
-        // and every offset ic·P ≤ (Cin − 1)·P fits in Int32.
         let pixels = g.inputHeight * g.inputWidth
-        let packs = packsInput ?? !pixels.isMultiple(of: 16)
         let blockCount = (cin + blockChannels - 1) / blockChannels
         // Even blocks: at most `blockChannels` each.
-        let perBlock = (cin + blockCount - 1) / blockCount
-        // Block by block, output channel by output channel, the kept weights of the block's
-        // input channels in ascending order, read from the packed panels. Every weight is
-        // written at the next free place, which moves on only when the weight is kept; the one
-        // more entry at the end takes the writes after the last kept weight, then holds 0 (and
-        // no array is empty: an empty array may have no base address).
-        var starts = [Int32](repeating: 0, count: blockCount * cout + 1)
-        var offsets: [Int32] = []
-        let values = [Float](unsafeUninitializedCapacity: keptCount + 1) { values, valuesCount in
-            offsets = [Int32](unsafeUninitializedCapacity: keptCount + 1) { offsets, offsetsCount in
-                var next = 0
-                for block in 0..<blockCount {
-                    let first = block * perBlock, end = min(cin, (block + 1) * perBlock)
-                    for oc in 0..<cout {
-                        let keepsAll = keepsZeros[oc] ? 1 : 0
-                        packed.forEachWeight(ofRow: oc, in: first..<end) { weight, ic in
-                            values[next] = weight
-                            offsets[next] = Int32(
-                                truncatingIfNeeded: packs ? (ic - first) * Self.tilePixels : ic * pixels)
-                            // Never past the last entry, even if the count above were wrong.
-                            next = min(keptCount, next &+ (keepsAll | Self.nonzeroBit(weight)))
-                        }
-                        starts[block * cout + oc + 1] = Int32(truncatingIfNeeded: next)
-                    }
-                }
-                precondition(next == keptCount, "kept \(next) weights, counted \(keptCount)")
-                values[keptCount] = 0
-                offsets[keptCount] = 0
-                (valuesCount, offsetsCount) = (keptCount + 1, keptCount + 1)
-            }
+        let layout = SparsePointwiseLists.Layout(
+            inputChannels: cin, outputChannels: cout, blockChannels: (cin + blockCount - 1) / blockCount,
+            blockCount: blockCount, pixels: pixels, packsInput: packsInput ?? !pixels.isMultiple(of: 16),
+            tilePixels: Self.tilePixels)
+        let lists: SparsePointwiseLists?
+        if let filter = conv.compressedFilter {
+            lists = SparsePointwiseLists(
+                compressedRows: filter, layout: layout, keepsZeros: keepsZeros, maxDensity: maxDensity)
+        } else {
+            lists = SparsePointwiseLists(
+                packed: conv.packed, layout: layout, keepsZeros: keepsZeros, maxDensity: maxDensity)
         }
+        guard let lists else { return nil }
         var epilogue = ConvolutionEpilogue.none
         epilogue.add = conv.epilogue.add
         self.opName = "CONV_2D(sparse CHW)" + (epilogue.add != nil ? "+ADD" : "")
         self.outputShapes = conv.outputShapes
         self.multiplyAccumulates = conv.multiplyAccumulates
-        self.density = density
+        self.density = lists.density
         self.batch = g.batch
         self.pixels = pixels
         self.inputChannels = cin
         self.outputChannels = cout
-        self.blockChannels = perBlock
+        self.blockChannels = layout.blockChannels
         self.blockCount = blockCount
         self.instructionSet = conv.packed.instructionSet
-        self.packsInput = packs
-        self.values = values
-        self.offsets = offsets
-        self.starts = starts
+        self.packsInput = layout.packsInput
+        self.values = lists.values
+        self.offsets = lists.offsets
+        self.starts = lists.starts
         self.bias = bias
         self.activation = conv.activation
         self.epilogue = epilogue
         self.residualOperand = conv.convolutionOperandCount
-    }
-
-    /// 1 when `weight != 0`, else 0, without a branch: whether its bits without the sign
-    /// are not all zero (−0 is zero, NaN is not). A conditional expression compiles to a
-    /// branch here, because the weight comes from memory.
-    @inline(__always)
-    static func nonzeroBit(_ weight: Float) -> Int {
-        PackedGemmWeights.isNonzero(magnitudeBits: weight.bitPattern << 1)
     }
 
     /// The input channel of a kept weight of block `block` whose entry in

@@ -87,13 +87,13 @@ struct DensifyTests {
                 Bool.random(using: &generator) ? 0 : Float.random(in: 0.5...2, using: &generator)
             }
             // Encode as [rows, 1, 1, columns] with the columns compressed.
-            var segments = [0], indices: [Int] = [], values: [Float] = []
+            var segments: [Int32] = [0], indices: [Int32] = [], values: [Float] = []
             for r in 0..<rows {
                 for c in 0..<columns where dense[r * columns + c] != 0 {
-                    indices.append(c)
+                    indices.append(Int32(c))
                     values.append(dense[r * columns + c])
                 }
-                segments.append(indices.count)
+                segments.append(Int32(indices.count))
             }
             let description = Sparse(
                 denseShape: [rows, 1, 1, columns], traversalOrder: [0, 1, 2, 3],
@@ -109,18 +109,18 @@ struct DensifyTests {
         let csr = Sparse.Dimension.sparseCSR(segments: [0, 2, 2, 4], indices: [1, 3, 0, 3])
         let good = Sparse(denseShape: [3, 4], traversalOrder: [0, 1], dimensions: [.dense(size: 3), csr])
         let values: [Float] = [1, 2, 3, 4]
-        // Both entry points reject it: densifying, and counting without densifying.
+        // Both entry points reject it: densifying, and checking the layout without densifying.
         func expectRejected(_ fragment: String, _ description: Sparse, values: [Float] = values,
                             sourceLocation: SourceLocation = #_sourceLocation) {
             Support.expectError("DENSIFY", fragment, sourceLocation: sourceLocation) {
                 try Densify.densify(values: values, description: description)
             }
             Support.expectError("DENSIFY", fragment, sourceLocation: sourceLocation) {
-                try Densify.denseCount(valueCount: values.count, description: description)
+                try SparseTensorLayout(description, valueCount: values.count)
             }
         }
         #expect(throws: Never.self) { try Densify.densify(values: values, description: good) }
-        #expect(try Densify.denseCount(valueCount: values.count, description: good) == 12)
+        #expect(try SparseTensorLayout(good, valueCount: values.count).denseCount == 12)
 
         var d = good
         d.denseShape = []

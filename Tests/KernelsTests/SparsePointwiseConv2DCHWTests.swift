@@ -298,7 +298,7 @@ import Testing
         let randomBits = (0..<10_000).map { _ in Float(bitPattern: UInt32.random(in: .min ... .max, using: &rng)) }
         for weight in specials + randomBits {
             #expect(
-                SparsePointwiseConv2DCHW.nonzeroBit(weight) == (weight != 0 ? 1 : 0),
+                SparsePointwiseLists.nonzeroBit(weight) == (weight != 0 ? 1 : 0),
                 "\(weight) (bits \(String(weight.bitPattern, radix: 16))), seed \(seed)")
         }
     }

@@ -157,6 +157,45 @@ public struct PackedGemmWeights: Sendable {
         packPanels(UnsafeRawPointer(halves.bytes.baseAddress!), as: UInt16.self, into: packed) { $0 }
     }
 
+    /// Packs as `init(outputChannels:inputChannels:weights:bias:instructionSet:)`
+    /// packs `filter.densified()` (whose `rows · columns` values are the
+    /// `N · K` weights, `K` a multiple of `columns`), writing only the stored
+    /// values into the zeroed panels: the same layout, bit for bit, without
+    /// the dense copy.
+    init(
+        outputChannels: Int, inputChannels: Int, compressedRows filter: CompressedRowFilter, bias: [Float]?,
+        instructionSet: KernelInstructionSet
+    ) throws(KernelError) {
+        precondition(
+            filter.rows * filter.columns == outputChannels * inputChannels && inputChannels % filter.columns == 0,
+            "weights are not [N, K] with K a multiple of the rows' length")
+        // The zeros that are not stored widen back from float16 too.
+        let float16 = Self.packsFloat16Panels && outputChannels > Self.maxDotOutputs
+            && Self.areFloat16Values(filter.values)
+        try self.init(
+            outputChannels: outputChannels, inputChannels: inputChannels, bias: bias,
+            instructionSet: instructionSet, panelPrecision: float16 ? .float16 : .float32)
+        switch panelPrecision {
+        case .float16: scatter(filter, as: UInt16.self) { Float16($0).bitPattern }
+        case .float32: scatter(filter, as: Float.self) { $0 }
+        }
+    }
+
+    /// Writes each stored value of `filter` where `W[n, k]` lies, as `stored` gives it.
+    private func scatter<Stored>(_ filter: CompressedRowFilter, as _: Stored.Type, _ stored: (Float) -> Stored) {
+        let packed = UnsafeMutableRawPointer(storage.baseAddress)
+        let rowsPerWeightRow = inputChannels / filter.columns
+        for r in 0..<filter.rows {
+            // Filter row r is W[n, first ..< first + columns].
+            let n = r / rowsPerWeightRow, first = r % rowsPerWeightRow * filter.columns
+            let (row, stride) = sourceRow(n)
+            filter.forEachStoredValue(inRow: r) { value, column in
+                let index = row.start + (first + column) * stride
+                packed.storeBytes(of: stored(value), toByteOffset: index * MemoryLayout<Stored>.stride, as: Stored.self)
+            }
+        }
+    }
+
     /// The layout for `N × K` weights of `requested` precision (`.float32`
     /// in the dot-product layout), its zeroed storage, and `bias` (N values,
     /// nil for none) written in place; the caller writes the weights.

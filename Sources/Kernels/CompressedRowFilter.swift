@@ -1,0 +1,73 @@
+/// A filter `[rows, columns]` (a 1×1 convolution's `[Cout, Cin]`) stored as
+/// compressed rows, as a TFLite sparse constant whose last dimension alone is
+/// compressed stores it: row `r` holds `values[p]` at column `indices[p]` for
+/// `p` in `segments[r] ..< segments[r + 1]`, in strictly ascending column
+/// order, and 0 everywhere else. A sparse kernel's weight lists are read off
+/// it directly, without densifying the filter first.
+public struct CompressedRowFilter: Sendable {
+    /// Rows: the dense tensor's dimensions but the last, flattened.
+    public let rows: Int
+    /// Columns: the dense tensor's last dimension.
+    public let columns: Int
+    /// `rows + 1` bounds into `indices` and `values`, from 0 to their count.
+    let segments: [Int32]
+    /// The column of each stored value, ascending within a row.
+    let indices: [Int32]
+    /// The stored values (zeros may be among them).
+    let values: [Float]
+
+    /// The compressed rows of the tensor that `layout` describes, whose stored
+    /// values are `values` (`layout.storedCount` of them); nil unless the
+    /// tensor is stored that way: no blocks, dimensions traversed in order,
+    /// every level dense but the last, which is compressed, and each row's
+    /// columns strictly ascending (a file may list them in any order, or
+    /// twice; densifying then keeps the last, which this form cannot say).
+    public init?(layout: SparseTensorLayout, values: [Float]) {
+        let description = layout.description
+        guard layout.isCompressedRows, values.count == layout.storedCount,
+              case .sparseCSR(let segments, let indices)? = description.dimensions.last
+        else { return nil }
+        // The layout checked that the segments run from 0 to the index count without
+        // decreasing and that every index is a column: only the order within rows is left.
+        for row in 0..<(segments.count - 1) {
+            let start = Int(segments[row]), end = Int(segments[row + 1])
+            guard start < end else { continue }
+            for p in (start + 1)..<end where indices[p] <= indices[p - 1] { return nil }
+        }
+        self.rows = segments.count - 1
+        self.columns = description.denseShape[description.denseShape.count - 1]
+        self.segments = segments
+        self.indices = indices
+        self.values = values
+    }
+
+    /// The filter it stands for: `[rows, columns]` row-major, the stored
+    /// values in place (a stored −0 stays −0) and +0 elsewhere, as densifying
+    /// the sparse tensor gives it.
+    public func densified() -> [Float] {
+        var dense = [Float](repeating: 0, count: rows * columns)
+        for row in 0..<rows {
+            forEachStoredValue(inRow: row) { value, column in dense[row * columns + column] = value }
+        }
+        return dense
+    }
+
+    /// Calls `body(value, column)` for every stored value of `row`, in ascending column order.
+    @inline(__always)
+    func forEachStoredValue(inRow row: Int, _ body: (Float, Int) -> Void) {
+        for p in Int(segments[row])..<Int(segments[row + 1]) { body(values[p], Int(indices[p])) }
+    }
+}
+
+extension SparseTensorLayout {
+    /// Whether the tensor is stored as compressed rows, but for the order of
+    /// the columns within rows: no blocks, dimensions traversed in order,
+    /// every level dense but the last, which is compressed.
+    public var isCompressedRows: Bool {
+        let rank = description.denseShape.count
+        guard description.blockMap.isEmpty, description.traversalOrder == Array(0..<rank),
+              case .sparseCSR? = description.dimensions.last
+        else { return false }
+        return description.dimensions.dropLast().allSatisfy { if case .dense = $0 { true } else { false } }
+    }
+}
