@@ -44,10 +44,14 @@ enum ChannelMajorRegions {
     ///   - shapes: every tensor's shape, by index.
     ///   - isConstant: whether a tensor is a constant (weights, biases).
     ///   - graphOutputs: tensors the caller reads after `invoke` (kept channel-last).
+    ///   - compressedRows: a constant's value as compressed rows, where it is
+    ///     stored so (`ConstantTensors.compressedRows(of:)`): the sparse
+    ///     kernels read their lists from there rather than from packed panels.
     static func apply(
-        _ nodes: [PreparedNode], shapes: inout [TensorShape], isConstant: (Int) -> Bool, graphOutputs: [Int]
-    ) -> [PreparedNode] {
-        let versions = channelMajorVersions(of: nodes, isConstant: isConstant)
+        _ nodes: [PreparedNode], shapes: inout [TensorShape], isConstant: (Int) -> Bool, graphOutputs: [Int],
+        compressedRows: (Int) throws -> CompressedRowFilter?
+    ) rethrows -> [PreparedNode] {
+        let versions = try channelMajorVersions(of: nodes, isConstant: isConstant, compressedRows: compressedRows)
         let selected = worthwhileRegions(nodes, versions: versions, isConstant: isConstant)
         guard !selected.isEmpty else { return nodes }
 
@@ -107,12 +111,15 @@ enum ChannelMajorRegions {
     /// when the graph has fewer sparse convolutions than a region needs (the
     /// other versions are then not built).
     private static func channelMajorVersions(
-        of nodes: [PreparedNode], isConstant: (Int) -> Bool
-    ) -> [Int: any PreparedKernel] {
+        of nodes: [PreparedNode], isConstant: (Int) -> Bool, compressedRows: (Int) throws -> CompressedRowFilter?
+    ) rethrows -> [Int: any PreparedKernel] {
         var versions: [Int: any PreparedKernel] = [:]
         for (index, node) in nodes.enumerated() where node.outputs.count == 1 {
             guard let conv = node.kernel as? Conv2D else { continue }
-            versions[index] = SparsePointwiseConv2DCHW(conv, maxDensity: maximumDensity)
+            // A convolution's operands start with the input and the filter; the filter's rows
+            // are read for one convolution at a time.
+            let filter = try compressedRows(node.inputs[1])
+            versions[index] = SparsePointwiseConv2DCHW(conv, maxDensity: maximumDensity, filter: filter)
         }
         guard versions.count >= minimumSparseConvolutions else { return [:] }
         for (index, node) in nodes.enumerated() where node.outputs.count == 1 {

@@ -114,6 +114,15 @@ struct ConstantTensors {
         }
     }
 
+    /// The value of constant `index` as compressed rows, when a DENSIFY
+    /// rebuilds it from a sparse tensor stored that way (see
+    /// `CompressedRowFilter`); nil for any other tensor. Decoded anew on each
+    /// call, like `value(of:readsFloats:)`.
+    func compressedRows(of index: Int) throws -> CompressedRowFilter? {
+        guard case .densified(let sparseTensor, let layout)? = sources[index], layout.isCompressedRows else { return nil }
+        return CompressedRowFilter(layout: layout, values: try floats(of: sparseTensor))
+    }
+
     /// Calls `body` with `value(of:readsFloats:)` of each of `indices`, in
     /// order, except that a float16 constant is given as it is stored
     /// (`ConstantData.float16`, read in place, valid only inside `body`), not

@@ -127,15 +127,11 @@ struct LoadPlan {
                 constantValue: { try constants.value(of: $0) }, isConstant: constants.isConstant, shapes: shapes,
                 graphOutputs: subgraph.outputs)
             if usesSparseKernels {
-                fused = ChannelMajorRegions.apply(
-                    fused, shapes: &shapes, isConstant: constants.isConstant, graphOutputs: subgraph.outputs)
+                fused = try ChannelMajorRegions.apply(
+                    fused, shapes: &shapes, isConstant: constants.isConstant, graphOutputs: subgraph.outputs,
+                    compressedRows: constants.compressedRows(of:))
             }
             nodes = fused.map { Node(prepared: .kernel($0.kernel), inputs: $0.inputs, outputs: $0.outputs) }
-        }
-        // The kernels are chosen: no convolution needs its filter's compressed rows any more.
-        nodes = nodes.map { node in
-            guard case .kernel(let conv as Conv2D) = node.prepared else { return node }
-            return Node(prepared: .kernel(conv.droppingCompressedFilter()), inputs: node.inputs, outputs: node.outputs)
         }
         self.shapes = shapes
         self.constants = constants

@@ -76,12 +76,6 @@ public struct Conv2D: PreparedKernel {
     /// in that case too). The only copy of the weights once a model is
     /// loaded: `runReference` reads them from here as well.
     let packed: PackedGemmWeights
-    /// The filter as compressed rows `[Cout, Cin]`, when it is a 1×1 filter
-    /// given so (`ConstantData.compressedRows`): what the sparse form of this
-    /// convolution reads its weights from (`SparsePointwiseConv2DCHW`),
-    /// instead of `packed`. A model's loader drops it once the kernels are
-    /// chosen (`droppingCompressedFilter()`).
-    private(set) var compressedFilter: CompressedRowFilter?
     /// The window as the fast kernels describe it.
     private(set) var geometry: ConvolutionGeometry
     /// Operands of the convolution itself (2 or 3); a fused ADD's residual
@@ -124,26 +118,8 @@ public struct Conv2D: PreparedKernel {
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             window: checked.window, inputChannels: checked.inputChannels,
             outputChannels: checked.outputChannels, activation: options.activation,
-            packed: packed, compressedFilter: pointwiseRows(of: inputs[1], checked),
-            geometry: checked.window.convolutionGeometry,
+            packed: packed, geometry: checked.window.convolutionGeometry,
             convolutionOperandCount: inputs.count)
-    }
-
-    /// The filter operand's compressed rows when it is given so and they
-    /// are `[Cout, Cin]` (a 1×1 filter), else nil.
-    private static func pointwiseRows(of filter: Operand, _ checked: Checked) -> CompressedRowFilter? {
-        guard case .compressedRows(let rows)? = filter.constant,
-              rows.rows == checked.outputChannels, rows.columns == checked.patchSize
-        else { return nil }
-        return rows
-    }
-
-    /// This convolution without its compressed filter: the same kernel, for
-    /// when its sparse form is not wanted or was built.
-    public func droppingCompressedFilter() -> Conv2D {
-        var result = self
-        result.compressedFilter = nil
-        return result
     }
 
     /// Every check of `prepare`, without reading or packing the filter and bias

@@ -14,8 +14,7 @@ public enum ConstantData: Sendable {
     /// A float constant that a DENSIFY rebuilds from a tensor stored as
     /// compressed rows: its values are those rows densified (`floatValues`).
     /// CONV_2D and FULLY_CONNECTED pack their weights from the stored values
-    /// alone, and a 1×1 CONV_2D keeps the rows for its sparse form
-    /// (`SparsePointwiseConv2DCHW`).
+    /// alone.
     case compressedRows(CompressedRowFilter)
     case int32([Int32])
     /// A float32 constant of `count` values that were not read. Only the

@@ -86,18 +86,21 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// The sparse form of `conv`, or nil when it does not apply: `conv` is
     /// not a 1×1 convolution with unit strides and no padding, has a fused
     /// PRELU, or more than `maxDensity` of its filter values are non-zero.
-    /// It runs with the kernels of the family `conv` was prepared for. The
-    /// weights are read from `conv`'s compressed filter when it has one (the
-    /// stored values alone), else from its packed panels: the same kernel
-    /// either way.
-    public init?(_ conv: Conv2D, maxDensity: Double = 0.5) {
-        self.init(conv, maxDensity: maxDensity, blockChannels: Self.defaultBlockChannels)
+    /// It runs with the kernels of the family `conv` was prepared for. With
+    /// `filter`, `conv`'s filter as compressed rows (`[Cout, Cin]`), the
+    /// weights are read from its stored values rather than from `conv`'s
+    /// packed panels: the same kernel either way.
+    public init?(_ conv: Conv2D, maxDensity: Double = 0.5, filter: CompressedRowFilter? = nil) {
+        self.init(conv, maxDensity: maxDensity, blockChannels: Self.defaultBlockChannels, filter: filter)
     }
 
-    /// `init(_:maxDensity:)` with blocks of at most `blockChannels` input
-    /// channels, packing each tile's input rows when `packsInput` says so
-    /// (nil: when P is not a multiple of 16).
-    init?(_ conv: Conv2D, maxDensity: Double, blockChannels: Int, packsInput: Bool? = nil) {
+    /// `init(_:maxDensity:filter:)` with blocks of at most `blockChannels`
+    /// input channels, packing each tile's input rows when `packsInput` says
+    /// so (nil: when P is not a multiple of 16).
+    init?(
+        _ conv: Conv2D, maxDensity: Double, blockChannels: Int, packsInput: Bool? = nil,
+        filter: CompressedRowFilter? = nil
+    ) {
         let g = conv.window
         guard conv.isPointwise, conv.epilogue.preluAlpha == nil, blockChannels > 0,
               g.outputHeight == g.inputHeight, g.outputWidth == g.inputWidth
@@ -114,7 +117,8 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
             blockCount: blockCount, pixels: pixels, packsInput: packsInput ?? !pixels.isMultiple(of: 16),
             tilePixels: Self.tilePixels)
         let lists: SparsePointwiseLists?
-        if let filter = conv.compressedFilter {
+        if let filter {
+            guard filter.rows == cout, filter.columns == cin else { return nil }
             lists = SparsePointwiseLists(
                 compressedRows: filter, layout: layout, keepsZeros: keepsZeros, maxDensity: maxDensity)
         } else {

@@ -42,7 +42,8 @@ import Testing
         var shapes = [TensorShape](repeating: Self.shape, count: 12)
         let constants: Set<Int> = [1, 2, 3]
         let result = ChannelMajorRegions.apply(
-            nodes, shapes: &shapes, isConstant: constants.contains, graphOutputs: outputs)
+            nodes, shapes: &shapes, isConstant: constants.contains, graphOutputs: outputs,
+            compressedRows: { _ in nil })
         return (result, shapes)
     }
 

@@ -68,13 +68,11 @@ import Testing
                         options: .init(padding: .same, activation: .relu), instructionSet: family)
                 }
                 let dense = try conv(.float32(denseFilter)), compressed = try conv(.compressedRows(filter))
-                #expect(dense.compressedFilter == nil && compressed.compressedFilter != nil)
-                #expect(compressed.droppingCompressedFilter().compressedFilter == nil)
                 for packs in [false, true] {
                     let fromPanels = try #require(SparsePointwiseConv2DCHW(
                         dense, maxDensity: 1, blockChannels: blockChannels, packsInput: packs))
                     let fromRows = try #require(SparsePointwiseConv2DCHW(
-                        compressed, maxDensity: 1, blockChannels: blockChannels, packsInput: packs))
+                        compressed, maxDensity: 1, blockChannels: blockChannels, packsInput: packs, filter: filter))
                     let context = "\(problem) blocks of \(blockChannels) packs \(packs) seed \(seed)"
                     #expect(fromRows.values.map(\.bitPattern) == fromPanels.values.map(\.bitPattern), "\(context)")
                     #expect(fromRows.offsets == fromPanels.offsets, "\(context)")
@@ -99,14 +97,15 @@ import Testing
                 Operand(shape: TensorShape(validated: [4, 1, 1, 10]), constant: .compressedRows(rows)),
             ],
             options: .init(padding: .valid), instructionSet: .baseline)
-        #expect(conv.compressedFilter != nil)
-        #expect(SparsePointwiseConv2DCHW(conv) != nil)
-        #expect(SparsePointwiseConv2DCHW(conv, maxDensity: 0.49) == nil)
+        #expect(SparsePointwiseConv2DCHW(conv, filter: rows) != nil)
+        #expect(SparsePointwiseConv2DCHW(conv, maxDensity: 0.49, filter: rows) == nil)
+        let transposed = try Self.compressed(filter, rows: 10, columns: 4, rng: &rng).rows
+        #expect(SparsePointwiseConv2DCHW(conv, maxDensity: 1, filter: transposed) == nil)
     }
 
-    /// Only a 1×1 convolution keeps its compressed rows; every convolution
-    /// and fully connected layer packs them into the panels the dense values
-    /// give, float16 or float32, in each kernel family.
+    /// Every convolution and fully connected layer packs compressed rows
+    /// into the panels the dense values give, float16 or float32, in each
+    /// kernel family.
     @Test func packedFromCompressedRowsAsFromDenseValues() throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
@@ -131,7 +130,6 @@ import Testing
                 }
                 let fromDense = try conv(.float32(dense)), fromRows = try conv(.compressedRows(rows))
                 let context = "Cout \(outputChannels) \(kernelSize)×\(kernelSize) Cin \(inputChannels) \(family) seed \(seed)"
-                #expect((fromRows.compressedFilter != nil) == (kernelSize == 1), "\(context)")
                 Self.expectSameStorage(fromRows.packed, fromDense.packed, context)
                 if kernelSize == 1 {
                     let weights = TensorShape(validated: [outputChannels, inputChannels])
