@@ -16,8 +16,9 @@ enum LoadMetric {
 
 /// Loading each of the six models as the landmarkers load them — the fast
 /// kernels with operators fused, and pose_detection's sparse 1×1 convolutions
-/// as a channel-major region, one thread (the worker threads' start is not part
-/// of loading a model) — from its `.tflite` file: wall clock and resident memory.
+/// as a channel-major region — from its `.tflite` file, on one thread and on two
+/// (which also counts starting the interpreter's helper thread): wall clock and
+/// resident memory.
 ///
 /// Each iteration creates and releases one `Interpreter`. Before it, free
 /// heap memory is handed back to the system (`malloc_trim`) and the kernel's
@@ -33,21 +34,25 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: .seconds(3),
         maxIterations: 100)
 
-    let options = Interpreter.Options(threadCount: 1, usesSparseKernels: true)
-    for name in ModelFiles.names {
-        Benchmark(name) { benchmark in
-            let path = try ModelFiles.path(of: name)
-            ResidentMemory.releaseFreeHeap()
-            try ResidentMemory.resetPeak()
-            let before = try ResidentMemory.current()
-            benchmark.startMeasurement()
-            let interpreter = try Interpreter(contentsOfFile: path, options: options)
-            benchmark.stopMeasurement()
-            let after = try ResidentMemory.current()
-            let peak = try ResidentMemory.peak()
-            benchmark.measurement(LoadMetric.peakResident, max(0, peak - before) / 1024)
-            benchmark.measurement(LoadMetric.retainedResident, max(0, after - before) / 1024)
-            blackHole(interpreter)
+    // One thread, and two: a load prepares its operators on the interpreter's
+    // threads (and starts the helper thread that runs them with it).
+    for (threads, suffix) in [(1, ""), (2, " 2 threads")] {
+        let options = Interpreter.Options(threadCount: threads, usesSparseKernels: true)
+        for name in ModelFiles.names {
+            Benchmark(name + suffix) { benchmark in
+                let path = try ModelFiles.path(of: name)
+                ResidentMemory.releaseFreeHeap()
+                try ResidentMemory.resetPeak()
+                let before = try ResidentMemory.current()
+                benchmark.startMeasurement()
+                let interpreter = try Interpreter(contentsOfFile: path, options: options)
+                benchmark.stopMeasurement()
+                let after = try ResidentMemory.current()
+                let peak = try ResidentMemory.peak()
+                benchmark.measurement(LoadMetric.peakResident, max(0, peak - before) / 1024)
+                benchmark.measurement(LoadMetric.retainedResident, max(0, after - before) / 1024)
+                blackHole(interpreter)
+            }
         }
     }
 }

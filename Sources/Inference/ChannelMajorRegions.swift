@@ -47,11 +47,13 @@ enum ChannelMajorRegions {
     ///   - compressedRows: a constant's value as compressed rows, where it is
     ///     stored so (`ConstantTensors.compressedRows(of:)`): the sparse
     ///     kernels read their lists from there rather than from packed panels.
+    ///   - threadCount: threads that build the sparse kernels, one convolution each.
     static func apply(
         _ nodes: [PreparedNode], shapes: inout [TensorShape], isConstant: (Int) -> Bool, graphOutputs: [Int],
-        compressedRows: (Int) throws -> CompressedRowFilter?
-    ) rethrows -> [PreparedNode] {
-        let versions = try channelMajorVersions(of: nodes, isConstant: isConstant, compressedRows: compressedRows)
+        compressedRows: @Sendable (Int) throws -> CompressedRowFilter?, threadCount: Int = 1
+    ) throws -> [PreparedNode] {
+        let versions = try channelMajorVersions(
+            of: nodes, isConstant: isConstant, compressedRows: compressedRows, threadCount: threadCount)
         let selected = worthwhileRegions(nodes, versions: versions, isConstant: isConstant)
         guard !selected.isEmpty else { return nodes }
 
@@ -111,16 +113,20 @@ enum ChannelMajorRegions {
     /// when the graph has fewer sparse convolutions than a region needs (the
     /// other versions are then not built).
     private static func channelMajorVersions(
-        of nodes: [PreparedNode], isConstant: (Int) -> Bool, compressedRows: (Int) throws -> CompressedRowFilter?
-    ) rethrows -> [Int: any PreparedKernel] {
+        of nodes: [PreparedNode], isConstant: (Int) -> Bool,
+        compressedRows: @Sendable (Int) throws -> CompressedRowFilter?, threadCount: Int
+    ) throws -> [Int: any PreparedKernel] {
         var versions: [Int: any PreparedKernel] = [:]
-        for (index, node) in nodes.enumerated() where node.outputs.count == 1 {
-            guard let conv = node.kernel as? Conv2D else { continue }
-            // A convolution's operands start with the input and the filter; the filter's rows
-            // are read for one convolution at a time.
-            let filter = try compressedRows(node.inputs[1])
-            versions[index] = SparsePointwiseConv2DCHW(conv, maxDensity: maximumDensity, filter: filter)
+        let convolutions = nodes.indices.compactMap { index -> (index: Int, conv: Conv2D, filter: Int)? in
+            guard nodes[index].outputs.count == 1, let conv = nodes[index].kernel as? Conv2D else { return nil }
+            // A convolution's operands start with the input and the filter.
+            return (index, conv, nodes[index].inputs[1])
         }
+        // A filter's rows are read for one convolution at a time.
+        let sparse = concurrentMap(convolutions, threadCount: threadCount) { entry in
+            SparsePointwiseConv2DCHW(entry.conv, maxDensity: maximumDensity, filter: try compressedRows(entry.filter))
+        }
+        for (entry, kernel) in zip(convolutions, sparse) { versions[entry.index] = try kernel.get() }
         guard versions.count >= minimumSparseConvolutions else { return [:] }
         for (index, node) in nodes.enumerated() where node.outputs.count == 1 {
             switch node.kernel {

@@ -5,8 +5,9 @@ import Tensor
 /// The load-time work that `Interpreter.init` and `Interpreter.validate`
 /// share, in order: tensor shapes, constants with DEQUANTIZE/DENSIFY folded,
 /// one prepared operator per node that runs at invoke time (output counts,
-/// types and shapes checked against the file), graph input types, and the
-/// activation memory plan. Nothing here allocates tensor memory; float
+/// types and shapes checked against the file; the operators prepared on up to
+/// `threadCount` threads, the same kernels and the same first error for any
+/// count), graph input types, and the activation memory plan. Nothing here allocates tensor memory; float
 /// constants are decoded operator by operator, each held only while its
 /// kernel is prepared (see `ConstantTensors`).
 ///
@@ -47,7 +48,7 @@ struct LoadPlan {
 
     init(
         model: TFLiteModel, readsWeights: Bool, instructionSet: KernelInstructionSet, fusesOperators: Bool,
-        usesSparseKernels: Bool = false
+        usesSparseKernels: Bool = false, threadCount: Int = 1
     ) throws {
         guard let subgraph = model.subgraphs.first else { throw InterpreterError.noSubgraph }
         self.subgraph = subgraph
@@ -61,39 +62,30 @@ struct LoadPlan {
         }
         var constants = try ConstantTensors(model: model, subgraph: subgraph, shapes: shapes)
 
-        // Prepare every operator that is not folded into a constant.
-        var nodes: [Node] = []
+        // Fold the load-time-only operators into constants, in order, and list the others.
+        var remaining: [(index: Int, op: OperatorInfo, builtin: BuiltinOperator)] = []
         var histogram: [String: Int] = [:]
         for (index, op) in subgraph.operators.enumerated() {
             let builtin = model.operatorCodes[op.opcodeIndex].builtin
             histogram[builtin.description, default: 0] += 1
             if try constants.fold(op, builtin: builtin, index: index) { continue }
+            remaining.append((index, op, builtin))
+        }
 
-            let inputIndices = op.inputs.filter { $0 >= 0 }
-            // Float16 weights are read in place while the kernel is prepared.
-            let prepared = try constants.withValues(of: inputIndices, readsFloats: readsWeights) { values in
-                var operands: [Operand] = []
-                for (tensorIndex, value) in zip(inputIndices, values) {
-                    let tensor = subgraph.tensors[tensorIndex]
-                    if let value {
-                        operands.append(Operand(shape: shapes[tensorIndex], constant: value))
-                    } else if constants.isConstant(tensorIndex) {
-                        throw InterpreterError.unsupportedOption(
-                            index: index, op: builtin.description,
-                            detail: "sparse input '\(tensor.name)' without a DENSIFY operator")
-                    } else {
-                        guard tensor.type == .float32 else {
-                            throw InterpreterError.unsupportedTensorType(tensor: tensor.name, type: "\(tensor.type)")
-                        }
-                        operands.append(Operand(shape: shapes[tensorIndex]))
-                    }
-                }
-                return try OperatorRegistry.prepare(
-                    builtin: builtin, options: op.options,
-                    optionsTable: model.optionsTable(of: op, location: "operator \(index) (\(builtin)) options"),
-                    operands: operands, index: index,
-                    readsWeights: readsWeights, instructionSet: instructionSet)
-            }
+        // Prepare the others, on up to `threadCount` threads: each decodes and packs its own
+        // weights, and the first error in operator order is the one thrown, whatever the
+        // thread count. (The validator checked that every operator's inputs are written by
+        // earlier ones, so the folds above are all an operator could have seen.)
+        let (folded, fileShapes) = (constants, shapes)
+        let outcomes = concurrentMap(remaining, threadCount: threadCount) { entry in
+            try Self.prepare(
+                entry.op, index: entry.index, builtin: entry.builtin, model: model, constants: folded, shapes: fileShapes,
+                readsWeights: readsWeights, instructionSet: instructionSet)
+        }
+        var nodes: [Node] = []
+        for (entry, outcome) in zip(remaining, outcomes) {
+            let (index, op, builtin) = entry
+            let prepared = try outcome.get()
             let outputShapes = prepared.outputShapes
             guard outputShapes.count == op.outputs.count else {
                 throw InterpreterError.invalidOperator(index: index, error: KernelError(
@@ -112,7 +104,7 @@ struct LoadPlan {
                         declared: shapes[tensorIndex].dimensions, computed: computed.dimensions)
                 }
             }
-            nodes.append(Node(prepared: prepared, inputs: inputIndices, outputs: op.outputs))
+            nodes.append(Node(prepared: prepared, inputs: op.inputs.filter { $0 >= 0 }, outputs: op.outputs))
         }
         self.fileParameterCount = Self.parameterCount(of: nodes, constants: constants)
         self.fileMultiplyAccumulates = nodes.reduce(0) { $0 + $1.prepared.multiplyAccumulates }
@@ -127,9 +119,10 @@ struct LoadPlan {
                 constantValue: { try constants.value(of: $0) }, isConstant: constants.isConstant, shapes: shapes,
                 graphOutputs: subgraph.outputs)
             if usesSparseKernels {
+                let folded = constants
                 fused = try ChannelMajorRegions.apply(
                     fused, shapes: &shapes, isConstant: constants.isConstant, graphOutputs: subgraph.outputs,
-                    compressedRows: constants.compressedRows(of:))
+                    compressedRows: { try folded.compressedRows(of: $0) }, threadCount: threadCount)
             }
             nodes = fused.map { Node(prepared: .kernel($0.kernel), inputs: $0.inputs, outputs: $0.outputs) }
         }
@@ -170,6 +163,40 @@ struct LoadPlan {
                 elementCount: shapes[tensorIndex].elementCount,
                 firstUse: lifetimes[tensorIndex]!.first, lastUse: lifetimes[tensorIndex]!.last)
         })
+    }
+
+    /// Operator `op` (number `index`, a `builtin`) prepared with the constants
+    /// folded so far: a kernel, or its checks alone without `readsWeights`.
+    private static func prepare(
+        _ op: OperatorInfo, index: Int, builtin: BuiltinOperator, model: TFLiteModel, constants: ConstantTensors,
+        shapes: [TensorShape], readsWeights: Bool, instructionSet: KernelInstructionSet
+    ) throws -> PreparedOperator {
+        let subgraph = model.subgraphs[0]
+        let inputIndices = op.inputs.filter { $0 >= 0 }
+        // Float16 weights are read in place while the kernel is prepared.
+        return try constants.withValues(of: inputIndices, readsFloats: readsWeights) { values in
+            var operands: [Operand] = []
+            for (tensorIndex, value) in zip(inputIndices, values) {
+                let tensor = subgraph.tensors[tensorIndex]
+                if let value {
+                    operands.append(Operand(shape: shapes[tensorIndex], constant: value))
+                } else if constants.isConstant(tensorIndex) {
+                    throw InterpreterError.unsupportedOption(
+                        index: index, op: builtin.description,
+                        detail: "sparse input '\(tensor.name)' without a DENSIFY operator")
+                } else {
+                    guard tensor.type == .float32 else {
+                        throw InterpreterError.unsupportedTensorType(tensor: tensor.name, type: "\(tensor.type)")
+                    }
+                    operands.append(Operand(shape: shapes[tensorIndex]))
+                }
+            }
+            return try OperatorRegistry.prepare(
+                builtin: builtin, options: op.options,
+                optionsTable: model.optionsTable(of: op, location: "operator \(index) (\(builtin)) options"),
+                operands: operands, index: index,
+                readsWeights: readsWeights, instructionSet: instructionSet)
+        }
     }
 
     /// The model's graph input or output `tensorIndex`.

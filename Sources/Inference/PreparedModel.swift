@@ -41,7 +41,7 @@ package struct PreparedModel {
         let plan = try LoadPlan(
             model: model, readsWeights: true, instructionSet: options.instructionSet,
             fusesOperators: options.mode == .fast && options.fusesOperators,
-            usesSparseKernels: options.usesSparseKernels)
+            usesSparseKernels: options.usesSparseKernels, threadCount: options.threadCount)
         let nodes = plan.nodes.map { node in
             guard case .kernel(let kernel) = node.prepared else {
                 preconditionFailure("a load that reads weights prepares a kernel for every operator")

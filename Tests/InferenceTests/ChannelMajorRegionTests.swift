@@ -38,10 +38,10 @@ import Testing
             options: .init(padding: .same, depthMultiplier: 1))
     }
 
-    func apply(_ nodes: [PreparedNode], outputs: [Int]) -> (nodes: [PreparedNode], shapes: [TensorShape]) {
+    func apply(_ nodes: [PreparedNode], outputs: [Int]) throws -> (nodes: [PreparedNode], shapes: [TensorShape]) {
         var shapes = [TensorShape](repeating: Self.shape, count: 12)
         let constants: Set<Int> = [1, 2, 3]
-        let result = ChannelMajorRegions.apply(
+        let result = try ChannelMajorRegions.apply(
             nodes, shapes: &shapes, isConstant: constants.contains, graphOutputs: outputs,
             compressedRows: { _ in nil })
         return (result, shapes)
@@ -54,7 +54,7 @@ import Testing
             (try depthwise(), [4, 3], [5]),
             (try pointwise(sparse: true), [5, 1, 3], [6]),
         ]
-        let (result, shapes) = apply(nodes, outputs: [6])
+        let (result, shapes) = try apply(nodes, outputs: [6])
         #expect(result.map { "\(type(of: $0.kernel))" } == [
             "LayoutConversion", "SparsePointwiseConv2DCHW", "DepthwiseConv2DCHW", "SparsePointwiseConv2DCHW",
             "LayoutConversion",
@@ -82,7 +82,7 @@ import Testing
             (try pointwise(sparse: true), [5, 1, 3], [6]),
         ]
         #expect(DepthwiseConv2DCHW(try depthwise(bias: bias.map { $0 == 0 ? 0 : $0 })) != nil)
-        let (result, _) = apply(nodes, outputs: [6])
+        let (result, _) = try apply(nodes, outputs: [6])
         #expect(result.map(\.kernel.opName) == nodes.map(\.kernel.opName))
     }
 
@@ -94,7 +94,7 @@ import Testing
             (try pointwise(sparse: false), [4, 2, 3], [6]),
         ]
         // Sparse 1×1 convolutions only: their kernel exists for every family.
-        let (result, _) = apply(nodes, outputs: [5, 6])
+        let (result, _) = try apply(nodes, outputs: [5, 6])
         let names = result.map { "\(type(of: $0.kernel))" }
         #expect(names == [
             "LayoutConversion", "SparsePointwiseConv2DCHW", "LayoutConversion", "SparsePointwiseConv2DCHW",
@@ -110,7 +110,7 @@ import Testing
             (try pointwise(sparse: true), [0, 1, 3], [4]),
             (try pointwise(sparse: false), [4, 2, 3], [5]),
         ]
-        let (result, shapes) = apply(nodes, outputs: [5])
+        let (result, shapes) = try apply(nodes, outputs: [5])
         #expect(result.map(\.kernel.opName) == nodes.map(\.kernel.opName))
         #expect(shapes.count == 12)
     }
