@@ -17,22 +17,10 @@ import Testing
     static func compressed(
         _ filter: [Float], rows: Int, columns: Int, rng: inout SeededGenerator
     ) throws -> (rows: CompressedRowFilter, dense: [Float]) {
-        var segments: [Int32] = [0], indices: [Int32] = [], values: [Float] = []
-        for row in 0..<rows {
-            for column in 0..<columns {
-                let weight = filter[row * columns + column]
-                guard weight != 0 || Int.random(in: 0..<5, using: &rng) == 0 else { continue }
-                indices.append(Int32(column))
-                values.append(weight != 0 ? weight : Bool.random(using: &rng) ? 0 : -0.0)
-            }
-            segments.append(Int32(indices.count))
+        let (description, values) = CompressedRowsEncoding.encode(filter, rows: rows, columns: columns) {
+            guard Int.random(in: 0..<5, using: &rng) == 0 else { return nil }
+            return Bool.random(using: &rng) ? 0 : -0.0
         }
-        let description = SparseTensorDescription(
-            denseShape: [rows, 1, 1, columns], traversalOrder: [0, 1, 2, 3],
-            dimensions: [
-                .dense(size: rows), .dense(size: 1), .dense(size: 1),
-                .sparseCSR(segments: segments, indices: indices),
-            ])
         let layout = try SparseTensorLayout(description, valueCount: values.count)
         let dense = Densify.densify(values: values, layout: layout)
         #expect(dense == filter)

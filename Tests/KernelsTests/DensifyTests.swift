@@ -86,21 +86,7 @@ struct DensifyTests {
             let dense: [Float] = (0..<(rows * columns)).map { _ in
                 Bool.random(using: &generator) ? 0 : Float.random(in: 0.5...2, using: &generator)
             }
-            // Encode as [rows, 1, 1, columns] with the columns compressed.
-            var segments: [Int32] = [0], indices: [Int32] = [], values: [Float] = []
-            for r in 0..<rows {
-                for c in 0..<columns where dense[r * columns + c] != 0 {
-                    indices.append(Int32(c))
-                    values.append(dense[r * columns + c])
-                }
-                segments.append(Int32(indices.count))
-            }
-            let description = Sparse(
-                denseShape: [rows, 1, 1, columns], traversalOrder: [0, 1, 2, 3],
-                dimensions: [
-                    .dense(size: rows), .dense(size: 1), .dense(size: 1),
-                    .sparseCSR(segments: segments, indices: indices),
-                ])
+            let (description, values) = CompressedRowsEncoding.encode(dense, rows: rows, columns: columns)
             #expect(try Densify.densify(values: values, description: description) == dense, "seed \(seed)")
         }
     }
