@@ -7,9 +7,9 @@ import Tensor
 /// one prepared operator per node that runs at invoke time (output counts,
 /// types and shapes checked against the file; the operators prepared on up to
 /// `threadCount` threads, the same kernels and the same first error for any
-/// count), graph input types, and the activation memory plan. Nothing here allocates tensor memory; float
-/// constants are decoded operator by operator, each held only while its
-/// kernel is prepared (see `ConstantTensors`).
+/// count), graph input types, and the activation memory plan. Nothing here
+/// allocates tensor memory; float constants are decoded operator by operator,
+/// each held only while its kernel is prepared (see `ConstantTensors`).
 ///
 /// With `readsWeights` false, float constants are not decoded and the
 /// weighted ops are validated instead of prepared (see `ConstantTensors` and
@@ -79,8 +79,8 @@ struct LoadPlan {
         let (folded, fileShapes) = (constants, shapes)
         let outcomes = concurrentMap(remaining, threadCount: threadCount) { entry in
             try Self.prepare(
-                entry.op, index: entry.index, builtin: entry.builtin, model: model, constants: folded, shapes: fileShapes,
-                readsWeights: readsWeights, instructionSet: instructionSet)
+                entry.op, index: entry.index, builtin: entry.builtin, model: model, subgraph: subgraph,
+                constants: folded, shapes: fileShapes, readsWeights: readsWeights, instructionSet: instructionSet)
         }
         var nodes: [Node] = []
         for (entry, outcome) in zip(remaining, outcomes) {
@@ -165,13 +165,13 @@ struct LoadPlan {
         })
     }
 
-    /// Operator `op` (number `index`, a `builtin`) prepared with the constants
-    /// folded so far: a kernel, or its checks alone without `readsWeights`.
+    /// Operator `op` of `subgraph` (number `index`, a `builtin`) prepared with
+    /// the constants folded so far: a kernel, or its checks alone without
+    /// `readsWeights`.
     private static func prepare(
-        _ op: OperatorInfo, index: Int, builtin: BuiltinOperator, model: TFLiteModel, constants: ConstantTensors,
-        shapes: [TensorShape], readsWeights: Bool, instructionSet: KernelInstructionSet
+        _ op: OperatorInfo, index: Int, builtin: BuiltinOperator, model: TFLiteModel, subgraph: SubGraph,
+        constants: ConstantTensors, shapes: [TensorShape], readsWeights: Bool, instructionSet: KernelInstructionSet
     ) throws -> PreparedOperator {
-        let subgraph = model.subgraphs[0]
         let inputIndices = op.inputs.filter { $0 >= 0 }
         // Float16 weights are read in place while the kernel is prepared.
         return try constants.withValues(of: inputIndices, readsFloats: readsWeights) { values in
