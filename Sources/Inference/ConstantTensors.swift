@@ -107,7 +107,7 @@ struct ConstantTensors {
             guard readsFloats else { return .unreadFloat32(count: layout.denseCount) }
             let values = try floats(of: sparseTensor)
             // Weights stored as compressed rows are packed from their stored values.
-            if layout.isCompressedRows, let rows = CompressedRowFilter(layout: layout, values: values) {
+            if let rows = CompressedRowFilter(layout: layout, values: values) {
                 return .compressedRows(rows)
             }
             return .float32(Densify.densify(values: values, layout: layout))

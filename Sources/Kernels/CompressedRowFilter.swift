@@ -18,22 +18,12 @@ public struct CompressedRowFilter: Sendable {
 
     /// The compressed rows of the tensor that `layout` describes, whose stored
     /// values are `values` (`layout.storedCount` of them); nil unless the
-    /// tensor is stored that way: no blocks, dimensions traversed in order,
-    /// every level dense but the last, which is compressed, and each row's
-    /// columns strictly ascending (a file may list them in any order, or
-    /// twice; densifying then keeps the last, which this form cannot say).
+    /// tensor is stored that way (`SparseTensorLayout.isCompressedRows`).
     public init?(layout: SparseTensorLayout, values: [Float]) {
         let description = layout.description
         guard layout.isCompressedRows, values.count == layout.storedCount,
               case .sparseCSR(let segments, let indices)? = description.dimensions.last
         else { return nil }
-        // The layout checked that the segments run from 0 to the index count without
-        // decreasing and that every index is a column: only the order within rows is left.
-        for row in 0..<(segments.count - 1) {
-            let start = Int(segments[row]), end = Int(segments[row + 1])
-            guard start < end else { continue }
-            for p in (start + 1)..<end where indices[p] <= indices[p - 1] { return nil }
-        }
         self.rows = segments.count - 1
         self.columns = description.denseShape[description.denseShape.count - 1]
         self.segments = segments
@@ -60,14 +50,24 @@ public struct CompressedRowFilter: Sendable {
 }
 
 extension SparseTensorLayout {
-    /// Whether the tensor is stored as compressed rows, but for the order of
-    /// the columns within rows: no blocks, dimensions traversed in order,
-    /// every level dense but the last, which is compressed.
-    public var isCompressedRows: Bool {
+    /// Whether `description`, checked by `SparseTensorLayout.init`, stores
+    /// compressed rows: no blocks, dimensions traversed in order, every level
+    /// dense but the last, which is compressed, and each row's columns
+    /// strictly ascending (a file may list them in any order, or twice;
+    /// densifying then keeps the last, which this form cannot say).
+    static func storesCompressedRows(_ description: SparseTensorDescription) -> Bool {
         let rank = description.denseShape.count
         guard description.blockMap.isEmpty, description.traversalOrder == Array(0..<rank),
-              case .sparseCSR? = description.dimensions.last
+              case .sparseCSR(let segments, let indices)? = description.dimensions.last,
+              description.dimensions.dropLast().allSatisfy({ if case .dense = $0 { true } else { false } })
         else { return false }
-        return description.dimensions.dropLast().allSatisfy { if case .dense = $0 { true } else { false } }
+        // The segments run from 0 to the index count without decreasing and every index
+        // is a column (checked): only the order within rows is left.
+        for row in 0..<(segments.count - 1) {
+            let start = Int(segments[row]), end = Int(segments[row + 1])
+            guard start < end else { continue }
+            for p in (start + 1)..<end where indices[p] <= indices[p - 1] { return false }
+        }
+        return true
     }
 }

@@ -126,6 +126,9 @@ public struct SparseTensorLayout: Sendable {
     /// Per traversal level, how far one step along it moves in the dense
     /// row-major tensor.
     let denseStrides: [Int]
+    /// Whether the tensor is stored as compressed rows with ascending columns
+    /// (`CompressedRowFilter`), found once here rather than by each reader.
+    public let isCompressedRows: Bool
 
     /// Checks `description` for `valueCount` stored values.
     ///
@@ -254,5 +257,6 @@ public struct SparseTensorLayout: Sendable {
         self.description = description
         storedCount = positions
         denseStrides = levelStrides
+        isCompressedRows = Self.storesCompressedRows(description)
     }
 }
