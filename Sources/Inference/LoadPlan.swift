@@ -76,11 +76,16 @@ struct LoadPlan {
         // weights, and the first error in operator order is the one thrown, whatever the
         // thread count. (The validator checked that every operator's inputs are written by
         // earlier ones, so the folds above are all an operator could have seen.)
+        // Where sparse kernels may run, a 1×1 filter stored as compressed rows stays so
+        // until the channel-major regions are known: packed only if no sparse kernel
+        // takes its convolution's place.
+        let defersCompressedRows = readsWeights && fusesOperators && usesSparseKernels
         let (folded, fileShapes) = (constants, shapes)
         let outcomes = concurrentMap(remaining, threadCount: threadCount) { entry in
             try Self.prepare(
                 entry.op, index: entry.index, builtin: entry.builtin, model: model, subgraph: subgraph,
-                constants: folded, shapes: fileShapes, readsWeights: readsWeights, instructionSet: instructionSet)
+                constants: folded, shapes: fileShapes, readsWeights: readsWeights, instructionSet: instructionSet,
+                defersCompressedRows: defersCompressedRows)
         }
         var nodes: [Node] = []
         for (entry, outcome) in zip(remaining, outcomes) {
@@ -123,6 +128,7 @@ struct LoadPlan {
                 fused = try ChannelMajorRegions.apply(
                     fused, shapes: &shapes, isConstant: constants.isConstant, graphOutputs: subgraph.outputs,
                     compressedRows: { try folded.compressedRows(of: $0) }, threadCount: threadCount)
+                fused = try Self.packingDeferredFilters(of: fused, constants: constants, threadCount: threadCount)
             }
             nodes = fused.map { Node(prepared: .kernel($0.kernel), inputs: $0.inputs, outputs: $0.outputs) }
         }
@@ -170,7 +176,8 @@ struct LoadPlan {
     /// `readsWeights`.
     private static func prepare(
         _ op: OperatorInfo, index: Int, builtin: BuiltinOperator, model: TFLiteModel, subgraph: SubGraph,
-        constants: ConstantTensors, shapes: [TensorShape], readsWeights: Bool, instructionSet: KernelInstructionSet
+        constants: ConstantTensors, shapes: [TensorShape], readsWeights: Bool, instructionSet: KernelInstructionSet,
+        defersCompressedRows: Bool
     ) throws -> PreparedOperator {
         let inputIndices = op.inputs.filter { $0 >= 0 }
         // Float16 weights are read in place while the kernel is prepared.
@@ -195,8 +202,30 @@ struct LoadPlan {
                 builtin: builtin, options: op.options,
                 optionsTable: model.optionsTable(of: op, location: "operator \(index) (\(builtin)) options"),
                 operands: operands, index: index,
-                readsWeights: readsWeights, instructionSet: instructionSet)
+                readsWeights: readsWeights, instructionSet: instructionSet, defersCompressedRows: defersCompressedRows)
         }
+    }
+
+    /// `nodes` with the convolution filters whose packing was deferred
+    /// (those no sparse kernel took over) packed, each from its compressed
+    /// rows decoded anew, on up to `threadCount` threads.
+    private static func packingDeferredFilters(
+        of nodes: [PreparedNode], constants: ConstantTensors, threadCount: Int
+    ) throws -> [PreparedNode] {
+        let deferred = nodes.indices.compactMap { index -> (index: Int, conv: Conv2D, filter: Int)? in
+            guard let conv = nodes[index].kernel as? Conv2D, !conv.isFilterPacked else { return nil }
+            // A convolution's operands start with the input and the filter.
+            return (index, conv, nodes[index].inputs[1])
+        }
+        let packed = concurrentMap(deferred, threadCount: threadCount) { entry in
+            guard let rows = try constants.compressedRows(of: entry.filter) else {
+                preconditionFailure("a deferred filter is stored as compressed rows")
+            }
+            return try entry.conv.packingFilter(rows)
+        }
+        var result = nodes
+        for (entry, conv) in zip(deferred, packed) { result[entry.index].kernel = try conv.get() }
+        return result
     }
 
     /// The model's graph input or output `tensorIndex`.

@@ -63,9 +63,12 @@ enum OperatorRegistry {
     ///   - optionsTable: the operator's options table, read by the ops in `descriptors`.
     ///   - operands: the operator's present inputs (absent optional inputs dropped).
     ///   - instructionSet: the microkernel family of the kernels that have two.
+    ///   - defersCompressedRows: whether a CONV_2D leaves a 1×1 filter stored
+    ///     as compressed rows unpacked (`Conv2D.prepare`), for the caller to pack.
     static func prepare(
         builtin: BuiltinOperator, options: BuiltinOptions, optionsTable: OptionsTable, operands: [Operand],
-        index: Int, readsWeights: Bool = true, instructionSet: KernelInstructionSet = .detected
+        index: Int, readsWeights: Bool = true, instructionSet: KernelInstructionSet = .detected,
+        defersCompressedRows: Bool = false
     ) throws -> PreparedOperator {
         let name = builtin.description
         if let descriptor = descriptors.first(where: { $0.builtin == builtin }) {
@@ -107,7 +110,11 @@ enum OperatorRegistry {
             switch (builtin, options) {
             case (.conv2D, .conv2D(let o)):
                 return try weighted(
-                    { try Conv2D.prepare(inputs: $0, options: $1, instructionSet: instructionSet) },
+                    {
+                        try Conv2D.prepare(
+                            inputs: $0, options: $1, instructionSet: instructionSet,
+                            defersCompressedRows: defersCompressedRows)
+                    },
                     Conv2D.validate, Conv2D.Options(
                         padding: padding(o.padding),
                         strideH: Int(o.strideH), strideW: Int(o.strideW),

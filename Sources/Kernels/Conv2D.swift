@@ -71,11 +71,9 @@ public struct Conv2D: PreparedKernel {
     /// Cout.
     let outputChannels: Int
     let activation: FusedActivation
-    /// The filter `[Cout, KH, KW, Cin]` as `[Cout, KH·KW·Cin]` GEMM panels,
-    /// with the bias `[Cout]` (zeros when the op has no bias: TFLite adds 0
-    /// in that case too). The only copy of the weights once a model is
-    /// loaded: `runReference` reads them from here as well.
-    let packed: PackedGemmWeights
+    /// The filter `[Cout, KH, KW, Cin]` and the bias `[Cout]` (zeros when
+    /// the op has no bias: TFLite adds 0 in that case too), kept once.
+    private(set) var weights: Weights
     /// The window as the fast kernels describe it.
     private(set) var geometry: ConvolutionGeometry
     /// Operands of the convolution itself (2 or 3); a fused ADD's residual
@@ -88,15 +86,64 @@ public struct Conv2D: PreparedKernel {
     /// (`foldingPadding(of:)`).
     private(set) var foldsPadding = false
 
+    /// How a convolution keeps its filter and bias.
+    enum Weights: Sendable {
+        /// As `[Cout, KH·KW·Cin]` GEMM panels with the bias: the only copy
+        /// of the weights once a model is loaded (`runReference` reads them
+        /// from here as well).
+        case packed(PackedGemmWeights)
+        /// A 1×1 filter stored as compressed rows, not packed yet, and the
+        /// bias, for the family `instructionSet`: a model load packs such a
+        /// filter only once it knows that no sparse kernel
+        /// (`SparsePointwiseConv2DCHW`) takes the convolution's place
+        /// (`packingFilter(_:)`). A convolution cannot run like this.
+        case compressedRowsToPack(bias: [Float], instructionSet: KernelInstructionSet)
+    }
+
+    /// The packed filter and bias of a convolution that runs.
+    var packed: PackedGemmWeights {
+        guard case .packed(let packed) = weights else {
+            preconditionFailure("a CONV_2D runs only once its filter is packed (Conv2D.packingFilter(_:))")
+        }
+        return packed
+    }
+
+    /// Whether the filter is packed, so that the convolution can run (see `Weights`).
+    public var isFilterPacked: Bool {
+        if case .packed = weights { return true }
+        return false
+    }
+
+    /// The kernel family the convolution was prepared for.
+    var instructionSet: KernelInstructionSet {
+        switch weights {
+        case .packed(let packed): return packed.instructionSet
+        case .compressedRowsToPack(_, let instructionSet): return instructionSet
+        }
+    }
+
+    /// `bias [Cout]`.
+    func unpackedBias() -> [Float] {
+        switch weights {
+        case .packed(let packed): return packed.unpackedBias()
+        case .compressedRowsToPack(let bias, _): return bias
+        }
+    }
+
     /// A 1×1 filter with unit strides and no padding: a plain GEMM over pixels.
-    var isPointwise: Bool {
-        let g = window
-        return g.filterHeight == 1 && g.filterWidth == 1 && g.strideH == 1 && g.strideW == 1
+    var isPointwise: Bool { Self.isPointwise(window) }
+
+    private static func isPointwise(_ g: WindowGeometry) -> Bool {
+        g.filterHeight == 1 && g.filterWidth == 1 && g.strideH == 1 && g.strideW == 1
             && g.padTop == 0 && g.padLeft == 0
     }
 
     /// Validates the operands and options and packs the constant filter and bias
     /// for the microkernels of `instructionSet`; the operands' arrays are not kept.
+    /// With `defersCompressedRows`, a 1×1 filter (unit strides, no padding)
+    /// given as compressed rows is checked but not packed (`Weights`): the
+    /// caller then packs it with `packingFilter(_:)` before the convolution
+    /// runs, unless a sparse kernel takes its place.
     ///
     /// Throws `KernelError` for: an operand count other than 2 or 3; an input or
     /// filter that is not 4-D; an empty filter; input channels that differ from
@@ -105,21 +152,43 @@ public struct Conv2D: PreparedKernel {
     /// strides or dilations outside `1...Int32.max`; an empty input or output;
     /// an unsupported `instructionSet`.
     public static func prepare(
-        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet = .detected
+        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet = .detected,
+        defersCompressedRows: Bool = false
     ) throws -> Conv2D {
         let checked = try check(inputs: inputs, options: options)
         try instructionSet.requireSupported(op: checked.op)
         try inputs[1].requireConstantFloatCount(op: checked.op, role: "filter")
         let bias = try optionalConstantBias(op: checked.op, inputs: inputs, channels: checked.outputChannels)
-        let packed = try inputs[1].packedGemmWeights(
-            op: checked.op, role: "filter", outputChannels: checked.outputChannels,
-            inputChannels: checked.patchSize, bias: bias, instructionSet: instructionSet)
+        let weights: Weights
+        if defersCompressedRows, isPointwise(checked.window), case .compressedRows(let rows)? = inputs[1].constant,
+           rows.rows == checked.outputChannels, rows.columns == checked.patchSize {
+            try PackedGemmWeights.checkSize(
+                outputChannels: checked.outputChannels, inputChannels: checked.patchSize, instructionSet: instructionSet)
+            weights = .compressedRowsToPack(bias: bias, instructionSet: instructionSet)
+        } else {
+            weights = .packed(try inputs[1].packedGemmWeights(
+                op: checked.op, role: "filter", outputChannels: checked.outputChannels,
+                inputChannels: checked.patchSize, bias: bias, instructionSet: instructionSet))
+        }
         return Conv2D(
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             window: checked.window, inputChannels: checked.inputChannels,
             outputChannels: checked.outputChannels, activation: options.activation,
-            packed: packed, geometry: checked.window.convolutionGeometry,
+            weights: weights, geometry: checked.window.convolutionGeometry,
             convolutionOperandCount: inputs.count)
+    }
+
+    /// This convolution with its filter, `rows` (`[Cout, Cin]`, the rows
+    /// `prepare` was given), packed as `prepare` packs it without
+    /// `defersCompressedRows`; itself when the filter is packed already.
+    public func packingFilter(_ rows: CompressedRowFilter) throws -> Conv2D {
+        guard case .compressedRowsToPack(let bias, let instructionSet) = weights else { return self }
+        precondition(rows.rows == outputChannels && rows.columns == inputChannels, "the filter is not [Cout, Cin]")
+        var result = self
+        result.weights = .packed(try PackedGemmWeights(
+            outputChannels: outputChannels, inputChannels: rows.columns, compressedRows: rows, bias: bias,
+            instructionSet: instructionSet))
+        return result
     }
 
     /// Every check of `prepare`, without reading or packing the filter and bias

@@ -64,14 +64,15 @@ public struct Conv2DToChannelMajor: PreparedKernel {
     var outputPixels: Int { window.outputHeight * window.outputWidth }
 
     /// The channel-major form of `conv`, or nil when it does not apply:
-    /// `conv` has a fused ADD or PRELU, more than `maximumInputChannels`
+    /// `conv`'s filter is not packed yet (`Conv2D.isFilterPacked`), it
+    /// has a fused ADD or PRELU, more than `maximumInputChannels`
     /// input channels or `maximumTaps` taps, at most
     /// `PackedGemmWeights.maxDotOutputs` output channels (which the
     /// channel-last kernel sums as dot products, in another order).
     public init?(_ conv: Conv2D) {
         let g = conv.window
         let taps = g.filterHeight * g.filterWidth * conv.inputChannels
-        guard conv.epilogue.isEmpty,
+        guard conv.isFilterPacked, conv.epilogue.isEmpty,
               conv.inputChannels <= Self.maximumInputChannels, taps <= Self.maximumTaps,
               conv.outputChannels > PackedGemmWeights.maxDotOutputs
         else { return nil }

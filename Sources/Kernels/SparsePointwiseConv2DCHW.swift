@@ -89,7 +89,8 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// It runs with the kernels of the family `conv` was prepared for. With
     /// `filter`, `conv`'s filter as compressed rows (`[Cout, Cin]`), the
     /// weights are read from its stored values rather than from `conv`'s
-    /// packed panels: the same kernel either way.
+    /// packed panels: the same kernel either way. A `conv` whose filter is
+    /// not packed yet (`Conv2D.isFilterPacked`) needs `filter`.
     public init?(_ conv: Conv2D, maxDensity: Double = 0.5, filter: CompressedRowFilter? = nil) {
         self.init(conv, maxDensity: maxDensity, blockChannels: Self.defaultBlockChannels, filter: filter)
     }
@@ -106,7 +107,7 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
               g.outputHeight == g.inputHeight, g.outputWidth == g.inputWidth
         else { return nil }
         let cin = conv.inputChannels, cout = conv.outputChannels
-        let bias = conv.packed.unpackedBias()
+        let bias = conv.unpackedBias()
         /// Whether output channel `oc` keeps its zero weights: its sum starts from −0.
         let keepsZeros = bias.map { $0 == 0 && $0.sign == .minus }
         let pixels = g.inputHeight * g.inputWidth
@@ -122,6 +123,7 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
             lists = SparsePointwiseLists(
                 compressedRows: filter, layout: layout, keepsZeros: keepsZeros, maxDensity: maxDensity)
         } else {
+            precondition(conv.isFilterPacked, "a convolution whose filter is not packed needs its compressed rows")
             lists = SparsePointwiseLists(
                 packed: conv.packed, layout: layout, keepsZeros: keepsZeros, maxDensity: maxDensity)
         }
@@ -138,7 +140,7 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         self.outputChannels = cout
         self.blockChannels = layout.blockChannels
         self.blockCount = blockCount
-        self.instructionSet = conv.packed.instructionSet
+        self.instructionSet = conv.instructionSet
         self.packsInput = layout.packsInput
         self.values = lists.values
         self.offsets = lists.offsets

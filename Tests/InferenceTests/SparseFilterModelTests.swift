@@ -45,11 +45,11 @@ import Testing
 
     /// input `[1, 3, 3, C]` → CONV_2D 1×1 → DEPTHWISE_CONV_2D 3×3 → CONV_2D
     /// 1×1 → FULLY_CONNECTED to 3 outputs (`[9, 3]`), the four weight tensors
-    /// stored sparse behind a DENSIFY each, or dense.
-    static func model(sparse: Bool) -> [UInt8] {
+    /// stored sparse behind a DENSIFY each, or dense; about `densities` of
+    /// each weight tensor's values are non-zero.
+    static func model(sparse: Bool, densities: [Double] = [0.25, 0.6, 0.2, 0.5]) -> [UInt8] {
         let c = channels
         let weightShapes: [[Int32]] = [[Int32(c), 1, 1, Int32(c)], [1, 3, 3, Int32(c)], [Int32(c), 1, 1, Int32(c)], [3, Int32(c)]]
-        let densities = [0.25, 0.6, 0.2, 0.5]
         var model = TestModel()
         model.operatorCodes = [
             TestModel.OperatorCode(deprecatedBuiltinCode: 3, builtinCode: 3, version: 1),  // CONV_2D
@@ -109,11 +109,17 @@ import Testing
         return model.encode().bytes
     }
 
-    @Test func sparseWeightsComputeWhatDenseWeightsCompute() throws {
+    /// With the first 1×1 filter too dense for a sparse kernel, the second is
+    /// alone and no region is worth it: both convolutions, whose packing the
+    /// load deferred until it knew, run packed.
+    static let denseFirstFilter = [0.6, 0.6, 0.2, 0.5]
+
+    @Test(arguments: [[0.25, 0.6, 0.2, 0.5], denseFirstFilter])
+    func sparseWeightsComputeWhatDenseWeightsCompute(densities: [Double]) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         let input = rng.floats(9 * Self.channels)
-        let sparse = Self.model(sparse: true), dense = Self.model(sparse: false)
+        let sparse = Self.model(sparse: true, densities: densities), dense = Self.model(sparse: false, densities: densities)
         let settings: [(String, Interpreter.Options)] = [
             ("reference", .init(mode: .reference)),
             ("fast", .init(usesSparseKernels: false)),
@@ -138,5 +144,15 @@ import Testing
         try interpreter.setInput([Float](repeating: 0.5, count: 9 * Self.channels))
         interpreter.invokeProfiled { names.append($0.opName) }
         #expect(names.filter { $0.hasPrefix("CONV_2D(sparse CHW)") }.count == 2, "\(names)")
+    }
+
+    @Test func aLoneSparseConvolutionRunsPacked() throws {
+        let interpreter = try Interpreter(
+            bytes: Self.model(sparse: true, densities: Self.denseFirstFilter), options: .init(usesSparseKernels: true))
+        var names: [String] = []
+        try interpreter.setInput([Float](repeating: 0.5, count: 9 * Self.channels))
+        interpreter.invokeProfiled { names.append($0.opName) }
+        #expect(names.filter { $0 == "CONV_2D" }.count == 2, "\(names)")
+        #expect(!names.contains { $0.contains("CHW") }, "\(names)")
     }
 }

@@ -46,27 +46,35 @@ import Testing
                 let (filter, denseFilter) = try Self.compressed(
                     problem.filter, rows: outputChannels, columns: inputChannels, rng: &rng)
                 /// The convolution with its filter given as `filter`.
-                func conv(_ filter: ConstantData) throws -> Conv2D {
+                func conv(_ filter: ConstantData, defersCompressedRows: Bool = false) throws -> Conv2D {
                     try Conv2D.prepare(
                         inputs: [
                             ConvTestSupport.activation([1, problem.height, problem.width, inputChannels]),
                             Operand(shape: TensorShape(validated: [outputChannels, 1, 1, inputChannels]), constant: filter),
                             ConvTestSupport.constant([outputChannels], problem.bias),
                         ],
-                        options: .init(padding: .same, activation: .relu), instructionSet: family)
+                        options: .init(padding: .same, activation: .relu), instructionSet: family,
+                        defersCompressedRows: defersCompressedRows)
                 }
                 let dense = try conv(.float32(denseFilter)), compressed = try conv(.compressedRows(filter))
+                let deferred = try conv(.compressedRows(filter), defersCompressedRows: true)
+                #expect(!deferred.isFilterPacked)
                 for packs in [false, true] {
                     let fromPanels = try #require(SparsePointwiseConv2DCHW(
                         dense, maxDensity: 1, blockChannels: blockChannels, packsInput: packs))
-                    let fromRows = try #require(SparsePointwiseConv2DCHW(
-                        compressed, maxDensity: 1, blockChannels: blockChannels, packsInput: packs, filter: filter))
-                    let context = "\(problem) blocks of \(blockChannels) packs \(packs) seed \(seed)"
-                    #expect(fromRows.values.map(\.bitPattern) == fromPanels.values.map(\.bitPattern), "\(context)")
-                    #expect(fromRows.offsets == fromPanels.offsets, "\(context)")
-                    #expect(fromRows.starts == fromPanels.starts, "\(context)")
-                    #expect(fromRows.density == fromPanels.density, "\(context)")
-                    #expect(fromRows.blockCount == fromPanels.blockCount, "\(context)")
+                    // Rows given with a packed convolution, or with one whose packing was deferred.
+                    for fromRows in try [compressed, deferred].map({ conv in
+                        try #require(SparsePointwiseConv2DCHW(
+                            conv, maxDensity: 1, blockChannels: blockChannels, packsInput: packs, filter: filter))
+                    }) {
+                        let context = "\(problem) blocks of \(blockChannels) packs \(packs) seed \(seed)"
+                        #expect(fromRows.values.map(\.bitPattern) == fromPanels.values.map(\.bitPattern), "\(context)")
+                        #expect(fromRows.offsets == fromPanels.offsets, "\(context)")
+                        #expect(fromRows.starts == fromPanels.starts, "\(context)")
+                        #expect(fromRows.density == fromPanels.density, "\(context)")
+                        #expect(fromRows.blockCount == fromPanels.blockCount, "\(context)")
+                        #expect(fromRows.bias.map(\.bitPattern) == fromPanels.bias.map(\.bitPattern), "\(context)")
+                    }
                 }
             }
         }
@@ -111,14 +119,19 @@ import Testing
                 let shape = TensorShape(validated: [outputChannels, kernelSize, kernelSize, inputChannels])
                 let input = ConvTestSupport.activation([1, 6, 6, inputChannels])
                 let bias = ConvTestSupport.constant([outputChannels], rng.floats(outputChannels))
-                func conv(_ filter: ConstantData) throws -> Conv2D {
+                func conv(_ filter: ConstantData, defersCompressedRows: Bool = false) throws -> Conv2D {
                     try Conv2D.prepare(
                         inputs: [input, Operand(shape: shape, constant: filter), bias],
-                        options: .init(padding: .same), instructionSet: family)
+                        options: .init(padding: .same), instructionSet: family, defersCompressedRows: defersCompressedRows)
                 }
                 let fromDense = try conv(.float32(dense)), fromRows = try conv(.compressedRows(rows))
                 let context = "Cout \(outputChannels) \(kernelSize)×\(kernelSize) Cin \(inputChannels) \(family) seed \(seed)"
                 Self.expectSameStorage(fromRows.packed, fromDense.packed, context)
+                // A 1×1 filter's packing is deferred on request, and then packs the same;
+                // a larger one is packed at once.
+                let deferred = try conv(.compressedRows(rows), defersCompressedRows: true)
+                #expect(deferred.isFilterPacked == (kernelSize != 1), "\(context)")
+                Self.expectSameStorage(try deferred.packingFilter(rows).packed, fromDense.packed, context)
                 if kernelSize == 1 {
                     let weights = TensorShape(validated: [outputChannels, inputChannels])
                     func connected(_ filter: ConstantData) throws -> FullyConnected {
