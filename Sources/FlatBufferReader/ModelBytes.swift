@@ -47,13 +47,25 @@ public final class ModelBytes: @unchecked Sendable {
             throw ModelError.tooLarge(path: path, size: size, limit: Self.maximumSize)
         }
 
-        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0),
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE | Self.populateFlag, descriptor, 0),
               address != UnsafeMutableRawPointer(bitPattern: -1)
         else { throw ModelError.cannotMap(path: path, errno: errno) }
 
         storage = .mapped(UnsafeRawPointer(address))
         count = size
         self.path = path
+    }
+
+    /// `mmap`'s flag that maps all of a file's pages at once, in one system call, rather
+    /// than one fault at a time as they are first read (Linux's `MAP_POPULATE`; elsewhere
+    /// none): loading a model for inference reads every byte of it, verifying the
+    /// tables and packing the weights.
+    static var populateFlag: Int32 {
+        #if os(Linux)
+        return MAP_POPULATE
+        #else
+        return 0
+        #endif
     }
 
     /// Takes ownership of `bytes` without copying them. Size limits are checked when a

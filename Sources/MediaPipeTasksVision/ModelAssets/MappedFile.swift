@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// A regular file mapped read-only into memory, for reading a `.task` bundle in place: its
-/// pages are read from the file as they are touched and given back when the mapping goes.
+/// pages are mapped when the file is and given back when the mapping goes.
 ///
 /// Thread safety: the bytes never change after `init`, so concurrent reads are safe. The file
 /// must not be truncated by another process while it is mapped (reading past its new end
@@ -39,7 +39,14 @@ final class MappedFile: @unchecked Sendable {
             address = nil
             return
         }
-        guard let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, descriptor, 0),
+        // All pages mapped at once (Linux's MAP_POPULATE), not one fault at a time: loading
+        // the landmarker reads every byte of the models in the bundle.
+        #if os(Linux)
+        let flags = MAP_PRIVATE | MAP_POPULATE
+        #else
+        let flags = MAP_PRIVATE
+        #endif
+        guard let mapped = mmap(nil, count, PROT_READ, flags, descriptor, 0),
               mapped != MAP_FAILED
         else { throw .unreadableFile(path: path, reason: Self.systemMessage()) }
         address = UnsafeRawPointer(mapped)
