@@ -1,3 +1,5 @@
+import Tensor
+
 /// The weights of a `SparsePointwiseConv2DCHW` as its kernels read them,
 /// built at load time from a filter `W[Cout, Cin]`, either packed for the
 /// dense convolution (`PackedGemmWeights`) or stored as compressed rows
@@ -149,6 +151,8 @@ struct SparsePointwiseLists {
         var offsets: [Int32] = []
         let values = [Float](unsafeUninitializedCapacity: keptCount + 1) { values, valuesCount in
             offsets = [Int32](unsafeUninitializedCapacity: keptCount + 1) { offsets, offsetsCount in
+                populatePages(of: UnsafeMutableRawBufferPointer(values))
+                populatePages(of: UnsafeMutableRawBufferPointer(offsets))
                 var next = 0
                 for block in 0..<layout.blockCount {
                     for oc in 0..<cout {
