@@ -273,14 +273,20 @@ public struct PackedGemmWeights: Sendable {
             // quarter longer, waiting on the model file's pages).
             for j in 0..<channels {
                 let row = rows + j * k * size
+                // Where weight (j, kk) goes: one panel row further for each k.
+                var destination = panel + j
                 var kk = 0
                 while kk + 8 <= k {
                     let values = row.loadUnaligned(fromByteOffset: kk * size, as: SIMD8<Source>.self)
-                    for t in 0..<8 { panel[(kk + t) * panelWidth + j] = stored(values[t]) }
+                    for t in 0..<8 {
+                        destination.pointee = stored(values[t])
+                        destination += panelWidth
+                    }
                     kk += 8
                 }
                 while kk < k {
-                    panel[kk * panelWidth + j] = stored(row.loadUnaligned(fromByteOffset: kk * size, as: Source.self))
+                    destination.pointee = stored(row.loadUnaligned(fromByteOffset: kk * size, as: Source.self))
+                    destination += panelWidth
                     kk += 1
                 }
             }
