@@ -115,7 +115,7 @@ let package = Package(
             swiftSettings: computeSettings),
         .target(
             name: "MediaPipeTasksVision",
-            dependencies: ["Pipeline", "Inference", "ImageIO"],
+            dependencies: ["Pipeline", "Inference", "ImageIO", "FlatBufferReader"],
             swiftSettings: computeSettings),
         .target(name: "MLKit", dependencies: ["MediaPipeTasksVision", "ImageIO"]),
         .target(name: "VideoFiles", dependencies: ["ImageIO"]),

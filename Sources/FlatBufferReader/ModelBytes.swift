@@ -56,11 +56,12 @@ public final class ModelBytes: @unchecked Sendable {
         self.path = path
     }
 
-    /// `mmap`'s flag that maps all of a file's pages at once, in one system call, rather
-    /// than one fault at a time as they are first read (Linux's `MAP_POPULATE`; elsewhere
-    /// none): loading a model for inference reads every byte of it, verifying the
-    /// tables and packing the weights.
-    static var populateFlag: Int32 {
+    /// `mmap`'s flag that maps all of a model file's pages at once, in one system call,
+    /// rather than one fault at a time as they are first read (Linux's `MAP_POPULATE`;
+    /// elsewhere none): loading a model for inference reads every byte of it, verifying
+    /// the tables and packing the weights. Also used for the `.task` bundles that hold
+    /// models.
+    package static var populateFlag: Int32 {
         #if os(Linux)
         return MAP_POPULATE
         #else

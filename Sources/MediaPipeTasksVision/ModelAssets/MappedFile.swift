@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FlatBufferReader
 
 /// A regular file mapped read-only into memory, for reading a `.task` bundle in place: its
 /// pages are mapped when the file is and given back when the mapping goes.
@@ -39,14 +40,9 @@ final class MappedFile: @unchecked Sendable {
             address = nil
             return
         }
-        // All pages mapped at once (Linux's MAP_POPULATE), not one fault at a time: loading
-        // the landmarker reads every byte of the models in the bundle.
-        #if os(Linux)
-        let flags = MAP_PRIVATE | MAP_POPULATE
-        #else
-        let flags = MAP_PRIVATE
-        #endif
-        guard let mapped = mmap(nil, count, PROT_READ, flags, descriptor, 0),
+        // All pages mapped at once: loading the landmarker reads every byte of the models
+        // in the bundle.
+        guard let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE | ModelBytes.populateFlag, descriptor, 0),
               mapped != MAP_FAILED
         else { throw .unreadableFile(path: path, reason: Self.systemMessage()) }
         address = UnsafeRawPointer(mapped)
