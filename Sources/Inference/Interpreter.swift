@@ -54,17 +54,23 @@ public final class Interpreter {
         /// order, so it gives the dense output bit for bit for finite
         /// inputs. Models without such filters are unaffected.
         public var usesSparseKernels: Bool
+        /// Where packed weights are saved for the next load of the same
+        /// model, and looked for by this one (`WeightCache`); nil, the
+        /// default, packs every load afresh and saves nothing. The outputs
+        /// are the same either way.
+        public var weightCache: WeightCache?
 
         public init(
             threadCount: Int = 1, mode: ExecutionMode = .fast,
             instructionSet: KernelInstructionSet = .detected, fusesOperators: Bool = true,
-            usesSparseKernels: Bool = true
+            usesSparseKernels: Bool = true, weightCache: WeightCache? = nil
         ) {
             self.threadCount = threadCount
             self.mode = mode
             self.instructionSet = instructionSet
             self.fusesOperators = fusesOperators
             self.usesSparseKernels = usesSparseKernels
+            self.weightCache = weightCache
         }
     }
 

@@ -46,9 +46,13 @@ struct LoadPlan {
     private let fileParameterCount: Int
     private let fileMultiplyAccumulates: Int
 
+    /// Packed weights come from `weightStore` (`PackedWeightStore`) when
+    /// one is given: each operator's prepare is a scope of its own, by the
+    /// operator's index, and each deferred filter's packing one numbered
+    /// after every operator's.
     init(
         model: TFLiteModel, readsWeights: Bool, instructionSet: KernelInstructionSet, fusesOperators: Bool,
-        usesSparseKernels: Bool = false, threadCount: Int = 1
+        usesSparseKernels: Bool = false, threadCount: Int = 1, weightStore: PackedWeightStore? = nil
     ) throws {
         guard let subgraph = model.subgraphs.first else { throw InterpreterError.noSubgraph }
         self.subgraph = subgraph
@@ -82,10 +86,12 @@ struct LoadPlan {
         let defersCompressedRows = readsWeights && fusesOperators && usesSparseKernels
         let (folded, fileShapes) = (constants, shapes)
         let outcomes = concurrentMap(remaining, threadCount: threadCount) { entry in
-            try Self.prepare(
-                entry.op, index: entry.index, builtin: entry.builtin, model: model, subgraph: subgraph,
-                constants: folded, shapes: fileShapes, readsWeights: readsWeights, instructionSet: instructionSet,
-                defersCompressedRows: defersCompressedRows)
+            try PackedWeightStore.withScope(of: weightStore, id: entry.index) {
+                try Self.prepare(
+                    entry.op, index: entry.index, builtin: entry.builtin, model: model, subgraph: subgraph,
+                    constants: folded, shapes: fileShapes, readsWeights: readsWeights,
+                    instructionSet: instructionSet, defersCompressedRows: defersCompressedRows)
+            }
         }
         var nodes: [Node] = []
         for (entry, outcome) in zip(remaining, outcomes) {
@@ -128,7 +134,9 @@ struct LoadPlan {
                 fused = try ChannelMajorRegions.apply(
                     fused, shapes: &shapes, isConstant: constants.isConstant, graphOutputs: subgraph.outputs,
                     compressedRows: { try folded.compressedRows(of: $0) }, threadCount: threadCount)
-                fused = try Self.packingDeferredFilters(of: fused, constants: constants, threadCount: threadCount)
+                fused = try Self.packingDeferredFilters(
+                    of: fused, constants: constants, threadCount: threadCount, weightStore: weightStore,
+                    firstScope: subgraph.operators.count)
             }
             nodes = fused.map { Node(prepared: .kernel($0.kernel), inputs: $0.inputs, outputs: $0.outputs) }
         }
@@ -208,9 +216,11 @@ struct LoadPlan {
 
     /// `nodes` with the convolution filters whose packing was deferred
     /// (those no sparse kernel took over) packed, each from its compressed
-    /// rows decoded anew, on up to `threadCount` threads.
+    /// rows decoded anew, on up to `threadCount` threads; node `i`'s packing
+    /// is `weightStore`'s scope `firstScope + i`.
     private static func packingDeferredFilters(
-        of nodes: [PreparedNode], constants: ConstantTensors, threadCount: Int
+        of nodes: [PreparedNode], constants: ConstantTensors, threadCount: Int,
+        weightStore: PackedWeightStore?, firstScope: Int
     ) throws -> [PreparedNode] {
         let deferred = nodes.indices.compactMap { index -> (index: Int, conv: Conv2D, filter: Int)? in
             guard let conv = nodes[index].kernel as? Conv2D, !conv.isFilterPacked else { return nil }
@@ -218,10 +228,12 @@ struct LoadPlan {
             return (index, conv, nodes[index].inputs[1])
         }
         let packed = concurrentMap(deferred, threadCount: threadCount) { entry in
-            guard let rows = try constants.compressedRows(of: entry.filter) else {
-                preconditionFailure("a deferred filter is stored as compressed rows")
+            try PackedWeightStore.withScope(of: weightStore, id: firstScope + entry.index) {
+                guard let rows = try constants.compressedRows(of: entry.filter) else {
+                    preconditionFailure("a deferred filter is stored as compressed rows")
+                }
+                return try entry.conv.packingFilter(rows)
             }
-            return try entry.conv.packingFilter(rows)
         }
         var result = nodes
         for (entry, conv) in zip(deferred, packed) { result[entry.index].kernel = try conv.get() }

@@ -37,11 +37,25 @@ package struct PreparedModel {
 
     /// Prepares `model` as `Interpreter.init(model:options:)` does, throwing
     /// the same `InterpreterError`s.
+    /// With `options.weightCache`, the packed weights are taken from the
+    /// model's cache file where it has them, and the file is written anew when
+    /// any had to be packed.
     init(model: TFLiteModel, options: Interpreter.Options) throws {
+        let fusesOperators = options.mode == .fast && options.fusesOperators
+        let cached = options.weightCache.map { cache in
+            (cache: cache, entry: WeightCache.Entry(
+                fingerprint: model.bytes.withUnsafeBytes(ModelFingerprint.init(of:)), modelByteCount: model.bytes.count,
+                instructionSet: options.instructionSet, fusesOperators: fusesOperators,
+                usesSparseKernels: options.usesSparseKernels))
+        }
+        let weightStore = cached.map { $0.cache.store(for: $0.entry) }
         let plan = try LoadPlan(
             model: model, readsWeights: true, instructionSet: options.instructionSet,
-            fusesOperators: options.mode == .fast && options.fusesOperators,
-            usesSparseKernels: options.usesSparseKernels, threadCount: options.threadCount)
+            fusesOperators: fusesOperators, usesSparseKernels: options.usesSparseKernels,
+            threadCount: options.threadCount, weightStore: weightStore)
+        if let cached, let weightStore, weightStore.freshlyPackedCount > 0 {
+            cached.cache.save(weightStore, for: cached.entry)
+        }
         let nodes = plan.nodes.map { node in
             guard case .kernel(let kernel) = node.prepared else {
                 preconditionFailure("a load that reads weights prepares a kernel for every operator")

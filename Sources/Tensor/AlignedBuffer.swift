@@ -15,8 +15,10 @@ import Darwin
 /// given back to the system when the buffer is freed, whatever the heap
 /// allocator keeps. Smaller ones come from the heap, zeroed.
 ///
-/// The buffer owns its memory; pointers from `baseAddress` are valid for its
-/// lifetime. It is not synchronised: concurrent writers must write disjoint ranges.
+/// The buffer owns its memory, or keeps alive the owner of memory it
+/// borrows (`init(borrowing:count:owner:)`); pointers from `baseAddress` are
+/// valid for its lifetime. It is not synchronised: concurrent writers must
+/// write disjoint ranges.
 public final class AlignedBuffer: @unchecked Sendable {
     /// Byte alignment of the storage (a cache line, enough for AVX-512 loads).
     public static let alignment = 64
@@ -30,8 +32,18 @@ public final class AlignedBuffer: @unchecked Sendable {
     /// Number of allocated elements (`count` rounded up, at least one vector).
     public let capacity: Int
     public let baseAddress: UnsafeMutablePointer<Float>
-    /// Whether the storage is a mapping of its own (`capacity` floats, page-aligned).
-    private let isMapped: Bool
+    /// Where the storage comes from.
+    private let origin: Origin
+
+    /// Who allocated the storage, and so who frees it.
+    private enum Origin {
+        /// The heap (`deinit` deallocates it).
+        case heap
+        /// A mapping of its own, `capacity` floats, page-aligned (`deinit` unmaps it).
+        case mapping
+        /// Memory of another object's, which the buffer keeps alive.
+        case borrowed(AnyObject)
+    }
 
     /// Allocates `count` zeroed floats. `count` must already be validated
     /// (e.g. via `TensorShape`); it is capped at `TensorShape.maxElements`.
@@ -43,8 +55,7 @@ public final class AlignedBuffer: @unchecked Sendable {
     public init(count: Int, populated: Bool = false) {
         precondition(count >= 0 && count <= TensorShape.maxElements, "unvalidated buffer size \(count)")
         self.count = count
-        let rounded = (count + Self.paddingFloats - 1) / Self.paddingFloats * Self.paddingFloats
-        self.capacity = max(rounded, Self.paddingFloats)
+        self.capacity = Self.capacityFor(count: count)
         let byteCount = capacity * MemoryLayout<Float>.stride
         if byteCount >= Self.mappingThreshold {
             // Anonymous pages read as zeros; page alignment exceeds `alignment`.
@@ -54,13 +65,32 @@ public final class AlignedBuffer: @unchecked Sendable {
                 fatalError("cannot map \(byteCount) bytes: out of memory")
             }
             self.baseAddress = mapped.assumingMemoryBound(to: Float.self)
-            self.isMapped = true
+            self.origin = .mapping
         } else {
             let raw = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: Self.alignment)
             raw.initializeMemory(as: Float.self, repeating: 0, count: capacity)
             self.baseAddress = raw.assumingMemoryBound(to: Float.self)
-            self.isMapped = false
+            self.origin = .heap
         }
+    }
+
+    /// A buffer of `count` floats over memory that `owner` keeps valid (a
+    /// region of a mapped cache file): `start` must be aligned to
+    /// `alignment` and hold `capacityFor(count:)` floats, the tail included.
+    public init(borrowing start: UnsafeMutablePointer<Float>, count: Int, owner: AnyObject) {
+        precondition(count >= 0 && count <= TensorShape.maxElements, "unvalidated buffer size \(count)")
+        precondition(Int(bitPattern: start) % Self.alignment == 0, "borrowed memory is not aligned")
+        self.count = count
+        self.capacity = Self.capacityFor(count: count)
+        self.baseAddress = start
+        self.origin = .borrowed(owner)
+    }
+
+    /// The floats a buffer of `count` usable ones allocates: `count` rounded
+    /// up to a whole number of `paddingFloats`, at least one vector.
+    /// `count` is at most `TensorShape.maxElements`.
+    public static func capacityFor(count: Int) -> Int {
+        max((count + paddingFloats - 1) / paddingFloats * paddingFloats, paddingFloats)
     }
 
     /// `mmap`'s flag that makes a mapping's pages resident at once (Linux's
@@ -82,10 +112,10 @@ public final class AlignedBuffer: @unchecked Sendable {
     }
 
     deinit {
-        if isMapped {
-            munmap(baseAddress, capacity * MemoryLayout<Float>.stride)
-        } else {
-            UnsafeMutableRawPointer(baseAddress).deallocate()
+        switch origin {
+        case .mapping: munmap(baseAddress, capacity * MemoryLayout<Float>.stride)
+        case .heap: UnsafeMutableRawPointer(baseAddress).deallocate()
+        case .borrowed: break  // the owner frees it
         }
     }
 

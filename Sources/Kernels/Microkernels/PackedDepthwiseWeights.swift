@@ -1,7 +1,8 @@
 import Tensor
 
 /// The filter and bias of a depthwise convolution with depth multiplier 1,
-/// packed once at load time into the layout the depthwise kernels read.
+/// packed once at load time into the layout the depthwise kernels read, or
+/// taken as an earlier load of the same model packed them (`PackedWeightStore`).
 ///
 /// Source layout: `W[KH, KW, C]` (TFLite's `[1, KH, KW, C]` filter).
 ///
@@ -42,13 +43,16 @@ public struct PackedDepthwiseWeights: Sendable {
         try instructionSet.requireSupported(op: "weight packing")
         let (stride, total) = try Self.layout(
             channels: channels, kernelHeight: kernelHeight, kernelWidth: kernelWidth)
-        let storage = AlignedBuffer(count: total, populated: true)
-        let packed = storage.baseAddress
-        for t in 0..<taps {
-            for c in 0..<channels { packed[t * stride + c] = weights[t * channels + c] }
-        }
-        if let bias {
-            for c in 0..<channels { packed[taps * stride + c] = bias[c] }
+        // An earlier load's packing (`PackedWeightStore`), or fresh zeroed storage to pack.
+        let (storage, needsPacking) = PackedWeightStore.packedWeights(count: total)
+        if needsPacking {
+            let packed = storage.baseAddress
+            for t in 0..<taps {
+                for c in 0..<channels { packed[t * stride + c] = weights[t * channels + c] }
+            }
+            if let bias {
+                for c in 0..<channels { packed[taps * stride + c] = bias[c] }
+            }
         }
         self.instructionSet = instructionSet
         self.channels = channels

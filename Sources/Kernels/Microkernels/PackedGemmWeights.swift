@@ -1,7 +1,8 @@
 import Tensor
 
 /// The weights and bias of a matrix product `C[P, N] = A[P, K] · Wᵀ + bias`,
-/// packed once at load time into the layout the GEMM microkernels read.
+/// packed once at load time into the layout the GEMM microkernels read, or
+/// taken as an earlier load of the same model packed them (`PackedWeightStore`).
 ///
 /// Source layout: `W[N, K]` row-major (`N` output channels, each a contiguous
 /// row of `K` input values). This is TFLite's FULLY_CONNECTED `[out, in]`
@@ -105,21 +106,24 @@ public struct PackedGemmWeights: Sendable {
         assert(requested == .float32 || Self.areFloat16Values(weights), "weights that float16 cannot hold")
         try self.init(
             outputChannels: outputChannels, inputChannels: inputChannels, bias: bias,
-            instructionSet: instructionSet, panelPrecision: requested)
-        let packed = storage.baseAddress
-        weights.withUnsafeBufferPointer { source in
-            if usesDotProducts {
-                packed.update(from: source.baseAddress!, count: weightCount)
-                return
-            }
-            let w = UnsafeRawPointer(source.baseAddress!)
-            switch panelPrecision {
-            case .float16:
-                // The halves before the bias, which stays float32.
-                let halves = UnsafeMutableRawPointer(packed).bindMemory(to: Float16.self, capacity: 2 * biasOffset)
-                packPanels(w, as: Float.self, into: halves) { Float16($0) }
-            case .float32:
-                packPanels(w, as: Float.self, into: packed) { $0 }
+            instructionSet: instructionSet, panelPrecision: requested
+        ) { layout in
+            let packed = layout.storage.baseAddress
+            weights.withUnsafeBufferPointer { source in
+                if layout.usesDotProducts {
+                    packed.update(from: source.baseAddress!, count: weightCount)
+                    return
+                }
+                let w = UnsafeRawPointer(source.baseAddress!)
+                switch layout.panelPrecision {
+                case .float16:
+                    // The halves before the bias, which stays float32.
+                    let halves = UnsafeMutableRawPointer(packed).bindMemory(
+                        to: Float16.self, capacity: 2 * layout.biasOffset)
+                    layout.packPanels(w, as: Float.self, into: halves) { Float16($0) }
+                case .float32:
+                    layout.packPanels(w, as: Float.self, into: packed) { $0 }
+                }
             }
         }
     }
@@ -150,11 +154,14 @@ public struct PackedGemmWeights: Sendable {
         precondition(!weightOverflow && halves.count == weightCount, "weights are not [N, K]")
         try self.init(
             outputChannels: outputChannels, inputChannels: inputChannels, bias: bias,
-            instructionSet: instructionSet, panelPrecision: .float16)
-        let packed = UnsafeMutableRawPointer(storage.baseAddress).bindMemory(to: UInt16.self, capacity: 2 * biasOffset)
-        // Bit patterns moved as they are: a NaN keeps its payload (widened, it reads as the
-        // float32 the source's widening gives). Read unaligned: a file's buffer may start anywhere.
-        packPanels(UnsafeRawPointer(halves.bytes.baseAddress!), as: UInt16.self, into: packed) { $0 }
+            instructionSet: instructionSet, panelPrecision: .float16
+        ) { layout in
+            let packed = UnsafeMutableRawPointer(layout.storage.baseAddress).bindMemory(
+                to: UInt16.self, capacity: 2 * layout.biasOffset)
+            // Bit patterns moved as they are: a NaN keeps its payload (widened, it reads as the
+            // float32 the source's widening gives). Read unaligned: a file's buffer may start anywhere.
+            layout.packPanels(UnsafeRawPointer(halves.bytes.baseAddress!), as: UInt16.self, into: packed) { $0 }
+        }
     }
 
     /// Packs as `init(outputChannels:inputChannels:weights:bias:instructionSet:)`
@@ -174,10 +181,12 @@ public struct PackedGemmWeights: Sendable {
             && Self.areFloat16Values(filter.values)
         try self.init(
             outputChannels: outputChannels, inputChannels: inputChannels, bias: bias,
-            instructionSet: instructionSet, panelPrecision: float16 ? .float16 : .float32)
-        switch panelPrecision {
-        case .float16: scatter(filter, as: UInt16.self) { Float16($0).bitPattern }
-        case .float32: scatter(filter, as: Float.self) { $0 }
+            instructionSet: instructionSet, panelPrecision: float16 ? .float16 : .float32
+        ) { layout in
+            switch layout.panelPrecision {
+            case .float16: layout.scatter(filter, as: UInt16.self) { Float16($0).bitPattern }
+            case .float32: layout.scatter(filter, as: Float.self) { $0 }
+            }
         }
     }
 
@@ -197,11 +206,14 @@ public struct PackedGemmWeights: Sendable {
     }
 
     /// The layout for `N × K` weights of `requested` precision (`.float32`
-    /// in the dot-product layout), its zeroed storage, and `bias` (N values,
-    /// nil for none) written in place; the caller writes the weights.
+    /// in the dot-product layout) and its storage (`PackedWeightStore`):
+    /// either an earlier load's, packed already, or fresh and zeroed, with
+    /// `bias` (N values, nil for none) written in place and the weights by
+    /// `packWeights`, given the layout.
     private init(
         outputChannels: Int, inputChannels: Int, bias: [Float]?,
-        instructionSet: KernelInstructionSet, panelPrecision requested: Precision
+        instructionSet: KernelInstructionSet, panelPrecision requested: Precision,
+        packWeights: (PackedGemmWeights) -> Void
     ) throws(KernelError) {
         precondition(outputChannels >= 1 && inputChannels >= 1, "empty GEMM weights")
         precondition(bias == nil || bias?.count == outputChannels, "bias is not [N]")
@@ -222,11 +234,14 @@ public struct PackedGemmWeights: Sendable {
         self.inputChannels = inputChannels
         self.outputChannels = outputChannels
         self.biasOffset = layout.biasOffset
-        self.storage = AlignedBuffer(count: layout.totalFloats, populated: true)
+        let (storage, needsPacking) = PackedWeightStore.packedWeights(count: layout.totalFloats)
+        self.storage = storage
+        guard needsPacking else { return }
         if let bias {
             let packedBias = storage.baseAddress + biasOffset
             for i in 0..<outputChannels { packedBias[i] = bias[i] }
         }
+        packWeights(self)
     }
 
     /// Whether this build packs float16 panels: the native x86-64 build,

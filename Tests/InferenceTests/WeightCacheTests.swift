@@ -1,0 +1,189 @@
+import FlatBufferReader
+import Foundation
+import Kernels
+import TestSupport
+import Testing
+
+@testable import Inference
+
+/// A weight cache saves a load's packed weights and a later load of the same model maps
+/// them: the same outputs bit for bit, every buffer taken from the file; and a file that is
+/// missing, damaged, stale or for other options is packed afresh and replaced, never trusted
+/// and never fatal.
+@Suite struct WeightCacheTests {
+    /// A fresh, empty folder for one test's cache files, removed by `body`'s end.
+    static func withCacheFolder<R>(_ body: (WeightCache) throws -> R) throws -> R {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("weight-cache-test-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        return try body(WeightCache(folder: folder))
+    }
+
+    /// The outputs of `model` for a seeded input, as bit patterns.
+    static func outputs(of model: [UInt8], options: Interpreter.Options, seed: UInt64) throws -> [[UInt32]] {
+        let interpreter = try Interpreter(bytes: model, options: options)
+        var rng = SeededGenerator(seed: seed)
+        for k in interpreter.inputs.indices {
+            try interpreter.setInput(rng.floats(interpreter.inputs[k].shape.elementCount), at: k)
+        }
+        interpreter.invoke()
+        return try interpreter.outputs.indices.map { try interpreter.output(at: $0).map(\.bitPattern) }
+    }
+
+    /// A load plan of `model` with `cache`'s store for it, and that store.
+    static func plannedLoad(
+        of model: [UInt8], cache: WeightCache, options: Interpreter.Options
+    ) throws -> (store: PackedWeightStore, entry: WeightCache.Entry) {
+        let verified = try TFLiteModel(bytes: ModelBytes(bytes: model))
+        let entry = WeightCache.Entry(
+            fingerprint: model.withUnsafeBytes(ModelFingerprint.init(of:)), modelByteCount: model.count,
+            instructionSet: options.instructionSet, fusesOperators: options.fusesOperators,
+            usesSparseKernels: options.usesSparseKernels)
+        let store = cache.store(for: entry)
+        _ = try LoadPlan(
+            model: verified, readsWeights: true, instructionSet: options.instructionSet,
+            fusesOperators: options.fusesOperators, usesSparseKernels: options.usesSparseKernels,
+            threadCount: options.threadCount, weightStore: store)
+        return (store, entry)
+    }
+
+    /// The kernel families this CPU runs.
+    static var families: [KernelInstructionSet] { KernelInstructionSet.allCases.filter(\.isSupported) }
+
+    @Test(arguments: ["hand_landmark_lite", "pose_detection"])
+    func aSecondLoadMapsEveryPackedBufferAndGivesTheSameBits(name: String) throws {
+        let model = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try Fixtures.model(name))))
+        let seed = SeededGenerator.seed()
+        for family in Self.families {
+            for threads in [1, 2] {
+                try Self.withCacheFolder { cache in
+                    var options = Interpreter.Options(threadCount: threads, instructionSet: family)
+                    let uncached = try Self.outputs(of: model, options: options, seed: seed)
+                    options.weightCache = cache
+                    let first = try Self.outputs(of: model, options: options, seed: seed)
+                    let (store, entry) = try Self.plannedLoad(of: model, cache: cache, options: options)
+                    let second = try Self.outputs(of: model, options: options, seed: seed)
+                    #expect(FileManager.default.fileExists(atPath: cache.path(of: entry)), "\(family)")
+                    #expect(store.buffers.count > 0 && store.freshlyPackedCount == 0, "\(family) \(threads)")
+                    #expect(store.reusedCount == store.buffers.count)
+                    #expect(first == uncached && second == uncached, "\(name) \(family) \(threads) threads, seed \(seed)")
+                }
+            }
+        }
+    }
+
+    @Test func aLoadThatReusesEverythingLeavesTheFileAsItWas() throws {
+        let model = ConcurrentLoadTests.chain(operatorCount: 4)
+        try Self.withCacheFolder { cache in
+            let options = Interpreter.Options(weightCache: cache)
+            _ = try Interpreter(bytes: model, options: options)
+            let (_, entry) = try Self.plannedLoad(of: model, cache: cache, options: options)
+            let before = try FileManager.default.attributesOfItem(atPath: cache.path(of: entry))
+            _ = try Interpreter(bytes: model, options: options)
+            let after = try FileManager.default.attributesOfItem(atPath: cache.path(of: entry))
+            #expect(before[.systemFileNumber] as? Int == after[.systemFileNumber] as? Int)
+        }
+    }
+
+    /// Ways a cache file can be damaged: its bytes → the damaged bytes.
+    static let damages: [(name: String, damage: @Sendable ([UInt8]) -> [UInt8])] = [
+        ("truncated in the data", { Array($0.prefix($0.count - 100)) }),
+        ("truncated in the header", { Array($0.prefix(40)) }),
+        ("empty", { _ in [] }),
+        ("another magic", { var b = $0; b[0] ^= 1; return b }),
+        ("another format version", { var b = $0; b[8] &+= 1; return b }),
+        ("another model fingerprint", { var b = $0; b[16] ^= 0x80; return b }),
+        ("another executable", { var b = $0; b[7 * 8] ^= 1; return b }),
+        ("a huge buffer count", { var b = $0; for i in 96..<104 { b[i] = 0xFF }; return b }),
+        ("a buffer past the end", { var b = $0; b[(13 + 3) * 8 + 3] = 0x7F; return b }),
+        ("a misaligned buffer", { var b = $0; b[(13 + 3) * 8] &+= 4; return b }),
+        ("a huge float count", { var b = $0; for i in (13 + 2) * 8..<(13 + 3) * 8 { b[i] = 0xFF }; return b }),
+        ("another float count", { var b = $0; b[(13 + 2) * 8] &+= 16; return b }),
+        ("another key", { var b = $0; b[13 * 8] &+= 1; return b }),
+    ]
+
+    @Test func aDamagedOrStaleFileIsPackedAfreshAndReplaced() throws {
+        let model = ConcurrentLoadTests.chain(operatorCount: 4)
+        let seed = SeededGenerator.seed()
+        let expected = try Self.outputs(of: model, options: .init(), seed: seed)
+        for (name, damage) in Self.damages {
+            try Self.withCacheFolder { cache in
+                let options = Interpreter.Options(weightCache: cache)
+                _ = try Interpreter(bytes: model, options: options)
+                let (_, entry) = try Self.plannedLoad(of: model, cache: cache, options: options)
+                let path = cache.path(of: entry)
+                let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+                try Data(damage(good)).write(to: URL(fileURLWithPath: path))
+                let (store, _) = try Self.plannedLoad(of: model, cache: cache, options: options)
+                #expect(store.reusedCount < store.buffers.count, "\(name): a damaged file's buffers were used")
+                #expect(try Self.outputs(of: model, options: options, seed: seed) == expected, "\(name), seed \(seed)")
+                let isRewritten = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == good
+                #expect(isRewritten, "\(name): the file was not written anew")
+            }
+        }
+    }
+
+    @Test func otherOptionsAndFamiliesUseFilesOfTheirOwn() throws {
+        let model = ConcurrentLoadTests.chain(operatorCount: 3)
+        try Self.withCacheFolder { cache in
+            var paths = Set<String>()
+            for family in Self.families {
+                for fuses in [true, false] {
+                    for sparse in [true, false] {
+                        let options = Interpreter.Options(
+                            instructionSet: family, fusesOperators: fuses, usesSparseKernels: sparse, weightCache: cache)
+                        _ = try Interpreter(bytes: model, options: options)
+                        let (store, entry) = try Self.plannedLoad(of: model, cache: cache, options: options)
+                        #expect(store.freshlyPackedCount == 0, "\(family) fused \(fuses) sparse \(sparse)")
+                        paths.insert(cache.path(of: entry))
+                    }
+                }
+            }
+            #expect(paths.count == Self.families.count * 4)
+            let files = try FileManager.default.contentsOfDirectory(atPath: cache.folder)
+            #expect(files.count == paths.count, "\(files)")
+        }
+    }
+
+    @Test func aFolderThatCannotBeWrittenOnlyCostsTheSaving() throws {
+        let model = ConcurrentLoadTests.chain(operatorCount: 3)
+        let seed = SeededGenerator.seed()
+        let expected = try Self.outputs(of: model, options: .init(), seed: seed)
+        // A folder below a regular file can be neither created nor read.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("weight-cache-file-\(UUID().uuidString)")
+        try Data([1]).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let options = Interpreter.Options(weightCache: WeightCache(folder: file.path + "/weights"))
+        #expect(try Self.outputs(of: model, options: options, seed: seed) == expected, "seed \(seed)")
+        #expect(try Self.outputs(of: model, options: options, seed: seed) == expected, "seed \(seed)")
+    }
+
+    @Test func theFolderComesFromTheEnvironment() {
+        func folder(_ variables: [String: String]) -> String? {
+            WeightCache.standard { variables[$0] }?.folder
+        }
+        #expect(folder(["LANDMARKER_WEIGHT_CACHE": "/c", "XDG_CACHE_HOME": "/x", "HOME": "/h"]) == "/c")
+        #expect(folder(["LANDMARKER_WEIGHT_CACHE": "off", "HOME": "/h"]) == nil)
+        #expect(folder(["LANDMARKER_WEIGHT_CACHE": "", "XDG_CACHE_HOME": "/x", "HOME": "/h"]) == "/x/landmarker/weights")
+        #expect(folder(["HOME": "/h"]) == "/h/.cache/landmarker/weights")
+        #expect(folder([:]) == nil)
+    }
+
+    @Test func theFingerprintTellsApartEveryOneByteChange() {
+        var rng = SeededGenerator(seed: 7)
+        for length in [0, 1, 31, 127, 128, 129, 300] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0 ... .max, using: &rng) }
+            let original = bytes.withUnsafeBytes(ModelFingerprint.init(of:))
+            #expect(bytes.withUnsafeBytes(ModelFingerprint.init(of:)) == original)
+            var seen: Set<ModelFingerprint> = [original]
+            for position in 0..<length {
+                var changed = bytes
+                changed[position] ^= 1 << (position % 8)
+                seen.insert(changed.withUnsafeBytes(ModelFingerprint.init(of:)))
+            }
+            // A zero byte appended changes the length, not the zero-padded blocks.
+            seen.insert((bytes + [0]).withUnsafeBytes(ModelFingerprint.init(of:)))
+            #expect(seen.count == length + 2, "length \(length)")
+        }
+    }
+}
