@@ -3,7 +3,10 @@
 # minimal box would run it: from another folder, with an environment holding only
 # PATH=/usr/bin:/bin (no Swift toolchain) and a HOME of its own.
 #   - `pose PHOTO --json` and `hand PHOTO --json` print results;
-#   - `--version` prints the version, the commit, the kernel family and the model folder;
+#   - `--version` prints the version, the commit, the kernel family, the model folder and the
+#     weight cache folder;
+#   - the runs save their packed weights in the user's cache, and a second pose run, which maps
+#     them, prints the same JSON;
 #   - ldd lists no Swift runtime library;
 #   - with the models moved away, `pose` fails with a message naming every folder it
 #     searched and the fetch command, and a non-zero exit status.
@@ -44,6 +47,8 @@ if git -C "$root" rev-parse HEAD >/dev/null 2>&1; then
 fi
 grep -qE '^kernels: (AVX-512|AVX2 \+ FMA|portable)' <<<"$version" || fail "--version has no kernel family"
 grep -qxF "models: $models" <<<"$version" || fail "--version does not name $models"
+grep -qxF "weight cache: $work/home/.cache/landmarker/weights" <<<"$version" \
+  || fail "--version does not name the weight cache in \$HOME/.cache"
 
 # check_json TASK PHOTO: the task's JSON on PHOTO has at least one result.
 check_json() {
@@ -63,6 +68,15 @@ PY
 }
 check_json pose "$root/samples/bus.jpg"
 check_json hand "$root/samples/t1.jpg"
+
+# The packed weights saved by those runs (two models each), and a second run that maps them.
+weights="$work/home/.cache/landmarker/weights"
+saved="$(find "$weights" -name '*.weights' 2>/dev/null | wc -l)"
+echo "check_install: $saved weight cache files in $weights"
+((saved == 4)) || fail "the pose and hand runs saved $saved weight cache files in $weights, not 4"
+cp "$work/pose.json" "$work/pose_first.json"
+check_json pose "$root/samples/bus.jpg"
+cmp -s "$work/pose.json" "$work/pose_first.json" || fail "pose with its packed weights mapped printed other JSON"
 
 # Models moved away: a clear error listing the folders searched, and a failure status.
 mv "$models" "$models.away"

@@ -66,7 +66,7 @@ struct BenchCommand: ParsableCommand {
                 contentsOfFile: path,
                 options: .init(
                     threadCount: threads, mode: reference ? .reference : .fast, fusesOperators: !unfused,
-                    usesSparseKernels: !dense))
+                    usesSparseKernels: !dense, weightCache: .standard))
         } catch {
             printError("landmarker: \(path): \(error)")
             throw ExitCode.failure

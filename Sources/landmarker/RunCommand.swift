@@ -44,7 +44,9 @@ struct RunCommand: ParsableCommand {
         do {
             let interpreter = try Interpreter(
                 contentsOfFile: path,
-                options: .init(threadCount: threads, mode: reference ? .reference : .fast, usesSparseKernels: !dense))
+                options: .init(
+                    threadCount: threads, mode: reference ? .reference : .fast, usesSparseKernels: !dense,
+                    weightCache: .standard))
             guard let inputDescription = interpreter.inputs.first else {
                 throw CommandFailure("\(path): the model has no input")
             }

@@ -1,9 +1,11 @@
 import CBuildInfo
+import Inference
 import Kernels
 import MediaPipeTasksVision
 
 /// What `landmarker --version` prints: the package version, the commit the binary was built
-/// from, the kernel family this CPU runs and the model folder the default models come from.
+/// from, the kernel family this CPU runs, the model folder the default models come from and
+/// the folder of saved packed weights.
 enum VersionReport {
     /// The package's version.
     static let packageVersion = "0.5.0"
@@ -17,6 +19,7 @@ enum VersionReport {
             commit: \(String(cString: landmarker_build_commit()))
             kernels: \(kernelFamily)
             models: \(modelFolder)
+            weight cache: \(WeightCache.standard?.folder ?? "off (\(WeightCache.environmentVariable)=off, or no HOME)")
             """
     }
 

@@ -103,8 +103,8 @@ public final class HandLandmarker: Sendable {
     ///   unreadable bundle.
     public init(options: HandLandmarkerOptions) throws {
         let configuration = try options.validated()
-        let threads = try options.baseOptions.validatedThreadCount()
-        let models = try ModelLoading.interpreters(kind: .handLandmarker, source: configuration.modelAsset, threads: threads)
+        let models = try ModelLoading.interpreters(
+            kind: .handLandmarker, source: configuration.modelAsset, baseOptions: options.baseOptions)
         let graph = try ModelLoading.graph {
             try HandGraph(
                 detector: models.detector, landmarkModel: models.landmarkModel,

@@ -86,8 +86,8 @@ public final class PoseLandmarker: Sendable {
     ///   unreadable bundle.
     public init(options: PoseLandmarkerOptions) throws {
         let configuration = try options.validated()
-        let threads = try options.baseOptions.validatedThreadCount()
-        let models = try ModelLoading.interpreters(kind: .poseLandmarker, source: configuration.modelAsset, threads: threads)
+        let models = try ModelLoading.interpreters(
+            kind: .poseLandmarker, source: configuration.modelAsset, baseOptions: options.baseOptions)
         let graph = try ModelLoading.graph {
             try PoseGraph(
                 detector: models.detector, landmarkModel: models.landmarkModel,

@@ -16,21 +16,26 @@ enum ModelLoading {
     /// both kernel families), which sum in the dense kernels' order. Tracking feeds each
     /// frame's landmarks into the next frame's crop, so a last-bit difference in a detection
     /// could grow into pixels a few frames later.
+    ///
+    /// With `baseOptions.weightCacheFolder`, packed weights are taken from and saved to that
+    /// folder (`WeightCache`).
     static func interpreters(
-        kind: LandmarkerBundleKind, source: ModelAssetSource, threads: Int
+        kind: LandmarkerBundleKind, source: ModelAssetSource, baseOptions: BaseOptions
     ) throws -> (detector: Interpreter, landmarkModel: Interpreter) {
-        let interpreters = Interpreter.sharingMemory(try preparedModels(kind: kind, source: source, threads: threads))
+        let options = Interpreter.Options(
+            threadCount: try baseOptions.validatedThreadCount(), usesSparseKernels: true,
+            weightCache: baseOptions.weightCacheFolder.map(WeightCache.init(folder:)))
+        let interpreters = Interpreter.sharingMemory(try preparedModels(kind: kind, source: source, options: options))
         return (interpreters[0], interpreters[1])
     }
 
     /// The detector and the landmark model of the bundle, prepared; the bundle is released
     /// on return.
     private static func preparedModels(
-        kind: LandmarkerBundleKind, source: ModelAssetSource, threads: Int
+        kind: LandmarkerBundleKind, source: ModelAssetSource, options: Interpreter.Options
     ) throws -> [PreparedModel] {
         let bundle = try ModelAssetBundle(source: source)
         let names = [kind.detectorModelName, kind.landmarksDetectorModelName]
-        let options = Interpreter.Options(threadCount: threads, usesSparseKernels: true)
         return try bundle.withModels(named: names) { models in
             Result {
                 try zip(names, models).map { name, bytes in
