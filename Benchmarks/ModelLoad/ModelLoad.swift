@@ -1,4 +1,5 @@
 import Benchmark
+import Foundation
 import BenchmarkSupport
 import Inference
 
@@ -18,7 +19,10 @@ enum LoadMetric {
 /// kernels with operators fused, and pose_detection's sparse 1×1 convolutions
 /// as a channel-major region — from its `.tflite` file, on one thread and on two
 /// (which also counts starting the interpreter's helper thread): wall clock and
-/// resident memory.
+/// resident memory. Each model is loaded packing its weights afresh, and again
+/// ("cached") with a weight cache (`WeightCache`, a folder made for the run),
+/// whose file the warm-up loads write and the measured ones map: a load as the
+/// landmarkers and the tool make it from their second run on.
 ///
 /// Each iteration creates and releases one `Interpreter`. Before it, free
 /// heap memory is handed back to the system (`malloc_trim`) and the kernel's
@@ -36,22 +40,27 @@ let benchmarks: @Sendable () -> Void = {
 
     // One thread, and two: a load prepares its operators on the interpreter's
     // threads (and starts the helper thread that runs them with it).
-    for (threads, suffix) in [(1, ""), (2, " 2 threads")] {
-        let options = Interpreter.Options(threadCount: threads, usesSparseKernels: true)
-        for name in ModelFiles.names {
-            Benchmark(name + suffix) { benchmark in
-                let path = try ModelFiles.path(of: name)
-                ResidentMemory.releaseFreeHeap()
-                try ResidentMemory.resetPeak()
-                let before = try ResidentMemory.current()
-                benchmark.startMeasurement()
-                let interpreter = try Interpreter(contentsOfFile: path, options: options)
-                benchmark.stopMeasurement()
-                let after = try ResidentMemory.current()
-                let peak = try ResidentMemory.peak()
-                benchmark.measurement(LoadMetric.peakResident, max(0, peak - before) / 1024)
-                benchmark.measurement(LoadMetric.retainedResident, max(0, after - before) / 1024)
-                blackHole(interpreter)
+    // One folder for every run: a rebuilt benchmark replaces the files it finds there.
+    let cacheFolder = FileManager.default.temporaryDirectory.appendingPathComponent("landmarker-benchmark-weights").path
+    for (threads, threadSuffix) in [(1, ""), (2, " 2 threads")] {
+        for cache in [nil, WeightCache(folder: cacheFolder)] {
+            let options = Interpreter.Options(threadCount: threads, usesSparseKernels: true, weightCache: cache)
+            let suffix = threadSuffix + (cache == nil ? "" : " cached")
+            for name in ModelFiles.names {
+                Benchmark(name + suffix) { benchmark in
+                    let path = try ModelFiles.path(of: name)
+                    ResidentMemory.releaseFreeHeap()
+                    try ResidentMemory.resetPeak()
+                    let before = try ResidentMemory.current()
+                    benchmark.startMeasurement()
+                    let interpreter = try Interpreter(contentsOfFile: path, options: options)
+                    benchmark.stopMeasurement()
+                    let after = try ResidentMemory.current()
+                    let peak = try ResidentMemory.peak()
+                    benchmark.measurement(LoadMetric.peakResident, max(0, peak - before) / 1024)
+                    benchmark.measurement(LoadMetric.retainedResident, max(0, after - before) / 1024)
+                    blackHole(interpreter)
+                }
             }
         }
     }
