@@ -31,9 +31,23 @@ public final class ModelBytes: @unchecked Sendable {
     /// The file the bytes were mapped from, or nil for bytes in memory.
     public let path: String?
 
-    /// Maps `path` read-only. Throws `ModelError` naming the path when the file cannot be
-    /// opened, is not a regular file, is empty, is larger than `maximumSize`, or cannot be mapped.
-    public init(contentsOfFile path: String) throws {
+    /// What identifies these bytes' source without reading them, for a cache keyed by model
+    /// (`Inference`'s weight cache): a mapped file's device, inode, size, modification and
+    /// status-change times, as `fstat` gave them when it was opened (a file rewritten or
+    /// replaced since has other ones), plus whatever a borrower adds (`init(borrowing:
+    /// sourceIdentity:)`); nil when only the bytes themselves can tell.
+    package let sourceIdentity: [UInt64]?
+
+    /// Maps `path` read-only, its pages made resident at once unless `populatesPages` is
+    /// false (then they fault in as they are read, and `populatePages()` can make them
+    /// resident later). Throws `ModelError` naming the path when the file cannot be opened,
+    /// is not a regular file, is empty, is larger than `maximumSize`, or cannot be mapped.
+    public convenience init(contentsOfFile path: String) throws {
+        try self.init(contentsOfFile: path, populatesPages: true)
+    }
+
+    /// `init(contentsOfFile:)`, populating the pages or not.
+    package init(contentsOfFile path: String, populatesPages: Bool) throws {
         let descriptor = Self.openReadOnly(path)
         guard descriptor >= 0 else { throw ModelError.cannotOpen(path: path, errno: errno) }
         defer { _ = close(descriptor) }
@@ -47,13 +61,43 @@ public final class ModelBytes: @unchecked Sendable {
             throw ModelError.tooLarge(path: path, size: size, limit: Self.maximumSize)
         }
 
-        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE | Self.populateFlag, descriptor, 0),
+        let flags = MAP_PRIVATE | (populatesPages ? Self.populateFlag : 0)
+        guard let address = mmap(nil, size, PROT_READ, flags, descriptor, 0),
               address != UnsafeMutableRawPointer(bitPattern: -1)
         else { throw ModelError.cannotMap(path: path, errno: errno) }
 
         storage = .mapped(UnsafeRawPointer(address))
         count = size
         self.path = path
+        sourceIdentity = Self.identity(of: info)
+    }
+
+    /// A file's device, inode, size, modification and status-change times (seconds and
+    /// nanoseconds each).
+    package static func identity(of info: stat) -> [UInt64] {
+        #if os(Linux)
+        let (modified, changed) = (info.st_mtim, info.st_ctim)
+        #else
+        let (modified, changed) = (info.st_mtimespec, info.st_ctimespec)
+        #endif
+        return [UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size)]
+            + [modified, changed].flatMap { [UInt64(bitPattern: Int64($0.tv_sec)), UInt64(bitPattern: Int64($0.tv_nsec))] }
+    }
+
+    /// Makes the pages of a mapped file resident in one call (Linux's
+    /// `MADV_POPULATE_READ`, 5.14 and later; elsewhere, or for bytes in memory, nothing:
+    /// pages fault in as they are read). For bytes about to be read in full after a
+    /// mapping that did not populate them.
+    package func populatePages() {
+        #if os(Linux)
+        withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let start = Int(bitPattern: base) / page * page
+            let populateRead: Int32 = 22  // MADV_POPULATE_READ
+            _ = madvise(UnsafeMutableRawPointer(bitPattern: start), Int(bitPattern: base) + bytes.count - start, populateRead)
+        }
+        #endif
     }
 
     /// `mmap`'s flag that maps all of a model file's pages at once, in one system call,
@@ -75,6 +119,7 @@ public final class ModelBytes: @unchecked Sendable {
         storage = .owned(bytes)
         count = bytes.count
         path = nil
+        sourceIdentity = nil
     }
 
     /// Reads `bytes` in place, without copying or owning them: for a loader that lets go of
@@ -83,10 +128,14 @@ public final class ModelBytes: @unchecked Sendable {
     ///
     /// - Precondition: the caller keeps `bytes` valid and unchanged for as long as this
     ///   object, and anything holding it, lives.
-    package init(borrowing bytes: UnsafeRawBufferPointer) {
+    /// `sourceIdentity` identifies the bytes as `sourceIdentity` says (for a model read
+    /// out of a mapped bundle: the bundle file's identity and the model's place in it), or
+    /// nil when only the bytes themselves can.
+    package init(borrowing bytes: UnsafeRawBufferPointer, sourceIdentity: [UInt64]? = nil) {
         storage = .borrowed(bytes)
         count = bytes.count
         path = nil
+        self.sourceIdentity = sourceIdentity
     }
 
     deinit {

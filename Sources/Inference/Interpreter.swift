@@ -111,8 +111,11 @@ public final class Interpreter {
 
     /// Loads and prepares a model from a file, mapped into memory while it loads.
     public convenience init(contentsOfFile path: String, options: Options = Options()) throws {
-        // The model (and its mapping) is released before the arena is allocated.
-        self.init(try PreparedModel(model: Self.verified { try TFLiteModel(contentsOfFile: path) }, options: options))
+        // The model (and its mapping) is released before the arena is allocated. With a
+        // weight cache, the file's pages are read as needed: those of the weights that the
+        // cache has packed already need not be read at all.
+        let bytes = { try ModelBytes(contentsOfFile: path, populatesPages: options.weightCache == nil) }
+        self.init(try PreparedModel(model: Self.verified { try TFLiteModel(bytes: bytes()) }, options: options))
     }
 
     /// Loads and prepares a model from bytes in memory.
@@ -171,10 +174,16 @@ public final class Interpreter {
 
     /// Prepares the model in `bytes` as `init(model:options:)` does, reading
     /// the bytes only during the call: the result keeps nothing of them.
+    /// `sourceIdentity` names the bytes for the weight cache without reading
+    /// them (`ModelBytes.sourceIdentity`); nil to go by their content.
     /// Throws `InterpreterError` (`.invalidModel` when the bytes are not a
     /// valid model).
-    package static func prepare(borrowing bytes: UnsafeRawBufferPointer, options: Options) throws -> PreparedModel {
-        try PreparedModel(model: verified { try TFLiteModel(bytes: ModelBytes(borrowing: bytes)) }, options: options)
+    package static func prepare(
+        borrowing bytes: UnsafeRawBufferPointer, sourceIdentity: [UInt64]? = nil, options: Options
+    ) throws -> PreparedModel {
+        try PreparedModel(
+            model: verified { try TFLiteModel(bytes: ModelBytes(borrowing: bytes, sourceIdentity: sourceIdentity)) },
+            options: options)
     }
 
     /// The model `load` returns, with its `ModelError` reported as `InterpreterError.invalidModel`.

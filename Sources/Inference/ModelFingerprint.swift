@@ -1,6 +1,7 @@
-/// A 128-bit fingerprint of a model file's bytes, which names and checks the
-/// model's weight cache file (`WeightCache`): two files that differ in any
-/// byte get different fingerprints but for a chance of about 2⁻¹²⁸ a pair.
+/// A 128-bit fingerprint of a model's bytes, or of its source's identity,
+/// which names and checks the model's weight cache file (`WeightCache`): two
+/// inputs that differ in any byte get different fingerprints but for a
+/// chance of about 2⁻¹²⁸ a pair.
 /// Not cryptographic: made to be quick (a few GB/s) rather than to resist a
 /// file built to collide with another.
 ///
@@ -51,6 +52,13 @@ struct ModelFingerprint: Hashable, Sendable {
         }
         self.high = high
         self.low = low
+    }
+
+    /// The fingerprint of a source identity (`ModelBytes.sourceIdentity`):
+    /// its words, after a tag and their count, hashed as bytes.
+    init(identity words: [UInt64]) {
+        let tagged = [0x7974_6974_6E65_6469 /* "identity" */, UInt64(words.count)] + words
+        self = tagged.map(\.littleEndian).withUnsafeBytes { Self(of: $0) }
     }
 
     /// SplitMix64's finaliser: every input bit reaches every output bit.

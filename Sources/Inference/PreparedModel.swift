@@ -39,16 +39,21 @@ package struct PreparedModel {
     /// the same `InterpreterError`s.
     /// With `options.weightCache`, the packed weights are taken from the
     /// model's cache file where it has them, and the file is written anew when
-    /// any had to be packed.
+    /// any had to be packed. The file is named by the model's source
+    /// (`ModelBytes.sourceIdentity`: a file's identity, not its bytes), or by
+    /// its bytes where the source has no identity.
     init(model: TFLiteModel, options: Interpreter.Options) throws {
         let fusesOperators = options.mode == .fast && options.fusesOperators
         let cached = options.weightCache.map { cache in
             (cache: cache, entry: WeightCache.Entry(
-                fingerprint: model.bytes.withUnsafeBytes(ModelFingerprint.init(of:)), modelByteCount: model.bytes.count,
-                instructionSet: options.instructionSet, fusesOperators: fusesOperators,
-                usesSparseKernels: options.usesSparseKernels))
+                fingerprint: model.bytes.sourceIdentity.map(ModelFingerprint.init(identity:))
+                    ?? model.bytes.withUnsafeBytes(ModelFingerprint.init(of:)),
+                modelByteCount: model.bytes.count, instructionSet: options.instructionSet,
+                fusesOperators: fusesOperators, usesSparseKernels: options.usesSparseKernels))
         }
         let weightStore = cached.map { $0.cache.store(for: $0.entry) }
+        // Nothing to map: every weight is about to be read, to be packed.
+        if let weightStore, !weightStore.hasReusableBuffers { model.bytes.populatePages() }
         let plan = try LoadPlan(
             model: model, readsWeights: true, instructionSet: options.instructionSet,
             fusesOperators: fusesOperators, usesSparseKernels: options.usesSparseKernels,

@@ -14,13 +14,19 @@ import Tensor
 /// straight from the page cache (and are shared by every process that maps
 /// them). The outputs are the same bits either way.
 ///
-/// One file per model and configuration: named by the model's fingerprint
-/// (`ModelFingerprint`, of its bytes, wherever they came from), the kernel
-/// family and whether operators are fused and sparse kernels used; the
-/// header also holds the identity of the executable that wrote it (device,
-/// inode, size and modification time of `/proc/self/exe`), so a rebuilt
-/// binary, whose packing may differ, repacks and replaces the file rather
-/// than reading it. A file is written whole under a temporary name and then
+/// One file per model and configuration: named by a fingerprint of the
+/// model's source (`ModelFingerprint`), the kernel family and whether
+/// operators are fused and sparse kernels used. The source of a model file,
+/// or of a model in a mapped `.task` bundle, is the file's identity as it
+/// was opened (device, inode, size, modification and status-change times,
+/// and the model's place in the bundle; `ModelBytes.sourceIdentity`), so
+/// that a cached load need not read the weights it maps: a file rewritten or
+/// replaced has another identity (its status-change time moves whatever its
+/// modification time says), and its weights are packed afresh. A model in
+/// memory is named by a fingerprint of its bytes. The header also holds the
+/// identity of the executable that wrote the file (device, inode, size and
+/// modification time of `/proc/self/exe`), so a rebuilt binary, whose
+/// packing may differ, repacks and replaces the file rather than reading it. A file is written whole under a temporary name and then
 /// renamed, never rewritten in place; a load that finds it missing,
 /// truncated, of another version or executable, or not matching the model's
 /// sizes packs as usual and writes it anew. Failing to read or write the

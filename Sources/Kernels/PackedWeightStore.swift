@@ -49,6 +49,9 @@ public final class PackedWeightStore: @unchecked Sendable {
         self.reusable = reusable
     }
 
+    /// Whether the store was given any earlier load's buffers.
+    public var hasReusableBuffers: Bool { !reusable.isEmpty }
+
     /// Every buffer handed out, in key order.
     public var buffers: [(key: Key, buffer: AlignedBuffer)] {
         lock.lock()

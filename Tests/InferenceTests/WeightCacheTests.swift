@@ -1,5 +1,8 @@
 import FlatBufferReader
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Kernels
 import TestSupport
 import Testing
@@ -69,6 +72,44 @@ import Testing
                     #expect(first == uncached && second == uncached, "\(name) \(family) \(threads) threads, seed \(seed)")
                 }
             }
+        }
+    }
+
+    @Test func aModelFileRewrittenInPlaceIsPackedAfresh() throws {
+        // Two models of the same size, one filter value apart.
+        let original = ConcurrentLoadTests.chain(operatorCount: 4)
+        let firstFilterValue = TestModel.float32Bytes([Float(0) / 8 - 0.6])
+        let at = try #require(original.indices.first { original[$0..<($0 + 4)].elementsEqual(firstFilterValue) })
+        var rewritten = original
+        rewritten.replaceSubrange(at..<(at + 4), with: TestModel.float32Bytes([0.25]))
+        let seed = SeededGenerator.seed()
+        let expected = try Self.outputs(of: rewritten, options: .init(), seed: seed)
+        #expect(try Self.outputs(of: original, options: .init(), seed: seed) != expected)
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("weight-cache-model-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(original).write(to: file)
+        try Self.withCacheFolder { cache in
+            let options = Interpreter.Options(weightCache: cache)
+            _ = try Interpreter(contentsOfFile: file.path, options: options)
+            var before = stat()
+            #expect(stat(file.path, &before) == 0)
+            // The same file rewritten in place, its modification time put back to the nanosecond.
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.write(contentsOf: Data(rewritten))
+            try handle.close()
+            let times = [before.st_atim, before.st_mtim]
+            #expect(utimensat(AT_FDCWD, file.path, times, 0) == 0)
+            var after = stat()
+            #expect(stat(file.path, &after) == 0)
+            #expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+            #expect(after.st_ino == before.st_ino && after.st_size == before.st_size)
+            let interpreter = try Interpreter(contentsOfFile: file.path, options: options)
+            var rng = SeededGenerator(seed: seed)
+            try interpreter.setInput(rng.floats(interpreter.inputs[0].shape.elementCount))
+            interpreter.invoke()
+            #expect(try [interpreter.output(at: 0).map(\.bitPattern)] == expected, "seed \(seed)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: cache.folder).count == 2)
         }
     }
 

@@ -16,6 +16,8 @@ final class MappedFile: @unchecked Sendable {
     private let address: UnsafeRawPointer?
     /// The file's size in bytes.
     let count: Int
+    /// The file as `fstat` saw it when it was opened (`ModelBytes.identity(of:)`).
+    let identity: [UInt64]
 
     /// Maps the regular file at `path`.
     /// - Throws: `ModelAssetError.unreadableFile` with the system's reason when the file
@@ -36,6 +38,7 @@ final class MappedFile: @unchecked Sendable {
             throw .unreadableFile(path: path, reason: "not a regular file")
         }
         count = Int(status.st_size)
+        identity = ModelBytes.identity(of: status)
         guard count > 0 else {
             address = nil
             return

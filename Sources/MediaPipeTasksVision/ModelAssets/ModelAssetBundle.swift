@@ -41,6 +41,25 @@ package struct ModelAssetBundle: Sendable {
     /// - Throws: `ModelAssetError.missingModel` for the first name that the bundle lacks, else
     ///   `ModelAssetError.invalidBundle` for the first member that fails its CRC-32 check.
     func withModels<R>(named names: [String], _ body: ([UnsafeRawBufferPointer]) -> R) throws(ModelAssetError) -> R {
+        let entries = try self.entries(named: names)
+        do {
+            return try archive.withContents(of: entries, body)
+        } catch {
+            throw .invalidBundle(error)
+        }
+    }
+
+    /// What identifies the members named `names` without reading them, in that order: for a
+    /// bundle mapped from a file, the file's identity and each member's place in it; nil for
+    /// a bundle in memory (`ModelBytes.sourceIdentity`).
+    ///
+    /// - Throws: `ModelAssetError.missingModel` for the first name that the bundle lacks.
+    package func sourceIdentities(ofModelsNamed names: [String]) throws(ModelAssetError) -> [[UInt64]?] {
+        try entries(named: names).map(archive.sourceIdentity(of:))
+    }
+
+    /// The entries named `names`, in that order.
+    private func entries(named names: [String]) throws(ModelAssetError) -> [StoredZipArchive.Entry] {
         var entries: [StoredZipArchive.Entry] = []
         for name in names {
             guard let entry = archive.entry(named: name) else {
@@ -48,11 +67,7 @@ package struct ModelAssetBundle: Sendable {
             }
             entries.append(entry)
         }
-        do {
-            return try archive.withContents(of: entries, body)
-        } catch {
-            throw .invalidBundle(error)
-        }
+        return entries
     }
 }
 

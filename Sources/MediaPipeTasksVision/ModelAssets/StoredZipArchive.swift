@@ -34,6 +34,13 @@ package struct StoredZipArchive: Sendable {
     package let entries: [Entry]
     private let storage: Storage
 
+    /// What identifies `entry`'s data without reading it: the mapped file's identity
+    /// (`MappedFile.identity`) and where the data lies in it; nil for an archive in memory.
+    package func sourceIdentity(of entry: Entry) -> [UInt64]? {
+        guard case .mapped(let file) = storage else { return nil }
+        return file.identity + [UInt64(entry.dataOffset), UInt64(entry.size)]
+    }
+
     /// Parses and validates `bytes` as a stored-entry zip archive.
     package init(bytes: [UInt8]) throws(ZipArchiveError) {
         try self.init(storage: .array(bytes))

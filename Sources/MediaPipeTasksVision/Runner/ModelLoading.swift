@@ -36,11 +36,12 @@ enum ModelLoading {
     ) throws -> [PreparedModel] {
         let bundle = try ModelAssetBundle(source: source)
         let names = [kind.detectorModelName, kind.landmarksDetectorModelName]
+        let identities = try bundle.sourceIdentities(ofModelsNamed: names)
         return try bundle.withModels(named: names) { models in
             Result {
-                try zip(names, models).map { name, bytes in
+                try zip(names, zip(models, identities)).map { name, model in
                     do {
-                        return try Interpreter.prepare(borrowing: bytes, options: options)
+                        return try Interpreter.prepare(borrowing: model.0, sourceIdentity: model.1, options: options)
                     } catch let error as InterpreterError {
                         throw TaskError.invalidModel("\(name): \(error)")
                     }
