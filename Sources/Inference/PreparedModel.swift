@@ -61,6 +61,7 @@ package struct PreparedModel {
         if let cached, let weightStore, weightStore.freshlyPackedCount > 0 {
             cached.cache.save(weightStore, for: cached.entry)
         }
+        weightStore?.releasePagesOfUnusedBuffers()
         let nodes = plan.nodes.map { node in
             guard case .kernel(let kernel) = node.prepared else {
                 preconditionFailure("a load that reads weights prepares a kernel for every operator")

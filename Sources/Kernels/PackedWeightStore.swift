@@ -35,8 +35,12 @@ public final class PackedWeightStore: @unchecked Sendable {
         public static func < (a: Key, b: Key) -> Bool { (a.scope, a.ordinal) < (b.scope, b.ordinal) }
     }
 
-    /// Buffers packed by an earlier load, by key.
-    private let reusable: [Key: AlignedBuffer]
+    /// Buffers packed by an earlier load and not handed out yet, by key.
+    private var reusable: [Key: AlignedBuffer]
+    /// Whether the store was given any earlier load's buffers.
+    public let hasReusableBuffers: Bool
+    /// The keys of the buffers handed out from `reusable`.
+    private var reusedKeys: Set<Key> = []
     /// Every buffer handed out so far, by key.
     private var handedOut: [Key: AlignedBuffer] = [:]
     /// How many of them were packed afresh.
@@ -47,10 +51,8 @@ public final class PackedWeightStore: @unchecked Sendable {
     /// where a packer asks for a buffer of the same key and size.
     public init(reusable: [Key: AlignedBuffer] = [:]) {
         self.reusable = reusable
+        self.hasReusableBuffers = !reusable.isEmpty
     }
-
-    /// Whether the store was given any earlier load's buffers.
-    public var hasReusableBuffers: Bool { !reusable.isEmpty }
 
     /// Every buffer handed out, in key order.
     public var buffers: [(key: Key, buffer: AlignedBuffer)] {
@@ -70,7 +72,22 @@ public final class PackedWeightStore: @unchecked Sendable {
     public var reusedCount: Int {
         lock.lock()
         defer { lock.unlock() }
-        return handedOut.count - freshCount
+        return reusedKeys.count
+    }
+
+    /// Takes out of resident memory the pages of the reused buffers that only
+    /// this store still holds: those a load packed but then replaced (a
+    /// depthwise filter that a channel-major kernel took over), which a mapped
+    /// cache file would otherwise keep resident for as long as the model is
+    /// loaded. Call it once the load is done and saved.
+    public func releasePagesOfUnusedBuffers() {
+        lock.lock()
+        defer { lock.unlock() }
+        for key in reusedKeys where isKnownUniquelyReferenced(&handedOut[key]!) {
+            let buffer = handedOut[key]!
+            releasePages(of: UnsafeMutableRawBufferPointer(
+                start: buffer.baseAddress, count: buffer.capacity * MemoryLayout<Float>.stride))
+        }
     }
 
     /// Runs `body` with the packings it makes on this thread taking their
@@ -94,21 +111,22 @@ public final class PackedWeightStore: @unchecked Sendable {
     }
 
     private func buffer(for key: Key, count: Int) -> (buffer: AlignedBuffer, needsPacking: Bool) {
-        if let reused = reusable[key], reused.count == count {
-            record(reused, for: key, isFresh: false)
+        lock.lock()
+        precondition(handedOut[key] == nil, "two packings under one key: a scope id used twice")
+        if let reused = reusable.removeValue(forKey: key), reused.count == count {
+            handedOut[key] = reused
+            reusedKeys.insert(key)
+            lock.unlock()
             return (reused, false)
         }
+        lock.unlock()
+        // Allocated and populated outside the lock: other threads' packings go on meanwhile.
         let fresh = AlignedBuffer(count: count, populated: true)
-        record(fresh, for: key, isFresh: true)
-        return (fresh, true)
-    }
-
-    private func record(_ buffer: AlignedBuffer, for key: Key, isFresh: Bool) {
         lock.lock()
-        defer { lock.unlock() }
-        precondition(handedOut[key] == nil, "two packings under one key: a scope id used twice")
-        handedOut[key] = buffer
-        if isFresh { freshCount += 1 }
+        handedOut[key] = fresh
+        freshCount += 1
+        lock.unlock()
+        return (fresh, true)
     }
 
     /// A scope of one thread's packings. Its counter is only touched by the

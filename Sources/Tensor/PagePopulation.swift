@@ -22,6 +22,23 @@ public func populatePages(of buffer: UnsafeMutableRawBufferPointer) {
     #endif
 }
 
+/// Takes the whole pages inside `buffer` out of the process's resident
+/// memory (`MADV_DONTNEED`), for memory that nothing will read again but
+/// that stays mapped (a region of a mapped file whose other regions are still
+/// used): a page of a private file mapping reads as the file's bytes again if
+/// it is touched later, a page of anonymous memory as zeros. Nothing off Linux.
+public func releasePages(of buffer: UnsafeMutableRawBufferPointer) {
+    #if os(Linux)
+    guard let base = buffer.baseAddress else { return }
+    let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    guard pageSize > 0 else { return }
+    let start = (Int(bitPattern: base) + pageSize - 1) / pageSize * pageSize
+    let end = (Int(bitPattern: base) + buffer.count) / pageSize * pageSize
+    guard end > start, let first = UnsafeMutableRawPointer(bitPattern: start) else { return }
+    _ = madvise(first, end - start, MADV_DONTNEED)
+    #endif
+}
+
 #if os(Linux)
 /// Linux's `MADV_POPULATE_WRITE` (since 5.14), which older C headers lack.
 private let populateWrite: Int32 = 23
