@@ -37,6 +37,7 @@ package struct PreparedModel {
 
     /// Prepares `model` as `Interpreter.init(model:options:)` does, throwing
     /// the same `InterpreterError`s.
+    ///
     /// With `options.weightCache`, the packed weights are taken from the
     /// model's cache file where it has them, and the file is written anew when
     /// any had to be packed. The file is named by the model's source

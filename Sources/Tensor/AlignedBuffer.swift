@@ -77,6 +77,7 @@ public final class AlignedBuffer: @unchecked Sendable {
     /// A buffer of `count` floats over memory that `owner` keeps valid (a
     /// region of a mapped cache file): `start` must be aligned to
     /// `alignment` and hold `capacityFor(count:)` floats, the tail included.
+    /// The memory may be read-only: such a buffer is for reading.
     public init(borrowing start: UnsafeMutablePointer<Float>, count: Int, owner: AnyObject) {
         precondition(count >= 0 && count <= TensorShape.maxElements, "unvalidated buffer size \(count)")
         precondition(Int(bitPattern: start) % Self.alignment == 0, "borrowed memory is not aligned")

@@ -40,8 +40,9 @@ enum ModelLoading {
         return try bundle.withModels(named: names) { models in
             Result {
                 try zip(names, zip(models, identities)).map { name, model in
+                    let (bytes, identity) = model
                     do {
-                        return try Interpreter.prepare(borrowing: model.0, sourceIdentity: model.1, options: options)
+                        return try Interpreter.prepare(borrowing: bytes, sourceIdentity: identity, options: options)
                     } catch let error as InterpreterError {
                         throw TaskError.invalidModel("\(name): \(error)")
                     }
