@@ -11,14 +11,8 @@ import Glibc
 /// off Linux, or on a kernel older than 5.14 (no `MADV_POPULATE_WRITE`).
 public func populatePages(of buffer: UnsafeMutableRawBufferPointer) {
     #if os(Linux)
-    guard buffer.count >= AlignedBuffer.mappingThreshold, let base = buffer.baseAddress else { return }
-    let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-    guard pageSize > 0 else { return }
-    // madvise takes page-aligned ranges: the pages wholly inside the buffer.
-    let start = (Int(bitPattern: base) + pageSize - 1) / pageSize * pageSize
-    let end = (Int(bitPattern: base) + buffer.count) / pageSize * pageSize
-    guard end > start, let first = UnsafeMutableRawPointer(bitPattern: start) else { return }
-    _ = madvise(first, end - start, populateWrite)
+    guard buffer.count >= AlignedBuffer.mappingThreshold, let pages = wholePages(in: buffer) else { return }
+    _ = madvise(pages.first, pages.byteCount, populateWrite)
     #endif
 }
 
@@ -29,17 +23,24 @@ public func populatePages(of buffer: UnsafeMutableRawBufferPointer) {
 /// it is touched later, a page of anonymous memory as zeros. Nothing off Linux.
 public func releasePages(of buffer: UnsafeMutableRawBufferPointer) {
     #if os(Linux)
-    guard let base = buffer.baseAddress else { return }
-    let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-    guard pageSize > 0 else { return }
-    let start = (Int(bitPattern: base) + pageSize - 1) / pageSize * pageSize
-    let end = (Int(bitPattern: base) + buffer.count) / pageSize * pageSize
-    guard end > start, let first = UnsafeMutableRawPointer(bitPattern: start) else { return }
-    _ = madvise(first, end - start, MADV_DONTNEED)
+    guard let pages = wholePages(in: buffer) else { return }
+    _ = madvise(pages.first, pages.byteCount, MADV_DONTNEED)
     #endif
 }
 
 #if os(Linux)
 /// Linux's `MADV_POPULATE_WRITE` (since 5.14), which older C headers lack.
 private let populateWrite: Int32 = 23
+
+/// The pages wholly inside `buffer`, the page-aligned range `madvise` takes; nil when there
+/// are none.
+private func wholePages(in buffer: UnsafeMutableRawBufferPointer) -> (first: UnsafeMutableRawPointer, byteCount: Int)? {
+    guard let base = buffer.baseAddress else { return nil }
+    let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    guard pageSize > 0 else { return nil }
+    let start = (Int(bitPattern: base) + pageSize - 1) / pageSize * pageSize
+    let end = (Int(bitPattern: base) + buffer.count) / pageSize * pageSize
+    guard end > start, let first = UnsafeMutableRawPointer(bitPattern: start) else { return nil }
+    return (first, end - start)
+}
 #endif
