@@ -29,7 +29,9 @@ import Tensor
 /// packing may differ, repacks and replaces the file rather than reading it. A file is written whole under a temporary name and then
 /// renamed, never rewritten in place; a load that finds it missing,
 /// truncated, of another version or executable, or not matching the model's
-/// sizes packs as usual and writes it anew. Failing to read or write the
+/// sizes packs as usual and writes it anew. A folder keeps at most
+/// `maximumFileCount` files: a save removes the least recently written
+/// beyond that, and temporary files a crashed writer left. Failing to read or write the
 /// folder (read-only, full, absent `HOME`) only costs the saving: a load
 /// never fails because of its cache.
 ///
@@ -118,7 +120,46 @@ public struct WeightCache: Sendable, Equatable {
             unlink(temporary)
             return false
         }
+        removeOldFiles(keeping: final)
         return true
+    }
+
+    /// The most cache files a folder keeps: a save beyond it removes the
+    /// least recently written ones (a model replaced, or no longer used,
+    /// leaves its file behind; one still in use is only packed again).
+    public static let maximumFileCount = 32
+
+    /// How old a temporary file must be (seconds) for a save to take it as
+    /// left by a process that died while writing it, and remove it.
+    static let abandonedTemporaryAge = 3600
+
+    /// Removes the cache files beyond `maximumFileCount`, least recently
+    /// written first, never `kept` (the file just saved), and temporary files
+    /// older than `abandonedTemporaryAge`. Files of other names are left alone.
+    func removeOldFiles(keeping kept: String) {
+        guard let directory = opendir(folder) else { return }
+        defer { closedir(directory) }
+        var cacheFiles: [(path: String, written: Int)] = []
+        let now = Int(time(nil))
+        while let record = readdir(directory) {
+            let name = withUnsafeBytes(of: record.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let path = folder + "/" + name
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            #if os(Linux)
+            let written = Int(info.st_mtim.tv_sec)
+            #else
+            let written = Int(info.st_mtimespec.tv_sec)
+            #endif
+            if name.hasPrefix("."), name.hasSuffix(".tmp") {
+                if now - written > Self.abandonedTemporaryAge { unlink(path) }
+            } else if name.hasSuffix(".weights"), path != kept {
+                cacheFiles.append((path, written))
+            }
+        }
+        let excess = cacheFiles.count + 1 - Self.maximumFileCount
+        guard excess > 0 else { return }
+        for file in cacheFiles.sorted(by: { $0.written < $1.written }).prefix(excess) { unlink(file.path) }
     }
 
     /// Creates `folder` and its parents as needed; whether it then exists.

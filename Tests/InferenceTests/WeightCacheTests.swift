@@ -199,6 +199,40 @@ import Testing
         #expect(try Self.outputs(of: model, options: options, seed: seed) == expected, "seed \(seed)")
     }
 
+    @Test func aSaveKeepsTheNewestFilesAndRemovesAbandonedTemporaries() throws {
+        let model = ConcurrentLoadTests.chain(operatorCount: 2)
+        try Self.withCacheFolder { cache in
+            try FileManager.default.createDirectory(atPath: cache.folder, withIntermediateDirectories: true)
+            let now = Date()
+            // Older cache files, one a second back from a minute ago; a foreign file; temporary
+            // files, one abandoned two hours ago and one being written.
+            let extra = WeightCache.maximumFileCount + 3
+            for k in 0..<extra {
+                let path = cache.folder + "/old\(k).weights"
+                try Data([1]).write(to: URL(fileURLWithPath: path))
+                try FileManager.default.setAttributes(
+                    [.modificationDate: now.addingTimeInterval(-60 - Double(k))], ofItemAtPath: path)
+            }
+            try Data([1]).write(to: URL(fileURLWithPath: cache.folder + "/notes.txt"))
+            let abandoned = cache.folder + "/.x.weights.1.2.tmp", writing = cache.folder + "/.y.weights.3.4.tmp"
+            try Data([1]).write(to: URL(fileURLWithPath: abandoned))
+            try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-7200)], ofItemAtPath: abandoned)
+            try Data([1]).write(to: URL(fileURLWithPath: writing))
+
+            _ = try Interpreter(bytes: model, options: .init(weightCache: cache))
+            let names = Set(try FileManager.default.contentsOfDirectory(atPath: cache.folder))
+            let cacheFiles = names.filter { $0.hasSuffix(".weights") }
+            #expect(cacheFiles.count == WeightCache.maximumFileCount)
+            let (_, entry) = try Self.plannedLoad(of: model, cache: cache, options: .init(weightCache: cache))
+            #expect(cacheFiles.contains(entry.fileName), "the file just saved was removed")
+            // The newest old files stay, the oldest go.
+            let keptOld = (0..<extra).filter { cacheFiles.contains("old\($0).weights") }
+            #expect(keptOld == Array(0..<(WeightCache.maximumFileCount - 1)), "\(keptOld)")
+            #expect(names.contains("notes.txt") && names.contains(".y.weights.3.4.tmp"))
+            #expect(!names.contains(".x.weights.1.2.tmp"))
+        }
+    }
+
     @Test func theFolderComesFromTheEnvironment() {
         func folder(_ variables: [String: String]) -> String? {
             WeightCache.standard { variables[$0] }?.folder
