@@ -124,6 +124,7 @@ let package = Package(
             name: "landmarker",
             dependencies: [
                 "CBuildInfo",
+                "FlatBufferReader",
                 "Inference",
                 "Kernels",
                 "MediaPipeTasksVision",

@@ -24,10 +24,10 @@ import Tensor
 /// replaced has another identity (its status-change time moves whatever its
 /// modification time says), and its weights are packed afresh. A model in
 /// memory is named by a fingerprint of its bytes. The header also holds the
-/// identity of the executable that wrote the file (device, inode, size and
-/// modification time of `/proc/self/exe`), so a rebuilt binary, whose
-/// packing may differ, repacks and replaces the file rather than reading it. A file is written whole under a temporary name and then
-/// renamed, never rewritten in place; a load that finds it missing,
+/// identity of the executable that wrote the file (that of `/proc/self/exe`,
+/// taken as a model file's), so a rebuilt binary, whose packing may differ,
+/// repacks and replaces the file rather than reading it. A file is written
+/// whole under a temporary name and then renamed, never rewritten in place; a load that finds it missing,
 /// truncated, of another version or executable, or not matching the model's
 /// sizes packs as usual and writes it anew. A folder keeps at most
 /// `maximumFileCount` files: a save removes the least recently written
@@ -173,8 +173,10 @@ public struct WeightCache: Sendable, Equatable {
     }
 }
 
-/// Which executable wrote a cache file: its file's device, inode, size and
-/// modification time. Rebuilding or replacing the binary changes it.
+/// Which executable wrote a cache file: its file's identity as a model
+/// file's is taken (`ModelBytes.identity(of:)`: device, inode, size,
+/// modification and status-change times). Rebuilding or replacing the binary
+/// changes it.
 struct ExecutableIdentity: Equatable {
     let words: [UInt64]
 
@@ -183,10 +185,7 @@ struct ExecutableIdentity: Equatable {
         #if os(Linux)
         var info = stat()
         guard stat("/proc/self/exe", &info) == 0 else { return nil }
-        return ExecutableIdentity(words: [
-            UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size),
-            UInt64(bitPattern: Int64(info.st_mtim.tv_sec)), UInt64(bitPattern: Int64(info.st_mtim.tv_nsec)),
-        ])
+        return ExecutableIdentity(words: ModelBytes.identity(of: info))
         #else
         return nil
         #endif
@@ -224,15 +223,15 @@ final class MappedCacheFile: @unchecked Sendable {
 /// - header, `headerWords` words: `magic`, `version`, the model's
 ///   fingerprint (high, low) and byte count, the kernel family's number in
 ///   `KernelInstructionSet.allCases`, the options (1: operators fused, 2:
-///   sparse kernels), the executable's identity (5 words), the buffer count;
+///   sparse kernels), the executable's identity (7 words), the buffer count;
 /// - the table, 4 words a buffer in key order: scope, ordinal, float count,
 ///   byte offset of its data;
 /// - the data: each buffer's `AlignedBuffer.capacityFor(count:)` floats at
 ///   its offset, a multiple of `AlignedBuffer.alignment`, in the file.
 enum CacheFileFormat {
     static let magic: UInt64 = 0x5354_4847_574B_4D4C  // "LMKWGHTS" read as little-endian bytes
-    static let version: UInt64 = 1
-    static let headerWords = 13
+    static let version: UInt64 = 2
+    static let headerWords = 15
     static let tableWordsPerBuffer = 4
 
     /// The header `entry`'s file has when `executable` wrote `bufferCount` buffers.
@@ -241,8 +240,10 @@ enum CacheFileFormat {
     {
         let family = UInt64(KernelInstructionSet.allCases.firstIndex(of: entry.instructionSet)!)
         let options = UInt64((entry.fusesOperators ? 1 : 0) | (entry.usesSparseKernels ? 2 : 0))
-        return [magic, version, entry.fingerprint.high, entry.fingerprint.low, UInt64(entry.modelByteCount),
-                family, options] + executable.words + [UInt64(bufferCount)]
+        let header = [magic, version, entry.fingerprint.high, entry.fingerprint.low, UInt64(entry.modelByteCount),
+                      family, options] + executable.words + [UInt64(bufferCount)]
+        assert(header.count == headerWords, "the header layout and headerWords disagree")
+        return header
     }
 
     /// The buffers of `file`, borrowed from its mapping, by key; nil unless
@@ -299,15 +300,8 @@ enum CacheFileFormat {
         }
         var position = 0
         func append(_ raw: UnsafeRawBufferPointer) -> Bool {
-            var done = 0
-            while done < raw.count {
-                let n = write(descriptor, raw.baseAddress! + done, raw.count - done)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                done += n
-            }
             position += raw.count
-            return true
+            return writeFully(raw, to: descriptor)
         }
         let zeros = [UInt8](repeating: 0, count: alignment)
         guard words.map(\.littleEndian).withUnsafeBytes(append) else { return false }

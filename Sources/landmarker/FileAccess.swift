@@ -3,6 +3,7 @@ import Glibc
 #else
 import Darwin
 #endif
+import FlatBufferReader
 
 /// What a path names, by `stat` (following symbolic links).
 enum PathKind {
@@ -77,17 +78,4 @@ final class PosixFile {
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
     }
-}
-
-/// Writes all of `bytes` to `descriptor`, going on after partial writes and interruptions;
-/// `false` when the system refuses (`errno` says why).
-func writeFully(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
-        let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-        if written < 0 && errno == EINTR { continue }
-        guard written > 0 else { return false }
-        offset += written
-    }
-    return true
 }

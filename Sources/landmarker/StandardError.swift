@@ -3,6 +3,7 @@ import Glibc
 #else
 import Darwin
 #endif
+import FlatBufferReader
 
 /// Writes a line to standard error.
 func printError(_ message: String) {

@@ -126,22 +126,28 @@ import Testing
         }
     }
 
-    /// Ways a cache file can be damaged: its bytes → the damaged bytes.
-    static let damages: [(name: String, damage: @Sendable ([UInt8]) -> [UInt8])] = [
-        ("truncated in the data", { Array($0.prefix($0.count - 100)) }),
-        ("truncated in the header", { Array($0.prefix(40)) }),
-        ("empty", { _ in [] }),
-        ("another magic", { var b = $0; b[0] ^= 1; return b }),
-        ("another format version", { var b = $0; b[8] &+= 1; return b }),
-        ("another model fingerprint", { var b = $0; b[16] ^= 0x80; return b }),
-        ("another executable", { var b = $0; b[7 * 8] ^= 1; return b }),
-        ("a huge buffer count", { var b = $0; for i in 96..<104 { b[i] = 0xFF }; return b }),
-        ("a buffer past the end", { var b = $0; b[(13 + 3) * 8 + 3] = 0x7F; return b }),
-        ("a misaligned buffer", { var b = $0; b[(13 + 3) * 8] &+= 4; return b }),
-        ("a huge float count", { var b = $0; for i in (13 + 2) * 8..<(13 + 3) * 8 { b[i] = 0xFF }; return b }),
-        ("another float count", { var b = $0; b[(13 + 2) * 8] &+= 16; return b }),
-        ("another key", { var b = $0; b[13 * 8] &+= 1; return b }),
-    ]
+    /// Ways a cache file can be damaged: its bytes → the damaged bytes. Byte offsets from the
+    /// layout (`CacheFileFormat`): 8-byte words, the header, then 4 words a buffer.
+    static let damages: [(name: String, damage: @Sendable ([UInt8]) -> [UInt8])] = {
+        let header = CacheFileFormat.headerWords
+        let count = (header - 1) * 8, executable = 7 * 8
+        let (key, floats, offset) = (header * 8, (header + 2) * 8, (header + 3) * 8)
+        return [
+            ("truncated in the data", { Array($0.prefix($0.count - 100)) }),
+            ("truncated in the header", { Array($0.prefix(40)) }),
+            ("empty", { _ in [] }),
+            ("another magic", { var b = $0; b[0] ^= 1; return b }),
+            ("another format version", { var b = $0; b[8] &+= 1; return b }),
+            ("another model fingerprint", { var b = $0; b[16] ^= 0x80; return b }),
+            ("another executable", { var b = $0; b[executable] ^= 1; return b }),
+            ("a huge buffer count", { var b = $0; for i in count..<(count + 8) { b[i] = 0xFF }; return b }),
+            ("a buffer past the end", { var b = $0; b[offset + 3] = 0x7F; return b }),
+            ("a misaligned buffer", { var b = $0; b[offset] &+= 4; return b }),
+            ("a huge float count", { var b = $0; for i in floats..<(floats + 8) { b[i] = 0xFF }; return b }),
+            ("another float count", { var b = $0; b[floats] &+= 16; return b }),
+            ("another key", { var b = $0; b[key] &+= 1; return b }),
+        ]
+    }()
 
     @Test func aDamagedOrStaleFileIsPackedAfreshAndReplaced() throws {
         let model = ConcurrentLoadTests.chain(operatorCount: 4)
@@ -197,6 +203,17 @@ import Testing
         let options = Interpreter.Options(weightCache: WeightCache(folder: file.path + "/weights"))
         #expect(try Self.outputs(of: model, options: options, seed: seed) == expected, "seed \(seed)")
         #expect(try Self.outputs(of: model, options: options, seed: seed) == expected, "seed \(seed)")
+        // A folder where the cache file would be: neither read nor replaced.
+        try Self.withCacheFolder { cache in
+            let options = Interpreter.Options(weightCache: cache)
+            let (_, entry) = try Self.plannedLoad(of: model, cache: cache, options: options)
+            try FileManager.default.createDirectory(atPath: cache.path(of: entry), withIntermediateDirectories: true)
+            #expect(try Self.outputs(of: model, options: options, seed: seed) == expected, "seed \(seed)")
+            let (store, _) = try Self.plannedLoad(of: model, cache: cache, options: options)
+            #expect(store.reusedCount == 0)
+            var isFolder: ObjCBool = false
+            #expect(FileManager.default.fileExists(atPath: cache.path(of: entry), isDirectory: &isFolder) && isFolder.boolValue)
+        }
     }
 
     @Test func aSaveKeepsTheNewestFilesAndRemovesAbandonedTemporaries() throws {
