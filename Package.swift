@@ -91,7 +91,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
-        .target(name: "FlatBufferReader", swiftSettings: librarySettings),
+        .target(name: "FlatBufferReader", dependencies: ["Tensor"], swiftSettings: librarySettings),
         .target(name: "Tensor", swiftSettings: librarySettings),
         // Kernel algorithms written once, generic over the vector type and a family marker;
         // each family's target instantiates them with its own code generation.

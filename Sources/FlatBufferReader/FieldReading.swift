@@ -47,7 +47,7 @@ extension FlatBufferView {
     /// The `[int]` field `id` of `table`, or nil when absent.
     func int32s(_ table: TableView, _ id: Int, _ what: @autoclosure () -> String) throws -> [Int32]? {
         guard let vector = try vector(table, id, elementSize: 4, what()) else { return nil }
-        guard let values = elements(of: vector, as: Int32.self, { $0 }) else { throw unreadable(what()) }
+        guard let values = elements(of: vector, as: Int32.self) else { throw unreadable(what()) }
         return values
     }
 

@@ -110,21 +110,20 @@ struct FlatBufferView {
         return String(decoding: slice, as: UTF8.self)
     }
 
-    /// Reads `vector`'s elements as little-endian `T`, converting each with `convert`; nil when
-    /// the element size differs from `T`'s or the vector does not fit.
-    func elements<T: FixedWidthInteger, R>(of vector: VectorView, as _: T.Type, _ convert: (T) -> R) -> [R]? {
+    /// Reads `vector`'s elements as little-endian `T`; nil when the element size differs from
+    /// `T`'s or the vector does not fit.
+    func elements<T: FixedWidthInteger>(of vector: VectorView, as _: T.Type) -> [T]? {
         guard vector.elementSize == MemoryLayout<T>.size,
               contains(vector.start, length: vector.byteCount) else { return nil }
-        // Written in place, not appended: the loop has no capacity check and vectorises
-        // (sparse index vectors hold hundreds of thousands of elements).
+        // Written in place, not appended: the loop has no capacity check and vectorises.
         // An empty buffer holds only an empty vector (`contains` above).
         guard let base = bytes.baseAddress else { return [] }
         let first = base + vector.start
-        return [R](unsafeUninitializedCapacity: vector.count) { result, initialized in
+        return [T](unsafeUninitializedCapacity: vector.count) { result, initialized in
             for i in 0..<vector.count {
                 // i·size < vector.byteCount, inside the buffer (checked above).
                 let value = first.loadUnaligned(fromByteOffset: i &* MemoryLayout<T>.size, as: T.self)
-                (result.baseAddress! + i).initialize(to: convert(T(littleEndian: value)))
+                (result.baseAddress! + i).initialize(to: T(littleEndian: value))
             }
             initialized = vector.count
         }

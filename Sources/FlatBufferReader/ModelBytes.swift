@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Tensor
 
 /// The immutable bytes of one model file, owned either as a read-only memory map of the
 /// file or as a Swift byte array, or borrowed from memory that another owner keeps valid
@@ -12,7 +13,7 @@ import Darwin
 /// Thread safety: the bytes never change after `init`, so concurrent reads are safe.
 /// A mapped file must not be truncated by another process while it is mapped (the
 /// kernel would deliver `SIGBUS` on access), the usual contract of `mmap`.
-public final class ModelBytes: @unchecked Sendable {
+public final class ModelBytes: ImmutableBytes, @unchecked Sendable {
     /// The largest model accepted, in bytes (2 GiB). Every offset inside a model then fits
     /// in 31 bits, which the reader's overflow reasoning relies on.
     public static let maximumSize = 1 << 31

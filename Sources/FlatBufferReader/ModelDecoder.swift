@@ -1,3 +1,5 @@
+import Tensor
+
 /// The model's contents as plain Swift values, before cross-reference validation.
 struct DecodedModel {
     var version: UInt32
@@ -14,10 +16,13 @@ struct DecodedModel {
 /// values are left to `ModelValidator`.
 struct ModelDecoder {
     let view: FlatBufferView
+    /// The bytes `view` reads, which sparse index vectors are read from in place.
+    let bytes: ModelBytes
     let root: TableView
 
-    init(view: FlatBufferView, rootPosition: Int) throws {
+    init(view: FlatBufferView, bytes: ModelBytes, rootPosition: Int) throws {
         self.view = view
+        self.bytes = bytes
         root = try view.table(at: rootPosition, what: "Model")
     }
 
@@ -154,23 +159,26 @@ struct ModelDecoder {
             traversalOrder: traversalOrder, blockMap: blockMap, dimensionMetadata: dimensions, valueCount: valueCount)
     }
 
-    /// A `SparseIndexVector` union widened to `Int32`; empty when absent.
-    private func indexVector(_ table: TableView, typeField: Int, valueField: Int, _ what: @autoclosure () -> String) throws -> [Int32] {
+    /// A `SparseIndexVector` union, read in place (not decoded); empty when absent.
+    private func indexVector(_ table: TableView, typeField: Int, valueField: Int, _ what: @autoclosure () -> String) throws -> IndexList {
         let type = try view.scalar(table, typeField, default: 0 as UInt8, what())
         guard type != 0, let member = try view.table(table, valueField, what()) else { return [] }
-        let id = SparseIndexVectorType.valuesField
-        let values: [Int32]?
+        let width: IndexList.Width
         switch type {
-        case SparseIndexVectorType.int32Vector:
-            values = try view.vector(member, id, elementSize: 4, what()).flatMap { view.elements(of: $0, as: Int32.self) { $0 } }
-        case SparseIndexVectorType.uint16Vector:
-            values = try view.vector(member, id, elementSize: 2, what()).flatMap { view.elements(of: $0, as: UInt16.self, Int32.init) }
-        case SparseIndexVectorType.uint8Vector:
-            values = try view.vector(member, id, elementSize: 1, what()).flatMap { view.elements(of: $0, as: UInt8.self, Int32.init) }
+        case SparseIndexVectorType.int32Vector: width = .int32
+        case SparseIndexVectorType.uint16Vector: width = .uint16
+        case SparseIndexVectorType.uint8Vector: width = .uint8
         default:
             throw ModelError.invalidEnum(what: "\(what()): sparse index vector type", value: Int64(type))
         }
-        return values ?? []
+        guard let vector = try view.vector(member, SparseIndexVectorType.valuesField, elementSize: width.rawValue, what()) else {
+            return []
+        }
+        // The vector was checked to lie inside the bytes, which `view` reads.
+        guard let list = IndexList(stored: bytes, offset: vector.start, count: vector.count, width: width) else {
+            preconditionFailure("a checked vector lies outside the model's bytes")
+        }
+        return list
     }
 
     // MARK: Operators

@@ -1,3 +1,5 @@
+import Tensor
+
 /// One entry of the model's operator-code table, referenced by `OperatorInfo.opcodeIndex`.
 public struct OperatorCode: Sendable, Equatable {
     /// `max(deprecated_builtin_code, builtin_code)`, as TFLite resolves it; never negative.
@@ -35,10 +37,11 @@ public struct DimensionMetadata: Sendable, Equatable {
     /// Size of a dense dimension (schema default 0; unused for sparse dimensions).
     public let denseSize: Int32
     /// CSR segment starts, one more than the elements of the previous dimension; empty for
-    /// dense dimensions. Stored as int32, uint16 or uint8 in the file, widened here.
-    public let arraySegments: [Int32]
-    /// CSR coordinates of the stored elements along this dimension; empty for dense dimensions.
-    public let arrayIndices: [Int32]
+    /// dense dimensions. Stored as int32, uint16 or uint8 in the file and read there.
+    public let arraySegments: IndexList
+    /// CSR coordinates of the stored elements along this dimension; empty for dense
+    /// dimensions. Read in the file, like `arraySegments`.
+    public let arrayIndices: IndexList
 }
 
 /// How a sparse constant tensor's values are laid out (TFLite's variant of the TACO format).

@@ -1,3 +1,5 @@
+import Tensor
+
 /// Consistency rules for a sparse tensor's `SparsityParameters` against its dense shape.
 enum SparsityRules {
     /// Checks the sparsity description of a tensor of dense `shape` and returns the number of
@@ -81,17 +83,23 @@ enum SparsityRules {
                 guard segments.count == count + 1 else {
                     throw fail("dimension \(level) has \(segments.count) array_segments, expected \(count + 1)")
                 }
-                guard segments.first == 0 else {
-                    throw fail("dimension \(level) array_segments start at \(segments[0]), not 0")
+                let first = segments[0]
+                guard first == 0 else {
+                    throw fail("dimension \(level) array_segments start at \(first), not 0")
                 }
-                for (position, pair) in zip(segments, segments.dropFirst()).enumerated() where pair.1 < pair.0 {
-                    throw fail("dimension \(level) array_segments decrease at entry \(position + 1) (\(pair.0) -> \(pair.1))")
+                if let position = firstDecrease(in: segments) {
+                    throw fail(
+                        "dimension \(level) array_segments decrease at entry \(position) (\(segments[position - 1]) -> \(segments[position]))")
                 }
                 let last = Int(segments[segments.count - 1])
                 guard last <= indices.count else {
                     throw fail("dimension \(level) array_segments end at \(last) but there are only \(indices.count) array_indices")
                 }
-                if let bad = indices.firstIndex(where: { $0 < 0 || Int($0) >= size }) {
+                // One pass over the (many) indices; the culprit is looked for only when there is one.
+                if let bounds = indices.bounds(), bounds.lowerBound < 0 || Int(bounds.upperBound) >= size {
+                    let bad = indices.withElements { elements in
+                        (0..<elements.count).first { elements[$0] < 0 || Int(elements[$0]) >= size }!
+                    }
                     throw fail("dimension \(level) array_indices[\(bad)] is \(indices[bad]), outside 0..<\(size)")
                 }
                 count = last
@@ -101,5 +109,12 @@ enum SparsityRules {
             }
         }
         return count
+    }
+
+    /// The position of the first entry of `segments` below the one before it, if any.
+    private static func firstDecrease(in segments: IndexList) -> Int? {
+        segments.withElements { elements in
+            (1..<max(1, elements.count)).first { elements[$0] < elements[$0 - 1] }
+        }
     }
 }

@@ -31,7 +31,7 @@ public struct TFLiteModel: Sendable {
             let view = try FlatBufferView(raw)
             var verifier = Verifier(view: view, limits: limits)
             let root = try verifier.verifyRoot(TFLiteSchema.model, identifier: Self.fileIdentifier)
-            return try ModelDecoder(view: view, rootPosition: root).decode()
+            return try ModelDecoder(view: view, bytes: bytes, rootPosition: root).decode()
         }
         try ModelValidator.validate(decoded)
         version = decoded.version

@@ -170,7 +170,8 @@ enum TFLiteSchema {
 
     private static func indexVector(_ name: String, elementSize: Int) -> TableSchema {
         TableSchema(name, [
-            FieldSchema(SparseIndexVectorType.valuesField, "values", .scalarVector(elementSize: elementSize, decoded: true)),
+            // Read in place (`IndexList`), not copied.
+            FieldSchema(SparseIndexVectorType.valuesField, "values", .scalarVector(elementSize: elementSize, decoded: false)),
         ])
     }
 

@@ -48,12 +48,17 @@ enum ChannelMajorRegions {
     ///     stored so (`ConstantTensors.compressedRows(of:)`): the sparse
     ///     kernels read their lists from there rather than from packed panels.
     ///   - threadCount: threads that build the sparse kernels, one convolution each.
+    ///   - weightStore: where the sparse kernels' weight lists come from
+    ///     (`PackedWeightStore`), if anywhere: node `i`'s are scope
+    ///     `firstScope + i`.
     static func apply(
         _ nodes: [PreparedNode], shapes: inout [TensorShape], isConstant: (Int) -> Bool, graphOutputs: [Int],
-        compressedRows: @Sendable (Int) throws -> CompressedRowFilter?, threadCount: Int = 1
+        compressedRows: @Sendable (Int) -> CompressedRowFilter?, threadCount: Int = 1,
+        weightStore: PackedWeightStore? = nil, firstScope: Int = 0
     ) throws -> [PreparedNode] {
         let versions = try channelMajorVersions(
-            of: nodes, isConstant: isConstant, compressedRows: compressedRows, threadCount: threadCount)
+            of: nodes, isConstant: isConstant, compressedRows: compressedRows, threadCount: threadCount,
+            weightStore: weightStore, firstScope: firstScope)
         let selected = worthwhileRegions(nodes, versions: versions, isConstant: isConstant)
         guard !selected.isEmpty else { return nodes }
 
@@ -114,7 +119,8 @@ enum ChannelMajorRegions {
     /// other versions are then not built).
     private static func channelMajorVersions(
         of nodes: [PreparedNode], isConstant: (Int) -> Bool,
-        compressedRows: @Sendable (Int) throws -> CompressedRowFilter?, threadCount: Int
+        compressedRows: @Sendable (Int) -> CompressedRowFilter?, threadCount: Int,
+        weightStore: PackedWeightStore?, firstScope: Int
     ) throws -> [Int: any PreparedKernel] {
         var versions: [Int: any PreparedKernel] = [:]
         let convolutions = nodes.indices.compactMap { index -> (index: Int, conv: Conv2D, filter: Int)? in
@@ -122,9 +128,12 @@ enum ChannelMajorRegions {
             // A convolution's operands start with the input and the filter.
             return (index, conv, nodes[index].inputs[1])
         }
-        // A filter's rows are read for one convolution at a time.
+        // A filter's rows are read for one convolution at a time, and only when its lists
+        // are built rather than taken from the store.
         let sparse = concurrentMap(convolutions, threadCount: threadCount) { entry in
-            SparsePointwiseConv2DCHW(entry.conv, maxDensity: maximumDensity, filter: try compressedRows(entry.filter))
+            PackedWeightStore.withScope(of: weightStore, id: firstScope + entry.index) {
+                SparsePointwiseConv2DCHW(entry.conv, maxDensity: maximumDensity, filter: { compressedRows(entry.filter) })
+            }
         }
         for (entry, kernel) in zip(convolutions, sparse) { versions[entry.index] = try kernel.get() }
         guard versions.count >= minimumSparseConvolutions else { return [:] }

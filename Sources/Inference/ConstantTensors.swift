@@ -102,25 +102,31 @@ struct ConstantTensors {
         case .int32(let values)?:
             return .int32(values)
         case .floats(let tensor, let count)?:
-            return readsFloats ? .float32(try floats(of: tensor)) : .unreadFloat32(count: count)
+            return readsFloats ? .float32(floats(of: tensor)) : .unreadFloat32(count: count)
         case .densified(let sparseTensor, let layout)?:
             guard readsFloats else { return .unreadFloat32(count: layout.denseCount) }
-            let values = try floats(of: sparseTensor)
             // Weights stored as compressed rows are packed from their stored values.
-            if let rows = CompressedRowFilter(layout: layout, values: values) {
-                return .compressedRows(rows)
-            }
-            return .float32(Densify.densify(values: values, layout: layout))
+            if let rows = compressedRows(of: sparseTensor, layout: layout) { return .compressedRows(rows) }
+            return .float32(Densify.densify(values: floats(of: sparseTensor), layout: layout))
         }
     }
 
     /// The value of constant `index` as compressed rows, when a DENSIFY
     /// rebuilds it from a sparse tensor stored that way (see
-    /// `CompressedRowFilter`); nil for any other tensor. Decoded anew on each
-    /// call, like `value(of:readsFloats:)`.
-    func compressedRows(of index: Int) throws -> CompressedRowFilter? {
-        guard case .densified(let sparseTensor, let layout)? = sources[index], layout.isCompressedRows else { return nil }
-        return CompressedRowFilter(layout: layout, values: try floats(of: sparseTensor))
+    /// `CompressedRowFilter`); nil for any other tensor. Its values are
+    /// decoded when its reader asks for them, anew each time, like
+    /// `value(of:readsFloats:)`'s.
+    func compressedRows(of index: Int) -> CompressedRowFilter? {
+        guard case .densified(let sparseTensor, let layout)? = sources[index] else { return nil }
+        return compressedRows(of: sparseTensor, layout: layout)
+    }
+
+    /// Sparse tensor `sparseTensor`, placed by `layout`, as compressed rows
+    /// reading their values from it; nil when it is not stored so.
+    private func compressedRows(of sparseTensor: Int, layout: SparseTensorLayout) -> CompressedRowFilter? {
+        guard layout.isCompressedRows else { return nil }
+        let (model, tensor) = (model, subgraph.tensors[sparseTensor])
+        return CompressedRowFilter(layout: layout, reading: { Self.floats(of: tensor, in: model) })
     }
 
     /// Calls `body` with `value(of:readsFloats:)` of each of `indices`, in
@@ -180,11 +186,14 @@ struct ConstantTensors {
     }
 
     /// The float32 or float16 buffer of tensor `index` as float32 values.
-    private func floats(of index: Int) throws -> [Float] {
-        let tensor = subgraph.tensors[index]
-        return try model.withBufferBytes(tensor.buffer) { bytes in
+    private func floats(of index: Int) -> [Float] { Self.floats(of: subgraph.tensors[index], in: model) }
+
+    /// The float32 or float16 buffer of `tensor` as float32 values (the
+    /// verifier checked that it holds whole values).
+    private static func floats(of tensor: TensorInfo, in model: TFLiteModel) -> [Float] {
+        model.withBufferBytes(tensor.buffer) { bytes in
             switch tensor.type {
-            case .float16: return try Dequantize.float16ToFloat32(bytes)
+            case .float16: return Dequantize.float16ToFloat32(Float16Bytes(bytes))
             default: return Self.readLittleEndian(bytes, as: UInt32.self).map { Float(bitPattern: $0) }
             }
         }

@@ -48,8 +48,10 @@ struct LoadPlan {
 
     /// Packed weights come from `weightStore` (`PackedWeightStore`) when
     /// one is given: each operator's prepare is a scope of its own, by the
-    /// operator's index, and each deferred filter's packing one numbered
-    /// after every operator's.
+    /// operator's index; then, numbered past every operator's, each sparse
+    /// kernel's weight lists by the index of its node after fusion, and past
+    /// those, each deferred filter's packing by its node's index once the
+    /// channel-major regions are in place.
     init(
         model: TFLiteModel, readsWeights: Bool, instructionSet: KernelInstructionSet, fusesOperators: Bool,
         usesSparseKernels: Bool = false, threadCount: Int = 1, weightStore: PackedWeightStore? = nil
@@ -131,12 +133,16 @@ struct LoadPlan {
                 graphOutputs: subgraph.outputs)
             if usesSparseKernels {
                 let folded = constants
+                // Fusion leaves at most one node per operator, so the sparse kernels' scopes
+                // fit below the deferred packings' (whose nodes include the conversions).
+                let operatorCount = subgraph.operators.count
                 fused = try ChannelMajorRegions.apply(
                     fused, shapes: &shapes, isConstant: constants.isConstant, graphOutputs: subgraph.outputs,
-                    compressedRows: { try folded.compressedRows(of: $0) }, threadCount: threadCount)
+                    compressedRows: { folded.compressedRows(of: $0) }, threadCount: threadCount,
+                    weightStore: weightStore, firstScope: operatorCount)
                 fused = try Self.packingDeferredFilters(
                     of: fused, constants: constants, threadCount: threadCount, weightStore: weightStore,
-                    firstScope: subgraph.operators.count)
+                    firstScope: 2 * operatorCount)
             }
             nodes = fused.map { Node(prepared: .kernel($0.kernel), inputs: $0.inputs, outputs: $0.outputs) }
         }
@@ -229,7 +235,7 @@ struct LoadPlan {
         }
         let packed = concurrentMap(deferred, threadCount: threadCount) { entry in
             try PackedWeightStore.withScope(of: weightStore, id: firstScope + entry.index) {
-                guard let rows = try constants.compressedRows(of: entry.filter) else {
+                guard let rows = constants.compressedRows(of: entry.filter) else {
                     preconditionFailure("a deferred filter is stored as compressed rows")
                 }
                 return try entry.conv.packingFilter(rows)

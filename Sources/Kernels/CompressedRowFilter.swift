@@ -1,3 +1,5 @@
+import Tensor
+
 /// A filter `[rows, columns]` (a 1×1 convolution's `[Cout, Cin]`) stored as
 /// compressed rows, as a TFLite sparse constant whose last dimension alone is
 /// compressed stores it: row `r` holds `values[p]` at column `indices[p]` for
@@ -10,25 +12,44 @@ public struct CompressedRowFilter: Sendable {
     /// Columns: the dense tensor's last dimension.
     public let columns: Int
     /// `rows + 1` bounds into `indices` and `values`, from 0 to their count.
-    let segments: [Int32]
+    let segments: IndexList
     /// The column of each stored value, ascending within a row.
-    let indices: [Int32]
-    /// The stored values (zeros may be among them).
-    let values: [Float]
+    let indices: IndexList
+    /// The number of stored values.
+    let storedCount: Int
+    /// Reads the stored values (zeros may be among them), anew on each call.
+    private let readValues: @Sendable () -> [Float]
 
     /// The compressed rows of the tensor that `layout` describes, whose stored
     /// values are `values` (`layout.storedCount` of them); nil unless the
     /// tensor is stored that way (`SparseTensorLayout.isCompressedRows`).
     public init?(layout: SparseTensorLayout, values: [Float]) {
+        guard values.count == layout.storedCount else { return nil }
+        self.init(layout: layout, reading: { values })
+    }
+
+    /// `init(layout:values:)` with the stored values read by `values` only
+    /// when they are asked for (`storedValues()`), not when the filter is
+    /// made: a load whose sparse kernels come from the weight cache never
+    /// reads them. `values` must return `layout.storedCount` values.
+    public init?(layout: SparseTensorLayout, reading values: @escaping @Sendable () -> [Float]) {
         let description = layout.description
-        guard layout.isCompressedRows, values.count == layout.storedCount,
-              case .sparseCSR(let segments, let indices)? = description.dimensions.last
+        guard layout.isCompressedRows, case .sparseCSR(let segments, let indices)? = description.dimensions.last
         else { return nil }
         self.rows = segments.count - 1
         self.columns = description.denseShape[description.denseShape.count - 1]
         self.segments = segments
         self.indices = indices
-        self.values = values
+        self.storedCount = layout.storedCount
+        self.readValues = values
+    }
+
+    /// The stored values, in storage order: row by row, each row's in
+    /// ascending column order. Read anew on each call.
+    func storedValues() -> [Float] {
+        let values = readValues()
+        precondition(values.count == storedCount, "\(values.count) values read for \(storedCount) stored")
+        return values
     }
 
     /// The filter it stands for: `[rows, columns]` row-major, the stored
@@ -36,16 +57,29 @@ public struct CompressedRowFilter: Sendable {
     /// the sparse tensor gives it.
     public func densified() -> [Float] {
         var dense = [Float](repeating: 0, count: rows * columns)
-        for row in 0..<rows {
-            forEachStoredValue(inRow: row) { value, column in dense[row * columns + column] = value }
+        var rowStart = 0
+        forEachStoredValue(of: storedValues(), startingRow: { rowStart = $0 * columns }) { value, column in
+            dense[rowStart + column] = value
         }
         return dense
     }
 
-    /// Calls `body(value, column)` for every stored value of `row`, in ascending column order.
+    /// Calls `body(value, column)` for every stored value of every row, row
+    /// by row, each in ascending column order, after `startRow(row)`;
+    /// `values` are the stored values (`storedValues()`).
     @inline(__always)
-    func forEachStoredValue(inRow row: Int, _ body: (Float, Int) -> Void) {
-        for p in Int(segments[row])..<Int(segments[row + 1]) { body(values[p], Int(indices[p])) }
+    func forEachStoredValue(of values: [Float], startingRow startRow: (Int) -> Void, _ body: (Float, Int) -> Void) {
+        precondition(values.count == storedCount, "\(values.count) values for \(storedCount) stored")
+        segments.withElements { segments in
+            indices.withElements { indices in
+                values.withUnsafeBufferPointer { values in
+                    for row in 0..<rows {
+                        startRow(row)
+                        for p in Int(segments[row])..<Int(segments[row + 1]) { body(values[p], Int(indices[p])) }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -63,11 +97,6 @@ extension SparseTensorLayout {
         else { return false }
         // The segments run from 0 to the index count without decreasing and every index
         // is a column (checked): only the order within rows is left.
-        for row in 0..<(segments.count - 1) {
-            let start = Int(segments[row]), end = Int(segments[row + 1])
-            guard start < end else { continue }
-            for p in (start + 1)..<end where indices[p] <= indices[p - 1] { return false }
-        }
-        return true
+        return indices.ascendsStrictly(withinSegments: segments)
     }
 }

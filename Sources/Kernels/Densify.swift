@@ -23,7 +23,7 @@ public struct SparseTensorDescription: Sendable, Hashable {
         /// Compressed: for the p-th position of the enclosing levels (counted
         /// in traversal order), the present indices are
         /// `indices[segments[p]..<segments[p + 1]]`.
-        case sparseCSR(segments: [Int32], indices: [Int32])
+        case sparseCSR(segments: IndexList, indices: IndexList)
     }
 
     /// Shape of the dense tensor, outermost first (n dimensions).
@@ -98,13 +98,18 @@ public enum Densify {
                     visit(level: level + 1, position: position * size + i, offset: offset + i * step)
                 }
             case .sparseCSR(let segments, let indices) where level == last:
-                for p in Int(segments[position])..<Int(segments[position + 1]) {
-                    dense[offset + Int(indices[p]) * step] = values[next]
-                    next += 1
+                segments.withElements { segments in
+                    indices.withElements { indices in
+                        for p in Int(segments[position])..<Int(segments[position + 1]) {
+                            dense[offset + Int(indices[p]) * step] = values[next]
+                            next += 1
+                        }
+                    }
                 }
             case .sparseCSR(let segments, let indices):
-                for p in Int(segments[position])..<Int(segments[position + 1]) {
-                    visit(level: level + 1, position: p, offset: offset + Int(indices[p]) * step)
+                let range = segments.withElements { Int($0[position])..<Int($0[position + 1]) }
+                for p in range {
+                    visit(level: level + 1, position: p, offset: offset + indices.withElements { Int($0[p]) } * step)
                 }
             }
         }
@@ -236,16 +241,22 @@ public struct SparseTensorLayout: Sendable {
                     throw fail(
                         "level \(level) has \(segments.count) segment bounds but \(positions) enclosing positions need \(positions + 1)")
                 }
-                guard segments.first == 0 else {
-                    throw fail("level \(level) segments must start at 0, got \(segments[0])")
+                let (first, last) = (segments[0], segments[positions])
+                guard first == 0 else {
+                    throw fail("level \(level) segments must start at 0, got \(first)")
                 }
-                for p in 1..<segments.count where segments[p] < segments[p - 1] {
-                    throw fail("level \(level) segments decrease at \(p): \(segments[p - 1]) then \(segments[p])")
+                let decrease = segments.withElements { segments in
+                    (1..<segments.count).first { segments[$0] < segments[$0 - 1] }.map { (segments[$0 - 1], $0, segments[$0]) }
                 }
-                guard segments[positions] == indices.count else {
-                    throw fail("level \(level) segments end at \(segments[positions]) but there are \(indices.count) indices")
+                if let (before, p, after) = decrease {
+                    throw fail("level \(level) segments decrease at \(p): \(before) then \(after)")
                 }
-                if let bad = indices.first(where: { !(0..<size).contains(Int($0)) }) {
+                guard last == indices.count else {
+                    throw fail("level \(level) segments end at \(last) but there are \(indices.count) indices")
+                }
+                // One pass over the (many) indices; the culprit is looked for only when there is one.
+                if let bounds = indices.bounds(), bounds.lowerBound < 0 || Int(bounds.upperBound) >= size {
+                    let bad = indices.toArray().first { !(0..<size).contains(Int($0)) }!
                     throw fail("level \(level) index \(bad) is outside 0..<\(size) of dimension \(dimension)")
                 }
                 positions = indices.count

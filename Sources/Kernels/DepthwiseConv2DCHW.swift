@@ -76,10 +76,12 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
               (1...2).contains(g.strideH), (1...2).contains(g.strideW)
         else { return nil }
         let channels = depthwise.outputChannels, taps = g.filterHeight * g.filterWidth
-        var channelFilters = [Float](repeating: 0, count: channels * taps)
-        for t in 0..<taps {
-            let tapWeights = packed.taps(row: t / g.filterWidth, column: t % g.filterWidth)
-            for c in 0..<channels { channelFilters[c * taps + t] = tapWeights[c] }
+        let channelFilters = [Float](unsafeUninitializedCapacity: channels * taps) { filters, initialized in
+            for t in 0..<taps {
+                let tapWeights = packed.taps(row: t / g.filterWidth, column: t % g.filterWidth)
+                for c in 0..<channels { filters[c * taps + t] = tapWeights[c] }
+            }
+            initialized = channels * taps
         }
         let bias = Array(UnsafeBufferPointer(start: packed.bias, count: channels))
         guard addsPaddingTapsExactly(bias: bias, weights: channelFilters) else { return nil }
@@ -257,5 +259,9 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
 /// that rounds to zero is `+0`), the only sum that adding `+0` changes;
 /// and `0 · w` is `±0` only for a finite `w`.
 func addsPaddingTapsExactly(bias: [Float], weights: [Float]) -> Bool {
-    !bias.contains { $0 == 0 && $0.sign == .minus } && weights.allSatisfy(\.isFinite)
+    // A float is finite unless its exponent bits are all ones: the largest exponent
+    // field tells, in a loop without a branch per weight.
+    let exponentBits = Float.infinity.bitPattern
+    let largestExponent = weights.reduce(0 as UInt32) { max($0, $1.bitPattern & exponentBits) }
+    return !bias.contains { $0 == 0 && $0.sign == .minus } && largestExponent < exponentBits
 }

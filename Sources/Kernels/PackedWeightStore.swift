@@ -110,23 +110,53 @@ public final class PackedWeightStore: @unchecked Sendable {
         return scope.store.buffer(for: key, count: count)
     }
 
+    /// Packed weights whose size is known only once they are packed (a
+    /// sparse kernel's weight lists), under the current scope's next key:
+    /// what `reuse` makes of an earlier load's buffer of that key (nil when it
+    /// does not hold valid weights), else what `pack` packs afresh (nil when
+    /// there is nothing to pack), whose storage the store then keeps. Outside
+    /// any scope, `pack`'s, recorded nowhere.
+    static func weights<Packed>(
+        reusing reuse: (AlignedBuffer) -> Packed?, packing pack: () -> (Packed, storage: AlignedBuffer)?
+    ) -> Packed? {
+        guard let scope = currentScope else { return pack()?.0 }
+        let key = Key(scope: scope.id, ordinal: scope.nextOrdinal)
+        scope.nextOrdinal += 1
+        let store = scope.store
+        if let earlier = store.takeReusable(key), let reused = reuse(earlier) {
+            store.record(earlier, for: key, reused: true)
+            return reused
+        }
+        guard let (packed, storage) = pack() else { return nil }
+        store.record(storage, for: key, reused: false)
+        return packed
+    }
+
     private func buffer(for key: Key, count: Int) -> (buffer: AlignedBuffer, needsPacking: Bool) {
-        lock.lock()
-        precondition(handedOut[key] == nil, "two packings under one key: a scope id used twice")
-        if let reused = reusable.removeValue(forKey: key), reused.count == count {
-            handedOut[key] = reused
-            reusedKeys.insert(key)
-            lock.unlock()
+        if let reused = takeReusable(key), reused.count == count {
+            record(reused, for: key, reused: true)
             return (reused, false)
         }
-        lock.unlock()
         // Allocated and populated outside the lock: other threads' packings go on meanwhile.
         let fresh = AlignedBuffer(count: count, populated: true)
-        lock.lock()
-        handedOut[key] = fresh
-        freshCount += 1
-        lock.unlock()
+        record(fresh, for: key, reused: false)
         return (fresh, true)
+    }
+
+    /// The earlier load's buffer under `key`, taken out of `reusable`.
+    private func takeReusable(_ key: Key) -> AlignedBuffer? {
+        lock.lock()
+        defer { lock.unlock() }
+        return reusable.removeValue(forKey: key)
+    }
+
+    /// Records `buffer` as handed out under `key`: an earlier load's, or fresh.
+    private func record(_ buffer: AlignedBuffer, for key: Key, reused: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        precondition(handedOut[key] == nil, "two packings under one key: a scope id used twice")
+        handedOut[key] = buffer
+        if reused { reusedKeys.insert(key) } else { freshCount += 1 }
     }
 
     /// A scope of one thread's packings. Its counter is only touched by the

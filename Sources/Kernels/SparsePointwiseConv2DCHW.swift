@@ -65,16 +65,12 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// packing aligned rows would cost up to about 10 % (measured on 32-pixel
     /// tiles).
     let packsInput: Bool
-    /// The kept filter values (`SparsePointwiseLists.values`).
-    let values: [Float]
-    /// Per kept value, where the fast kernel finds its input row: with
+    /// The kept filter values, where to find their input rows (with
     /// `packsInput`, `(ic − first channel of its block) · 64` in the packed
-    /// tile; otherwise `ic · P` in the image (`inputChannel(ofOffset:block:)`
-    /// gives `ic` back). Then one unused 0.
-    let offsets: [Int32]
-    /// The kept values of output channel `oc` in block `b` are
-    /// `starts[b·Cout + oc] ..< starts[b·Cout + oc + 1]`.
-    let starts: [Int32]
+    /// tile; otherwise `ic · P` in the image: `inputChannel(ofOffset:block:)`
+    /// gives `ic` back), and where each output channel's values of each block
+    /// start (`SparsePointwiseLists.withLists`).
+    let lists: SparsePointwiseLists
     /// `[Cout]`.
     let bias: [Float]
     let activation: FusedActivation
@@ -92,6 +88,14 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// packed panels: the same kernel either way. A `conv` whose filter is
     /// not packed yet (`Conv2D.isFilterPacked`) needs `filter`.
     public init?(_ conv: Conv2D, maxDensity: Double = 0.5, filter: CompressedRowFilter? = nil) {
+        self.init(conv, maxDensity: maxDensity, blockChannels: Self.defaultBlockChannels, filter: { filter })
+    }
+
+    /// `init(_:maxDensity:filter:)` with the compressed rows given by `filter`
+    /// (nil: none), called only when the weight lists are built: not when a
+    /// weight-store scope (`PackedWeightStore`) holds them from an earlier
+    /// load of the model.
+    public init?(_ conv: Conv2D, maxDensity: Double, filter: () -> CompressedRowFilter?) {
         self.init(conv, maxDensity: maxDensity, blockChannels: Self.defaultBlockChannels, filter: filter)
     }
 
@@ -100,7 +104,7 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// so (nil: when P is not a multiple of 16).
     init?(
         _ conv: Conv2D, maxDensity: Double, blockChannels: Int, packsInput: Bool? = nil,
-        filter: CompressedRowFilter? = nil
+        filter: () -> CompressedRowFilter? = { nil }
     ) {
         let g = conv.window
         guard conv.isPointwise, conv.epilogue.preluAlpha == nil, blockChannels > 0,
@@ -108,8 +112,6 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         else { return nil }
         let cin = conv.inputChannels, cout = conv.outputChannels
         let bias = conv.unpackedBias()
-        /// Whether output channel `oc` keeps its zero weights: its sum starts from −0.
-        let keepsZeros = bias.map { $0 == 0 && $0.sign == .minus }
         let pixels = g.inputHeight * g.inputWidth
         let blockCount = (cin + blockChannels - 1) / blockChannels
         // Even blocks: at most `blockChannels` each.
@@ -117,14 +119,16 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
             inputChannels: cin, outputChannels: cout, blockChannels: (cin + blockCount - 1) / blockCount,
             blockCount: blockCount, pixels: pixels, packsInput: packsInput ?? !pixels.isMultiple(of: 16),
             tilePixels: Self.tilePixels)
-        let lists: SparsePointwiseLists?
-        if let filter {
-            guard filter.rows == cout, filter.columns == cin else { return nil }
-            lists = SparsePointwiseLists(
-                compressedRows: filter, layout: layout, keepsZeros: keepsZeros, maxDensity: maxDensity)
-        } else {
+        let lists = SparsePointwiseLists.stored(layout: layout, maxDensity: maxDensity) {
+            /// Whether output channel `oc` keeps its zero weights: its sum starts from −0.
+            let keepsZeros = bias.map { $0 == 0 && $0.sign == .minus }
+            if let filter = filter() {
+                guard filter.rows == cout, filter.columns == cin else { return nil }
+                return SparsePointwiseLists(
+                    compressedRows: filter, layout: layout, keepsZeros: keepsZeros, maxDensity: maxDensity)
+            }
             precondition(conv.isFilterPacked, "a convolution whose filter is not packed needs its compressed rows")
-            lists = SparsePointwiseLists(
+            return SparsePointwiseLists(
                 packed: conv.packed, layout: layout, keepsZeros: keepsZeros, maxDensity: maxDensity)
         }
         guard let lists else { return nil }
@@ -142,9 +146,7 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         self.blockCount = blockCount
         self.instructionSet = conv.instructionSet
         self.packsInput = layout.packsInput
-        self.values = lists.values
-        self.offsets = lists.offsets
-        self.starts = lists.starts
+        self.lists = lists
         self.bias = bias
         self.activation = conv.activation
         self.epilogue = epilogue
@@ -170,22 +172,24 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         let input = io.inputs[0]    // [N][Cin][P]
         let output = io.outputs[0]  // [N][Cout][P]
         let residual = self.residual(io)  // [N][Cout][P]
-        for n in 0..<batch {
-            let image = input + n * inputChannels * pixels
-            for oc in 0..<outputChannels {
-                let row = (n * outputChannels + oc) * pixels
-                for p in 0..<pixels {
-                    var total: Float = 0
-                    for block in 0..<blockCount {
-                        let first = Int(starts[block * outputChannels + oc])
-                        let end = Int(starts[block * outputChannels + oc + 1])
-                        for k in first..<end {
-                            let ic = inputChannel(ofOffset: offsets[k], block: block)
-                            total += values[k] * image[ic * pixels + p]
+        lists.withLists { values, offsets, starts in
+            for n in 0..<batch {
+                let image = input + n * inputChannels * pixels
+                for oc in 0..<outputChannels {
+                    let row = (n * outputChannels + oc) * pixels
+                    for p in 0..<pixels {
+                        var total: Float = 0
+                        for block in 0..<blockCount {
+                            let first = Int(starts[block * outputChannels + oc])
+                            let end = Int(starts[block * outputChannels + oc + 1])
+                            for k in first..<end {
+                                let ic = inputChannel(ofOffset: offsets[k], block: block)
+                                total += values[k] * image[ic * pixels + p]
+                            }
                         }
+                        let y = activation.apply(total + bias[oc])
+                        output[row + p] = epilogue.apply(y, residual: residual?[row + p] ?? 0, channel: oc)
                     }
-                    let y = activation.apply(total + bias[oc])
-                    output[row + p] = epilogue.apply(y, residual: residual?[row + p] ?? 0, channel: oc)
                 }
             }
         }
@@ -220,31 +224,25 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         precondition(
             threadWorkspace == 0 || io.workspace.count >= threadWorkspace * runner.threadCount,
             "the workspace is smaller than workspaceSize(threadCount:) asked for")
-        let nonzeros = values.count - 1
-        let threads = usefulThreadCount(runner.threadCount, multiplyAdds: batch * pixels, max(1, nonzeros), 1)
+        let threads = usefulThreadCount(runner.threadCount, multiplyAdds: batch * pixels, max(1, lists.keptCount), 1)
         let tilesPerImage = (pixels + Self.tilePixels - 1) / Self.tilePixels
         let tileCount = batch * tilesPerImage
         let wanted = threads > 1 ? threads * 4 : 1
         let groups = tileCount >= wanted ? 1 : min(outputChannels, (wanted + tileCount - 1) / tileCount)
-        values.withUnsafeBufferPointer { values in
-            offsets.withUnsafeBufferPointer { offsets in
-                starts.withUnsafeBufferPointer { starts in
-                    bias.withUnsafeBufferPointer { bias in
-                        let work = SparsePointwiseTiles(
-                            input: io.inputs[0], output: io.outputs[0], residual: residual(io),
-                            kernels: instructionSet.microkernels,
-                            weights: SparsePointwiseWeights(
-                                values: values.baseAddress!, offsets: offsets.baseAddress!,
-                                starts: starts.baseAddress!, outputChannels: outputChannels),
-                            bias: bias.baseAddress!, workspace: io.workspace.baseAddress,
-                            threadWorkspace: threadWorkspace, packsInput: packsInput,
-                            inputChannels: inputChannels, outputChannels: outputChannels, pixels: pixels,
-                            blockChannels: blockChannels, blockCount: blockCount,
-                            tilesPerImage: tilesPerImage, groups: groups,
-                            clamp: activation.clampRange, add: epilogue.add)
-                        runner.limited(to: threads).forEach(tileCount * groups, work)
-                    }
-                }
+        lists.withLists { values, offsets, starts in
+            bias.withUnsafeBufferPointer { bias in
+                let work = SparsePointwiseTiles(
+                    input: io.inputs[0], output: io.outputs[0], residual: residual(io),
+                    kernels: instructionSet.microkernels,
+                    weights: SparsePointwiseWeights(
+                        values: values, offsets: offsets, starts: starts, outputChannels: outputChannels),
+                    bias: bias.baseAddress!, workspace: io.workspace.baseAddress,
+                    threadWorkspace: threadWorkspace, packsInput: packsInput,
+                    inputChannels: inputChannels, outputChannels: outputChannels, pixels: pixels,
+                    blockChannels: blockChannels, blockCount: blockCount,
+                    tilesPerImage: tilesPerImage, groups: groups,
+                    clamp: activation.clampRange, add: epilogue.add)
+                runner.limited(to: threads).forEach(tileCount * groups, work)
             }
         }
     }

@@ -1,4 +1,5 @@
 import Kernels
+import Tensor
 
 /// A dense `[rows, columns]` matrix written as a TFLite sparse tensor of
 /// shape `[rows, 1, 1, columns]` whose last dimension is compressed (CSR over
@@ -24,7 +25,7 @@ enum CompressedRowsEncoding {
             denseShape: [rows, 1, 1, columns], traversalOrder: [0, 1, 2, 3],
             dimensions: [
                 .dense(size: rows), .dense(size: 1), .dense(size: 1),
-                .sparseCSR(segments: segments, indices: indices),
+                .sparseCSR(segments: IndexList(segments), indices: IndexList(indices)),
             ])
         return (description, values)
     }

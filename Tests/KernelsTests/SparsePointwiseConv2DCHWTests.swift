@@ -303,6 +303,53 @@ import Testing
         }
     }
 
+    /// A weight store's lists are taken when they are lists this kernel can run on: an intact
+    /// copy runs as the built kernel does; a copy whose counts, starts or offsets disagree
+    /// (which could make the kernel read outside its input) is built afresh instead.
+    @Test func storedListsAreTakenOnlyWhenTheyFitTheLayout() throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        let problem = try Problem(
+            batch: 1, pixels: 33, inputChannels: 40, outputChannels: 19, activation: .relu,
+            residualFirst: nil, instructionSet: .baseline, rng: &rng)
+        for packs in [false, true] {
+            func kernel() throws -> SparsePointwiseConv2DCHW {
+                try #require(SparsePointwiseConv2DCHW(problem.conv, maxDensity: 1, blockChannels: 16, packsInput: packs))
+            }
+            let built = try kernel()
+            let (keptCount, startCount) = (built.lists.keptCount, built.blockCount * 19 + 1)
+            let offsetsStart = 2 + startCount + keptCount + 1
+            /// The kernel made under a store holding the built lists with `damage` done to
+            /// their words, and whether it took them.
+            func reloaded(_ damage: (UnsafeMutablePointer<Int32>) -> Void) throws -> (SparsePointwiseConv2DCHW, Bool) {
+                let words = built.lists.storage
+                let copy = AlignedBuffer(count: words.count)
+                copy.baseAddress.update(from: words.baseAddress, count: words.count)
+                copy.baseAddress.withMemoryRebound(to: Int32.self, capacity: words.count, damage)
+                let store = PackedWeightStore(reusable: [.init(scope: 0, ordinal: 0): copy])
+                let reloaded = try PackedWeightStore.withScope(of: store, id: 0) { try kernel() }
+                #expect(store.buffers.count == 1, "the lists are kept either way, seed \(seed)")
+                return (reloaded, store.reusedCount == 1 && reloaded.lists.storage === copy)
+            }
+            let (intact, tookIntact) = try reloaded { _ in }
+            #expect(tookIntact, "packs \(packs) seed \(seed)")
+            try problem.check(intact, seed: seed)
+            let damages: [(String, (UnsafeMutablePointer<Int32>) -> Void)] = [
+                ("kept count", { $0[0] += 1 }),
+                ("non-zero count above the kept", { $0[1] = $0[0] + 1 }),
+                ("a start that decreases", { $0[2 + startCount / 2] = $0[2 + startCount / 2 + 1] + 1 }),
+                ("the last start", { $0[2 + startCount - 1] -= 1 }),
+                ("an offset below its block", { $0[offsetsStart] = -1 }),
+                ("an offset past its block", { $0[offsetsStart + keptCount - 1] = Int32.max }),
+            ]
+            for (name, damage) in damages {
+                let (rebuilt, took) = try reloaded(damage)
+                #expect(!took, "\(name): taken, packs \(packs) seed \(seed)")
+                #expect(rebuilt.lists.copies.offsets == built.lists.copies.offsets, "\(name) seed \(seed)")
+            }
+        }
+    }
+
     /// Operator name, shapes and cost are the dense convolution's; density is counted.
     @Test func describesItself() throws {
         var rng = SeededGenerator(seed: 1)
@@ -318,7 +365,7 @@ import Testing
         #expect(kernel.density == Double(nonzeros) / 32)
         // Channel 2's bias is −0: it keeps its zero weights (one value per input channel).
         let kept = nonzeros + plain.filter[16..<24].filter { $0 == 0 }.count
-        #expect(kernel.values.count == kept + 1)
+        #expect(kernel.lists.keptCount == kept && kernel.lists.copies.values.count == kept + 1)
         let fused = try Problem(
             batch: 1, pixels: 12, inputChannels: 8, outputChannels: 4, activation: .relu,
             residualFirst: true, instructionSet: .baseline, rng: &rng)

@@ -177,31 +177,35 @@ public struct PackedGemmWeights: Sendable {
             filter.rows * filter.columns == outputChannels * inputChannels && inputChannels % filter.columns == 0,
             "weights are not [N, K] with K a multiple of the rows' length")
         // The zeros that are not stored widen back from float16 too.
+        let values = filter.storedValues()
         let float16 = Self.packsFloat16Panels && outputChannels > Self.maxDotOutputs
-            && Self.areFloat16Values(filter.values)
+            && Self.areFloat16Values(values)
         try self.init(
             outputChannels: outputChannels, inputChannels: inputChannels, bias: bias,
             instructionSet: instructionSet, panelPrecision: float16 ? .float16 : .float32
         ) { layout in
             switch layout.panelPrecision {
-            case .float16: layout.scatter(filter, as: UInt16.self) { Float16($0).bitPattern }
-            case .float32: layout.scatter(filter, as: Float.self) { $0 }
+            case .float16: layout.scatter(filter, values: values, as: UInt16.self) { Float16($0).bitPattern }
+            case .float32: layout.scatter(filter, values: values, as: Float.self) { $0 }
             }
         }
     }
 
-    /// Writes each stored value of `filter` where `W[n, k]` lies, as `stored` gives it.
-    private func scatter<Stored>(_ filter: CompressedRowFilter, as _: Stored.Type, _ stored: (Float) -> Stored) {
+    /// Writes each stored value of `filter` (`values`) where `W[n, k]` lies, as `stored` gives it.
+    private func scatter<Stored>(
+        _ filter: CompressedRowFilter, values: [Float], as _: Stored.Type, _ stored: (Float) -> Stored
+    ) {
         let packed = UnsafeMutableRawPointer(storage.baseAddress)
         let rowsPerWeightRow = inputChannels / filter.columns
-        for r in 0..<filter.rows {
+        var (rowStart, stride) = (0, 0)
+        filter.forEachStoredValue(of: values, startingRow: { r in
             // Filter row r is W[n, first ..< first + columns].
             let n = r / rowsPerWeightRow, first = r % rowsPerWeightRow * filter.columns
-            let (row, stride) = sourceRow(n)
-            filter.forEachStoredValue(inRow: r) { value, column in
-                let index = row.start + (first + column) * stride
-                packed.storeBytes(of: stored(value), toByteOffset: index * MemoryLayout<Stored>.stride, as: Stored.self)
-            }
+            let (row, columnStride) = sourceRow(n)
+            (rowStart, stride) = (row.start + first * columnStride, columnStride)
+        }) { value, column in
+            let index = rowStart + column * stride
+            packed.storeBytes(of: stored(value), toByteOffset: index * MemoryLayout<Stored>.stride, as: Stored.self)
         }
     }
 
