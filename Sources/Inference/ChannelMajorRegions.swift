@@ -48,7 +48,8 @@ enum ChannelMajorRegions {
     ///     stored so (`ConstantTensors.compressedRows(of:)`): the sparse
     ///     kernels read their lists from there rather than from packed panels.
     ///   - threadCount: threads that build the sparse kernels, one convolution each.
-    ///   - weightStore: where the sparse kernels' weight lists come from
+    ///   - weightStore: where the sparse kernels' weight lists and the
+    ///     channel-major depthwise kernels' filters come from
     ///     (`PackedWeightStore`), if anywhere: node `i`'s are scope
     ///     `firstScope + i`.
     static func apply(
@@ -140,7 +141,9 @@ enum ChannelMajorRegions {
         for (index, node) in nodes.enumerated() where node.outputs.count == 1 {
             switch node.kernel {
             case let depthwise as DepthwiseConv2D:
-                versions[index] = DepthwiseConv2DCHW(depthwise)
+                versions[index] = PackedWeightStore.withScope(of: weightStore, id: firstScope + index) {
+                    DepthwiseConv2DCHW(depthwise)
+                }
             case let add as Add where add.isElementwise && add.outputShapes[0].rank == 4
                 && !node.inputs.contains(where: isConstant):
                 versions[index] = add

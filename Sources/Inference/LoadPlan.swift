@@ -48,10 +48,10 @@ struct LoadPlan {
 
     /// Packed weights come from `weightStore` (`PackedWeightStore`) when
     /// one is given: each operator's prepare is a scope of its own, by the
-    /// operator's index; then, numbered past every operator's, each sparse
-    /// kernel's weight lists by the index of its node after fusion, and past
-    /// those, each deferred filter's packing by its node's index once the
-    /// channel-major regions are in place.
+    /// operator's index; then, numbered past every operator's, each
+    /// channel-major kernel's weights (`ChannelMajorRegions`) by the index of
+    /// its node after fusion, and past those, each deferred filter's packing
+    /// by its node's index once the channel-major regions are in place.
     init(
         model: TFLiteModel, readsWeights: Bool, instructionSet: KernelInstructionSet, fusesOperators: Bool,
         usesSparseKernels: Bool = false, threadCount: Int = 1, weightStore: PackedWeightStore? = nil

@@ -36,8 +36,10 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     /// C: input and output channels.
     let channels: Int
     let activation: FusedActivation
-    /// The filter as `[C][KH·KW]`: each channel's taps together, row-major (both kernels read it).
-    let channelFilters: [Float]
+    /// The filter as `[C][KH·KW]`: each channel's taps together, row-major
+    /// (both kernels read it); from the weight store (`PackedWeightStore`)
+    /// when a load gives one.
+    let channelFilters: AlignedBuffer
     /// `[C]`; zeros when the op has no bias.
     let bias: [Float]
     let foldsPadding: Bool
@@ -76,15 +78,18 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
               (1...2).contains(g.strideH), (1...2).contains(g.strideW)
         else { return nil }
         let channels = depthwise.outputChannels, taps = g.filterHeight * g.filterWidth
-        let channelFilters = [Float](unsafeUninitializedCapacity: channels * taps) { filters, initialized in
+        let bias = Array(UnsafeBufferPointer(start: packed.bias, count: channels))
+        // The taps' rows, padding included (zeros): every weight is among them.
+        let packedTaps = UnsafeBufferPointer(start: packed.taps(row: 0, column: 0), count: taps * packed.channelStride)
+        guard addsPaddingTapsExactly(bias: bias, weights: packedTaps) else { return nil }
+        let (channelFilters, needsPacking) = PackedWeightStore.packedWeights(count: channels * taps)
+        if needsPacking {
+            let filters = channelFilters.baseAddress
             for t in 0..<taps {
                 let tapWeights = packed.taps(row: t / g.filterWidth, column: t % g.filterWidth)
                 for c in 0..<channels { filters[c * taps + t] = tapWeights[c] }
             }
-            initialized = channels * taps
         }
-        let bias = Array(UnsafeBufferPointer(start: packed.bias, count: channels))
-        guard addsPaddingTapsExactly(bias: bias, weights: channelFilters) else { return nil }
         let rowFloats = depthwiseCHWScratchRowFloats(
             size: g.filterWidth, strideWidth: g.strideW, outputWidth: g.outputWidth)
         // Rows fitting the budget: each output row adds strideH scratch rows.
@@ -152,7 +157,7 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
                                 let ix = ox * g.strideW - g.padLeft + kx
                                 guard ix >= 0, ix < g.inputWidth else { continue }
                                 total += inputPlane[iy * g.inputWidth + ix]
-                                    * channelFilters[(c * g.filterHeight + ky) * g.filterWidth + kx]
+                                    * channelFilters.baseAddress[(c * g.filterHeight + ky) * g.filterWidth + kx]
                             }
                         }
                         outputPlane[oy * g.outputWidth + ox] = activation.apply(total + bias[c])
@@ -178,17 +183,14 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         let threads = usefulThreadCount(
             runner.threadCount, multiplyAdds: g.batch * channels, g.outputHeight * g.outputWidth,
             g.filterHeight * g.filterWidth)
-        channelFilters.withUnsafeBufferPointer { filters in
-            bias.withUnsafeBufferPointer { bias in
-                guard let scratch = io.workspace.baseAddress, let filters = filters.baseAddress,
-                      let bias = bias.baseAddress
-                else { preconditionFailure("\(opName): empty workspace or filter") }
-                runner.limited(to: threads).forEach(
-                    items,
-                    Bands(
-                        kernel: self, kernels: instructionSet.microkernels, input: io.inputs[0],
-                        output: io.outputs[0], filters: filters, bias: bias, scratch: scratch))
-            }
+        bias.withUnsafeBufferPointer { bias in
+            guard let scratch = io.workspace.baseAddress, let bias = bias.baseAddress
+            else { preconditionFailure("\(opName): empty workspace or bias") }
+            runner.limited(to: threads).forEach(
+                items,
+                Bands(
+                    kernel: self, kernels: instructionSet.microkernels, input: io.inputs[0],
+                    output: io.outputs[0], filters: channelFilters.baseAddress, bias: bias, scratch: scratch))
         }
     }
 
@@ -258,7 +260,7 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
 /// the bias and becomes `−0` only from a `−0` bias (`+0` plus anything
 /// that rounds to zero is `+0`), the only sum that adding `+0` changes;
 /// and `0 · w` is `±0` only for a finite `w`.
-func addsPaddingTapsExactly(bias: [Float], weights: [Float]) -> Bool {
+func addsPaddingTapsExactly(bias: [Float], weights: UnsafeBufferPointer<Float>) -> Bool {
     // A float is finite unless its exponent bits are all ones: the largest exponent
     // field tells, in a loop without a branch per weight.
     let exponentBits = Float.infinity.bitPattern

@@ -144,15 +144,16 @@ struct SparsePointwiseLists {
                 let first = block * layout.blockChannels, end = min(cin, first + layout.blockChannels)
                 // Offset + blockOffset(first) = ic · channelStride for some ic in first..<end:
                 // bounds checked, the multiple not needed (any offset between reads inside).
-                let kept = UnsafeBufferPointer(
-                    start: offsets + Int(starts[block * cout]),
-                    count: Int(starts[(block + 1) * cout]) - Int(starts[block * cout]))
                 var lowest = layout.offset(of: first, blockStart: first)
                 var highest = layout.offset(of: end - 1, blockStart: first)
                 let bounds = (lowest, highest)
-                for offset in kept {
-                    lowest = min(lowest, offset)
-                    highest = max(highest, offset)
+                // A while loop with wrapping steps: one exit, which the compiler vectorises.
+                var k = Int(starts[block * cout])
+                let blockEnd = Int(starts[(block + 1) * cout])
+                while k < blockEnd {
+                    lowest = min(lowest, offsets[k])
+                    highest = max(highest, offsets[k])
+                    k &+= 1
                 }
                 guard (lowest, highest) == bounds else { return false }
             }
