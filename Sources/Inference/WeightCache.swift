@@ -8,7 +8,8 @@ import Kernels
 import Tensor
 
 /// A folder of packed weights saved by earlier loads, so that loading a model
-/// again maps its packed convolution and depthwise filters from a file
+/// again maps its packed convolution and depthwise filters (and the weight
+/// lists and filters of its channel-major sparse kernels) from a file
 /// instead of packing them: most of a load's time is packing and the kernel
 /// making fresh pages for the packed weights, while a file's pages come
 /// straight from the page cache (and are shared by every process that maps
@@ -37,8 +38,10 @@ import Tensor
 ///
 /// What a file's header and table say is checked before anything is read
 /// from its data (sizes, offsets, alignment, each buffer's size against what
-/// the model needs), so a damaged file cannot make a load read outside it;
-/// the packed values themselves are trusted, as the model file's are. Like
+/// the model needs; a sparse kernel's lists, whose size only they tell,
+/// checked whole: counts, starts and every offset inside its block), so a
+/// damaged file cannot make a load or a kernel read outside it; the packed
+/// values themselves are trusted, as the model file's are. Like
 /// any mapped file, a cache file must not be truncated in place while a
 /// model that mapped it is loaded.
 ///

@@ -165,8 +165,9 @@ public struct IndexList: Sendable, Hashable, ExpressibleByArrayLiteral, CustomSt
             T(littleEndian: base.loadUnaligned(fromByteOffset: index &* MemoryLayout<T>.size, as: T.self))
         }
         let end = Int(segments[segments.count - 1])
-        var notClimbing = 0
-        // A while loop with wrapping steps: one exit, which the compiler vectorises.
+        // A while loop with wrapping steps: one exit, which the compiler vectorises; a 32-bit
+        // count (the list holds fewer than 2^32 integers) fills twice the lanes of an Int.
+        var notClimbing: UInt32 = 0
         var index = 1
         while index < end {
             notClimbing &+= value(index) <= value(index &- 1) ? 1 : 0
