@@ -87,7 +87,7 @@ enum SparsityRules {
                 guard first == 0 else {
                     throw fail("dimension \(level) array_segments start at \(first), not 0")
                 }
-                if let position = firstDecrease(in: segments) {
+                if let position = segments.firstDecrease() {
                     throw fail(
                         "dimension \(level) array_segments decrease at entry \(position) (\(segments[position - 1]) -> \(segments[position]))")
                 }
@@ -95,11 +95,7 @@ enum SparsityRules {
                 guard last <= indices.count else {
                     throw fail("dimension \(level) array_segments end at \(last) but there are only \(indices.count) array_indices")
                 }
-                // One pass over the (many) indices; the culprit is looked for only when there is one.
-                if let bounds = indices.bounds(), bounds.lowerBound < 0 || Int(bounds.upperBound) >= size {
-                    let bad = indices.withElements { elements in
-                        (0..<elements.count).first { elements[$0] < 0 || Int(elements[$0]) >= size }!
-                    }
+                if let bad = indices.firstIndex(outside: 0..<size) {
                     throw fail("dimension \(level) array_indices[\(bad)] is \(indices[bad]), outside 0..<\(size)")
                 }
                 count = last
@@ -109,12 +105,5 @@ enum SparsityRules {
             }
         }
         return count
-    }
-
-    /// The position of the first entry of `segments` below the one before it, if any.
-    private static func firstDecrease(in segments: IndexList) -> Int? {
-        segments.withElements { elements in
-            (1..<max(1, elements.count)).first { elements[$0] < elements[$0 - 1] }
-        }
     }
 }

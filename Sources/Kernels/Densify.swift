@@ -245,19 +245,14 @@ public struct SparseTensorLayout: Sendable {
                 guard first == 0 else {
                     throw fail("level \(level) segments must start at 0, got \(first)")
                 }
-                let decrease = segments.withElements { segments in
-                    (1..<segments.count).first { segments[$0] < segments[$0 - 1] }.map { (segments[$0 - 1], $0, segments[$0]) }
-                }
-                if let (before, p, after) = decrease {
-                    throw fail("level \(level) segments decrease at \(p): \(before) then \(after)")
+                if let p = segments.firstDecrease() {
+                    throw fail("level \(level) segments decrease at \(p): \(segments[p - 1]) then \(segments[p])")
                 }
                 guard last == indices.count else {
                     throw fail("level \(level) segments end at \(last) but there are \(indices.count) indices")
                 }
-                // One pass over the (many) indices; the culprit is looked for only when there is one.
-                if let bounds = indices.bounds(), bounds.lowerBound < 0 || Int(bounds.upperBound) >= size {
-                    let bad = indices.toArray().first { !(0..<size).contains(Int($0)) }!
-                    throw fail("level \(level) index \(bad) is outside 0..<\(size) of dimension \(dimension)")
+                if let bad = indices.firstIndex(outside: 0..<size) {
+                    throw fail("level \(level) index \(indices[bad]) is outside 0..<\(size) of dimension \(dimension)")
                 }
                 positions = indices.count
             }

@@ -119,6 +119,21 @@ public struct IndexList: Sendable, Hashable, ExpressibleByArrayLiteral, CustomSt
         }
     }
 
+    /// The position of the first integer outside `range`, or nil when all
+    /// lie inside: one pass over them all (`bounds()`), and a search only when
+    /// one lies outside.
+    public func firstIndex(outside range: Range<Int>) -> Int? {
+        guard let bounds = bounds(), Int(bounds.lowerBound) < range.lowerBound || Int(bounds.upperBound) >= range.upperBound
+        else { return nil }
+        return withElements { elements in (0..<elements.count).first { !range.contains(Int(elements[$0])) } }
+    }
+
+    /// The position of the first integer below the one before it, or nil
+    /// when none decreases.
+    public func firstDecrease() -> Int? {
+        withElements { elements in (1..<max(1, elements.count)).first { elements[$0] < elements[$0 - 1] } }
+    }
+
     @inline(__always)
     private static func bounds<T: FixedWidthInteger>(of elements: Elements, as _: T.Type) -> ClosedRange<Int32> {
         let base = elements.base.unsafelyUnwrapped

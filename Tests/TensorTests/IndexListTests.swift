@@ -43,6 +43,24 @@ import Testing
         #expect(IndexList([]).bounds() == nil && IndexList([]).first == nil)
     }
 
+    /// The culprit searches (for error messages) name the first integer out of range and the
+    /// first decrease, as plain searches do.
+    @Test func firstOutsideAndFirstDecreaseAgreeWithPlainSearches() throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        for trial in 0..<300 {
+            let values = (0..<Int.random(in: 0...12, using: &rng)).map { _ in Int32.random(in: 0...9, using: &rng) }
+            let list = try #require(Self.stored(values, width: .uint16, offset: 1))
+            let range = 2..<8
+            #expect(
+                list.firstIndex(outside: range) == values.firstIndex { !range.contains(Int($0)) },
+                "trial \(trial) \(values) seed \(seed)")
+            #expect(
+                list.firstDecrease() == values.indices.dropFirst().first { values[$0] < values[$0 - 1] },
+                "trial \(trial) \(values) seed \(seed)")
+        }
+    }
+
     @Test func integersOutsideTheBytesAreRefused() {
         let bytes = Bytes([1, 2, 3, 4, 5, 6])
         #expect(IndexList(stored: bytes, offset: 2, count: 2, width: .uint16) != nil)
