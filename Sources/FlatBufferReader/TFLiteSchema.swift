@@ -168,7 +168,7 @@ enum TFLiteSchema {
             knownTypeCount: 3)
     }
 
-    private static func indexVector(_ name: String, elementSize: Int) -> TableSchema {
+    private static func indexVector(_ name: StaticString, elementSize: Int) -> TableSchema {
         TableSchema(name, [
             // Read in place (`IndexList`), not copied.
             FieldSchema(SparseIndexVectorType.valuesField, "values", .scalarVector(elementSize: elementSize, decoded: false)),

@@ -43,8 +43,10 @@ struct Verifier {
     private var decodedElements = 0
     private var path: [PathComponent] = []
 
+    /// Where the walk is, for messages: trivially copyable, so that keeping the path
+    /// costs no reference counting.
     private enum PathComponent {
-        case field(String)
+        case field(StaticString)
         case index(Int)
     }
 
@@ -68,6 +70,7 @@ struct Verifier {
             throw ModelError.outOfBounds(what: "root table offset points past the end (\(view.count) bytes)")
         }
         path = [.field(schema.name)]
+        path.reserveCapacity(2 * min(limits.maxDepth, 128) + 1)  // a field and an index per level
         try verifyTable(at: root, schema, depth: 1)
         return root
     }
@@ -76,7 +79,7 @@ struct Verifier {
         var text = ""
         for component in path {
             switch component {
-            case let .field(name): text += text.isEmpty ? name : "." + name
+            case let .field(name): text += text.isEmpty ? "\(name)" : ".\(name)"
             case let .index(index): text += "[\(index)]"
             }
         }
@@ -108,7 +111,7 @@ struct Verifier {
 
     private mutating func verifyField(_ field: FieldSchema, of table: TableView, depth: Int) throws {
         guard let offset = table.fieldOffset(field.id, in: view) else {
-            if case let .unionValue(typeField, _, _) = field.kind, try unionType(typeField, of: table) != 0 {
+            if case let .unionValue(typeField, _) = field.kind, try unionType(typeField, of: table) != 0 {
                 throw ModelError.malformed(what: "\(location): union type is set but the value is absent")
             }
             return
@@ -159,15 +162,15 @@ struct Verifier {
                 try verifyTable(at: try offsetTarget(at: vector.elementPosition(index)), schema, depth: depth + 1)
                 path.removeLast()
             }
-        case let .unionValue(typeField, members, knownTypeCount):
+        case let .unionValue(typeField, members):
             let type = try unionType(typeField, of: table)
             guard type != 0 else {
                 throw ModelError.malformed(what: "\(location): union value is present but its type is NONE")
             }
-            guard type <= knownTypeCount else {
+            guard type <= members.knownTypeCount else {
                 throw ModelError.invalidEnum(what: "\(location) (union type)", value: Int64(type))
             }
-            try verifyTable(at: try offsetTarget(at: position), members[type] ?? .opaque, depth: depth + 1)
+            try verifyTable(at: try offsetTarget(at: position), members[type], depth: depth + 1)
         }
     }
 

@@ -191,11 +191,11 @@ public struct SparseTensorLayout: Sendable {
         // Size of each of the n + k dimensions, and its dense stride. A shape
         // with a zero dimension has no element-count bound on its other
         // sizes, so the stride products are checked.
-        let overflowError = fail("strides of dense shape \(shape) overflow")
+        func overflowError() -> KernelError { fail("strides of dense shape \(shape) overflow") }
         var rowMajorStrides = [Int](repeating: 1, count: n)
         for d in stride(from: n - 2, through: 0, by: -1) {
             let (product, overflow) = rowMajorStrides[d + 1].multipliedReportingOverflow(by: shape[d + 1])
-            guard !overflow else { throw overflowError }
+            guard !overflow else { throw overflowError() }
             rowMajorStrides[d] = product
         }
         var sizes = shape
@@ -211,7 +211,7 @@ public struct SparseTensorLayout: Sendable {
             }
             sizes[dimension] = shape[dimension] / blockSize
             let (blockStride, overflow) = rowMajorStrides[dimension].multipliedReportingOverflow(by: blockSize)
-            guard !overflow else { throw overflowError }
+            guard !overflow else { throw overflowError() }
             strides[dimension] = blockStride
             sizes.append(blockSize)
             strides.append(rowMajorStrides[dimension])

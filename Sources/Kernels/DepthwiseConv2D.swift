@@ -136,14 +136,19 @@ public struct DepthwiseConv2D: PreparedKernel {
     ) throws -> DepthwiseConv2D {
         let checked = try check(inputs: inputs, options: options)
         try instructionSet.requireSupported(op: checked.op)
-        let filter = try inputs[1].requireConstantFloats(op: checked.op, role: "filter")
+        let filter = inputs[1]
+        try filter.requireConstantFloatCount(op: checked.op, role: "filter")
         let bias = try optionalConstantBias(op: checked.op, inputs: inputs, channels: checked.outputChannels)
         let window = checked.window
+        // The filter's values (float16 ones widened) are read only when no
+        // earlier load's packing is taken.
         let weights: Weights = checked.outputChannels == checked.inputChannels
             ? .packed(try PackedDepthwiseWeights(
                 channels: checked.outputChannels, kernelHeight: window.filterHeight,
-                kernelWidth: window.filterWidth, weights: filter, bias: bias, instructionSet: instructionSet))
-            : .unpacked(filter: filter, bias: bias)
+                kernelWidth: window.filterWidth,
+                weights: filter.checkedConstantFloats(op: checked.op, role: "filter"),
+                bias: bias, instructionSet: instructionSet))
+            : .unpacked(filter: filter.checkedConstantFloats(op: checked.op, role: "filter"), bias: bias)
         return DepthwiseConv2D(
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             depthMultiplier: checked.outputChannels / checked.inputChannels, window: window,

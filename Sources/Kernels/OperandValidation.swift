@@ -141,6 +141,13 @@ extension Operand {
     /// widened, checked to hold exactly one value per element of its shape.
     func requireConstantFloats(op: String, role: String) throws -> [Float] {
         try requireConstantFloatCount(op: op, role: role)
+        return checkedConstantFloats(op: op, role: role)
+    }
+
+    /// The values of a float constant operand that `requireConstantFloatCount`
+    /// accepted, float16 ones widened: for packings that read them only when
+    /// no earlier load packed them (`PackedWeightStore`).
+    func checkedConstantFloats(op: String, role: String) -> [Float] {
         guard let values = constant?.floatValues else {
             preconditionFailure("\(op): \(role) values were not read; only validate takes unread constants")
         }

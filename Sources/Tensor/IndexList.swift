@@ -29,11 +29,17 @@ public struct IndexList: Sendable, Hashable, ExpressibleByArrayLiteral, CustomSt
     private let storage: Storage
     /// Number of integers.
     public let count: Int
+    /// `bounds()`, found once when the list is made: the reader's and the
+    /// kernels' checks of one list all ask for it.
+    private let smallestAndLargest: ClosedRange<Int32>?
 
     /// A list of `values`.
     public init(_ values: [Int32]) {
         storage = .array(values)
         count = values.count
+        smallestAndLargest = values.withUnsafeBytes { bytes in
+            Self.bounds(of: Elements(base: bytes.baseAddress, width: .int32, count: values.count))
+        }
     }
 
     public init(arrayLiteral values: Int32...) { self.init(values) }
@@ -48,6 +54,9 @@ public struct IndexList: Sendable, Hashable, ExpressibleByArrayLiteral, CustomSt
         guard fits else { return nil }
         storage = .stored(owner: owner, offset: offset, width: width)
         self.count = count
+        smallestAndLargest = owner.withUnsafeBytes { bytes in
+            Self.bounds(of: Elements(base: bytes.baseAddress.map { $0 + offset }, width: width, count: count))
+        }
     }
 
     /// The integers as the loops that read them all see them: a pointer and
@@ -106,16 +115,18 @@ public struct IndexList: Sendable, Hashable, ExpressibleByArrayLiteral, CustomSt
         return withElements { elements in (0..<count).map { elements[$0] } }
     }
 
-    /// The smallest and the largest integer, or nil for an empty list: one
-    /// pass without a branch per integer.
-    public func bounds() -> ClosedRange<Int32>? {
-        guard count > 0 else { return nil }
-        return withElements { elements in
-            switch elements.width {
-            case .uint8: return Self.bounds(of: elements, as: UInt8.self)
-            case .uint16: return Self.bounds(of: elements, as: UInt16.self)
-            case .int32: return Self.bounds(of: elements, as: Int32.self)
-            }
+    /// The smallest and the largest integer, or nil for an empty list (found
+    /// when the list was made).
+    public func bounds() -> ClosedRange<Int32>? { smallestAndLargest }
+
+    /// The smallest and the largest of `elements`, or nil when there are
+    /// none: one pass without a branch per integer.
+    private static func bounds(of elements: Elements) -> ClosedRange<Int32>? {
+        guard elements.count > 0 else { return nil }
+        switch elements.width {
+        case .uint8: return bounds(of: elements, as: UInt8.self)
+        case .uint16: return bounds(of: elements, as: UInt16.self)
+        case .int32: return bounds(of: elements, as: Int32.self)
         }
     }
 

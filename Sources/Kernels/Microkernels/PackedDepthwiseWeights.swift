@@ -25,20 +25,20 @@ public struct PackedDepthwiseWeights: Sendable {
 
     /// Packs `weights` (`[KH, KW, C]`, `KH·KW·C` values) and `bias` (`C`
     /// values, or nil for none) for the microkernels of `instructionSet`.
-    /// Sizes must be at least 1 and the counts must match (the caller
-    /// validated the operand shapes).
+    /// `weights` is evaluated only when there is something to pack: not
+    /// when an earlier load's packing is taken. Sizes must be at least 1
+    /// and the counts must match (the caller validated the operand shapes).
     /// - Throws: `KernelError` when the padded layout would exceed
     ///   `TensorShape.maxElements` floats, or when `instructionSet` is not
     ///   supported here.
     public init(
-        channels: Int, kernelHeight: Int, kernelWidth: Int, weights: [Float], bias: [Float]?,
-        instructionSet: KernelInstructionSet = .detected
+        channels: Int, kernelHeight: Int, kernelWidth: Int, weights readWeights: @autoclosure () -> [Float],
+        bias: [Float]?, instructionSet: KernelInstructionSet = .detected
     ) throws(KernelError) {
         precondition(min(channels, kernelHeight, kernelWidth) >= 1, "empty depthwise filter")
         let (taps, tapsOverflow) = kernelHeight.multipliedReportingOverflow(by: kernelWidth)
         let (count, countOverflow) = taps.multipliedReportingOverflow(by: channels)
-        precondition(
-            !tapsOverflow && !countOverflow && weights.count == count, "weights are not [KH, KW, C]")
+        precondition(!tapsOverflow && !countOverflow, "weights are not [KH, KW, C]")
         precondition(bias == nil || bias?.count == channels, "bias is not [C]")
         try instructionSet.requireSupported(op: "weight packing")
         let (stride, total) = try Self.layout(
@@ -46,6 +46,8 @@ public struct PackedDepthwiseWeights: Sendable {
         // An earlier load's packing (`PackedWeightStore`), or fresh zeroed storage to pack.
         let (storage, needsPacking) = PackedWeightStore.packedWeights(count: total)
         if needsPacking {
+            let weights = readWeights()
+            precondition(weights.count == count, "weights are not [KH, KW, C]")
             let packed = storage.baseAddress
             for t in 0..<taps {
                 for c in 0..<channels { packed[t * stride + c] = weights[t * channels + c] }
