@@ -102,21 +102,25 @@ struct Verifier {
         guard table.vtable % 2 == 0 else {
             throw ModelError.misaligned(what: "\(location): vtable at byte \(table.vtable) is not 2-byte aligned")
         }
-        for field in schema.fields {
-            path.append(.field(field.name))
-            try verifyField(field, of: table, depth: depth)
-            path.removeLast()
+        // Through a pointer: copying each `FieldSchema` out of the array was a fifth of the
+        // verifier's time.
+        try schema.fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices {
+                path.append(.field(fields[index].name))
+                try verifyField(fields.baseAddress.unsafelyUnwrapped + index, of: table, depth: depth)
+                path.removeLast()
+            }
         }
     }
 
-    private mutating func verifyField(_ field: FieldSchema, of table: TableView, depth: Int) throws {
-        guard let offset = table.fieldOffset(field.id, in: view) else {
-            if case let .unionValue(typeField, _) = field.kind, try unionType(typeField, of: table) != 0 {
+    private mutating func verifyField(_ field: UnsafePointer<FieldSchema>, of table: TableView, depth: Int) throws {
+        guard let offset = table.fieldOffset(field.pointee.id, in: view) else {
+            if case let .unionValue(typeField, _) = field.pointee.kind, try unionType(typeField, of: table) != 0 {
                 throw ModelError.malformed(what: "\(location): union type is set but the value is absent")
             }
             return
         }
-        let size = field.kind.inlineSize
+        let size = field.pointee.kind.inlineSize
         // offset < 2^16 and size <= 8.
         guard offset >= 4, offset &+ size <= table.inlineSize else {
             throw ModelError.malformed(
@@ -128,7 +132,7 @@ struct Verifier {
             throw ModelError.misaligned(what: "\(location): \(size)-byte field at byte \(position) is not aligned")
         }
 
-        switch field.kind {
+        switch field.pointee.kind {
         case .scalar:
             return
         case let .enumeration(name, valid):
