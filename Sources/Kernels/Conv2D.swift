@@ -329,14 +329,29 @@ public struct Conv2D: PreparedKernel {
         epilogue.add == nil ? nil : io.inputs[convolutionOperandCount]
     }
 
-    /// 1×1 convolutions run as one GEMM over all pixels; others as im2col
-    /// tiles (gathered only at the borders) feeding the same GEMM microkernels.
+    /// Whether the fast kernel computes each output row with pixels across the
+    /// vector lanes (`singleChannelConvolutionF32`): a convolution that is not
+    /// 1×1, with one output channel and nothing fused after it.
+    var runsOnPixelLanes: Bool {
+        !isPointwise && epilogue.isEmpty
+            && singleChannelConvolutionApplies(geometry: geometry, inputChannels: inputChannels, weights: packed)
+    }
+
+    /// 1×1 convolutions run as one GEMM over all pixels; one with a single
+    /// output channel with pixels across the vector lanes
+    /// (`runsOnPixelLanes`); others as im2col tiles (gathered only at the
+    /// borders) feeding the same GEMM microkernels. All three give the same bits.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         if isPointwise {
             gemmF32(
                 input: io.inputs[0], rows: window.batch * window.inputHeight * window.inputWidth,
                 weights: packed, output: io.outputs[0], workspace: io.workspace, clamp: activation.clampRange,
                 epilogue: epilogue, residual: residual(io), runner: runner)
+        } else if runsOnPixelLanes {
+            singleChannelConvolutionF32(
+                input: io.inputs[0], output: io.outputs[0], batch: window.batch, geometry: geometry,
+                inputChannels: inputChannels, weights: packed, workspace: io.workspace,
+                clamp: activation.clampRange, runner: runner)
         } else {
             convolutionF32(
                 input: io.inputs[0], output: io.outputs[0], batch: window.batch, geometry: geometry,
@@ -346,9 +361,12 @@ public struct Conv2D: PreparedKernel {
     }
 
     public func workspaceSize(threadCount: Int) throws -> Int {
-        isPointwise
-            ? try gemmF32WorkspaceSize(weights: packed, threadCount: threadCount)
-            : try convolutionF32WorkspaceSize(weights: packed, threadCount: threadCount)
+        if isPointwise { return try gemmF32WorkspaceSize(weights: packed, threadCount: threadCount) }
+        if runsOnPixelLanes {
+            return try singleChannelConvolutionWorkspaceSize(
+                geometry: geometry, inputChannels: inputChannels, threadCount: threadCount)
+        }
+        return try convolutionF32WorkspaceSize(weights: packed, threadCount: threadCount)
     }
 
     /// Direct convolution, one output value at a time, summing taps in
