@@ -115,7 +115,7 @@ let package = Package(
             swiftSettings: computeSettings),
         .target(
             name: "MediaPipeTasksVision",
-            dependencies: ["Pipeline", "Inference", "ImageIO", "FlatBufferReader"],
+            dependencies: ["Pipeline", "Inference", "ImageIO", "FlatBufferReader", "Tensor"],
             swiftSettings: computeSettings),
         .target(name: "MLKit", dependencies: ["MediaPipeTasksVision", "ImageIO"]),
         .target(name: "VideoFiles", dependencies: ["ImageIO"]),

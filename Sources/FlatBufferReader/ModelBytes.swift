@@ -39,9 +39,9 @@ public final class ModelBytes: ImmutableBytes, @unchecked Sendable {
     /// sourceIdentity:)`); nil when only the bytes themselves can tell.
     package let sourceIdentity: [UInt64]?
 
-    /// Maps `path` read-only, its pages made resident at once unless `populatesPages` is
-    /// false (then they fault in as they are read, and `populatePages()` can make them
-    /// resident later). Throws `ModelError` naming the path when the file cannot be opened,
+    /// Maps `path` read-only, its pages mapped in at once unless `populatesPages` is
+    /// false (then they fault in as they are read, and `populatePages()` can map them
+    /// later). Throws `ModelError` naming the path when the file cannot be opened,
     /// is not a regular file, is empty, is larger than `maximumSize`, or cannot be mapped.
     public convenience init(contentsOfFile path: String) throws {
         try self.init(contentsOfFile: path, populatesPages: true)
@@ -62,10 +62,10 @@ public final class ModelBytes: ImmutableBytes, @unchecked Sendable {
             throw ModelError.tooLarge(path: path, size: size, limit: Self.maximumSize)
         }
 
-        let flags = MAP_PRIVATE | (populatesPages ? Self.populateFlag : 0)
-        guard let address = mmap(nil, size, PROT_READ, flags, descriptor, 0),
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0),
               address != UnsafeMutableRawPointer(bitPattern: -1)
         else { throw ModelError.cannotMap(path: path, errno: errno) }
+        if populatesPages { mapInPages(of: UnsafeRawBufferPointer(start: address, count: size)) }
 
         storage = .mapped(UnsafeRawPointer(address))
         count = size
@@ -85,33 +85,12 @@ public final class ModelBytes: ImmutableBytes, @unchecked Sendable {
             + [modified, changed].flatMap { [UInt64(bitPattern: Int64($0.tv_sec)), UInt64(bitPattern: Int64($0.tv_nsec))] }
     }
 
-    /// Makes the pages of a mapped file resident in one call (Linux's
-    /// `MADV_POPULATE_READ`, 5.14 and later; elsewhere, or for bytes in memory, nothing:
-    /// pages fault in as they are read). For bytes about to be read in full after a
-    /// mapping that did not populate them.
+    /// Maps all the pages of these bytes into the process at once (`mapInPages`), for bytes
+    /// about to be read in full after a mapping that did not map them (a model file's, or
+    /// the mapped `.task` bundle's that borrowed bytes lie in; bytes in memory are resident
+    /// already).
     package func populatePages() {
-        #if os(Linux)
-        withUnsafeBytes { bytes in
-            guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-            let start = Int(bitPattern: base) / page * page
-            let populateRead: Int32 = 22  // MADV_POPULATE_READ
-            _ = madvise(UnsafeMutableRawPointer(bitPattern: start), Int(bitPattern: base) + bytes.count - start, populateRead)
-        }
-        #endif
-    }
-
-    /// `mmap`'s flag that maps all of a model file's pages at once, in one system call,
-    /// rather than one fault at a time as they are first read (Linux's `MAP_POPULATE`;
-    /// elsewhere none): loading a model for inference reads every byte of it, verifying
-    /// the tables and packing the weights. Also used for the `.task` bundles that hold
-    /// models.
-    package static var populateFlag: Int32 {
-        #if os(Linux)
-        return MAP_POPULATE
-        #else
-        return 0
-        #endif
+        withUnsafeBytes { mapInPages(of: $0) }
     }
 
     /// Takes ownership of `bytes` without copying them. Size limits are checked when a

@@ -211,11 +211,11 @@ final class MappedCacheFile: @unchecked Sendable {
               info.st_size <= Int64(ModelBytes.maximumSize) * 2
         else { return nil }
         let size = Int(info.st_size)
-        // Read-only: a populated private mapping that could be written would be copied page by page.
-        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE | ModelBytes.populateFlag, descriptor, 0),
-              address != MAP_FAILED
+        // Read-only: a private mapping that could be written would be copied page by page.
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED
         else { return nil }
         bytes = UnsafeRawBufferPointer(start: address, count: size)
+        mapInPages(of: bytes)
     }
 
     deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }

@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
+import Synchronization
 
 /// Makes the whole pages inside `buffer` resident and writable at once, in
 /// one system call, before a loop writes all of it: about half the cost of
@@ -15,6 +18,30 @@ public func populatePages(of buffer: UnsafeMutableRawBufferPointer) {
     _ = madvise(pages.first, pages.byteCount, populateWrite)
     #endif
 }
+
+/// Maps every page of `bytes`, part of a read-only mapping of a file, into
+/// the process before it is read, by reading one byte of each page: the
+/// kernel maps the neighbours of a page it faults in from the page cache
+/// with it (fault-around), which took about 0.3 ms for a 7 to 9 MB file
+/// where `MAP_POPULATE` and `MADV_POPULATE_READ`, which walk page by page,
+/// took 0.5 ms (a Zen 3, Linux 6.18). Contents are unchanged.
+public func mapInPages(of bytes: UnsafeRawBufferPointer) {
+    guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+    let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    guard pageSize > 0 else { return }
+    var sum: UInt8 = 0
+    var offset = 0
+    while offset < bytes.count {
+        sum &+= base.load(fromByteOffset: offset, as: UInt8.self)
+        offset += pageSize
+    }
+    sum &+= base.load(fromByteOffset: bytes.count - 1, as: UInt8.self)
+    // Kept somewhere the compiler cannot see unread, so that the loads stay.
+    pageReadSink.store(sum, ordering: .relaxed)
+}
+
+/// Where `mapInPages` leaves the sum of the bytes it read.
+private let pageReadSink = Atomic<UInt8>(0)
 
 /// Takes the whole pages inside `buffer` out of the process's resident
 /// memory (`MADV_DONTNEED`), for memory that nothing will read again but

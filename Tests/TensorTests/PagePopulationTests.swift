@@ -44,5 +44,45 @@ import Testing
         }
         #expect(UnsafeRawBufferPointer(start: mapped, count: pages * pageSize).allSatisfy { $0 == 0 })
     }
+
+    /// A file mapped without `MAP_POPULATE` has none of its pages in the process
+    /// until they are read; `mapInPages` maps them all in, the bytes unchanged.
+    @Test func aFileMappingsPagesAreMappedIn() throws {
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let pages = 40, count = pages * pageSize - 100
+        let path = "/tmp/landmarker-page-population-\(getpid()).bin"
+        let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        try #require(descriptor >= 0)
+        defer { close(descriptor); unlink(path) }
+        let contents = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        try #require(contents.withUnsafeBytes { write(descriptor, $0.baseAddress, count) } == count)
+        let mapped = try #require(mmap(nil, count, PROT_READ, MAP_PRIVATE, descriptor, 0))
+        try #require(mapped != MAP_FAILED)
+        defer { munmap(mapped, count) }
+        let bytes = UnsafeRawBufferPointer(start: mapped, count: count)
+        #expect(try Self.residentKiB(of: mapped) == 0, "pages mapped before they were read")
+        mapInPages(of: bytes)
+        #expect(try Self.residentKiB(of: mapped) == pages * pageSize / 1024)
+        #expect(bytes.elementsEqual(contents))
+    }
+
+    /// The `Rss` of the mapping that starts at `address`, from `/proc/self/smaps`.
+    static func residentKiB(of address: UnsafeMutableRawPointer) throws -> Int {
+        let start = String(UInt(bitPattern: address), radix: 16)
+        let smaps = try #require(fopen("/proc/self/smaps", "r"))
+        defer { fclose(smaps) }
+        var line = [CChar](repeating: 0, count: 512)
+        var inMapping = false
+        while fgets(&line, Int32(line.count), smaps) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix(start + "-") {
+                inMapping = true
+            } else if inMapping, text.hasPrefix("Rss:") {
+                return try #require(Int(text.dropFirst(4).split(separator: " ").first ?? ""))
+            }
+        }
+        Issue.record("no mapping at \(start) in /proc/self/smaps")
+        return -1
+    }
     #endif
 }

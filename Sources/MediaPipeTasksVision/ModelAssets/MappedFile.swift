@@ -4,9 +4,10 @@ import Glibc
 import Darwin
 #endif
 import FlatBufferReader
+import Tensor
 
 /// A regular file mapped read-only into memory, for reading a `.task` bundle in place: its
-/// pages are mapped when the file is and given back when the mapping goes.
+/// pages are mapped in when the file is (`mapInPages`) and given back when the mapping goes.
 ///
 /// Thread safety: the bytes never change after `init`, so concurrent reads are safe. The file
 /// must not be truncated by another process while it is mapped (reading past its new end
@@ -43,12 +44,12 @@ final class MappedFile: @unchecked Sendable {
             address = nil
             return
         }
-        // All pages mapped at once: loading the landmarker reads every byte of the models
-        // in the bundle.
-        guard let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE | ModelBytes.populateFlag, descriptor, 0),
-              mapped != MAP_FAILED
+        // All pages mapped in at once: loading the landmarker reads every byte of the models
+        // in the bundle (their CRC-32 is checked).
+        guard let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, descriptor, 0), mapped != MAP_FAILED
         else { throw .unreadableFile(path: path, reason: Self.systemMessage()) }
         address = UnsafeRawPointer(mapped)
+        mapInPages(of: UnsafeRawBufferPointer(start: mapped, count: count))
     }
 
     deinit {
