@@ -220,27 +220,17 @@ private struct SingleChannelRows: ParallelWork {
 
     /// One output row from the transposed input rows `rows[ky]`.
     private func multiplyRow(_ rows: UnsafePointer<UnsafePointer<Float>>, output: UnsafeMutablePointer<Float>) {
-        let g = geometry, channels = planes.inputChannels, length = planes.length
+        let g = geometry
         let low = SIMD8<Float>(repeating: outputRange.lower), high = SIMD8<Float>(repeating: outputRange.upper)
         var column = 0
         // Four groups of eight pixels, each its own chain of multiply-adds, tap by tap.
         while column + 32 <= g.outputWidth {
             var sums0 = SIMD8<Float>(repeating: bias), sums1 = sums0, sums2 = sums0, sums3 = sums0
-            var w = weights
-            for ky in 0..<g.kernelHeight {
-                let row = rows[ky] + column
-                for kx in 0..<g.kernelWidth {
-                    var plane = row + kx
-                    for _ in 0..<channels {
-                        let weight = SIMD8<Float>(repeating: w.pointee)
-                        sums0 = multiplyAdd(loadVector8(plane), weight, sums0)
-                        sums1 = multiplyAdd(loadVector8(plane + 8), weight, sums1)
-                        sums2 = multiplyAdd(loadVector8(plane + 16), weight, sums2)
-                        sums3 = multiplyAdd(loadVector8(plane + 24), weight, sums3)
-                        plane += length
-                        w += 1
-                    }
-                }
+            forEachTap(rows, column: column) { pixels, weight in
+                sums0 = multiplyAdd(loadVector8(pixels), weight, sums0)
+                sums1 = multiplyAdd(loadVector8(pixels + 8), weight, sums1)
+                sums2 = multiplyAdd(loadVector8(pixels + 16), weight, sums2)
+                sums3 = multiplyAdd(loadVector8(pixels + 24), weight, sums3)
             }
             storeVector8(clamp(sums0, lower: low, upper: high), output + column)
             storeVector8(clamp(sums1, lower: low, upper: high), output + column + 8)
@@ -251,20 +241,34 @@ private struct SingleChannelRows: ParallelWork {
         // The rest eight pixels at a time, the last group's lanes past the row dropped.
         while column < g.outputWidth {
             var sums = SIMD8<Float>(repeating: bias)
-            var w = weights
-            for ky in 0..<g.kernelHeight {
-                let row = rows[ky] + column
-                for kx in 0..<g.kernelWidth {
-                    var plane = row + kx
-                    for _ in 0..<channels {
-                        sums = multiplyAdd(loadVector8(plane), SIMD8<Float>(repeating: w.pointee), sums)
-                        plane += length
-                        w += 1
-                    }
-                }
+            forEachTap(rows, column: column) { pixels, weight in
+                sums = multiplyAdd(loadVector8(pixels), weight, sums)
             }
             storeVector8(clamp(sums, lower: low, upper: high), output + column, count: min(8, g.outputWidth - column))
             column += 8
+        }
+    }
+
+    /// Calls `body` for every tap in `(ky, kx, i)` order with where that tap of output
+    /// column `column` and the pixels after it lies in the transposed rows `rows[ky]`, and
+    /// the tap's weight in every lane.
+    @inline(__always)
+    private func forEachTap(
+        _ rows: UnsafePointer<UnsafePointer<Float>>, column: Int,
+        _ body: (_ pixels: UnsafePointer<Float>, _ weight: SIMD8<Float>) -> Void
+    ) {
+        let g = geometry, channels = planes.inputChannels, length = planes.length
+        var w = weights
+        for ky in 0..<g.kernelHeight {
+            let row = rows[ky] + column
+            for kx in 0..<g.kernelWidth {
+                var plane = row + kx
+                for _ in 0..<channels {
+                    body(plane, SIMD8<Float>(repeating: w.pointee))
+                    plane += length
+                    w += 1
+                }
+            }
         }
     }
 }
