@@ -36,12 +36,13 @@ public func mapInPages(of bytes: UnsafeRawBufferPointer) {
         offset += pageSize
     }
     sum &+= base.load(fromByteOffset: bytes.count - 1, as: UInt8.self)
-    // Kept somewhere the compiler cannot see unread, so that the loads stay.
-    pageReadSink.store(sum, ordering: .relaxed)
+    mappedPagesChecksum.store(sum, ordering: .relaxed)
 }
 
-/// Where `mapInPages` leaves the sum of the bytes it read.
-private let pageReadSink = Atomic<UInt8>(0)
+/// The sum of the bytes the last `mapInPages` read: a public global, which another module
+/// may read, so that the optimiser keeps the reads that make it. (Stored to a private
+/// global, or passed to an empty function, the sum and the reads were dropped.)
+public let mappedPagesChecksum = Atomic<UInt8>(0)
 
 /// Takes the whole pages inside `buffer` out of the process's resident
 /// memory (`MADV_DONTNEED`), for memory that nothing will read again but
