@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Tensor
 import Testing
 
@@ -50,7 +51,8 @@ import Testing
     @Test func aFileMappingsPagesAreMappedIn() throws {
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
         let pages = 40, count = pages * pageSize - 100
-        let path = "/tmp/landmarker-page-population-\(getpid()).bin"
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("landmarker-page-population-\(getpid()).bin").path
         let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
         try #require(descriptor >= 0)
         defer { close(descriptor); unlink(path) }

@@ -10,8 +10,9 @@ import Tensor
 /// `convolutionF32` gives such a layer's outputs as dot products
 /// (`gemmF32DotMicrokernel8x1`): eight pixels' taps transposed so that a
 /// vector holds one tap of eight pixels, then one chain of dependent
-/// multiply-adds, at about a tenth of the FMA peak. Here each input row a
-/// thread needs is transposed once into channel planes (`[Cin][columns]`,
+/// multiply-adds, at about a tenth of the FMA peak (AVX2 family, a Zen 3).
+/// Here each input row a thread needs is transposed once into channel planes
+/// (`[Cin][columns]`,
 /// zeros in the padding), kept while the filter's rows slide over it, and a
 /// tap of eight consecutive output pixels is then one unaligned load; four
 /// groups of eight pixels take each tap in turn, four independent chains.
