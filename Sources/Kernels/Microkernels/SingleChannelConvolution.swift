@@ -83,7 +83,7 @@ func singleChannelConvolutionWorkspaceSize(
 ) throws(KernelError) -> Int {
     let perThread = ChannelPlanes(geometry: geometry, inputChannels: inputChannels).threadFloats
     let (total, overflow) = perThread.multipliedReportingOverflow(by: max(1, threadCount))
-    guard perThread > 0, !overflow, total <= TensorShape.maxElements else {
+    guard !overflow, total <= TensorShape.maxElements else {
         throw KernelError(
             op: "CONV_2D", "single-channel convolution scratch of \(threadCount) × \(perThread) floats "
                 + "exceeds \(TensorShape.maxElements)")
