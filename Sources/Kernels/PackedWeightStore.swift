@@ -114,8 +114,12 @@ public final class PackedWeightStore: @unchecked Sendable {
     /// sparse kernel's weight lists), under the current scope's next key:
     /// what `reuse` makes of an earlier load's buffer of that key (nil when it
     /// does not hold valid weights), else what `pack` packs afresh (nil when
-    /// there is nothing to pack), whose storage the store then keeps. Outside
-    /// any scope, `pack`'s, recorded nowhere.
+    /// there is nothing to pack), whose storage (never empty) the store then
+    /// keeps. When `pack` declines, the store keeps an empty buffer under the
+    /// key instead, so that a later load given it returns nil at once,
+    /// without calling `pack` (a dense filter is then not scanned again at
+    /// every load to find it too dense for a sparse kernel). Outside any
+    /// scope, `pack`'s, recorded nowhere.
     static func weights<Packed>(
         reusing reuse: (AlignedBuffer) -> Packed?, packing pack: () -> (Packed, storage: AlignedBuffer)?
     ) -> Packed? {
@@ -123,11 +127,21 @@ public final class PackedWeightStore: @unchecked Sendable {
         let key = Key(scope: scope.id, ordinal: scope.nextOrdinal)
         scope.nextOrdinal += 1
         let store = scope.store
-        if let earlier = store.takeReusable(key), let reused = reuse(earlier) {
-            store.record(earlier, for: key, reused: true)
-            return reused
+        if let earlier = store.takeReusable(key) {
+            if earlier.count == 0 {
+                store.record(earlier, for: key, reused: true)
+                return nil
+            }
+            if let reused = reuse(earlier) {
+                store.record(earlier, for: key, reused: true)
+                return reused
+            }
         }
-        guard let (packed, storage) = pack() else { return nil }
+        guard let (packed, storage) = pack() else {
+            store.record(AlignedBuffer(count: 0), for: key, reused: false)
+            return nil
+        }
+        precondition(storage.count > 0, "packed weights in an empty buffer read as declined")
         store.record(storage, for: key, reused: false)
         return packed
     }

@@ -46,6 +46,28 @@ import Testing
         #expect(outside.needsPacking && store.buffers.count == 3)
     }
 
+    @Test func aDeclinedPackingIsRecordedAndNotTriedAgain() {
+        // A first load: the packer declines (a filter too dense for a sparse kernel).
+        let first = PackedWeightStore()
+        let declined: Int? = PackedWeightStore.withScope(of: first, id: 3) {
+            PackedWeightStore.weights(reusing: { _ in 1 }, packing: { nil })
+        }
+        #expect(declined == nil)
+        let recorded = first.buffers
+        #expect(recorded.count == 1 && recorded[0].key == .init(scope: 3, ordinal: 0) && recorded[0].buffer.count == 0)
+        #expect(first.freshlyPackedCount == 1)
+        // A later load given that record declines again without packing or reusing.
+        let later = PackedWeightStore(reusable: Dictionary(uniqueKeysWithValues: recorded.map { ($0.key, $0.buffer) }))
+        var calls = 0
+        let again: Int? = PackedWeightStore.withScope(of: later, id: 3) {
+            PackedWeightStore.weights(
+                reusing: { _ in calls += 1; return 1 },
+                packing: { calls += 1; return (2, AlignedBuffer(count: 4)) })
+        }
+        #expect(again == nil && calls == 0)
+        #expect(later.reusedCount == 1 && later.freshlyPackedCount == 0)
+    }
+
     @Test func theUnusedReusedBuffersGiveBackTheirPages() throws {
         let pageFloats = Int(sysconf(Int32(_SC_PAGESIZE))) / 4
         let mapping = Mapping(floats: 4 * pageFloats)
