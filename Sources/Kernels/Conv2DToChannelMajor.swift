@@ -66,15 +66,12 @@ public struct Conv2DToChannelMajor: PreparedKernel {
     /// The channel-major form of `conv`, or nil when it does not apply:
     /// `conv`'s filter is not packed yet (`Conv2D.isFilterPacked`), it
     /// has a fused ADD or PRELU, more than `maximumInputChannels`
-    /// input channels or `maximumTaps` taps, at most
-    /// `PackedGemmWeights.maxDotOutputs` output channels (which the
-    /// channel-last kernel sums as dot products, in another order).
+    /// input channels or `maximumTaps` taps.
     public init?(_ conv: Conv2D) {
         let g = conv.window
         let taps = g.filterHeight * g.filterWidth * conv.inputChannels
         guard conv.isFilterPacked, conv.epilogue.isEmpty,
-              conv.inputChannels <= Self.maximumInputChannels, taps <= Self.maximumTaps,
-              conv.outputChannels > PackedGemmWeights.maxDotOutputs
+              conv.inputChannels <= Self.maximumInputChannels, taps <= Self.maximumTaps
         else { return nil }
         opName = (conv.foldsPadding ? "PAD+" : "") + "CONV_2D(to CHW)"
         outputShapes = conv.outputShapes
