@@ -8,6 +8,8 @@
 #   - the runs save their packed weights in the user's cache, and a second pose run, which maps
 #     them, prints the same JSON;
 #   - ldd lists no Swift runtime library;
+#   - `bench MODEL_NAME --per-layer --json` finds the model in the prefix and gives every
+#     operator a mean and a fastest time;
 #   - with the models moved away, `pose` fails with a message naming every folder it
 #     searched and the fetch command, and a non-zero exit status.
 # Leaves the installation in PREFIX (the soak runs of .ci/run use it).
@@ -77,6 +79,21 @@ echo "check_install: $saved weight cache files in $weights"
 cp "$work/pose.json" "$work/pose_first.json"
 check_json pose "$root/samples/bus.jpg"
 cmp -s "$work/pose.json" "$work/pose_first.json" || fail "pose with its packed weights mapped printed other JSON"
+
+# `bench` finds a model by name in the prefix, and its per-layer report gives every operator
+# a mean and a fastest pass (the fastest no slower than the mean).
+if as_user "$bin" bench hand_landmark_lite --runs 3 --warmup 1 --per-layer --json > "$work/bench.json"; then
+  python3 - "$work/bench.json" <<'PY' || fail "bench hand_landmark_lite --per-layer --json: layers without sound times"
+import json, sys
+report = json.load(open(sys.argv[1]))
+layers = report["perLayer"]
+bad = [layer["index"] for layer in layers if not 0 <= layer["fastestMs"] <= layer["ms"] * (1 + 1e-9)]
+print(f"check_install: bench: {len(layers)} layers, median {report['medianMs']:.2f} ms")
+sys.exit(0 if layers and not bad else 1)
+PY
+else
+  fail "bench hand_landmark_lite exited with status $?"
+fi
 
 # Models moved away: a clear error listing the folders searched, and a failure status.
 mv "$models" "$models.away"

@@ -46,7 +46,7 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Also print the time per operator type (one profiled pass per run).")
     var perOp = false
 
-    @Flag(help: "Also print every operator in execution order with its output shape, multiply-accumulates, mean time and GFLOP/s (one profiled pass per run).")
+    @Flag(help: "Also print every operator in execution order with its output shape, multiply-accumulates, mean time and GFLOP/s, and its fastest pass (one profiled pass per run).")
     var perLayer = false
 
     @Flag(help: "Print JSON instead of text.")
@@ -96,9 +96,10 @@ struct BenchCommand: ParsableCommand {
                     if timing.index == layers.count {
                         layers.append(LayerTiming(
                             index: timing.index, op: timing.opName, outputShape: timing.outputShape?.description ?? "",
-                            multiplyAccumulates: timing.multiplyAccumulates, ms: 0))
+                            multiplyAccumulates: timing.multiplyAccumulates, ms: 0, fastestMs: .infinity))
                     }
                     layers[timing.index].ms += timing.seconds * 1e3 / Double(runs)
+                    layers[timing.index].fastestMs = min(layers[timing.index].fastestMs, timing.seconds * 1e3)
                 }
             }
         }
@@ -150,29 +151,37 @@ struct BenchCommand: ParsableCommand {
     }
 }
 
-/// One operator's mean time over the profiled passes of `bench --per-layer`.
+/// One operator's times over the profiled passes of `bench --per-layer`.
 struct LayerTiming: Encodable {
     let index: Int
     let op: String
     let outputShape: String
     let multiplyAccumulates: Int
+    /// Mean over the passes, ms.
     var ms: Double
+    /// The fastest pass, ms: on a host whose speed changes from second to
+    /// second, steadier than the mean for comparing two builds layer by layer.
+    var fastestMs: Double
 }
 
-/// The `--per-layer` table: one row per operator in execution order.
+/// The `--per-layer` table: one row per operator in execution order, its
+/// mean time and share, its fastest pass, and the rate of each.
 private func printLayers(_ layers: [LayerTiming]) {
     let total = layers.map(\.ms).reduce(0, +)
     let opWidth = layers.map(\.op.count).max() ?? 0
     let shapeWidth = layers.map(\.outputShape.count).max() ?? 0
     print("  #    " + padded("op", to: opWidth) + "  "
-          + padded("output", to: shapeWidth) + "      MMAC        ms      %  GFLOP/s")
+          + padded("output", to: shapeWidth) + "      MMAC        ms      %  GFLOP/s   fastest  GFLOP/s")
+    func gflops(_ layer: LayerTiming, _ ms: Double) -> Double {
+        ms > 0 ? 2 * Double(layer.multiplyAccumulates) / (ms * 1e-3) / 1e9 : 0
+    }
     for layer in layers {
-        let gflops = layer.ms > 0 ? 2 * Double(layer.multiplyAccumulates) / (layer.ms * 1e-3) / 1e9 : 0
         print(formatted("  %-4ld ", layer.index)
               + padded(layer.op, to: opWidth) + "  "
               + padded(layer.outputShape, to: shapeWidth)
-              + formatted(" %9.2f %9.3f %6.1f %8.1f", Double(layer.multiplyAccumulates) / 1e6, layer.ms,
-                       100 * layer.ms / max(total, 1e-12), gflops))
+              + formatted(" %9.2f %9.3f %6.1f %8.1f %9.3f %8.1f", Double(layer.multiplyAccumulates) / 1e6, layer.ms,
+                       100 * layer.ms / max(total, 1e-12), gflops(layer, layer.ms), layer.fastestMs,
+                       gflops(layer, layer.fastestMs)))
     }
 }
 
