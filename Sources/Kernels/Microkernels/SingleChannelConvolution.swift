@@ -12,10 +12,10 @@ import Tensor
 /// vector holds one tap of eight pixels, then one chain of dependent
 /// multiply-adds, at about a tenth of the FMA peak (AVX2 family, a Zen 3).
 /// Here each input row a thread needs is transposed once into channel planes
-/// (`[Cin][columns]`,
-/// zeros in the padding), kept while the filter's rows slide over it, and a
-/// tap of eight consecutive output pixels is then one unaligned load; four
-/// groups of eight pixels take each tap in turn, four independent chains.
+/// (`[Cin][columns]`, zeros in the padding), kept while the filter's rows
+/// slide over it, and a tap of eight consecutive output pixels is then one
+/// unaligned load; four groups of eight pixels take each tap in turn, four
+/// independent chains.
 /// Every output is the same operations in the same order as there: the
 /// bias, then one fused multiply-add per tap in `(ky, kx, i)` order, the
 /// padding's taps included as `0 · w`, then the clamp. So the outputs are
@@ -137,8 +137,10 @@ private struct SingleChannelRows: ParallelWork {
     func run(_ items: Range<Int>, thread: Int) {
         let g = geometry, rowFloats = planes.rowFloats
         let scratch = workspace + thread * planes.threadFloats
+        // Zeroed when a filter row first falls outside the input: chunks of interior rows
+        // never need it.
         let zeroRow = scratch + g.kernelHeight * rowFloats
-        zeroRow.update(repeating: 0, count: rowFloats)
+        var zeroRowReady = false
         // Ring slot `s` holds the transposed input row `held[s]` (image · H + row), -1 for none.
         // At most 16 slots and 16 row pointers: 256 bytes, which a temporary allocation
         // always keeps on the stack.
@@ -153,6 +155,10 @@ private struct SingleChannelRows: ParallelWork {
                     for ky in 0..<g.kernelHeight {
                         let iy = oy * g.strideHeight - g.padTop + ky
                         guard iy >= 0 && iy < g.inputHeight else {
+                            if !zeroRowReady {
+                                zeroRow.update(repeating: 0, count: rowFloats)
+                                zeroRowReady = true
+                            }
                             rows[ky] = UnsafePointer(zeroRow)
                             continue
                         }
