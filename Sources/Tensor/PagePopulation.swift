@@ -27,7 +27,7 @@ public func populatePages(of buffer: UnsafeMutableRawBufferPointer) {
 /// took 0.5 ms (a Zen 3, Linux 6.18). Contents are unchanged.
 public func mapInPages(of bytes: UnsafeRawBufferPointer) {
     guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-    let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    let pageSize = systemPageSize
     guard pageSize > 0 else { return }
     var sum: UInt8 = 0
     var offset = 0
@@ -38,6 +38,9 @@ public func mapInPages(of bytes: UnsafeRawBufferPointer) {
     sum &+= base.load(fromByteOffset: bytes.count - 1, as: UInt8.self)
     mappedPagesChecksum.store(sum, ordering: .relaxed)
 }
+
+/// The system's page size in bytes, asked once.
+private let systemPageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
 /// The sum of the bytes the last `mapInPages` read: a public global, which another module
 /// may read, so that the optimiser keeps the reads that make it. (Stored to a private
@@ -64,7 +67,7 @@ private let populateWrite: Int32 = 23
 /// are none.
 private func wholePages(in buffer: UnsafeMutableRawBufferPointer) -> (first: UnsafeMutableRawPointer, byteCount: Int)? {
     guard let base = buffer.baseAddress else { return nil }
-    let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    let pageSize = systemPageSize
     guard pageSize > 0 else { return nil }
     let start = (Int(bitPattern: base) + pageSize - 1) / pageSize * pageSize
     let end = (Int(bitPattern: base) + buffer.count) / pageSize * pageSize
