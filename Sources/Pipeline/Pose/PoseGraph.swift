@@ -107,15 +107,11 @@ package final class PoseGraph {
     /// - Parameter timestampMicroseconds: the frame time (stream mode smoothing).
     package func process(_ image: RGBImage, timestampMicroseconds: Int64) throws -> [Pose] {
         let width = image.width, height = image.height
-        var rois = configuration.streamMode ? trackedROIs : []
-        if rois.count < configuration.numPoses {
-            let detected = try detectROIs(in: image)
-            rois = configuration.streamMode
-                ? RectAssociation.laterWins(
-                    tracked: rois, detected: detected, iouThreshold: configuration.minTrackingConfidence)
-                : detected.map { TrackedRect(rect: $0, trackId: nil) }
-        }
-        rois = Array(rois.prefix(configuration.numPoses))
+        let rois = configuration.streamMode
+            ? try Self.streamROIs(
+                tracked: trackedROIs, numPoses: configuration.numPoses,
+                iouThreshold: configuration.minTrackingConfidence, detect: { try detectROIs(in: image) })
+            : try detectROIs(in: image).prefix(configuration.numPoses).map { TrackedRect(rect: $0, trackId: nil) }
 
         var poses: [Pose] = []
         for roi in rois {
@@ -135,6 +131,21 @@ package final class PoseGraph {
             }
         }
         return poses
+    }
+
+    /// One stream-mode frame's ROIs, at most `numPoses` (docs/PIPELINE.md, "Video / live
+    /// tracking (pose)" and "Association of ROIs"): the previous frame's `tracked` ROIs, and the
+    /// detector's (`detect`) when fewer than `numPoses` were tracked, merged by
+    /// `RectAssociation.laterWins` on every frame, as MediaPipe's `AssociationNormRectCalculator`
+    /// is: it also drops a tracked ROI that a later tracked one overlaps, so two tracks that
+    /// converged on one person after a crossing become one, and the detector runs on the next
+    /// frame to find the other.
+    static func streamROIs(
+        tracked: [TrackedRect], numPoses: Int, iouThreshold: Float, detect: () throws -> [NormalizedRect]
+    ) rethrows -> [TrackedRect] {
+        let detected = tracked.count < numPoses ? try detect() : []
+        return Array(RectAssociation.laterWins(tracked: tracked, detected: detected, iouThreshold: iouThreshold)
+            .prefix(numPoses))
     }
 
     /// Runs the detector on the whole image and returns one ROI per detection
