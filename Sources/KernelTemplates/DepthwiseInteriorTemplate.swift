@@ -3,11 +3,11 @@
 // family: `out[p, c] = clamp(bias[c] + Σ_taps in[tap(p), c] · w[tap, c])`. Each output element
 // starts from its bias and adds one multiply-add per valid tap in (kx, ky) order (filter
 // columns outer, as XNNPACK takes them), so the results are identical in every family and to
-// the other depthwise kernels. Blocks of 4 neighbouring pixels share their input loads; the
-// filter shape is fixed at compile time so that the tap loops unroll.
+// the other depthwise kernels. Blocks of 4 neighbouring pixels are computed together, with
+// the filter shape fixed at compile time, so that their taps on the same input can share loads.
 
 /// A square filter size and stride fixed at compile time, so that the interior kernels' tap
-/// loops unroll and neighbouring pixels share loads.
+/// loops can unroll and neighbouring pixels share loads.
 public protocol DepthwiseInteriorShape {
     static var size: Int { get }
     static var stride: Int { get }
@@ -225,9 +225,17 @@ public func depthwiseInteriorBlock<Shape: DepthwiseInteriorShape, Vectors: Kerne
             a31 = Vectors.multiplyAdd(loadVector(input + (o3 &+ width), as: V.self), w1, a31)
         }
     }
-    // Every filter row inside the input (the interior proper): loops of the static filter
-    // size unroll, so that taps of neighbouring pixels that read the same input share one load.
-    if row.kernelRows == size {
+    // Every filter row inside the input (the interior proper). The loop over filter rows
+    // unrolls; LLVM keeps the one over filter columns. Written out for 3×3 at stride 1, so that
+    // a tap reading the input a neighbouring pixel's tap read shares its load (those layers
+    // 7–14 % faster on a Zen 3); at stride 2 and for 5×5 the unrolled code measured level or
+    // slower (Benchmarks/README.md, "Layer by layer against LiteRT").
+    if row.kernelRows == size && size == 3 && stride == 1 {
+        /// Filter column `kx` of every filter row.
+        @inline(__always)
+        func addColumn(_ kx: Int) { for ky in 0..<size { addTap(kx, ky) } }
+        addColumn(0); addColumn(1); addColumn(2)
+    } else if row.kernelRows == size {
         for kx in 0..<size { for ky in 0..<size { addTap(kx, ky) } }
     } else {
         for kx in 0..<size { for ky in 0..<row.kernelRows { addTap(kx, ky) } }
