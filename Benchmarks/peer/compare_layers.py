@@ -19,14 +19,13 @@ Run (from the repository root, after `compare_litert.py`'s one-time set-up):
 """
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 from compare_litert import INSTRUCTION_SETS, MODELS, import_litert, time_litert, time_ours
-from peer_common import REPO_ROOT, machine_description
+from peer_common import REPO_ROOT, emit_report, machine_description
 import model_slices
 
 
@@ -127,17 +126,10 @@ def main():
             if not (arguments.json or arguments.markdown):
                 print(f"layer {number} {layer.name}: ours {row['oursMedianMs']:.3f} ms, "
                       f"LiteRT {row['litertMedianMs']:.3f} ms", file=sys.stderr)
-    report = json.dumps({"machine": machine, "model": arguments.model, "threads": arguments.threads,
-                         "instructionSet": arguments.instruction_set, "rounds": arguments.rounds,
-                         "runs": arguments.runs, "warmup": arguments.warmup, "layers": rows}, indent=2)
-    if arguments.json_file:
-        arguments.json_file.write_text(report + "\n")
-    if arguments.json:
-        print(report)
-    elif arguments.markdown:
-        print_markdown(rows, machine, arguments)
-    else:
-        print_table(rows)
+    report = {"machine": machine, "model": arguments.model, "threads": arguments.threads,
+              "instructionSet": arguments.instruction_set, "rounds": arguments.rounds,
+              "runs": arguments.runs, "warmup": arguments.warmup, "layers": rows}
+    emit_report(report, arguments, lambda: print_markdown(rows, machine, arguments), lambda: print_table(rows))
 
 
 if __name__ == "__main__":

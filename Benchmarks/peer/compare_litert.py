@@ -38,7 +38,7 @@ import sys
 import time
 from pathlib import Path
 
-from peer_common import REPO_ROOT, machine_description
+from peer_common import REPO_ROOT, emit_report, machine_description
 VENV = REPO_ROOT / "Benchmarks" / ".venv"
 VENV_PYTHON = VENV / "bin" / "python"
 MODELS = [
@@ -292,16 +292,8 @@ def main():
         rows.append({**row, **rates(row, threads, peaks, litert_family)})
     settings = {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup,
                 "instructionSet": args.instruction_set}
-    report = json.dumps({"machine": machine, "settings": settings, "fmaPeakGflopsPerCore": peaks,
-                         "results": rows}, indent=2)
-    if args.json_file:
-        args.json_file.write_text(report + "\n")
-    if args.json:
-        print(report)
-    elif args.markdown:
-        print_markdown(rows, machine, settings, peaks)
-    else:
-        print_table(rows, peaks)
+    emit_report({"machine": machine, "settings": settings, "fmaPeakGflopsPerCore": peaks, "results": rows}, args,
+                lambda: print_markdown(rows, machine, settings, peaks), lambda: print_table(rows, peaks))
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ import time
 from pathlib import Path
 
 from mediapipe_bundles import build_bundle, import_mediapipe
-from peer_common import REPO_ROOT, machine_description
+from peer_common import REPO_ROOT, emit_report, machine_description
 
 # The shared fixtures sit beside the repository checkout.
 DEFAULT_FRAMES = REPO_ROOT.parent / "shared" / "fixtures" / "video" / "mp_hand_reach"
@@ -216,15 +216,8 @@ def main():
 
     rows = [{"task": task, "mode": mode, "threads": threads, **summarize(ours[combo], theirs[combo])}
             for combo in combos for task, mode, threads in [combo]]
-    report = json.dumps({"machine": machine, "settings": settings, "results": rows}, indent=2)
-    if args.json_file:
-        args.json_file.write_text(report + "\n")
-    if args.json:
-        print(report)
-    elif args.markdown:
-        print_markdown(rows, machine, settings)
-    else:
-        print_table(rows)
+    emit_report({"machine": machine, "settings": settings, "results": rows}, args,
+                lambda: print_markdown(rows, machine, settings), lambda: print_table(rows))
 
 
 if __name__ == "__main__":

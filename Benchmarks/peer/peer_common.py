@@ -1,6 +1,7 @@
 """Helpers shared by the peer comparison scripts: shell output and a description of the
 machine a measurement was taken on."""
 import datetime
+import json
 import os
 import platform
 import subprocess
@@ -55,3 +56,17 @@ def machine_description(packages):
         "commit": command_output(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"]),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
+
+
+def emit_report(report, arguments, print_markdown, print_table):
+    """Writes `report` (a JSON-serialisable dict) to `arguments.json_file` when given, then prints
+    it as `arguments.json` or `arguments.markdown` ask, or calls `print_table()`."""
+    text = json.dumps(report, indent=2)
+    if arguments.json_file:
+        arguments.json_file.write_text(text + "\n")
+    if arguments.json:
+        print(text)
+    elif arguments.markdown:
+        print_markdown()
+    else:
+        print_table()
