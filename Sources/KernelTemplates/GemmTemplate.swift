@@ -55,13 +55,14 @@ public enum GemmEightRows: GemmTileRows {
 ///   - panel: K-major panel, `Vectors.count` vectors of floats per k.
 ///   - bias: the panel's `Vectors.count` vectors of biases.
 ///   - c: row 0 of the output tile; row `r` starts at `c + r·cStride`.
+///   - bounds: the clamp of every output.
 @inlinable @inline(never)
 public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows>(
     _ vectors: Vectors.Type, _ tileRows: Rows.Type,
     rows: Int, a: UnsafePointer<Float>, runs: GemmRowRuns,
     panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
     c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
-    lower: Float, upper: Float
+    bounds: UnsafePointer<ClampBounds>
 ) {
     typealias V = Vectors.Vector
     let mr = Rows.count, two = Vectors.count == 2, width = V.scalarCount
@@ -118,7 +119,7 @@ public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows>(
         r0 += next; r1 += next; r2 += next; r3 += next; r4 += next; r5 += next
         if eight { r6 += next; r7 += next }
     }
-    let lo = Vectors.broadcast(lower), hi = Vectors.broadcast(upper)
+    let (lo, hi) = ClampBounds.load(bounds, as: V.self)
     c00 = Vectors.clamp(c00, lower: lo, upper: hi); c10 = Vectors.clamp(c10, lower: lo, upper: hi)
     c20 = Vectors.clamp(c20, lower: lo, upper: hi); c30 = Vectors.clamp(c30, lower: lo, upper: hi)
     c40 = Vectors.clamp(c40, lower: lo, upper: hi); c50 = Vectors.clamp(c50, lower: lo, upper: hi)
@@ -187,14 +188,13 @@ public struct GemmPanelOperands {
     /// Row 0, column 0 of C; row `r` starts at `c + r·cStride`.
     public var c: UnsafeMutablePointer<Float>
     public var cStride: Int
-    public var lower: Float
-    public var upper: Float
+    public var bounds: UnsafePointer<ClampBounds>
 
     @inlinable
     public init(
         a: UnsafePointer<Float>, rows: Int, runs: GemmRowRuns, packed: UnsafePointer<Float>,
         bias: UnsafePointer<Float>, outputs: Int, panels: Range<Int>, fullPanelCount: Int,
-        c: UnsafeMutablePointer<Float>, cStride: Int, lower: Float, upper: Float
+        c: UnsafeMutablePointer<Float>, cStride: Int, bounds: UnsafePointer<ClampBounds>
     ) {
         self.a = a
         self.rows = rows
@@ -206,8 +206,7 @@ public struct GemmPanelOperands {
         self.fullPanelCount = fullPanelCount
         self.c = c
         self.cStride = cStride
-        self.lower = lower
-        self.upper = upper
+        self.bounds = bounds
     }
 }
 
@@ -237,12 +236,12 @@ public func gemmPanels<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileR
             gemmTile(
                 Half.self, Rows.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
                 c: c, cStride: g.cStride, columns: min(halfWidth, g.outputs - column),
-                lower: g.lower, upper: g.upper)
+                bounds: g.bounds)
         } else {
             gemmTile(
                 Full.self, Rows.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
                 c: c, cStride: g.cStride, columns: min(width, g.outputs - column),
-                lower: g.lower, upper: g.upper)
+                bounds: g.bounds)
         }
     }
     // `depth` and `panels.count` are at most the packed buffer's float count: no overflow.

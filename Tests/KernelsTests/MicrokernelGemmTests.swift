@@ -95,6 +95,38 @@ import Testing
         }
     }
 
+    /// Sums that are NaN, ±∞ or ordinary values come out of every tile shape (full, half and
+    /// narrow panels, every row of a tile) clamped as TFLite clamps: a NaN stays NaN, ±∞ meet
+    /// the bounds, and the rest is `FusedActivation.apply`'s value, bit for bit. (The tiles'
+    /// clamp compiles to the CPU's min and max instructions, whose NaN rules depend on the
+    /// order of their operands.)
+    @Test(arguments: KernelInstructionSet.supported)
+    func specialSumsAreClampedAsTFLiteClamps(_ instructionSet: KernelInstructionSet) throws {
+        let specials: [Float] = [.nan, .infinity, -.infinity, 5, 7.5, -3, 0.25, -0.5, 6, 1e30, -1e30]
+        // K = 1 and a weight of 1, no bias: each output is its row's value plus a zero bias.
+        let rows = 2 * specials.count + 1
+        let a = (0..<rows).map { specials[$0 % specials.count] }
+        for outputs in [8, 16, 24, 40] {
+            let packed = try PackedGemmWeights(
+                outputChannels: outputs, inputChannels: 1, weights: [Float](repeating: 1, count: outputs),
+                bias: nil, instructionSet: instructionSet)
+            for activation in [FusedActivation.none, .relu, .reluN1To1, .relu6] {
+                let input = GuardedBuffer(a)
+                let output = GuardedBuffer(count: rows * outputs)
+                let workspace = GuardedBuffer(count: try gemmF32WorkspaceSize(weights: packed, threadCount: 1))
+                gemmF32(
+                    input: input.pointer, rows: rows, weights: packed, output: output.pointer,
+                    workspace: UnsafeMutableBufferPointer(start: workspace.pointer, count: workspace.count),
+                    clamp: activation.clampRange, runner: .serial)
+                for (index, value) in output.values.enumerated() {
+                    let expected = activation.apply(0 + a[index / outputs])
+                    let same = expected.isNaN ? value.isNaN : value.bitPattern == expected.bitPattern
+                    #expect(same, "row \(index / outputs) of \(outputs) outputs, \(activation), \(instructionSet): \(value) for \(expected)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
     func everyRowRemainder(
         _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision

@@ -88,6 +88,19 @@ func expectSameForInstructionSets(
 }
 
 @Suite struct VectorLanesTests {
+    /// `ClampBounds.load` reads `upper` one `SIMD16<Float>` after `lower`: the layout it assumes.
+    @Test func clampBoundsLoadTheirOwnLanes() {
+        #expect(MemoryLayout<ClampBounds>.offset(of: \.lower) == 0)
+        #expect(MemoryLayout<ClampBounds>.offset(of: \.upper) == MemoryLayout<SIMD16<Float>>.stride)
+        var bounds = ClampBounds(lower: -1, upper: 6)
+        withUnsafePointer(to: &bounds) { pointer in
+            let eight = ClampBounds.load(pointer, as: SIMD8<Float>.self)
+            let sixteen = ClampBounds.load(pointer, as: SIMD16<Float>.self)
+            #expect(eight.lower == SIMD8(repeating: -1) && eight.upper == SIMD8(repeating: 6))
+            #expect(sixteen.lower == SIMD16(repeating: -1) && sixteen.upper == SIMD16(repeating: 6))
+        }
+    }
+
     @Test func multiplyAddMatchesProductPlusAddend() {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)

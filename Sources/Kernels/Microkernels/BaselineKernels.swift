@@ -85,18 +85,19 @@ private func baselineGemmPanels(_ operands: GemmPanelOperands) {
 ///   - bias: its 8 biases.
 ///   - c: row 0 of C at the panel's first column; row `r` starts at `c + r·cStride`.
 ///   - columns: the panel's channels, 1...8.
+///   - bounds: the clamp of every output.
 @inline(never)
 func gemmNarrowPanel(
     a: UnsafePointer<Float>, rows: Int, runs: GemmRowRuns, panel: UnsafePointer<Float>,
     bias: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
-    lower: Float, upper: Float
+    bounds: UnsafePointer<ClampBounds>
 ) {
     for row in stride(from: 0, to: rows, by: 8) {
         gemmTile(
             BaselineF32x8.self, GemmEightRows.self,
             rows: min(8, rows - row), a: a + row * runs.rowStride, runs: runs,
             panel: panel, bias: bias, c: c + row * cStride, cStride: cStride, columns: columns,
-            lower: lower, upper: upper)
+            bounds: bounds)
     }
 }
 

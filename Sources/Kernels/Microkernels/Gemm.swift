@@ -218,38 +218,42 @@ func gemmF32Block(
         return
     }
     let lastPanel = weights.panelCount - 1
-    if weights.panelPrecision == .float16 {
-        guard widened != nil else { preconditionFailure("float16 panels without a widened panel") }
-        for p in panels {
-            if widened!.panel != p {
-                weights.widenPanel(p, into: widened!.floats)
-                widened!.panel = p
+    // In memory, so that the tiles load the bounds as vectors (`ClampBounds`).
+    var clampBounds = ClampBounds(lower: lower, upper: upper)
+    withUnsafePointer(to: &clampBounds) { bounds in
+        if weights.panelPrecision == .float16 {
+            guard widened != nil else { preconditionFailure("float16 panels without a widened panel") }
+            for p in panels {
+                if widened!.panel != p {
+                    weights.widenPanel(p, into: widened!.floats)
+                    widened!.panel = p
+                }
+                let panel = UnsafePointer(widened!.floats), column = weights.column(ofPanel: p)
+                if weights.hasPanelOf8 && p == lastPanel {
+                    gemmNarrowPanel(
+                        a: a, rows: rows, runs: layout, panel: panel, bias: bias + column,
+                        c: c + column, cStride: cStride, columns: n - column, bounds: bounds)
+                } else {
+                    // The copy as the call's only panel: a full one, or the half-width one after them.
+                    weights.instructionSet.microkernels.gemmPanels(GemmPanelOperands(
+                        a: a, rows: rows, runs: layout, packed: panel, bias: bias + column, outputs: n - column,
+                        panels: 0..<1, fullPanelCount: p < weights.fullPanelCount ? 1 : 0, c: c + column,
+                        cStride: cStride, bounds: bounds))
+                }
             }
-            let panel = UnsafePointer(widened!.floats), column = weights.column(ofPanel: p)
-            if weights.hasPanelOf8 && p == lastPanel {
+        } else {
+            let narrowLast = weights.hasPanelOf8 && panels.contains(lastPanel)
+            let widePanels = panels.lowerBound..<(narrowLast ? lastPanel : panels.upperBound)
+            weights.instructionSet.microkernels.gemmPanels(GemmPanelOperands(
+                a: a, rows: rows, runs: layout, packed: weights.float32Panel(0), bias: bias, outputs: n,
+                panels: widePanels, fullPanelCount: weights.fullPanelCount, c: c, cStride: cStride,
+                bounds: bounds))
+            if narrowLast {
+                let column = weights.column(ofPanel: lastPanel)
                 gemmNarrowPanel(
-                    a: a, rows: rows, runs: layout, panel: panel, bias: bias + column,
-                    c: c + column, cStride: cStride, columns: n - column, lower: lower, upper: upper)
-            } else {
-                // The copy as the call's only panel: a full one, or the half-width one after them.
-                weights.instructionSet.microkernels.gemmPanels(GemmPanelOperands(
-                    a: a, rows: rows, runs: layout, packed: panel, bias: bias + column, outputs: n - column,
-                    panels: 0..<1, fullPanelCount: p < weights.fullPanelCount ? 1 : 0, c: c + column,
-                    cStride: cStride, lower: lower, upper: upper))
+                    a: a, rows: rows, runs: layout, panel: weights.float32Panel(lastPanel), bias: bias + column,
+                    c: c + column, cStride: cStride, columns: n - column, bounds: bounds)
             }
-        }
-    } else {
-        let narrowLast = weights.hasPanelOf8 && panels.contains(lastPanel)
-        let widePanels = panels.lowerBound..<(narrowLast ? lastPanel : panels.upperBound)
-        weights.instructionSet.microkernels.gemmPanels(GemmPanelOperands(
-            a: a, rows: rows, runs: layout, packed: weights.float32Panel(0), bias: bias, outputs: n,
-            panels: widePanels, fullPanelCount: weights.fullPanelCount, c: c, cStride: cStride, lower: lower,
-            upper: upper))
-        if narrowLast {
-            let column = weights.column(ofPanel: lastPanel)
-            gemmNarrowPanel(
-                a: a, rows: rows, runs: layout, panel: weights.float32Panel(lastPanel), bias: bias + column,
-                c: c + column, cStride: cStride, columns: n - column, lower: lower, upper: upper)
         }
     }
     let first = weights.column(ofPanel: panels.lowerBound)
