@@ -103,7 +103,8 @@ def main():
 
     litert, numpy = import_litert()
     model = model_slices.load_model(model_path)
-    chosen = list(enumerate(model_slices.layers(model)))
+    all_layers = model_slices.layers(model)
+    chosen = list(enumerate(all_layers))
     if arguments.layers:
         first, _, last = arguments.layers.partition("-")
         try:
@@ -112,7 +113,7 @@ def main():
             parser.error(f"--layers {arguments.layers}: expected N or N-M")
         chosen = [(number, layer) for number, layer in chosen if low <= number <= high]
         if not chosen:
-            parser.error(f"--layers {arguments.layers}: the model has layers 0-{len(model_slices.layers(model)) - 1}")
+            parser.error(f"--layers {arguments.layers}: the model has layers 0-{len(all_layers) - 1}")
     machine = machine_description({"aiEdgeLitert": "ai-edge-litert", "numpy": "numpy"})
     rows = []
     with tempfile.TemporaryDirectory(prefix="compare_layers.") as folder:
