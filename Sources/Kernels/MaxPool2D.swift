@@ -80,8 +80,8 @@ public struct MaxPool2D: PreparedKernel {
             activation: options.activation)
     }
 
-    /// The reference's maximum, eight channels at a time (scalar tail), over
-    /// output rows split across `runner`. Bit-identical to `runReference`.
+    /// The reference's maximum over output rows split across `runner`: sixteen channels at a
+    /// time, then eight, then one by one. Bit-identical to `runReference`.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         let g = window
         // Each output element reads up to KH·KW inputs: weigh a row by its taps.
@@ -91,7 +91,11 @@ public struct MaxPool2D: PreparedKernel {
             MaxPoolRows(kernel: self, input: io.inputs[0], output: io.outputs[0]))
     }
 
-    /// Writes output rows `rows` (over all images) of `run`.
+    /// Writes output rows `rows` (over all images) of `run`. Each output element takes the
+    /// window's in-bounds taps in (ky, kx) order from the lowest finite Float, replacing only on
+    /// a strictly larger value, as the reference does. The offsets stay inside the validated
+    /// input and output tensors, so they are formed with wrapping operators (no overflow checks
+    /// in the tap loops).
     fileprivate func writeRows(
         _ rows: Range<Int>, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
     ) {
@@ -100,40 +104,65 @@ public struct MaxPool2D: PreparedKernel {
         let range = activation.clampRange
         let lower = SIMD8<Float>(repeating: range.lower), upper = SIMD8<Float>(repeating: range.upper)
         let lowest = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
-        let rowLength = g.outputWidth * channels
+        let rowLength = g.outputWidth &* channels
+        let inputRowLength = g.inputWidth &* channels
         for row in rows {
             let n = row / g.outputHeight, oy = row % g.outputHeight
-            let originY = oy * g.strideH - g.padTop
-            let taps = max(0, -originY)..<min(g.filterHeight, g.inputHeight - originY)
-            let image = input + n * g.inputHeight * g.inputWidth * channels
-            var destination = output + row * rowLength
+            let originY = oy &* g.strideH &- g.padTop
+            let taps = max(0, -originY)..<min(g.filterHeight, g.inputHeight &- originY)
+            // The window's first valid input row, channel 0.
+            let firstRow = input + (n &* g.inputHeight &+ originY &+ taps.lowerBound) &* inputRowLength
+            var destination = output + row &* rowLength
             for ox in 0..<g.outputWidth {
-                let originX = ox * g.strideW - g.padLeft
-                let columns = max(0, -originX)..<min(g.filterWidth, g.inputWidth - originX)
-                var c = 0
-                while c + 8 <= channels {
-                    var largest = lowest
-                    for ky in taps {
-                        let rowOffset = ((originY + ky) * g.inputWidth + originX) * channels + c
-                        for kx in columns {
-                            let value = loadVector8(image + rowOffset + kx * channels)
-                            largest.replace(with: value, where: largest .< value)
+                let originX = ox &* g.strideW &- g.padLeft
+                let columns = max(0, -originX)..<min(g.filterWidth, g.inputWidth &- originX)
+                // The window's first valid tap, channel 0.
+                let window = firstRow + (originX &+ columns.lowerBound) &* channels
+                /// The maxima of channels `c ..< c + 8` and, with `pair`, `c + 8 ..< c + 16`
+                /// over the window's taps.
+                @inline(__always)
+                func largest(_ c: Int, pair: Bool) -> (SIMD8<Float>, SIMD8<Float>) {
+                    var largest0 = lowest, largest1 = lowest
+                    var tapRow = window + c
+                    for _ in taps {
+                        var tap = tapRow
+                        for _ in columns {
+                            let value0 = loadVector8(tap)
+                            largest0.replace(with: value0, where: largest0 .< value0)
+                            if pair {
+                                let value1 = loadVector8(tap + 8)
+                                largest1.replace(with: value1, where: largest1 .< value1)
+                            }
+                            tap += channels
                         }
+                        tapRow += inputRowLength
                     }
-                    storeVector8(clamp(largest, lower: lower, upper: upper), destination + c)
-                    c += 8
+                    return (largest0, largest1)
+                }
+                var c = 0
+                while c &+ 16 <= channels {
+                    let (largest0, largest1) = largest(c, pair: true)
+                    storeVector8(clamp(largest0, lower: lower, upper: upper), destination + c)
+                    storeVector8(clamp(largest1, lower: lower, upper: upper), destination + (c &+ 8))
+                    c &+= 16
+                }
+                if c &+ 8 <= channels {
+                    storeVector8(clamp(largest(c, pair: false).0, lower: lower, upper: upper), destination + c)
+                    c &+= 8
                 }
                 while c < channels {
                     var largest = -Float.greatestFiniteMagnitude
-                    for ky in taps {
-                        let rowOffset = ((originY + ky) * g.inputWidth + originX) * channels + c
-                        for kx in columns {
-                            let value = image[rowOffset + kx * channels]
-                            if largest < value { largest = value }
+                    var tapRow = window + c
+                    for _ in taps {
+                        var tap = tapRow
+                        for _ in columns {
+                            if largest < tap.pointee { largest = tap.pointee }
+                            tap += channels
                         }
+                        tapRow += inputRowLength
                     }
                     destination[c] = clamp(largest, lower: range.lower, upper: range.upper)
-                    c += 1
+                    c &+= 1
                 }
                 destination += channels
             }
