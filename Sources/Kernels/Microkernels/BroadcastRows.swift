@@ -23,6 +23,10 @@ struct BroadcastRows: Sendable {
     /// Step of each operand along a row: 1 or 0.
     let lhsInnerStride: Int
     let rhsInnerStride: Int
+    /// When each operand's row origin is `row · step` (an operand read whole in row-major
+    /// order has step `rowLength`, one repeated for every row step 0), the two steps, so that
+    /// rows need no divisions; nil otherwise.
+    let affineRowSteps: (lhs: Int, rhs: Int)?
 
     init(_ broadcast: BinaryBroadcast) {
         elementCount = broadcast.outputShape.elementCount
@@ -33,6 +37,7 @@ struct BroadcastRows: Sendable {
             rhsOuterStrides = []
             lhsInnerStride = 1
             rhsInnerStride = 1
+            affineRowSteps = nil
         } else {
             let last = BinaryBroadcast.maxRank - 1
             rowLength = broadcast.sizes[last]
@@ -41,12 +46,35 @@ struct BroadcastRows: Sendable {
             rhsOuterStrides = Array(broadcast.rhsStrides[..<last])
             lhsInnerStride = broadcast.lhsStrides[last]
             rhsInnerStride = broadcast.rhsStrides[last]
+            if let lhsStep = Self.affineRowStep(sizes: outerSizes, strides: lhsOuterStrides),
+                let rhsStep = Self.affineRowStep(sizes: outerSizes, strides: rhsOuterStrides) {
+                affineRowSteps = (lhsStep, rhsStep)
+            } else {
+                affineRowSteps = nil
+            }
         }
+    }
+
+    /// The step `s` with `origin(row) = row · s` for an operand with these outer `strides`,
+    /// if there is one: its stride along the innermost outer dimension of size above 1 must
+    /// scale with the rows each dimension's index counts (`rowLength` for an operand read
+    /// whole in row-major order, 0 for one repeated for every row).
+    private static func affineRowStep(sizes: [Int], strides: [Int]) -> Int? {
+        guard let innermost = sizes.lastIndex(where: { $0 > 1 }) else { return 0 }
+        let step = strides[innermost]
+        var rowsPerIndex = 1
+        for axis in sizes.indices.reversed() {
+            let (expected, overflow) = step.multipliedReportingOverflow(by: rowsPerIndex)
+            if sizes[axis] > 1 && (overflow || strides[axis] != expected) { return nil }
+            rowsPerIndex *= sizes[axis]
+        }
+        return step
     }
 
     /// Offsets of the two operand elements that output row `row` starts from.
     @inline(__always)
     func rowOrigins(_ row: Int) -> (lhs: Int, rhs: Int) {
+        if let steps = affineRowSteps { return (row &* steps.lhs, row &* steps.rhs) }
         var rest = row, lhs = 0, rhs = 0
         var axis = outerSizes.count - 1
         while axis >= 0 && rest > 0 {
@@ -72,8 +100,9 @@ struct BroadcastRows: Sendable {
         scalar: (Float, Float) -> Float
     ) {
         var start = range.lowerBound
+        // Only the first row may start inside a row.
+        var row = start / rowLength, column = start % rowLength
         while start < range.upperBound {
-            let row = start / rowLength, column = start % rowLength
             let count = min(rowLength - column, range.upperBound - start)
             let origins = rowOrigins(row)
             combineRow(
@@ -81,6 +110,8 @@ struct BroadcastRows: Sendable {
                 rhs: rhs + origins.rhs + column * rhsInnerStride, rhsStride: rhsInnerStride,
                 output: output + start, count: count, vector: vector, scalar: scalar)
             start += count
+            row += 1
+            column = 0
         }
     }
 }
