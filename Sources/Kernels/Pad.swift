@@ -160,31 +160,44 @@ public struct Pad: OperatorDescriptor {
             PadRows(pad: self, x: io.inputs[0], y: io.outputs[0]))
     }
 
-    /// Writes output rows `rows` of `run`.
+    /// Writes output rows `rows` of `run`. The first row's output coordinates along the four
+    /// merged outer dimensions come from dividing its index; each next row's from counting on
+    /// (no division per row).
     fileprivate func writeRows(_ rows: Range<Int>, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>) {
+        guard !rows.isEmpty else { return }
         let n = mergedInputSizes, before = mergedBefore, padded = mergedOutputSizes
         let rowLength = padded[4], copied = n[4], lead = before[4]
+        // Input elements between consecutive indices of each outer merged dimension.
+        let inputStrides = SIMD4(n[1] * n[2] * n[3] * n[4], n[2] * n[3] * n[4], n[3] * n[4], n[4])
+        var coordinates = SIMD4<Int>()
+        var rest = rows.lowerBound
+        for axis in stride(from: 3, through: 0, by: -1) {
+            coordinates[axis] = rest % padded[axis]
+            rest /= padded[axis]
+        }
         for row in rows {
             let destination = y + row * rowLength
-            // Output coordinates of the row, innermost first, and the
-            // input row they read if all of them are inside the input.
-            var rest = row, source = 0, sourceStride = n[4], inside = true
-            for axis in stride(from: 3, through: 0, by: -1) {
-                let index = rest % padded[axis] - before[axis]
-                rest /= padded[axis]
-                guard index >= 0, index < n[axis] else {
-                    inside = false
-                    break
-                }
-                source += index * sourceStride
-                sourceStride *= n[axis]
+            // The input row the output row reads, if its coordinates are all inside the input.
+            var inside = true
+            for axis in 0..<4 where coordinates[axis] < before[axis] || coordinates[axis] - before[axis] >= n[axis] {
+                inside = false
             }
             if inside {
+                var source = 0
+                for axis in 0..<4 { source += (coordinates[axis] - before[axis]) * inputStrides[axis] }
                 zeroFloats(destination, count: lead)
                 copyFloats(x + source, to: destination + lead, count: copied)
                 zeroFloats(destination + lead + copied, count: rowLength - lead - copied)
             } else {
                 zeroFloats(destination, count: rowLength)
+            }
+            // The next row's coordinates.
+            var axis = 3
+            coordinates[axis] += 1
+            while axis > 0 && coordinates[axis] == padded[axis] {
+                coordinates[axis] = 0
+                axis -= 1
+                coordinates[axis] += 1
             }
         }
     }
