@@ -117,13 +117,13 @@ public struct MaxPool2D: PreparedKernel {
                 let originX = ox &* g.strideW &- g.padLeft
                 let columns = max(0, -originX)..<min(g.filterWidth, g.inputWidth &- originX)
                 // The window's first valid tap, channel 0.
-                let window = firstRow + (originX &+ columns.lowerBound) &* channels
+                let windowStart = firstRow + (originX &+ columns.lowerBound) &* channels
                 /// The maxima of channels `c ..< c + 8` and, with `pair`, `c + 8 ..< c + 16`
                 /// over the window's taps.
                 @inline(__always)
                 func largest(_ c: Int, pair: Bool) -> (SIMD8<Float>, SIMD8<Float>) {
                     var largest0 = lowest, largest1 = lowest
-                    var tapRow = window + c
+                    var tapRow = windowStart + c
                     for _ in taps {
                         var tap = tapRow
                         for _ in columns {
@@ -152,7 +152,7 @@ public struct MaxPool2D: PreparedKernel {
                 }
                 while c < channels {
                     var largest = -Float.greatestFiniteMagnitude
-                    var tapRow = window + c
+                    var tapRow = windowStart + c
                     for _ in taps {
                         var tap = tapRow
                         for _ in columns {
