@@ -10,7 +10,8 @@ two times, their ratio and their difference.
 
 A layer timed alone reads its input from wherever the previous run left it and writes an output
 nobody reads, so the sum over layers is not the whole model's time: compare layers with each
-other, and the whole model with `compare_litert.py`. pose_detection's sparse 1×1 convolutions
+other, and the whole model with `compare_litert.py`. `layer_summary.py` sums a report's layers by
+kind and bounds what faster convolutions could still give. pose_detection's sparse 1×1 convolutions
 run alone in a channel-major region of one operator, with its layout conversions.
 
 Run (from the repository root, after `compare_litert.py`'s one-time set-up):
@@ -24,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from compare_litert import INSTRUCTION_SETS, MODELS, import_litert, time_litert, time_ours
+from compare_litert import INSTRUCTION_SETS, MODELS, import_litert, measure_peaks, time_litert, time_ours
 from peer_common import REPO_ROOT, emit_report, machine_description
 import model_slices
 
@@ -115,6 +116,9 @@ def main():
         if not chosen:
             parser.error(f"--layers {arguments.layers}: the model has layers 0-{len(all_layers) - 1}")
     machine = machine_description({"aiEdgeLitert": "ai-edge-litert", "numpy": "numpy"})
+    # The FMA peak of the family our side runs, for `layer_summary.py`'s rates.
+    peaks = measure_peaks(arguments.landmarker, model_path)
+    family = "avx512" if arguments.instruction_set == "detected" and "avx512" in peaks else "avx2"
     rows = []
     with tempfile.TemporaryDirectory(prefix="compare_layers.") as folder:
         for number, layer in chosen:
@@ -129,7 +133,8 @@ def main():
                       f"LiteRT {row['litertMedianMs']:.3f} ms", file=sys.stderr)
     report = {"machine": machine, "model": arguments.model, "threads": arguments.threads,
               "instructionSet": arguments.instruction_set, "rounds": arguments.rounds,
-              "runs": arguments.runs, "warmup": arguments.warmup, "layers": rows}
+              "runs": arguments.runs, "warmup": arguments.warmup, "fmaPeakGflopsPerCore": peaks[family],
+              "layers": rows}
     emit_report(report, arguments, lambda: print_markdown(rows, machine, arguments), lambda: print_table(rows))
 
 
