@@ -137,6 +137,25 @@ import Testing
         }
     }
 
+    /// A row whose gathered pixels fit in one tile (`convolutionTilePixels`) is
+    /// gathered once for all its panels; the first and last rows here, gathered
+    /// whole, are wider than a tile (24 pixels for K = 216) and are gathered a
+    /// tile at a time for each panel.
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func rowsWiderThanOneGatheredTile(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        let inputs = 24, width = 31
+        #expect(convolutionTilePixels(kernelDepth: 9 * inputs) < width)
+        let g = try #require(Self.geometry(6, width, kernel: (3, 3)))
+        try check(
+            Problem(inputChannels: inputs, outputChannels: 40, geometry: g, clamp: (-1, 1), precision: precision,
+                    rng: &rng),
+            instructionSet, seed: seed)
+    }
+
     @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
     func channelCountsAroundTheVectorSizes(
         _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision

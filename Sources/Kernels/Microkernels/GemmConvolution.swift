@@ -12,7 +12,9 @@ import Tensor
 /// columns (the interior of most rows), those runs are read in place from
 /// the input, with no copy. The other pixels (borders, rows that overlap
 /// the padding) are first gathered (im2col) into the calling thread's slice
-/// of `workspace`, with zeros for the padding, in the same run layout.
+/// of `workspace`, with zeros for the padding, in the same run layout: once
+/// per row for all its panels where they fit in one tile (every border of
+/// the models' stems does), else a tile at a time for each group of panels.
 /// Output rows are split over threads, and when a layer has too few rows to
 /// share evenly (the 7×7 and 1×1 maps at the end of a network), each row's
 /// panels too (`convolutionPanelGroups`); a pixel's value never depends on
@@ -67,10 +69,10 @@ public func convolutionF32(
             // the input and output tensors.
             let imageSize = g.inputHeight * g.inputWidth * inputChannels
             let inputRowSize = g.inputWidth * inputChannels
-            let inPlace = GemmRows(
+            let inPlaceRuns = GemmRows(
                 rowStride: g.strideWidth * inputChannels, segmentCount: g.kernelHeight,
                 segmentLength: runLength, segmentStride: g.dilationHeight * inputRowSize)
-            let gathered = GemmRows(
+            let gatheredRuns = GemmRows(
                 rowStride: depth, segmentCount: g.kernelHeight, segmentLength: runLength,
                 segmentStride: runLength)
             let interior = g.dilationWidth == 1 ? g.interiorColumns : 0..<0
@@ -85,41 +87,68 @@ public func convolutionF32(
                 let image = input + n * imageSize
                 let out = output + outputRow * g.outputWidth * outputs
                 let validRows = g.validKernelRows(outputRow: oy)
+                // The columns read in place, and the border around them that is gathered (the
+                // whole row where a filter row falls outside the input).
+                let inPlace = validRows.count == g.kernelHeight ? interior : 0..<0
+                let left = 0..<(inPlace.isEmpty ? g.outputWidth : inPlace.lowerBound)
+                let right = (inPlace.isEmpty ? g.outputWidth : inPlace.upperBound)..<g.outputWidth
 
-                // Columns `range` of this row, panels `panels`: gathered in tiles, then multiplied.
-                func gatherAndMultiply(_ range: Range<Int>, _ panels: Range<Int>) {
-                    var first = range.lowerBound
-                    while first < range.upperBound {
-                        let count = min(tilePixels, range.upperBound - first)
-                        for p in 0..<count {
-                            im2colGatherF32(
-                                image: image, geometry: g, channels: inputChannels, oy: oy,
-                                ox: first + p, validRows: validRows, row: scratch + p * depth)
-                        }
-                        gemmF32Block(
-                            a: UnsafePointer(scratch), layout: gathered, rows: count,
-                            weights: weights, panels: panels,
-                            c: out + first * outputs, cStride: outputs,
-                            lower: clamp.lower, upper: clamp.upper, epilogue: epilogue, widened: &widened)
-                        first += count
+                // Gathers the taps of columns `columns` into `tile`, one row of `depth` floats a pixel.
+                func gather(_ columns: Range<Int>, into tile: UnsafeMutablePointer<Float>) {
+                    for (p, ox) in columns.enumerated() {
+                        im2colGatherF32(
+                            image: image, geometry: g, channels: inputChannels, oy: oy, ox: ox,
+                            validRows: validRows, row: tile + p * depth)
                     }
                 }
 
-                // The whole row, panels `panels`: the interior in place, the rest gathered.
-                func multiplyRow(_ panels: Range<Int>) {
-                    guard validRows.count == g.kernelHeight, !interior.isEmpty else {
-                        gatherAndMultiply(0..<g.outputWidth, panels)
-                        return
-                    }
-                    let iy0 = oy * g.strideHeight - g.padTop
-                    let ix0 = interior.lowerBound * g.strideWidth - g.padLeft
+                // Columns `columns` of this row, panels `panels`, from their gathered taps at `tile`.
+                func multiplyGathered(
+                    _ tile: UnsafeMutablePointer<Float>, _ columns: Range<Int>, _ panels: Range<Int>
+                ) {
+                    guard !columns.isEmpty else { return }
                     gemmF32Block(
-                        a: image + iy0 * inputRowSize + ix0 * inputChannels, layout: inPlace,
-                        rows: interior.count, weights: weights, panels: panels,
-                        c: out + interior.lowerBound * outputs, cStride: outputs,
+                        a: UnsafePointer(tile), layout: gatheredRuns, rows: columns.count,
+                        weights: weights, panels: panels,
+                        c: out + columns.lowerBound * outputs, cStride: outputs,
                         lower: clamp.lower, upper: clamp.upper, epilogue: epilogue, widened: &widened)
-                    gatherAndMultiply(0..<interior.lowerBound, panels)
-                    gatherAndMultiply(interior.upperBound..<g.outputWidth, panels)
+                }
+
+                // Columns `columns` of this row, panels `panels`: gathered a tile at a time, then multiplied.
+                func gatherAndMultiply(_ columns: Range<Int>, _ panels: Range<Int>) {
+                    for first in stride(from: columns.lowerBound, to: columns.upperBound, by: tilePixels) {
+                        let tileColumns = first..<min(columns.upperBound, first + tilePixels)
+                        gather(tileColumns, into: scratch)
+                        multiplyGathered(scratch, tileColumns, panels)
+                    }
+                }
+
+                // The border gathered once for every panel when it fits in one tile (the stems'
+                // rows do), else again for each group of panels.
+                let borderGatheredOnce = left.count + right.count <= tilePixels
+                if borderGatheredOnce {
+                    gather(left, into: scratch)
+                    gather(right, into: scratch + left.count * depth)
+                }
+
+                // The whole row, panels `panels`.
+                func multiplyRow(_ panels: Range<Int>) {
+                    if !inPlace.isEmpty {
+                        let iy0 = oy * g.strideHeight - g.padTop
+                        let ix0 = inPlace.lowerBound * g.strideWidth - g.padLeft
+                        gemmF32Block(
+                            a: image + iy0 * inputRowSize + ix0 * inputChannels, layout: inPlaceRuns,
+                            rows: inPlace.count, weights: weights, panels: panels,
+                            c: out + inPlace.lowerBound * outputs, cStride: outputs,
+                            lower: clamp.lower, upper: clamp.upper, epilogue: epilogue, widened: &widened)
+                    }
+                    if borderGatheredOnce {
+                        multiplyGathered(scratch, left, panels)
+                        multiplyGathered(scratch + left.count * depth, right, panels)
+                    } else {
+                        gatherAndMultiply(left, panels)
+                        gatherAndMultiply(right, panels)
+                    }
                 }
 
                 if widened == nil {
@@ -207,22 +236,30 @@ func im2colGatherF32(
 ) {
     let validColumns = g.validKernelColumns(outputColumn: ox)
     let iy0 = oy * g.strideHeight - g.padTop, ix0 = ox * g.strideWidth - g.padLeft
+    let runLength = g.kernelWidth * channels
     var out = row
     for ky in 0..<g.kernelHeight {
-        guard validRows.contains(ky) else {
-            out.update(repeating: 0, count: g.kernelWidth * channels)
-            out += g.kernelWidth * channels
+        defer { out += runLength }
+        guard validRows.contains(ky), !validColumns.isEmpty else {
+            out.update(repeating: 0, count: runLength)
             continue
         }
         let inputRow = image + (iy0 + ky * g.dilationHeight) * g.inputWidth * channels
+        if g.dilationWidth == 1 {
+            // The valid taps of an undilated filter row are one run of the input row.
+            let lead = validColumns.lowerBound * channels, copied = validColumns.count * channels
+            out.update(repeating: 0, count: lead)
+            copyFloats(from: inputRow + (ix0 + validColumns.lowerBound) * channels, to: out + lead, count: copied)
+            (out + lead + copied).update(repeating: 0, count: runLength - lead - copied)
+            continue
+        }
         for kx in 0..<g.kernelWidth {
+            let tap = out + kx * channels
             if validColumns.contains(kx) {
-                copyFloats(
-                    from: inputRow + (ix0 + kx * g.dilationWidth) * channels, to: out, count: channels)
+                copyFloats(from: inputRow + (ix0 + kx * g.dilationWidth) * channels, to: tap, count: channels)
             } else {
-                out.update(repeating: 0, count: channels)
+                tap.update(repeating: 0, count: channels)
             }
-            out += channels
         }
     }
 }
