@@ -92,6 +92,9 @@ public func convolutionF32(
                 let inPlace = validRows.count == g.kernelHeight ? interior : 0..<0
                 let left = 0..<(inPlace.isEmpty ? g.outputWidth : inPlace.lowerBound)
                 let right = (inPlace.isEmpty ? g.outputWidth : inPlace.upperBound)..<g.outputWidth
+                // The border is gathered once for every panel when it fits in one tile (the stems'
+                // rows do), else again for each group of panels.
+                let borderGatheredOnce = left.count + right.count <= tilePixels
 
                 // Gathers the taps of columns `columns` into `tile`, one row of `depth` floats a pixel.
                 func gather(_ columns: Range<Int>, into tile: UnsafeMutablePointer<Float>) {
@@ -123,14 +126,6 @@ public func convolutionF32(
                     }
                 }
 
-                // The border gathered once for every panel when it fits in one tile (the stems'
-                // rows do), else again for each group of panels.
-                let borderGatheredOnce = left.count + right.count <= tilePixels
-                if borderGatheredOnce {
-                    gather(left, into: scratch)
-                    gather(right, into: scratch + left.count * depth)
-                }
-
                 // The whole row, panels `panels`.
                 func multiplyRow(_ panels: Range<Int>) {
                     if !inPlace.isEmpty {
@@ -151,6 +146,10 @@ public func convolutionF32(
                     }
                 }
 
+                if borderGatheredOnce {
+                    gather(left, into: scratch)
+                    gather(right, into: scratch + left.count * depth)
+                }
                 if widened == nil {
                     multiplyRow(groupBlocks)
                 } else {
@@ -237,9 +236,8 @@ func im2colGatherF32(
     let validColumns = g.validKernelColumns(outputColumn: ox)
     let iy0 = oy * g.strideHeight - g.padTop, ix0 = ox * g.strideWidth - g.padLeft
     let runLength = g.kernelWidth * channels
-    var out = row
     for ky in 0..<g.kernelHeight {
-        defer { out += runLength }
+        let out = row + ky * runLength
         guard validRows.contains(ky), !validColumns.isEmpty else {
             out.update(repeating: 0, count: runLength)
             continue
