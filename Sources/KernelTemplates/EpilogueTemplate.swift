@@ -1,9 +1,10 @@
-/// Element-wise operations applied to blocks of a convolution's output after they are
-/// computed, in place of a following ADD and PRELU (folded by the interpreter), with exactly
-/// the float operations of those kernels: for output element `y` of channel `c`,
-/// `y = clamp(y + residual, lower, upper)` (or `residual + y`), then
-/// `y = y >= 0 ? y : alpha[c]·y`. One run's pointers and constants, so that a block of the
-/// output at any pointer finds its residual at the same offset.
+/// Element-wise operations applied to a convolution's output as it is computed, in place of a
+/// following ADD and PRELU (folded by the interpreter), with exactly the float operations of
+/// those kernels: for output element `y` of channel `c`, `y = clamp(y + residual, lower, upper)`
+/// (or `residual + y`), then `y = y >= 0 ? y : alpha[c]·y`. One run's pointers and constants, so
+/// that a block of the output at any pointer finds its residual at the same offset. A GEMM tile
+/// applies them in registers before it stores (`EpilogueTile`); other kernels to blocks already
+/// stored (`apply`).
 public struct EpilogueOperands {
     /// The output tensor's first element.
     public var output: UnsafePointer<Float>
@@ -11,6 +12,8 @@ public struct EpilogueOperands {
     public var residual: UnsafePointer<Float>?
     public var lower: Float
     public var upper: Float
+    /// `lower` and `upper` as vectors in memory, for the tiles' `vmaxps` / `vminps`.
+    public var bounds: ClampBounds
     /// Whether the residual is the ADD's first operand (`residual + y`).
     public var residualFirst: Bool
     /// PRELU's alpha per channel, readable up to a multiple of 32 floats, or nil.
@@ -25,6 +28,7 @@ public struct EpilogueOperands {
         self.residual = residual
         self.lower = lower
         self.upper = upper
+        self.bounds = ClampBounds(lower: lower, upper: upper)
         self.residualFirst = residualFirst
         self.alpha = alpha
     }
@@ -83,5 +87,47 @@ public struct EpilogueOperands {
                 j += 1
             }
         }
+    }
+}
+
+/// The epilogue of one GEMM tile, applied to its accumulators just before they are stored, so
+/// that the output is written once, finished: the tile's own residual pointer, the bounds of the
+/// ADD's clamp and the PRELU alphas of its (at most two) vectors of columns, loaded once a tile.
+public struct EpilogueTile<Vectors: KernelVectors> {
+    public typealias V = Vectors.Vector
+    /// The residual at the tile's row 0, column 0 (rows `cStride` apart, as the output's), or nil.
+    public let residual: UnsafePointer<Float>?
+    public let residualFirst: Bool
+    public let lower: V, upper: V
+    /// Whether there is a PRELU; its alphas for the tile's vector 0 and 1 of columns.
+    public let hasAlpha: Bool
+    public let alpha0: V, alpha1: V
+
+    /// The epilogue `operands` for the tile whose row 0, column 0 is at `c`, channel `channel`
+    /// of the output, `Vectors.count` vectors wide (its alphas are read up to a multiple of 32).
+    @inlinable @inline(__always)
+    public init(_ operands: UnsafePointer<EpilogueOperands>, c: UnsafePointer<Float>, channel: Int) {
+        let e = operands.pointee
+        residual = e.residual.map { $0 + (c - e.output) }
+        residualFirst = e.residualFirst
+        let bounds = UnsafeRawPointer(operands) + MemoryLayout<EpilogueOperands>.offset(of: \.bounds)!
+        (lower, upper) = ClampBounds.load(bounds.assumingMemoryBound(to: ClampBounds.self), as: V.self)
+        hasAlpha = e.alpha != nil
+        let width = V.scalarCount
+        alpha0 = e.alpha.map { loadVector($0 + channel, as: V.self) } ?? V()
+        alpha1 = Vectors.count == 2 ? e.alpha.map { loadVector($0 + channel + width, as: V.self) } ?? V() : alpha0
+    }
+
+    /// `v`, the tile's outputs `offset` floats from its row 0, column 0 (vector `vector` of its
+    /// row), finished: the ADD and its clamp, then PRELU.
+    @inlinable @inline(__always)
+    public func finish(_ v: V, offset: Int, vector: Int) -> V {
+        var v = v
+        if let residual {
+            let other = loadVector(residual + offset, as: V.self)
+            v = Vectors.clamp(residualFirst ? other + v : v + other, lower: lower, upper: upper)
+        }
+        if hasAlpha { v = Vectors.prelu(v, alpha: vector == 0 ? alpha0 : alpha1) }
+        return v
     }
 }

@@ -44,6 +44,22 @@ public enum GemmEightRows: GemmTileRows {
     @inlinable public static var count: Int { 8 }
 }
 
+/// Whether a GEMM tile applies an epilogue, fixed at compile time: a tile without one compiles
+/// to no more than the clamp and the stores.
+public protocol GemmTileOutput {
+    static var appliesEpilogue: Bool { get }
+}
+
+/// Tiles that clamp and store.
+public enum GemmTileClampOnly: GemmTileOutput {
+    @inlinable public static var appliesEpilogue: Bool { false }
+}
+
+/// Tiles that clamp, apply their `EpilogueOperands` and store.
+public enum GemmTileWithEpilogue: GemmTileOutput {
+    @inlinable public static var appliesEpilogue: Bool { true }
+}
+
 /// A `rows × columns` tile of C (rows 1...`Rows.count`, columns 1...`Vectors.count` vector
 /// widths) from one panel: `Rows.count · Vectors.count` accumulators, `Vectors.count` loads of
 /// the panel and `Rows.count` broadcasts of A per k. Instantiate it with the family's own
@@ -56,13 +72,16 @@ public enum GemmEightRows: GemmTileRows {
 ///   - bias: the panel's `Vectors.count` vectors of biases.
 ///   - c: row 0 of the output tile; row `r` starts at `c + r·cStride`.
 ///   - bounds: the clamp of every output.
+///   - epilogue: the ADD and PRELU applied after the clamp when `Output` applies one (nil
+///     otherwise); `channel` is the output channel of the tile's column 0. A whole tile applies
+///     them in registers before it stores, a partial one to what it stored.
 @inlinable @inline(never)
-public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows>(
-    _ vectors: Vectors.Type, _ tileRows: Rows.Type,
+public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput>(
+    _ vectors: Vectors.Type, _ tileRows: Rows.Type, _ output: Output.Type,
     rows: Int, a: UnsafePointer<Float>, runs: GemmRowRuns,
     panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
     c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
-    bounds: UnsafePointer<ClampBounds>
+    bounds: UnsafePointer<ClampBounds>, epilogue: UnsafePointer<EpilogueOperands>?, channel: Int
 ) {
     typealias V = Vectors.Vector
     let mr = Rows.count, two = Vectors.count == 2, width = V.scalarCount
@@ -131,6 +150,33 @@ public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows>(
         if eight { c61 = Vectors.clamp(c61, lower: lo, upper: hi); c71 = Vectors.clamp(c71, lower: lo, upper: hi) }
     }
     if rows == mr && columns == panelStep {
+        if Output.appliesEpilogue, let epilogue {
+            // Written out rather than in a nested function: one that assigns the accumulators
+            // captures them in boxes, allocated on every call.
+            let tile = EpilogueTile<Vectors>(epilogue, c: c, channel: channel), s = cStride
+            c00 = tile.finish(c00, offset: 0, vector: 0)
+            c10 = tile.finish(c10, offset: s, vector: 0)
+            c20 = tile.finish(c20, offset: 2 * s, vector: 0)
+            c30 = tile.finish(c30, offset: 3 * s, vector: 0)
+            c40 = tile.finish(c40, offset: 4 * s, vector: 0)
+            c50 = tile.finish(c50, offset: 5 * s, vector: 0)
+            if eight {
+                c60 = tile.finish(c60, offset: 6 * s, vector: 0)
+                c70 = tile.finish(c70, offset: 7 * s, vector: 0)
+            }
+            if two {
+                c01 = tile.finish(c01, offset: width, vector: 1)
+                c11 = tile.finish(c11, offset: s + width, vector: 1)
+                c21 = tile.finish(c21, offset: 2 * s + width, vector: 1)
+                c31 = tile.finish(c31, offset: 3 * s + width, vector: 1)
+                c41 = tile.finish(c41, offset: 4 * s + width, vector: 1)
+                c51 = tile.finish(c51, offset: 5 * s + width, vector: 1)
+                if eight {
+                    c61 = tile.finish(c61, offset: 6 * s + width, vector: 1)
+                    c71 = tile.finish(c71, offset: 7 * s + width, vector: 1)
+                }
+            }
+        }
         var out = c
         storeVector(c00, out); if two { storeVector(c01, out + width) }; out += cStride
         storeVector(c10, out); if two { storeVector(c11, out + width) }; out += cStride
@@ -164,6 +210,11 @@ public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows>(
             Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
         }
     }
+    if Output.appliesEpilogue, let epilogue {
+        epilogue.pointee.apply(
+            Vectors.self, Vectors.self, c: c - channel, cStride: cStride, rows: rows, column: channel,
+            columns: columns)
+    }
 }
 
 /// One call of a family's GEMM over whole panels: rows `0..<rows` × the columns of `panels`
@@ -189,12 +240,17 @@ public struct GemmPanelOperands {
     public var c: UnsafeMutablePointer<Float>
     public var cStride: Int
     public var bounds: UnsafePointer<ClampBounds>
+    /// The ADD and PRELU the tiles apply after the clamp, or nil.
+    public var epilogue: UnsafePointer<EpilogueOperands>?
+    /// The output channel of column 0 of `c` (where the epilogue's alphas start).
+    public var channel: Int
 
     @inlinable
     public init(
         a: UnsafePointer<Float>, rows: Int, runs: GemmRowRuns, packed: UnsafePointer<Float>,
         bias: UnsafePointer<Float>, outputs: Int, panels: Range<Int>, fullPanelCount: Int,
-        c: UnsafeMutablePointer<Float>, cStride: Int, bounds: UnsafePointer<ClampBounds>
+        c: UnsafeMutablePointer<Float>, cStride: Int, bounds: UnsafePointer<ClampBounds>,
+        epilogue: UnsafePointer<EpilogueOperands>?, channel: Int
     ) {
         self.a = a
         self.rows = rows
@@ -207,6 +263,8 @@ public struct GemmPanelOperands {
         self.c = c
         self.cStride = cStride
         self.bounds = bounds
+        self.epilogue = epilogue
+        self.channel = channel
     }
 }
 
@@ -222,6 +280,20 @@ public func gemmPanels<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileR
     _ full: Full.Type, _ half: Half.Type, _ tileRows: Rows.Type, rowsOuterUpToFloats: Int,
     _ g: GemmPanelOperands
 ) {
+    if g.epilogue == nil {
+        gemmPanelTiles(Full.self, Half.self, Rows.self, GemmTileClampOnly.self, rowsOuterUpToFloats: rowsOuterUpToFloats, g)
+    } else {
+        gemmPanelTiles(
+            Full.self, Half.self, Rows.self, GemmTileWithEpilogue.self, rowsOuterUpToFloats: rowsOuterUpToFloats, g)
+    }
+}
+
+/// `gemmPanels` with tiles that apply the epilogue or not, as `Output` says.
+@inlinable @inline(__always)
+func gemmPanelTiles<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput>(
+    _ full: Full.Type, _ half: Half.Type, _ tileRows: Rows.Type, _ output: Output.Type, rowsOuterUpToFloats: Int,
+    _ g: GemmPanelOperands
+) {
     let width = Full.count * Full.Vector.scalarCount
     let halfWidth = Half.count * Half.Vector.scalarCount
     let mr = Rows.count
@@ -234,14 +306,14 @@ public func gemmPanels<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileR
         let rows = min(mr, g.rows - row)
         if p == g.fullPanelCount {
             gemmTile(
-                Half.self, Rows.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
+                Half.self, Rows.self, Output.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
                 c: c, cStride: g.cStride, columns: min(halfWidth, g.outputs - column),
-                bounds: g.bounds)
+                bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column)
         } else {
             gemmTile(
-                Full.self, Rows.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
+                Full.self, Rows.self, Output.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
                 c: c, cStride: g.cStride, columns: min(width, g.outputs - column),
-                bounds: g.bounds)
+                bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column)
         }
     }
     // `depth` and `panels.count` are at most the packed buffer's float count: no overflow.

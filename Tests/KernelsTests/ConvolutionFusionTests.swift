@@ -14,9 +14,11 @@ import Testing
         let input: [Float], residual: [Float], alphaValues: [Float]
         let description: String
 
+        /// With `float16Filters`, every filter value is a float16 value, so that the GEMM packs
+        /// float16 panels and widens them as it goes.
         init(
             size: (Int, Int), inputChannels: Int, outputChannels: Int, kernel: Int, stride: Int,
-            activation: FusedActivation, addActivation: FusedActivation,
+            activation: FusedActivation, addActivation: FusedActivation, float16Filters: Bool = false,
             instructionSet: KernelInstructionSet, rng: inout SeededGenerator
         ) throws {
             let inputShape = TensorShape(validated: [1, size.0, size.1, inputChannels])
@@ -24,7 +26,10 @@ import Testing
             conv = try Conv2D.prepare(
                 inputs: [
                     Operand(shape: inputShape),
-                    Operand(shape: filterShape, constant: .float32(rng.floats(filterShape.elementCount))),
+                    Operand(
+                        shape: filterShape,
+                        constant: .float32(
+                            rng.floats(filterShape.elementCount).map { float16Filters ? Float(Float16($0)) : $0 })),
                     Operand(
                         shape: TensorShape(validated: [outputChannels]),
                         constant: .float32(rng.floats(outputChannels))),
@@ -40,7 +45,7 @@ import Testing
             input = rng.floats(inputShape.elementCount)
             residual = rng.floats(conv.outputShapes[0].elementCount)
             description = "\(size.0)×\(size.1)×\(inputChannels) → \(outputChannels) k\(kernel) s\(stride) "
-                + "\(activation) + ADD \(addActivation) \(instructionSet)"
+                + "\(activation) + ADD \(addActivation) \(float16Filters ? "float16 " : "")filters \(instructionSet)"
         }
 
         /// One kernel of a chain and the operand it reads besides the
@@ -114,12 +119,14 @@ import Testing
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         // Output widths: dot products (2), the 8-wide panel, whole and partial 16- and 32-wide panels.
+        // Rows of 15 and 8 output pixels: whole tiles, which finish in registers, and partial ones.
         for outputs in [2, 5, 8, 17, 24, 40, 64, 65] {
-            for (kernel, stride) in [(1, 1), (3, 2)] {
+            for ((kernel, stride), float16Filters) in [((1, 1), false), ((3, 1), false), ((3, 2), false),
+                                                        ((1, 1), true), ((3, 1), true)] {
                 let chain = try Chain(
-                    size: (7, 9), inputChannels: 11, outputChannels: outputs, kernel: kernel, stride: stride,
+                    size: (7, 15), inputChannels: 11, outputChannels: outputs, kernel: kernel, stride: stride,
                     activation: outputs % 2 == 0 ? .relu6 : .none,
-                    addActivation: outputs % 3 == 0 ? .relu : .none,
+                    addActivation: outputs % 3 == 0 ? .relu : .none, float16Filters: float16Filters,
                     instructionSet: instructionSet, rng: &rng)
                 for (fuseAdd, fusePrelu) in [(true, true), (true, false), (false, true)] {
                     for residualFirst in fuseAdd ? [false, true] : [false] {

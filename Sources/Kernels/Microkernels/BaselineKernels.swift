@@ -86,19 +86,24 @@ private func baselineGemmPanels(_ operands: GemmPanelOperands) {
 ///   - c: row 0 of C at the panel's first column; row `r` starts at `c + r·cStride`.
 ///   - columns: the panel's channels, 1...8.
 ///   - bounds: the clamp of every output.
+///   - epilogue: the ADD and PRELU after the clamp, or nil; `channel` is the panel's first
+///     output channel.
 @inline(never)
 func gemmNarrowPanel(
     a: UnsafePointer<Float>, rows: Int, runs: GemmRowRuns, panel: UnsafePointer<Float>,
     bias: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
-    bounds: UnsafePointer<ClampBounds>
+    bounds: UnsafePointer<ClampBounds>, epilogue: UnsafePointer<EpilogueOperands>?, channel: Int
 ) {
-    for row in stride(from: 0, to: rows, by: 8) {
-        gemmTile(
-            BaselineF32x8.self, GemmEightRows.self,
-            rows: min(8, rows - row), a: a + row * runs.rowStride, runs: runs,
-            panel: panel, bias: bias, c: c + row * cStride, cStride: cStride, columns: columns,
-            bounds: bounds)
+    func tiles<Output: GemmTileOutput>(_ output: Output.Type) {
+        for row in stride(from: 0, to: rows, by: 8) {
+            gemmTile(
+                BaselineF32x8.self, GemmEightRows.self, Output.self,
+                rows: min(8, rows - row), a: a + row * runs.rowStride, runs: runs,
+                panel: panel, bias: bias, c: c + row * cStride, cStride: cStride, columns: columns,
+                bounds: bounds, epilogue: epilogue, channel: channel)
+        }
     }
+    if epilogue == nil { tiles(GemmTileClampOnly.self) } else { tiles(GemmTileWithEpilogue.self) }
 }
 
 /// `EpilogueOperands.apply`, eight lanes at a time with a scalar tail.

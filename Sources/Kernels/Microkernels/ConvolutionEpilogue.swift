@@ -3,9 +3,10 @@ import Tensor
 
 /// Element-wise operations a CONV_2D applies to its output right after
 /// computing it, in place of the ADD and PRELU operators that follow it in
-/// the graph (folded by the interpreter): each block of output rows a
-/// thread computes is finished while it is still in cache, instead of in
-/// further passes over the whole tensor.
+/// the graph (folded by the interpreter), instead of in further passes over
+/// the whole tensor: the GEMM tiles finish their outputs in registers before
+/// they store them, the other kernels finish each block they computed while
+/// it is still in cache.
 ///
 /// For output element `y` (already clamped by the convolution's own
 /// activation) at channel `c`:

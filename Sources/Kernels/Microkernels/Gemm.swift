@@ -43,14 +43,16 @@ public func gemmF32(
         func run(_ tiles: Range<Int>, thread: Int) {
             let layout = GemmRows.contiguous(depth: weights.inputChannels, rowStride: weights.inputChannels)
             var widened = WidenedPanel(weights: weights, workspace: workspace, thread: thread)
-            for tile in tiles {
-                let (rowRange, panelRange) = tiling.tile(tile)
-                gemmF32Block(
-                    a: input + rowRange.lowerBound * weights.inputChannels, layout: layout,
-                    rows: rowRange.count, weights: weights, panels: panelRange,
-                    c: output + rowRange.lowerBound * weights.outputChannels,
-                    cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper, epilogue: epilogue,
-                    widened: &widened)
+            withUnsafePointer(toOptional: epilogue) { epilogue in
+                for tile in tiles {
+                    let (rowRange, panelRange) = tiling.tile(tile)
+                    gemmF32Block(
+                        a: input + rowRange.lowerBound * weights.inputChannels, layout: layout,
+                        rows: rowRange.count, weights: weights, panels: panelRange,
+                        c: output + rowRange.lowerBound * weights.outputChannels,
+                        cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper,
+                        epilogue: epilogue, widened: &widened)
+                }
             }
         }
     }
@@ -185,15 +187,18 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 /// channels. Float16 panels are computed one at a time: each is widened
 /// into `widened` (unless it already holds it) and the same float32 kernels
 /// read the copy, which stays in L1 or L2 while every row of the block
-/// passes over it. `epilogue` then finishes the block's outputs in one pass,
-/// while they are still in L2 (per microkernel tile, its call and short
-/// rows cost more than they save).
-/// - Parameter widened: the thread's widened panel; nil for float32 panels.
+/// passes over it. The panel tiles apply `epilogue` in registers before they
+/// store (the output is written once, finished); the dot-product kernel's
+/// outputs get it in one pass over the block, while they are still in L2.
+/// - Parameters:
+///   - epilogue: the run's epilogue (`withUnsafePointer(toOptional:)` once per
+///     chunk of work, not per block), or nil.
+///   - widened: the thread's widened panel; nil for float32 panels.
 func gemmF32Block(
     a: UnsafePointer<Float>, layout: GemmRows, rows: Int,
     weights: PackedGemmWeights, panels: Range<Int>,
     c: UnsafeMutablePointer<Float>, cStride: Int,
-    lower: Float, upper: Float, epilogue: EpilogueOperands?,
+    lower: Float, upper: Float, epilogue: UnsafePointer<EpilogueOperands>?,
     widened: inout WidenedPanel?
 ) {
     assert(layout.depth == weights.inputChannels, "rows of A do not have K values")
@@ -214,7 +219,10 @@ func gemmF32Block(
                 row += 8
             }
         }
-        finishBlock(epilogue, weights: weights, c: c, cStride: cStride, rows: rows, columns: panels)
+        if let epilogue {
+            weights.instructionSet.microkernels.convolutionEpilogue(
+                epilogue.pointee, c, cStride, rows, panels.lowerBound, panels.count)
+        }
         return
     }
     let lastPanel = weights.panelCount - 1
@@ -232,13 +240,14 @@ func gemmF32Block(
                 if weights.hasPanelOf8 && p == lastPanel {
                     gemmNarrowPanel(
                         a: a, rows: rows, runs: layout, panel: panel, bias: bias + column,
-                        c: c + column, cStride: cStride, columns: n - column, bounds: bounds)
+                        c: c + column, cStride: cStride, columns: n - column, bounds: bounds,
+                        epilogue: epilogue, channel: column)
                 } else {
                     // The copy as the call's only panel: a full one, or the half-width one after them.
                     weights.instructionSet.microkernels.gemmPanels(GemmPanelOperands(
                         a: a, rows: rows, runs: layout, packed: panel, bias: bias + column, outputs: n - column,
                         panels: 0..<1, fullPanelCount: p < weights.fullPanelCount ? 1 : 0, c: c + column,
-                        cStride: cStride, bounds: bounds))
+                        cStride: cStride, bounds: bounds, epilogue: epilogue, channel: column))
                 }
             }
         } else {
@@ -247,28 +256,22 @@ func gemmF32Block(
             weights.instructionSet.microkernels.gemmPanels(GemmPanelOperands(
                 a: a, rows: rows, runs: layout, packed: weights.float32Panel(0), bias: bias, outputs: n,
                 panels: widePanels, fullPanelCount: weights.fullPanelCount, c: c, cStride: cStride,
-                bounds: bounds))
+                bounds: bounds, epilogue: epilogue, channel: 0))
             if narrowLast {
                 let column = weights.column(ofPanel: lastPanel)
                 gemmNarrowPanel(
                     a: a, rows: rows, runs: layout, panel: weights.float32Panel(lastPanel), bias: bias + column,
-                    c: c + column, cStride: cStride, columns: n - column, bounds: bounds)
+                    c: c + column, cStride: cStride, columns: n - column, bounds: bounds,
+                    epilogue: epilogue, channel: column)
             }
         }
     }
-    let first = weights.column(ofPanel: panels.lowerBound)
-    let last = panels.upperBound - 1
-    let end = min(n, weights.column(ofPanel: last) + weights.width(ofPanel: last))
-    finishBlock(epilogue, weights: weights, c: c, cStride: cStride, rows: rows, columns: first..<end)
 }
 
-/// Applies `epilogue` to rows `0..<rows`, columns `columns` of the block at
-/// `c`, with the vectors of the weights' microkernel family.
-private func finishBlock(
-    _ epilogue: EpilogueOperands?, weights: PackedGemmWeights,
-    c: UnsafeMutablePointer<Float>, cStride: Int, rows: Int, columns: Range<Int>
-) {
-    guard let epilogue else { return }
-    weights.instructionSet.microkernels.convolutionEpilogue(
-        epilogue, c, cStride, rows, columns.lowerBound, columns.count)
+/// Calls `body` with a pointer to `value`, or with nil when there is none.
+func withUnsafePointer<T, Result>(
+    toOptional value: T?, _ body: (UnsafePointer<T>?) -> Result
+) -> Result {
+    guard var value else { return body(nil) }
+    return withUnsafePointer(to: &value) { body($0) }
 }

@@ -62,6 +62,11 @@ public func convolutionF32(
         let epilogue: EpilogueOperands?
 
         func run(_ items: Range<Int>, thread: Int) {
+            withUnsafePointer(toOptional: epilogue) { run(items, thread: thread, epilogue: $0) }
+        }
+
+        /// `run` with the epilogue at a pointer for every block of the chunk.
+        private func run(_ items: Range<Int>, thread: Int, epilogue: UnsafePointer<EpilogueOperands>?) {
             let g = geometry
             let depth = weights.inputChannels, outputs = weights.outputChannels
             let runLength = g.kernelWidth * inputChannels
