@@ -38,21 +38,20 @@ public func gemmF32(
         let output: UnsafeMutablePointer<Float>
         let workspace: UnsafeMutablePointer<Float>?
         let clamp: (lower: Float, upper: Float)
-        let epilogue: EpilogueOperands?
+        /// The call's epilogue, alive while the tiles run.
+        let epilogue: UnsafePointer<EpilogueOperands>?
 
         func run(_ tiles: Range<Int>, thread: Int) {
             let layout = GemmRows.contiguous(depth: weights.inputChannels, rowStride: weights.inputChannels)
             var widened = WidenedPanel(weights: weights, workspace: workspace, thread: thread)
-            withUnsafePointer(toOptional: epilogue) { epilogue in
-                for tile in tiles {
-                    let (rowRange, panelRange) = tiling.tile(tile)
-                    gemmF32Block(
-                        a: input + rowRange.lowerBound * weights.inputChannels, layout: layout,
-                        rows: rowRange.count, weights: weights, panels: panelRange,
-                        c: output + rowRange.lowerBound * weights.outputChannels,
-                        cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper,
-                        epilogue: epilogue, widened: &widened)
-                }
+            for tile in tiles {
+                let (rowRange, panelRange) = tiling.tile(tile)
+                gemmF32Block(
+                    a: input + rowRange.lowerBound * weights.inputChannels, layout: layout,
+                    rows: rowRange.count, weights: weights, panels: panelRange,
+                    c: output + rowRange.lowerBound * weights.outputChannels,
+                    cStride: weights.outputChannels, lower: clamp.lower, upper: clamp.upper, epilogue: epilogue,
+                    widened: &widened)
             }
         }
     }
@@ -60,10 +59,12 @@ public func gemmF32(
         workspace.count >= weights.widenedPanelFloats * runner.threadCount,
         "the workspace is smaller than gemmF32WorkspaceSize(weights:threadCount:)")
     let tiling = GemmTiling(rows: rows, weights: weights, threadCount: runner.threadCount)
-    runner.forEach(
-        tiling.tileCount,
-        Tiles(tiling: tiling, input: input, weights: weights, output: output, workspace: workspace.baseAddress,
-              clamp: clamp, epilogue: epilogue.operands(output: output, residual: residual)))
+    withUnsafePointer(toOptional: epilogue.operands(output: output, residual: residual)) { epilogue in
+        runner.forEach(
+            tiling.tileCount,
+            Tiles(tiling: tiling, input: input, weights: weights, output: output, workspace: workspace.baseAddress,
+                  clamp: clamp, epilogue: epilogue))
+    }
 }
 
 /// Floats of scratch `gemmF32` needs for `threadCount` threads: one
@@ -191,8 +192,7 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 /// store (the output is written once, finished); the dot-product kernel's
 /// outputs get it in one pass over the block, while they are still in L2.
 /// - Parameters:
-///   - epilogue: the run's epilogue (`withUnsafePointer(toOptional:)` once per
-///     chunk of work, not per block), or nil.
+///   - epilogue: the call's epilogue (one pointer for every block), or nil.
 ///   - widened: the thread's widened panel; nil for float32 panels.
 func gemmF32Block(
     a: UnsafePointer<Float>, layout: GemmRows, rows: Int,

@@ -59,14 +59,10 @@ public func convolutionF32(
         let threadCount: Int
         let panelGroups: Int
         let clamp: (lower: Float, upper: Float)
-        let epilogue: EpilogueOperands?
+        /// The call's epilogue, alive while the rows run.
+        let epilogue: UnsafePointer<EpilogueOperands>?
 
         func run(_ items: Range<Int>, thread: Int) {
-            withUnsafePointer(toOptional: epilogue) { run(items, thread: thread, epilogue: $0) }
-        }
-
-        /// `run` with the epilogue at a pointer for every block of the chunk.
-        private func run(_ items: Range<Int>, thread: Int, epilogue: UnsafePointer<EpilogueOperands>?) {
             let g = geometry
             let depth = weights.inputChannels, outputs = weights.outputChannels
             let runLength = g.kernelWidth * inputChannels
@@ -176,13 +172,14 @@ public func convolutionF32(
         runner.threadCount, multiplyAdds: totalRows * g.outputWidth, depth, outputs)
     let panelGroups = convolutionPanelGroups(
         rows: totalRows, columnBlocks: weights.columnBlockCount, threadCount: threads)
-    runner.limited(to: threads).forEach(
-        totalRows * panelGroups,
-        Rows(
-            geometry: g, inputChannels: inputChannels, weights: weights, input: input, output: output,
-            scratch: workspace.baseAddress!, tilePixels: tilePixels, threadCount: runner.threadCount,
-            panelGroups: panelGroups, clamp: clamp,
-            epilogue: epilogue.operands(output: output, residual: residual)))
+    withUnsafePointer(toOptional: epilogue.operands(output: output, residual: residual)) { epilogue in
+        runner.limited(to: threads).forEach(
+            totalRows * panelGroups,
+            Rows(
+                geometry: g, inputChannels: inputChannels, weights: weights, input: input, output: output,
+                scratch: workspace.baseAddress!, tilePixels: tilePixels, threadCount: runner.threadCount,
+                panelGroups: panelGroups, clamp: clamp, epilogue: epilogue))
+    }
 }
 
 /// Groups of panels (or dot-product columns) each output row is cut into
