@@ -10,9 +10,7 @@ public struct EpilogueOperands {
     public var output: UnsafePointer<Float>
     /// The residual's first element (the output's layout), or nil for no ADD.
     public var residual: UnsafePointer<Float>?
-    public var lower: Float
-    public var upper: Float
-    /// `lower` and `upper` as vectors in memory, for the tiles' `vmaxps` / `vminps`.
+    /// The ADD's clamp, in memory as vectors for the tiles' `vmaxps` / `vminps`.
     public var bounds: ClampBounds
     /// Whether the residual is the ADD's first operand (`residual + y`).
     public var residualFirst: Bool
@@ -26,12 +24,15 @@ public struct EpilogueOperands {
     ) {
         self.output = output
         self.residual = residual
-        self.lower = lower
-        self.upper = upper
         self.bounds = ClampBounds(lower: lower, upper: upper)
         self.residualFirst = residualFirst
         self.alpha = alpha
     }
+
+    /// The ADD's clamp: its lower bound.
+    @inlinable public var lower: Float { bounds.lower[0] }
+    /// The ADD's clamp: its upper bound.
+    @inlinable public var upper: Float { bounds.upper[0] }
 
     /// Finishes rows `0..<rows`, columns `column ..< column + columns` of the block already
     /// stored at `c` (row `r` at `c + r·cStride`; column 0 of `c` is channel 0): vectors of
@@ -110,8 +111,7 @@ public struct EpilogueTile<Vectors: KernelVectors> {
         let e = operands.pointee
         residual = e.residual.map { $0 + (c - e.output) }
         residualFirst = e.residualFirst
-        let bounds = UnsafeRawPointer(operands) + MemoryLayout<EpilogueOperands>.offset(of: \.bounds)!
-        (lower, upper) = ClampBounds.load(bounds.assumingMemoryBound(to: ClampBounds.self), as: V.self)
+        (lower, upper) = ClampBounds.load(operands.pointer(to: \.bounds)!, as: V.self)
         hasAlpha = e.alpha != nil
         let width = V.scalarCount
         alpha0 = e.alpha.map { loadVector($0 + channel, as: V.self) } ?? V()
