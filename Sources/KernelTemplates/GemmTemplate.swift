@@ -274,7 +274,8 @@ public struct GemmPanelOperands {
 /// them), for each tile of rows every panel in turn, so that the tile's rows of A are read once
 /// and each row of C is written whole; otherwise for each panel every tile of rows in turn, so
 /// that the panel stays in L1 while the rows of A stream from L2. The order never changes what
-/// is computed.
+/// is computed. A single row (a convolution with one output pixel, a FULLY_CONNECTED of batch 1)
+/// goes through `gemmRowTile`, up to four whole panels at a time.
 @inlinable @inline(__always)
 public func gemmPanels<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows>(
     _ full: Full.Type, _ half: Half.Type, _ tileRows: Rows.Type, rowsOuterUpToFloats: Int,
@@ -316,6 +317,22 @@ func gemmPanelTiles<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows
                 bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column)
         }
     }
+    if g.rows == 1 {
+        // One row: up to four whole panels a tile, so that its sums are independent enough to
+        // keep the multiply-adds busy, then the rest panel by panel.
+        var p = g.panels.lowerBound
+        let wholeEnd = min(g.panels.upperBound, g.fullPanelCount, g.outputs / width)
+        while p < wholeEnd {
+            let count = min(4, wholeEnd - p)
+            gemmRowTile(
+                Full.self, Output.self, panelCount: count, a: g.a, runs: g.runs, panel: g.packed + p * width * depth,
+                bias: g.bias + p * width, c: g.c + p * width, bounds: g.bounds, epilogue: g.epilogue,
+                channel: g.channel + p * width)
+            p += count
+        }
+        for q in p..<g.panels.upperBound { tile(row: 0, panel: q) }
+        return
+    }
     // `depth` and `panels.count` are at most the packed buffer's float count: no overflow.
     if depth * g.panels.count * width <= rowsOuterUpToFloats {
         for row in stride(from: 0, to: g.rows, by: mr) {
@@ -325,5 +342,89 @@ func gemmPanelTiles<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows
         for p in g.panels {
             for row in stride(from: 0, to: g.rows, by: mr) { tile(row: row, panel: p) }
         }
+    }
+}
+
+/// One row of C over `panelCount` (1...4) consecutive whole panels of `Vectors.count` vectors
+/// each: a 6- or 8-row tile would compute its one row six or eight times over, and one panel
+/// alone gives only `Vectors.count` independent sums, each waiting on its last multiply-add.
+/// Every element is its bias plus one multiply-add per k in ascending k order, as in
+/// `gemmTile`, so the same bits.
+///
+/// - Parameters:
+///   - a: the row of A, laid out as `runs` says.
+///   - panel: the first panel, K-major, `Vectors.count` vectors of floats per k; the next
+///     ones follow it, K of those apart.
+///   - bias: the first panel's biases; the next panels' follow.
+///   - c: the row's column 0 of the first panel.
+///   - epilogue: applied after the clamp when `Output` applies one, to what was stored
+///     (`channel` is the output channel of `c`).
+@inlinable @inline(never)
+public func gemmRowTile<Vectors: KernelVectors, Output: GemmTileOutput>(
+    _ vectors: Vectors.Type, _ output: Output.Type, panelCount n: Int,
+    a: UnsafePointer<Float>, runs: GemmRowRuns, panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+    c: UnsafeMutablePointer<Float>, bounds: UnsafePointer<ClampBounds>,
+    epilogue: UnsafePointer<EpilogueOperands>?, channel: Int
+) {
+    typealias V = Vectors.Vector
+    let two = Vectors.count == 2, width = V.scalarCount
+    let panelStep = two ? 2 * width : width
+    let panelFloats = panelStep * runs.segmentCount * runs.segmentLength
+    var b0 = panel
+    var b1 = n > 1 ? b0 + panelFloats : b0
+    var b2 = n > 2 ? b1 + panelFloats : b1
+    var b3 = n > 3 ? b2 + panelFloats : b2
+    var c00 = loadVector(bias, as: V.self)
+    var c01 = two ? loadVector(bias + width, as: V.self) : c00
+    var c10 = n > 1 ? loadVector(bias + panelStep, as: V.self) : c00
+    var c11 = two && n > 1 ? loadVector(bias + panelStep + width, as: V.self) : c00
+    var c20 = n > 2 ? loadVector(bias + 2 * panelStep, as: V.self) : c00
+    var c21 = two && n > 2 ? loadVector(bias + 2 * panelStep + width, as: V.self) : c00
+    var c30 = n > 3 ? loadVector(bias + 3 * panelStep, as: V.self) : c00
+    var c31 = two && n > 3 ? loadVector(bias + 3 * panelStep + width, as: V.self) : c00
+    var row = a
+    for _ in 0..<runs.segmentCount {
+        for k in 0..<runs.segmentLength {
+            let x = Vectors.broadcast(row[k])
+            c00 = Vectors.multiplyAdd(x, loadVector(b0, as: V.self), c00)
+            if two { c01 = Vectors.multiplyAdd(x, loadVector(b0 + width, as: V.self), c01) }
+            b0 += panelStep
+            if n > 1 {
+                c10 = Vectors.multiplyAdd(x, loadVector(b1, as: V.self), c10)
+                if two { c11 = Vectors.multiplyAdd(x, loadVector(b1 + width, as: V.self), c11) }
+                b1 += panelStep
+            }
+            if n > 2 {
+                c20 = Vectors.multiplyAdd(x, loadVector(b2, as: V.self), c20)
+                if two { c21 = Vectors.multiplyAdd(x, loadVector(b2 + width, as: V.self), c21) }
+                b2 += panelStep
+            }
+            if n > 3 {
+                c30 = Vectors.multiplyAdd(x, loadVector(b3, as: V.self), c30)
+                if two { c31 = Vectors.multiplyAdd(x, loadVector(b3 + width, as: V.self), c31) }
+                b3 += panelStep
+            }
+        }
+        row += runs.segmentStride
+    }
+    let (lo, hi) = ClampBounds.load(bounds, as: V.self)
+    storeVector(Vectors.clamp(c00, lower: lo, upper: hi), c)
+    if two { storeVector(Vectors.clamp(c01, lower: lo, upper: hi), c + width) }
+    if n > 1 {
+        storeVector(Vectors.clamp(c10, lower: lo, upper: hi), c + panelStep)
+        if two { storeVector(Vectors.clamp(c11, lower: lo, upper: hi), c + panelStep + width) }
+    }
+    if n > 2 {
+        storeVector(Vectors.clamp(c20, lower: lo, upper: hi), c + 2 * panelStep)
+        if two { storeVector(Vectors.clamp(c21, lower: lo, upper: hi), c + 2 * panelStep + width) }
+    }
+    if n > 3 {
+        storeVector(Vectors.clamp(c30, lower: lo, upper: hi), c + 3 * panelStep)
+        if two { storeVector(Vectors.clamp(c31, lower: lo, upper: hi), c + 3 * panelStep + width) }
+    }
+    if Output.appliesEpilogue, let epilogue {
+        epilogue.pointee.apply(
+            Vectors.self, Vectors.self, c: c - channel, cStride: 0, rows: 1, column: channel,
+            columns: n * panelStep)
     }
 }

@@ -168,7 +168,9 @@ public struct Conv2D: PreparedKernel {
         } else {
             weights = .packed(try inputs[1].packedGemmWeights(
                 op: checked.op, role: "filter", outputChannels: checked.outputChannels,
-                inputChannels: checked.patchSize, bias: bias, instructionSet: instructionSet))
+                inputChannels: checked.patchSize, bias: bias,
+                rowsPerRun: checked.window.batch * checked.window.outputHeight * checked.window.outputWidth,
+                instructionSet: instructionSet))
         }
         return Conv2D(
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,

@@ -155,14 +155,23 @@ extension Operand {
     }
 
     /// This weights operand (`[N, K]` row-major once flattened) and `bias`
-    /// packed for the GEMM microkernels of `instructionSet`: float16 weights
-    /// straight from their halves, compressed rows from their stored values,
-    /// float32 ones as they are. Checked as `requireConstantFloats` checks.
+    /// packed for the GEMM microkernels of `instructionSet`, for a layer that
+    /// multiplies `rowsPerRun` rows of A per run: float16 weights straight from
+    /// their halves (widened into float32 panels for layers of at most
+    /// `PackedGemmWeights.maxRowsForFloat32Panels` rows), compressed rows from
+    /// their stored values, float32 ones as they are. Checked as
+    /// `requireConstantFloats` checks.
     func packedGemmWeights(
         op: String, role: String, outputChannels: Int, inputChannels: Int, bias: [Float]?,
-        instructionSet: KernelInstructionSet
+        rowsPerRun: Int, instructionSet: KernelInstructionSet
     ) throws -> PackedGemmWeights {
         try requireConstantFloatCount(op: op, role: role)
+        if case .float16? = constant, rowsPerRun <= PackedGemmWeights.maxRowsForFloat32Panels {
+            return try PackedGemmWeights(
+                outputChannels: outputChannels, inputChannels: inputChannels,
+                weights: requireConstantFloats(op: op, role: role), bias: bias, instructionSet: instructionSet,
+                panelPrecision: .float32)
+        }
         if case .float16(let halves)? = constant {
             return try PackedGemmWeights(
                 outputChannels: outputChannels, inputChannels: inputChannels, float16Weights: halves,

@@ -119,12 +119,15 @@ import Testing
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         // Output widths: dot products (2), the 8-wide panel, whole and partial 16- and 32-wide panels.
-        // Rows of 15 and 8 output pixels: whole tiles, which finish in registers, and partial ones.
+        // Rows of 15 and 8 output pixels: whole tiles, which finish in registers, and partial ones;
+        // one pixel: the one-row tile.
         for outputs in [2, 5, 8, 17, 24, 40, 64, 65] {
-            for ((kernel, stride), float16Filters) in [((1, 1), false), ((3, 1), false), ((3, 2), false),
-                                                        ((1, 1), true), ((3, 1), true)] {
+            for (size, (kernel, stride), float16Filters) in [
+                ((7, 15), (1, 1), false), ((7, 15), (3, 1), false), ((7, 15), (3, 2), false),
+                ((7, 15), (1, 1), true), ((7, 15), (3, 1), true), ((1, 1), (1, 1), true), ((1, 1), (3, 1), false),
+            ] {
                 let chain = try Chain(
-                    size: (7, 15), inputChannels: 11, outputChannels: outputs, kernel: kernel, stride: stride,
+                    size: size, inputChannels: 11, outputChannels: outputs, kernel: kernel, stride: stride,
                     activation: outputs % 2 == 0 ? .relu6 : .none,
                     addActivation: outputs % 3 == 0 ? .relu : .none, float16Filters: float16Filters,
                     instructionSet: instructionSet, rng: &rng)

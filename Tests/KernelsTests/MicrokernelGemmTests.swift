@@ -1,3 +1,4 @@
+import Tensor
 import TestSupport
 import Testing
 
@@ -218,6 +219,74 @@ import Testing
                 return try problem.run(packed, runner: ParallelRunner(threadCount: 2)).values.map(\.bitPattern)
             }
             #expect(results[0] == results[1], "\(problem.description) \(instructionSet) seed \(seed)")
+        }
+    }
+
+    /// A row computed alone goes through the one-row tile (up to four whole panels at once), the
+    /// same row among others through the 6- or 8-row tiles: the same bits, for whole panels in
+    /// groups of one to four and more, the narrow and partial panels after them, and both
+    /// precisions (float16 weights here keep the panels they were given).
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func aRowAloneGivesTheBitsItHasAmongOthers(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        for (depth, outputs) in [
+            (1, 16), (17, 32), (33, 48), (64, 64), (7, 80), (288, 195), (1152, 117), (19, 200), (5, 24), (3, 63),
+        ] {
+            let problem = Problem(
+                rows: 7, depth: depth, outputs: outputs, clamp: (-1, 1), precision: precision, rng: &rng)
+            let packed = try PackedGemmWeights(
+                outputChannels: outputs, inputChannels: depth, weights: problem.w, bias: problem.bias,
+                instructionSet: instructionSet,
+                panelPrecision: expectedPanelPrecision(precision, outputs: outputs))
+            let together = try problem.run(packed, runner: .serial).values.map(\.bitPattern)
+            for row in [0, 3, 6] {
+                let input = GuardedBuffer(Array(problem.a[row * depth ..< (row + 1) * depth]))
+                let output = GuardedBuffer(count: outputs)
+                let workspace = GuardedBuffer(count: try gemmF32WorkspaceSize(weights: packed, threadCount: 1))
+                gemmF32(
+                    input: input.pointer, rows: 1, weights: packed, output: output.pointer,
+                    workspace: UnsafeMutableBufferPointer(start: workspace.pointer, count: workspace.count),
+                    clamp: problem.clamp, runner: .serial)
+                #expect(
+                    output.values.map(\.bitPattern) == Array(together[row * outputs ..< (row + 1) * outputs]),
+                    "row \(row) of \(problem.description) \(instructionSet) seed \(seed)")
+                #expect(output.guardIntact && workspace.guardIntact, "\(problem.description)")
+            }
+        }
+    }
+
+    /// Float16 weights of a layer that multiplies one row per run (a FULLY_CONNECTED of batch 1,
+    /// a convolution with one output pixel) are packed as float32 panels, which the one-row tile
+    /// reads four at a time; those of a layer of more rows stay float16 where this build packs
+    /// float16 panels.
+    @Test func oneRowLayersKeepFloat32Panels() throws {
+        var rng = SeededGenerator(seed: 1)
+        let halves = rng.panelWeights(64 * 40, .float16).map { Float16($0).bitPattern }
+        try halves.withUnsafeBytes { bytes in
+            let weights = Operand(
+                shape: TensorShape(validated: [64, 40]), constant: .float16(Float16Bytes(bytes)))
+            for batch in [1, 2, 5] {
+                let input = Operand(shape: TensorShape(validated: [batch, 40]))
+                let layer = try FullyConnected.prepare(inputs: [input, weights], options: .init())
+                let expected: PackedGemmWeights.Precision =
+                    batch <= PackedGemmWeights.maxRowsForFloat32Panels || !PackedGemmWeights.packsFloat16Panels
+                    ? .float32 : .float16
+                #expect(layer.packed.panelPrecision == expected, "batch \(batch)")
+            }
+            let filter = Operand(
+                shape: TensorShape(validated: [64, 2, 2, 10]), constant: .float16(Float16Bytes(bytes)))
+            for (side, expectedRows) in [(2, 1), (3, 4)] {
+                let input = Operand(shape: TensorShape(validated: [1, side, side, 10]))
+                let conv = try Conv2D.prepare(inputs: [input, filter], options: .init(padding: .valid))
+                #expect(conv.outputShapes[0].elementCount == 64 * expectedRows)
+                let expected: PackedGemmWeights.Precision =
+                    expectedRows <= PackedGemmWeights.maxRowsForFloat32Panels || !PackedGemmWeights.packsFloat16Panels
+                    ? .float32 : .float16
+                #expect(conv.packed.panelPrecision == expected, "\(side)×\(side) input")
+            }
         }
     }
 

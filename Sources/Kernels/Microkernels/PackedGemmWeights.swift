@@ -23,8 +23,9 @@ import Tensor
 ///   models that store their weights as float16 and DEQUANTIZE them: half
 ///   the memory. `gemmF32Block` widens such a panel (exactly) into a thread's
 ///   float32 scratch of `widenedPanelFloats` before the unchanged float32
-///   microkernels read it, so the sums are the same bits. Otherwise, and in
-///   the portable build (`packsFloat16Panels`), float32.
+///   microkernels read it, so the sums are the same bits. Otherwise, in
+///   the portable build (`packsFloat16Panels`), and for layers of one row
+///   per run (`maxRowsForFloat32Panels`), float32.
 /// - **Bias.** `N` float32 values at float offset `biasOffset`, zero-padded
 ///   to a multiple of `w` (all zeros when there is no bias).
 /// - **Rows.** When `N ≤ PackedGemmWeights.maxDotOutputs`, a panel would be
@@ -49,6 +50,14 @@ public struct PackedGemmWeights: Sendable {
     /// Up to this many output channels, the weights stay row-major and each
     /// output is a dot product over `K`.
     public static let maxDotOutputs = 2
+    /// Layers that multiply at most this many rows of A per run (a convolution
+    /// with one output pixel, a FULLY_CONNECTED of batch 1) keep float32 panels
+    /// even for float16 weights (`OperandValidation`'s `packedGemmWeights`): a
+    /// float16 panel would be widened every run for that one row, and only one
+    /// at a time, which leaves the one-row tile (`gemmRowTile`) too few
+    /// independent sums; from float32 panels it reads four at once. Twice the
+    /// memory for those weights (0.7 MB for pose_landmark_full's heads).
+    public static let maxRowsForFloat32Panels = 1
 
     /// `K`: the length of each input row.
     public let inputChannels: Int
