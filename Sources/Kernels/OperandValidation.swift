@@ -166,16 +166,11 @@ extension Operand {
         rowsPerRun: Int, instructionSet: KernelInstructionSet
     ) throws -> PackedGemmWeights {
         try requireConstantFloatCount(op: op, role: role)
-        if case .float16? = constant, rowsPerRun <= PackedGemmWeights.maxRowsForFloat32Panels {
-            return try PackedGemmWeights(
-                outputChannels: outputChannels, inputChannels: inputChannels,
-                weights: requireConstantFloats(op: op, role: role), bias: bias, instructionSet: instructionSet,
-                panelPrecision: .float32)
-        }
         if case .float16(let halves)? = constant {
             return try PackedGemmWeights(
                 outputChannels: outputChannels, inputChannels: inputChannels, float16Weights: halves,
-                bias: bias, instructionSet: instructionSet)
+                bias: bias, instructionSet: instructionSet,
+                float32Panels: rowsPerRun <= PackedGemmWeights.maxRowsForFloat32Panels)
         }
         if case .compressedRows(let filter)? = constant, inputChannels.isMultiple(of: filter.columns) {
             return try PackedGemmWeights(

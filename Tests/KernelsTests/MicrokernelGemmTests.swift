@@ -318,6 +318,17 @@ import Testing
             let quieted = halves.map { $0.isSignalingNaN ? Float16(bitPattern: $0.bitPattern | 0x0200) : $0 }
             let fromQuieted = try quieted.packed(outputs: outputs, depth: depth, bias: bias, instructionSet)
             #expect(fromQuieted.storageBytes == fromFloats.storageBytes, "\(label)")
+            // Widened as they are packed, for layers of one row: the float32 layout of the widened values.
+            let float32FromHalves = try halves.withUnsafeBytes { bytes in
+                try PackedGemmWeights(
+                    outputChannels: outputs, inputChannels: depth, float16Weights: Float16Bytes(bytes), bias: bias,
+                    instructionSet: instructionSet, float32Panels: true)
+            }
+            let float32FromFloats = try PackedGemmWeights(
+                outputChannels: outputs, inputChannels: depth, weights: widened, bias: bias,
+                instructionSet: instructionSet, panelPrecision: .float32)
+            #expect(float32FromHalves.panelPrecision == .float32, "\(label)")
+            #expect(float32FromHalves.storageBytes == float32FromFloats.storageBytes, "float32 panels: \(label)")
         }
     }
 

@@ -140,20 +140,22 @@ public struct PackedGemmWeights: Sendable {
     /// Packs float16 weights (`[N, K]` row-major) and `bias` as
     /// `init(outputChannels:inputChannels:weights:bias:instructionSet:)`
     /// packs the same values widened, with the same panels: float16 ones
-    /// take the halves as they are, straight from `halves` (no other copy is
-    /// made); where this build or the dot-product layout keeps float32, the
-    /// halves are widened first. The microkernels read the same float32
-    /// values either way.
+    /// take the halves as they are, straight from `halves`; with
+    /// `float32Panels` (layers of one row per run: `maxRowsForFloat32Panels`)
+    /// they are widened as they are packed. Neither makes another copy of the
+    /// weights. Where this build or the dot-product layout keeps float32
+    /// anyway, the halves are widened first. The microkernels read the same
+    /// float32 values every way.
     public init(
         outputChannels: Int, inputChannels: Int, float16Weights halves: Float16Bytes, bias: [Float]?,
-        instructionSet: KernelInstructionSet = .detected
+        instructionSet: KernelInstructionSet = .detected, float32Panels: Bool = false
     ) throws(KernelError) {
         #if _endian(little)
-        let packsHalves = Self.packsFloat16Panels && outputChannels > Self.maxDotOutputs
+        let packsFromHalves = outputChannels > Self.maxDotOutputs && (Self.packsFloat16Panels || float32Panels)
         #else
-        let packsHalves = false  // the halves are little-endian
+        let packsFromHalves = false  // the halves are little-endian
         #endif
-        guard packsHalves else {
+        guard packsFromHalves else {
             try self.init(
                 outputChannels: outputChannels, inputChannels: inputChannels,
                 weights: Dequantize.float16ToFloat32(halves), bias: bias, instructionSet: instructionSet)
@@ -161,15 +163,25 @@ public struct PackedGemmWeights: Sendable {
         }
         let (weightCount, weightOverflow) = outputChannels.multipliedReportingOverflow(by: inputChannels)
         precondition(!weightOverflow && halves.count == weightCount, "weights are not [N, K]")
+        let source = UnsafeRawPointer(halves.bytes.baseAddress!)
+        let precision: Precision = float32Panels ? .float32 : .float16
         try self.init(
             outputChannels: outputChannels, inputChannels: inputChannels, bias: bias,
-            instructionSet: instructionSet, panelPrecision: .float16
+            instructionSet: instructionSet, panelPrecision: precision
         ) { layout in
-            let packed = UnsafeMutableRawPointer(layout.storage.baseAddress).bindMemory(
-                to: UInt16.self, capacity: 2 * layout.biasOffset)
-            // Bit patterns moved as they are: a NaN keeps its payload (widened, it reads as the
-            // float32 the source's widening gives). Read unaligned: a file's buffer may start anywhere.
-            layout.packPanels(UnsafeRawPointer(halves.bytes.baseAddress!), as: UInt16.self, into: packed) { $0 }
+            switch precision {
+            case .float16:
+                let packed = UnsafeMutableRawPointer(layout.storage.baseAddress).bindMemory(
+                    to: UInt16.self, capacity: 2 * layout.biasOffset)
+                // Bit patterns moved as they are: a NaN keeps its payload (widened, it reads as the
+                // float32 the source's widening gives). Read unaligned: a file's buffer may start anywhere.
+                layout.packPanels(source, as: UInt16.self, into: packed) { $0 }
+            case .float32:
+                // Widened as `Dequantize.float16ToFloat32` widens them.
+                layout.packPanels(source, as: UInt16.self, into: layout.storage.baseAddress) {
+                    Dequantize.float32(fromHalfBits: $0)
+                }
+            }
         }
     }
 
