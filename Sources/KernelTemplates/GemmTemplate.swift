@@ -4,7 +4,9 @@
 // order, so its value depends only on its row of A and its column of W, never on the tile,
 // the family or the thread that computed it. Rows past `rows` reuse the last valid row's
 // pointer (the extra lanes are computed and dropped), so one kernel covers every row
-// remainder without branches in the k loop.
+// remainder without branches in the k loop. A lone row (a one-pixel convolution, a
+// FULLY_CONNECTED of batch 1) has a tile of its own, `gemmRowTile`, over up to four panels,
+// with the same sums.
 
 /// Where the GEMM kernels read the K values of each row of A: row `r` is `segmentCount`
 /// runs of `segmentLength` contiguous floats, run `s` starting at
