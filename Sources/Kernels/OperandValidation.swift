@@ -158,7 +158,8 @@ extension Operand {
     /// packed for the GEMM microkernels of `instructionSet`, for a layer that
     /// multiplies `rowsPerRun` rows of A per run: float16 weights straight from
     /// their halves (widened into float32 panels for layers of at most
-    /// `PackedGemmWeights.maxRowsForFloat32Panels` rows), compressed rows from
+    /// `PackedGemmWeights.maxRowsForFloat32Panels` rows or at most
+    /// `maxWeightsForFloat32Panels` weights), compressed rows from
     /// their stored values, float32 ones as they are. Checked as
     /// `requireConstantFloats` checks.
     func packedGemmWeights(
@@ -170,7 +171,8 @@ extension Operand {
             return try PackedGemmWeights(
                 outputChannels: outputChannels, inputChannels: inputChannels, float16Weights: halves,
                 bias: bias, instructionSet: instructionSet,
-                float32Panels: rowsPerRun <= PackedGemmWeights.maxRowsForFloat32Panels)
+                float32Panels: rowsPerRun <= PackedGemmWeights.maxRowsForFloat32Panels
+                    || outputChannels * inputChannels <= PackedGemmWeights.maxWeightsForFloat32Panels)
         }
         if case .compressedRows(let filter)? = constant, inputChannels.isMultiple(of: filter.columns) {
             return try PackedGemmWeights(

@@ -259,33 +259,48 @@ import Testing
     }
 
     /// Float16 weights of a layer that multiplies one row per run (a FULLY_CONNECTED of batch 1,
-    /// a convolution with one output pixel) are packed as float32 panels, which the one-row tile
-    /// reads four at a time; those of a layer of more rows stay float16 where this build packs
-    /// float16 panels.
-    @Test func oneRowLayersKeepFloat32Panels() throws {
+    /// a convolution with one output pixel), or of a layer with few weights (a stem), are packed
+    /// as float32 panels; those of a layer of more rows and more weights stay float16 where this
+    /// build packs float16 panels.
+    @Test func oneRowAndSmallLayersKeepFloat32Panels() throws {
+        func expectedPrecision(rows: Int, weights: Int) -> PackedGemmWeights.Precision {
+            rows <= PackedGemmWeights.maxRowsForFloat32Panels
+                || weights <= PackedGemmWeights.maxWeightsForFloat32Panels
+                || !PackedGemmWeights.packsFloat16Panels ? .float32 : .float16
+        }
+        #expect(24 * 27 <= PackedGemmWeights.maxWeightsForFloat32Panels, "a 3×3 stem of 24 channels")
+        #expect(128 * 40 > PackedGemmWeights.maxWeightsForFloat32Panels)
         var rng = SeededGenerator(seed: 1)
-        let halves = rng.panelWeights(64 * 40, .float16).map { Float16($0).bitPattern }
+        let halves = rng.panelWeights(128 * 40, .float16).map { Float16($0).bitPattern }
         try halves.withUnsafeBytes { bytes in
-            let weights = Operand(
-                shape: TensorShape(validated: [64, 40]), constant: .float16(Float16Bytes(bytes)))
-            for batch in [1, 2, 5] {
-                let input = Operand(shape: TensorShape(validated: [batch, 40]))
-                let layer = try FullyConnected.prepare(inputs: [input, weights], options: .init())
-                let expected: PackedGemmWeights.Precision =
-                    batch <= PackedGemmWeights.maxRowsForFloat32Panels || !PackedGemmWeights.packsFloat16Panels
-                    ? .float32 : .float16
-                #expect(layer.packed.panelPrecision == expected, "batch \(batch)")
+            // 128 × 40 weights, more than maxWeightsForFloat32Panels, and 64 × 40, fewer.
+            for outputs in [128, 64] {
+                let weights = Operand(
+                    shape: TensorShape(validated: [outputs, 40]),
+                    constant: .float16(Float16Bytes(UnsafeRawBufferPointer(rebasing: bytes[..<(outputs * 40 * 2)]))))
+                for batch in [1, 2, 5] {
+                    let input = Operand(shape: TensorShape(validated: [batch, 40]))
+                    let layer = try FullyConnected.prepare(inputs: [input, weights], options: .init())
+                    #expect(
+                        layer.packed.panelPrecision == expectedPrecision(rows: batch, weights: outputs * 40),
+                        "\(outputs) outputs, batch \(batch)")
+                }
             }
             let filter = Operand(
-                shape: TensorShape(validated: [64, 2, 2, 10]), constant: .float16(Float16Bytes(bytes)))
-            for (side, expectedRows) in [(2, 1), (3, 4)] {
-                let input = Operand(shape: TensorShape(validated: [1, side, side, 10]))
+                shape: TensorShape(validated: [128, 2, 2, 10]), constant: .float16(Float16Bytes(bytes)))
+            let stem = Operand(
+                shape: TensorShape(validated: [24, 3, 3, 3]),
+                constant: .float16(Float16Bytes(UnsafeRawBufferPointer(rebasing: bytes[..<(24 * 27 * 2)]))))
+            for (filter, side, expectedRows) in [(filter, 2, 1), (filter, 3, 4), (stem, 3, 1), (stem, 8, 36)] {
+                let depth = filter.shape.dimensions[3]
+                let input = Operand(shape: TensorShape(validated: [1, side, side, depth]))
                 let conv = try Conv2D.prepare(inputs: [input, filter], options: .init(padding: .valid))
-                #expect(conv.outputShapes[0].elementCount == 64 * expectedRows)
-                let expected: PackedGemmWeights.Precision =
-                    expectedRows <= PackedGemmWeights.maxRowsForFloat32Panels || !PackedGemmWeights.packsFloat16Panels
-                    ? .float32 : .float16
-                #expect(conv.packed.panelPrecision == expected, "\(side)×\(side) input")
+                let outputs = filter.shape.dimensions[0]
+                #expect(conv.outputShapes[0].elementCount == outputs * expectedRows)
+                #expect(
+                    conv.packed.panelPrecision
+                        == expectedPrecision(rows: expectedRows, weights: filter.shape.elementCount),
+                    "\(outputs) outputs, \(side)×\(side) input")
             }
         }
     }

@@ -24,8 +24,9 @@ import Tensor
 ///   the memory. `gemmF32Block` widens such a panel (exactly) into a thread's
 ///   float32 scratch of `widenedPanelFloats` before the unchanged float32
 ///   microkernels read it, so the sums are the same bits. Otherwise, in
-///   the portable build (`packsFloat16Panels`), and for layers of one row
-///   per run (`maxRowsForFloat32Panels`), float32.
+///   the portable build (`packsFloat16Panels`), for layers of one row per
+///   run (`maxRowsForFloat32Panels`) and for layers of few weights
+///   (`maxWeightsForFloat32Panels`), float32.
 /// - **Bias.** `N` float32 values at float offset `biasOffset`, zero-padded
 ///   to a multiple of `w` (all zeros when there is no bias).
 /// - **Rows.** When `N ≤ PackedGemmWeights.maxDotOutputs`, a panel would be
@@ -58,6 +59,14 @@ public struct PackedGemmWeights: Sendable {
     /// independent sums; from float32 panels it reads four at once. Twice the
     /// memory for those weights (0.7 MB for pose_landmark_full's heads).
     public static let maxRowsForFloat32Panels = 1
+    /// Layers with at most this many weights (16 KiB as float32: the stems,
+    /// expansions from 16 or 24 channels, the detectors' small heads) keep
+    /// float32 panels too: a convolution with float16 panels widens each
+    /// panel once per output row and computes the row a panel at a time,
+    /// which costs such a layer more than its 2 more bytes a weight (53 KB
+    /// at most in one of the models; palm_detection_full's 5×5 stem 7 %
+    /// faster).
+    public static let maxWeightsForFloat32Panels = 4096
 
     /// `K`: the length of each input row.
     public let inputChannels: Int
