@@ -134,7 +134,7 @@ def main():
     parser.add_argument("--peak", type=float,
                         help="one core's FMA peak in GFLOP/s (default: the report's fmaPeakGflopsPerCore)")
     parser.add_argument("--at", type=float, default=100.0,
-                        help="the dense convolutions' rate for the bound, % of the FMA peak (default: 100)")
+                        help="the dense convolutions' rate for the bound, %% of the FMA peak (default: 100)")
     parser.add_argument("--goal", type=float, default=0.8, help="the whole-model ratio to aim at (default: 0.8)")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -142,6 +142,11 @@ def main():
     arguments = parser.parse_args()
     try:
         report = json.loads(arguments.report.read_text())
+        missing = [field for field in ("model", "threads", "instructionSet", "machine") if field not in report]
+        missing += [f"machine.{field}" for field in ("date", "commit", "cpu", "cpuFlags")
+                    if field not in report.get("machine", {})]
+        if missing:
+            raise ValueError(f"no {', '.join(missing)}")
         layers = report["layers"]
         fields = ("name", "oursMedianMs", "litertMedianMs", "multiplyAccumulates")
         if not layers or any(field not in layer for layer in layers for field in fields):

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Checks the peer-comparison scripts in Benchmarks/peer without LiteRT or
+# MediaPipe (neither is imported before a measurement starts):
+#   - every script with a command line prints its --help and exits 0;
+#   - layer_summary.py sums a small report into a table, JSON and Markdown,
+#     and answers a missing, malformed or peakless report and out-of-range
+#     options with a one-line message and a non-zero exit, never a traceback.
+# Usage: scripts/check_peer_scripts.sh
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+python="${LANDMARKER_PYTHON:-python3}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+for script in compare_layers compare_litert compare_mediapipe layer_summary; do
+  if ! "$python" "Benchmarks/peer/$script.py" --help > "$work/help.txt" 2>&1; then
+    fail "$script.py --help exited with $?: $(tail -1 "$work/help.txt")"
+  elif ! grep -q '^usage:' "$work/help.txt"; then
+    fail "$script.py --help printed no usage line"
+  fi
+done
+
+summary=Benchmarks/peer/layer_summary.py
+# Two layers: a convolution of 1 MMAC at 0.02 ms against 0.025, a depthwise layer of 0.1 MMAC at
+# 0.01 ms against 0.02; a peak of 100 GFLOP/s.
+cat > "$work/report.json" <<'EOF'
+{"model": "example", "threads": 1, "instructionSet": "avx2", "fmaPeakGflopsPerCore": 100.0,
+ "machine": {"date": "2026-11-28 21:00 UTC", "commit": "0000000", "cpu": "example CPU", "cpuFlags": "avx2 fma"},
+ "layers": [
+  {"layer": 0, "name": "CONV_2D", "outputShape": [1, 8, 8, 16], "oursMedianMs": 0.02,
+   "litertMedianMs": 0.025, "multiplyAccumulates": 1000000},
+  {"layer": 1, "name": "DEPTHWISE_CONV_2D", "outputShape": [1, 8, 8, 16], "oursMedianMs": 0.01,
+   "litertMedianMs": 0.02, "multiplyAccumulates": 100000}]}
+EOF
+if ! "$python" "$summary" "$work/report.json" > "$work/table.txt" 2>&1; then
+  fail "layer_summary.py on a valid report: $(tail -1 "$work/table.txt")"
+else
+  # All: 0.03 ms against 0.045, a ratio of 0.67; the convolution's 2 MFLOP in 0.02 ms is 100 % of the peak.
+  grep -Eq '^all +2 +0\.030 +0\.045 +0\.67' "$work/table.txt" || fail "layer_summary.py: no 'all' row of 0.67"
+  grep -Eq '^CONV_2D +1 .* 100%' "$work/table.txt" || fail "layer_summary.py: the convolution is not at 100 % of the peak"
+fi
+"$python" "$summary" --json "$work/report.json" | "$python" -c 'import json, sys; json.load(sys.stdin)' \
+  || fail "layer_summary.py --json does not print JSON"
+"$python" "$summary" --markdown "$work/report.json" | grep -q '^|' || fail "layer_summary.py --markdown prints no table"
+
+echo '{"layers": [' > "$work/truncated.json"
+"$python" -c 'import json, sys; r = json.load(open(sys.argv[1])); del r["fmaPeakGflopsPerCore"]; print(json.dumps(r))' \
+  "$work/report.json" > "$work/peakless.json"
+"$python" -c 'import json, sys; r = json.load(open(sys.argv[1])); r["layers"][0]["litertMedianMs"] = 0; print(json.dumps(r))' \
+  "$work/report.json" > "$work/zero.json"
+"$python" -c 'import json, sys; r = json.load(open(sys.argv[1])); del r["machine"]["cpu"]; print(json.dumps(r))' \
+  "$work/report.json" > "$work/cpuless.json"
+# expect_refusal NAME ARGUMENTS...: layer_summary.py must exit non-zero with a message and no traceback.
+expect_refusal() {
+  local name="$1"; shift
+  local status=0
+  "$python" "$summary" "$@" > "$work/out.txt" 2> "$work/err.txt" || status=$?
+  if [[ $status -eq 0 ]]; then
+    fail "layer_summary.py accepted $name"
+  elif grep -q Traceback "$work/err.txt"; then
+    fail "layer_summary.py answered $name with a traceback"
+  elif [[ ! -s "$work/err.txt" ]]; then
+    fail "layer_summary.py refused $name without a message"
+  else
+    echo "-- $name: $(tail -1 "$work/err.txt")"
+  fi
+}
+expect_refusal "a missing report" "$work/missing.json"
+expect_refusal "a truncated report" "$work/truncated.json"
+expect_refusal "a report without a peak" "$work/peakless.json"
+expect_refusal "a report without its CPU" "$work/cpuless.json"
+expect_refusal "a layer timed at 0 ms" "$work/zero.json"
+expect_refusal "--at 0" --at 0 "$work/report.json"
+expect_refusal "--at 150" --at 150 "$work/report.json"
+expect_refusal "--goal -1" --goal -1 "$work/report.json"
+
+if [[ $failures -gt 0 ]]; then
+  echo "check_peer_scripts: $failures failure(s)" >&2
+  exit 1
+fi
+echo "check_peer_scripts: every --help, and layer_summary.py's table and refusals, as expected"
