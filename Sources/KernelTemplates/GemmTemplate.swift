@@ -228,9 +228,10 @@ public struct GemmPanelOperands {
     public var rows: Int
     public var runs: GemmRowRuns
     /// The packed weights: panels `0 ..< fullPanelCount` are the family's full panel width `w`
-    /// wide, panel `p` at float offset `w·p·K`; panel `fullPanelCount`, if in `panels`, is half
-    /// as wide, at `w·fullPanelCount·K`. Each is K-major, its width in floats per k.
-    public var packed: UnsafePointer<Float>
+    /// wide, panel `p` at element offset `w·p·K`; panel `fullPanelCount`, if in `panels`, is half
+    /// as wide, at `w·fullPanelCount·K`. Each is K-major, its width in elements per k: float32
+    /// values for `gemmPanels`, float16 bit patterns for `gemmHalfPanels`.
+    public var packed: UnsafeRawPointer
     /// The bias, zero-padded to a multiple of `w` floats.
     public var bias: UnsafePointer<Float>
     /// N, the number of columns of C.
@@ -249,7 +250,7 @@ public struct GemmPanelOperands {
 
     @inlinable
     public init(
-        a: UnsafePointer<Float>, rows: Int, runs: GemmRowRuns, packed: UnsafePointer<Float>,
+        a: UnsafePointer<Float>, rows: Int, runs: GemmRowRuns, packed: UnsafeRawPointer,
         bias: UnsafePointer<Float>, outputs: Int, panels: Range<Int>, fullPanelCount: Int,
         c: UnsafeMutablePointer<Float>, cStride: Int, bounds: UnsafePointer<ClampBounds>,
         epilogue: UnsafePointer<EpilogueOperands>?, channel: Int
@@ -301,9 +302,10 @@ func gemmPanelTiles<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows
     let halfWidth = Half.count * Half.Vector.scalarCount
     let mr = Rows.count
     let depth = g.runs.segmentCount * g.runs.segmentLength
+    let packed = g.packed.assumingMemoryBound(to: Float.self)
     /// One tile: rows `row ..< row + mr` of panel `p`.
     func tile(row: Int, panel p: Int) {
-        let panel = g.packed + p * width * depth
+        let panel = packed + p * width * depth
         let column = p * width
         let a = g.a + row * g.runs.rowStride, c = g.c + row * g.cStride + column
         let rows = min(mr, g.rows - row)
@@ -327,7 +329,7 @@ func gemmPanelTiles<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows
         while p < wholeEnd {
             let count = min(4, wholeEnd - p)
             gemmRowTile(
-                Full.self, Output.self, panelCount: count, a: g.a, runs: g.runs, panel: g.packed + p * width * depth,
+                Full.self, Output.self, panelCount: count, a: g.a, runs: g.runs, panel: packed + p * width * depth,
                 bias: g.bias + p * width, c: g.c + p * width, bounds: g.bounds, epilogue: g.epilogue,
                 channel: g.channel + p * width)
             p += count

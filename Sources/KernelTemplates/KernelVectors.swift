@@ -24,6 +24,9 @@ public protocol KernelVectors: KernelFamily {
     static func multiplyAdd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector
     /// `a · b + c` for one lane, fused exactly where the vector one is.
     static func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float
+    /// The `Vector.scalarCount` float16 values whose bit patterns are at `halves` (no alignment
+    /// required), each widened exactly.
+    static func loadWidening(_ halves: UnsafeRawPointer) -> Vector
     /// `min(max(x, lower), upper)` per lane, a NaN lane staying NaN (as TFLite clamps).
     static func clamp(_ x: Vector, lower: Vector, upper: Vector) -> Vector
     /// PRELU per lane: `x >= 0 ? x : alpha·x` (NaN lanes take the product, as in TFLite).
@@ -59,6 +62,11 @@ extension KernelVectors where Vector == SIMD8<Float> {
     public static func broadcast(_ value: Float) -> SIMD8<Float> { SIMD8<Float>(repeating: value) }
 
     @inlinable @inline(__always)
+    public static func loadWidening(_ halves: UnsafeRawPointer) -> SIMD8<Float> {
+        SIMD8<Float>(halves.loadUnaligned(as: SIMD8<Float16>.self))
+    }
+
+    @inlinable @inline(__always)
     public static func multiplyAdd(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>) -> SIMD8<Float> {
         KernelTemplates.multiplyAdd(a, b, c)
     }
@@ -80,6 +88,11 @@ extension KernelVectors where Vector == SIMD8<Float> {
 extension KernelVectors where Vector == SIMD16<Float> {
     @inlinable @inline(__always)
     public static func broadcast(_ value: Float) -> SIMD16<Float> { SIMD16<Float>(repeating: value) }
+
+    @inlinable @inline(__always)
+    public static func loadWidening(_ halves: UnsafeRawPointer) -> SIMD16<Float> {
+        SIMD16<Float>(halves.loadUnaligned(as: SIMD16<Float16>.self))
+    }
 
     @inlinable @inline(__always)
     public static func multiplyAdd(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD16<Float> {

@@ -19,6 +19,8 @@ public final class MicrokernelTable: Sendable {
     /// The GEMM over whole panels (`gemmPanels` of this module): full panels of
     /// `gemmPanelWidth` channels, a half-width one after them.
     public let gemmPanels: @Sendable (GemmPanelOperands) -> Void
+    /// The GEMM over whole float16 panels for blocks of few rows (`gemmHalfPanels`).
+    public let gemmHalfPanels: @Sendable (GemmPanelOperands) -> Void
     /// `EpilogueOperands.apply` on the family's vectors: the fused ADD and PRELU on a block of
     /// a convolution's output (`c`, `cStride`, `rows`, `column`, `columns`).
     public let convolutionEpilogue: @Sendable (
@@ -63,6 +65,7 @@ public final class MicrokernelTable: Sendable {
     public init(
         instructionSet: String, gemmPanelWidth: Int, gemmTileRows: Int,
         gemmPanels: @escaping @Sendable (GemmPanelOperands) -> Void,
+        gemmHalfPanels: @escaping @Sendable (GemmPanelOperands) -> Void,
         convolutionEpilogue: @escaping @Sendable (
             EpilogueOperands, UnsafeMutablePointer<Float>, Int, Int, Int, Int) -> Void,
         depthwiseInterior: @escaping @Sendable (Int, Int, DepthwiseInteriorRow) -> Void,
@@ -82,6 +85,7 @@ public final class MicrokernelTable: Sendable {
         self.gemmPanelWidth = gemmPanelWidth
         self.gemmTileRows = gemmTileRows
         self.gemmPanels = gemmPanels
+        self.gemmHalfPanels = gemmHalfPanels
         self.convolutionEpilogue = convolutionEpilogue
         self.depthwiseInterior = depthwiseInterior
         self.depthwisePixel = depthwisePixel

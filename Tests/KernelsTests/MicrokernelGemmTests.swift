@@ -205,9 +205,12 @@ import Testing
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         // Float16 weights packed both ways: every tile shape of both families (full panels,
-        // panels of 16 and 8, partial ones), row remainders, and a depth past L1.
+        // panels of 16 and 8, partial ones), row remainders, and a depth past L1; blocks of at
+        // most `maxRowsReadingFloat16Panels` rows read the float16 panels in place, longer ones
+        // widen them first (one thread, so that a block is the whole call).
         for (rows, depth, outputs) in [
             (13, 19, 3), (37, 33, 24), (64, 144, 88), (9, 19, 65), (26, 7, 45), (61, 1152, 40), (7, 64, 56),
+            (4, 288, 288), (maxRowsReadingFloat16Panels, 40, 40), (maxRowsReadingFloat16Panels + 1, 40, 40),
         ] {
             let problem = Problem(
                 rows: rows, depth: depth, outputs: outputs, clamp: (-1, 1), precision: .float16, rng: &rng)
@@ -216,7 +219,9 @@ import Testing
                     outputChannels: outputs, inputChannels: depth, weights: problem.w, bias: problem.bias,
                     instructionSet: instructionSet, panelPrecision: precision)
                 #expect(packed.panelPrecision == precision)
-                return try problem.run(packed, runner: ParallelRunner(threadCount: 2)).values.map(\.bitPattern)
+                return try [ParallelRunner.serial, ParallelRunner(threadCount: 2)].map { runner in
+                    try problem.run(packed, runner: runner).values.map(\.bitPattern)
+                }
             }
             #expect(results[0] == results[1], "\(problem.description) \(instructionSet) seed \(seed)")
         }

@@ -37,6 +37,7 @@ let baselineMicrokernels = MicrokernelTable(
     instructionSet: baselineInstructionSetName,
     gemmPanelWidth: BaselineF32x8x2.count * SIMD8<Float>.scalarCount, gemmTileRows: GemmSixRows.count,
     gemmPanels: baselineGemmPanels,
+    gemmHalfPanels: baselineGemmHalfPanels,
     convolutionEpilogue: baselineConvolutionEpilogue,
     depthwiseInterior: baselineDepthwiseInterior,
     depthwisePixel: baselineDepthwisePixel,
@@ -49,6 +50,7 @@ let baselineMicrokernels = MicrokernelTable(
     fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD8<Float>.self),
     names: [
         "f32-gemm-6x16-\(baselineInstructionSetName)", "f32-gemm-8x8-\(baselineInstructionSetName)",
+        "f32-gemm-4x16-f16w-\(baselineInstructionSetName)",
         "f32-gemm-epilogue-\(baselineInstructionSetName)",
         "f32-dwconv-3x3s1-\(baselineInstructionSetName)", "f32-dwconv-3x3s2-\(baselineInstructionSetName)",
         "f32-dwconv-5x5s1-\(baselineInstructionSetName)", "f32-dwconv-5x5s2-\(baselineInstructionSetName)",
@@ -74,6 +76,13 @@ private var baselineInstructionSetName: String {
 @inline(never)
 private func baselineGemmPanels(_ operands: GemmPanelOperands) {
     gemmPanels(BaselineF32x8x2.self, BaselineF32x8x2.self, GemmSixRows.self, rowsOuterUpToFloats: 0, operands)
+}
+
+/// The GEMM over whole 16-wide float16 panels for blocks of few rows: 4×16 tiles that widen
+/// each k's two panel vectors as they load them.
+@inline(never)
+private func baselineGemmHalfPanels(_ operands: GemmPanelOperands) {
+    gemmHalfPanels(BaselineF32x8x2.self, operands)
 }
 
 /// A last GEMM panel of 8 channels, in both families: 8×8 tiles, 8 accumulators, enough to

@@ -188,7 +188,8 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 /// channels. Float16 panels are computed one at a time: each is widened
 /// into `widened` (unless it already holds it) and the same float32 kernels
 /// read the copy, which stays in L1 or L2 while every row of the block
-/// passes over it. The panel tiles apply `epilogue` in registers before they
+/// passes over it; in blocks of at most `maxRowsReadingFloat16Panels` rows,
+/// the whole panels are read in place instead (`gemmHalfPanels`). The panel tiles apply `epilogue` in registers before they
 /// store (the output is written once, finished); the dot-product kernel's
 /// outputs get it in one pass over the block, while they are still in L2.
 /// - Parameters:
@@ -230,8 +231,20 @@ func gemmF32Block(
     var clampBounds = ClampBounds(lower: lower, upper: upper)
     withUnsafePointer(to: &clampBounds) { bounds in
         if weights.panelPrecision == .float16 {
+            var widenedPanels = panels
+            if rows <= maxRowsReadingFloat16Panels {
+                // The whole panels among `panels`; a narrower last one is widened below.
+                let wholeEnd = max(panels.lowerBound, min(panels.upperBound, weights.fullPanelCount))
+                if wholeEnd > panels.lowerBound {
+                    weights.instructionSet.microkernels.gemmHalfPanels(GemmPanelOperands(
+                        a: a, rows: rows, runs: layout, packed: weights.storage.baseAddress, bias: bias,
+                        outputs: n, panels: panels.lowerBound..<wholeEnd, fullPanelCount: weights.fullPanelCount,
+                        c: c, cStride: cStride, bounds: bounds, epilogue: epilogue, channel: 0))
+                }
+                widenedPanels = wholeEnd..<panels.upperBound
+            }
             guard widened != nil else { preconditionFailure("float16 panels without a widened panel") }
-            for p in panels {
+            for p in widenedPanels {
                 if widened!.panel != p {
                     weights.widenPanel(p, into: widened!.floats)
                     widened!.panel = p
@@ -267,6 +280,12 @@ func gemmF32Block(
         }
     }
 }
+
+/// Blocks of at most this many rows read float16 panels in place, widening each k's weights as
+/// they load them (`MicrokernelTable.gemmHalfPanels`), rather than widening each panel into
+/// scratch first: pose_landmark_full's 2×2, 4×4 and 8×8 maps (4, 16 and 64 rows). Longer blocks
+/// spread a widening over enough rows to be cheap, and run faster on the 6-row float32 tiles.
+let maxRowsReadingFloat16Panels = 64
 
 /// Calls `body` with a pointer to `value`, or with nil when there is none.
 func withUnsafePointer<T, Result>(
