@@ -1,6 +1,7 @@
 // The register-blocked GEMM tile of `C = clamp(A · W + bias)`, written once for every
-// family: `Rows.count` rows (6 or 8) × `Vectors.count` vectors (1 or 2) of C, all of K
-// summed in registers. Every element is its bias plus one multiply-add per k in ascending k
+// family: `Rows.count` rows (4, 6 or 8) × `Vectors.count` vectors (1 or 2) of C, all of K
+// summed in registers, from float32 panels or from float16 ones widened as they are loaded
+// (`GemmPanelElements`). Every element is its bias plus one multiply-add per k in ascending k
 // order, so its value depends only on its row of A and its column of W, never on the tile,
 // the family or the thread that computed it. Rows past `rows` reuse the last valid row's
 // pointer (the extra lanes are computed and dropped), so one kernel covers every row
@@ -30,9 +31,15 @@ public struct GemmRowRuns: Sendable {
     }
 }
 
-/// Rows of a GEMM tile, fixed at compile time: 6 or 8.
+/// Rows of a GEMM tile, fixed at compile time: 4, 6 or 8.
 public protocol GemmTileRows {
     static var count: Int { get }
+}
+
+/// 4 rows: the tile that widens float16 panels as it loads them, whose conversions leave no
+/// room in AVX2's 16 registers for more rows.
+public enum GemmFourRows: GemmTileRows {
+    @inlinable public static var count: Int { 4 }
 }
 
 /// 6 rows: with two 8-lane vectors a row, 12 accumulators, the panel's 2 vectors and one
@@ -44,6 +51,35 @@ public enum GemmSixRows: GemmTileRows {
 /// 8 rows.
 public enum GemmEightRows: GemmTileRows {
     @inlinable public static var count: Int { 8 }
+}
+
+/// How a GEMM panel stores its weights, fixed at compile time: the tile loads each k's vectors
+/// of weights through it.
+public protocol GemmPanelElements {
+    /// Bytes a weight.
+    static var size: Int { get }
+    /// The `Vectors.Vector.scalarCount` weights at `pointer` as floats (no alignment required).
+    static func load<Vectors: KernelVectors>(_ vectors: Vectors.Type, _ pointer: UnsafeRawPointer) -> Vectors.Vector
+}
+
+/// Float32 weights, read as they are.
+public enum GemmFloat32Panel: GemmPanelElements {
+    @inlinable public static var size: Int { 4 }
+
+    @inlinable @inline(__always)
+    public static func load<Vectors: KernelVectors>(_ vectors: Vectors.Type, _ pointer: UnsafeRawPointer) -> Vectors.Vector {
+        pointer.loadUnaligned(as: Vectors.Vector.self)
+    }
+}
+
+/// Float16 bit patterns, each widened exactly as it is loaded.
+public enum GemmFloat16Panel: GemmPanelElements {
+    @inlinable public static var size: Int { 2 }
+
+    @inlinable @inline(__always)
+    public static func load<Vectors: KernelVectors>(_ vectors: Vectors.Type, _ pointer: UnsafeRawPointer) -> Vectors.Vector {
+        Vectors.loadWidening(pointer)
+    }
 }
 
 /// Whether a GEMM tile applies an epilogue, fixed at compile time: a tile without one compiles
@@ -64,13 +100,13 @@ public enum GemmTileWithEpilogue: GemmTileOutput {
 
 /// A `rows × columns` tile of C (rows 1...`Rows.count`, columns 1...`Vectors.count` vector
 /// widths) from one panel: `Rows.count · Vectors.count` accumulators, `Vectors.count` loads of
-/// the panel and `Rows.count` broadcasts of A per k. Instantiate it with the family's own
+/// the panel (in `Panel`'s elements) and `Rows.count` broadcasts of A per k. Instantiate it with the family's own
 /// `KernelVectors` type: the specialisation is compiled into the family's module, as a
 /// function of its own (not inlined into the loop over tiles).
 ///
 /// - Parameters:
 ///   - a: row 0 of A, laid out as `runs` says.
-///   - panel: K-major panel, `Vectors.count` vectors of floats per k.
+///   - panel: K-major panel, `Vectors.count` vectors of `Panel` elements per k.
 ///   - bias: the panel's `Vectors.count` vectors of biases.
 ///   - c: row 0 of the output tile; row `r` starts at `c + r·cStride`.
 ///   - bounds: the clamp of every output.
@@ -78,16 +114,16 @@ public enum GemmTileWithEpilogue: GemmTileOutput {
 ///     otherwise); `channel` is the output channel of the tile's column 0. A whole tile applies
 ///     them in registers before it stores, a partial one to what it stored.
 @inlinable @inline(never)
-public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput>(
-    _ vectors: Vectors.Type, _ tileRows: Rows.Type, _ output: Output.Type,
+public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput, Panel: GemmPanelElements>(
+    _ vectors: Vectors.Type, _ tileRows: Rows.Type, _ output: Output.Type, _ elements: Panel.Type,
     rows: Int, a: UnsafePointer<Float>, runs: GemmRowRuns,
-    panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+    panel: UnsafeRawPointer, bias: UnsafePointer<Float>,
     c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
     bounds: UnsafePointer<ClampBounds>, epilogue: UnsafePointer<EpilogueOperands>?, channel: Int
 ) {
     typealias V = Vectors.Vector
     let mr = Rows.count, two = Vectors.count == 2, width = V.scalarCount
-    let eight = mr > 6
+    let six = mr > 4, eight = mr > 6
     let stride = runs.rowStride
     let a0 = a
     let a1 = rows > 1 ? a0 + stride : a0
@@ -103,12 +139,13 @@ public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTil
     var c40 = c00, c41 = c01, c50 = c00, c51 = c01, c60 = c00, c61 = c01, c70 = c00, c71 = c01
     var b = panel
     let panelStep = two ? 2 * width : width
+    let vectorBytes = width * Panel.size, stepBytes = panelStep * Panel.size
     var r0 = a0, r1 = a1, r2 = a2, r3 = a3, r4 = a4, r5 = a5, r6 = a6, r7 = a7
     for _ in 0..<runs.segmentCount {
         for k in 0..<runs.segmentLength {
-            let b0 = loadVector(b, as: V.self)
-            let b1 = two ? loadVector(b + width, as: V.self) : b0
-            b += panelStep
+            let b0 = Panel.load(Vectors.self, b)
+            let b1 = two ? Panel.load(Vectors.self, b + vectorBytes) : b0
+            b += stepBytes
             var x = Vectors.broadcast(r0[k])
             c00 = Vectors.multiplyAdd(x, b0, c00)
             if two { c01 = Vectors.multiplyAdd(x, b1, c01) }
@@ -121,12 +158,14 @@ public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTil
             x = Vectors.broadcast(r3[k])
             c30 = Vectors.multiplyAdd(x, b0, c30)
             if two { c31 = Vectors.multiplyAdd(x, b1, c31) }
-            x = Vectors.broadcast(r4[k])
-            c40 = Vectors.multiplyAdd(x, b0, c40)
-            if two { c41 = Vectors.multiplyAdd(x, b1, c41) }
-            x = Vectors.broadcast(r5[k])
-            c50 = Vectors.multiplyAdd(x, b0, c50)
-            if two { c51 = Vectors.multiplyAdd(x, b1, c51) }
+            if six {
+                x = Vectors.broadcast(r4[k])
+                c40 = Vectors.multiplyAdd(x, b0, c40)
+                if two { c41 = Vectors.multiplyAdd(x, b1, c41) }
+                x = Vectors.broadcast(r5[k])
+                c50 = Vectors.multiplyAdd(x, b0, c50)
+                if two { c51 = Vectors.multiplyAdd(x, b1, c51) }
+            }
             if eight {
                 x = Vectors.broadcast(r6[k])
                 c60 = Vectors.multiplyAdd(x, b0, c60)
@@ -137,18 +176,19 @@ public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTil
             }
         }
         let next = runs.segmentStride
-        r0 += next; r1 += next; r2 += next; r3 += next; r4 += next; r5 += next
+        r0 += next; r1 += next; r2 += next; r3 += next
+        if six { r4 += next; r5 += next }
         if eight { r6 += next; r7 += next }
     }
     let (lo, hi) = ClampBounds.load(bounds, as: V.self)
     c00 = Vectors.clamp(c00, lower: lo, upper: hi); c10 = Vectors.clamp(c10, lower: lo, upper: hi)
     c20 = Vectors.clamp(c20, lower: lo, upper: hi); c30 = Vectors.clamp(c30, lower: lo, upper: hi)
-    c40 = Vectors.clamp(c40, lower: lo, upper: hi); c50 = Vectors.clamp(c50, lower: lo, upper: hi)
+    if six { c40 = Vectors.clamp(c40, lower: lo, upper: hi); c50 = Vectors.clamp(c50, lower: lo, upper: hi) }
     if eight { c60 = Vectors.clamp(c60, lower: lo, upper: hi); c70 = Vectors.clamp(c70, lower: lo, upper: hi) }
     if two {
         c01 = Vectors.clamp(c01, lower: lo, upper: hi); c11 = Vectors.clamp(c11, lower: lo, upper: hi)
         c21 = Vectors.clamp(c21, lower: lo, upper: hi); c31 = Vectors.clamp(c31, lower: lo, upper: hi)
-        c41 = Vectors.clamp(c41, lower: lo, upper: hi); c51 = Vectors.clamp(c51, lower: lo, upper: hi)
+        if six { c41 = Vectors.clamp(c41, lower: lo, upper: hi); c51 = Vectors.clamp(c51, lower: lo, upper: hi) }
         if eight { c61 = Vectors.clamp(c61, lower: lo, upper: hi); c71 = Vectors.clamp(c71, lower: lo, upper: hi) }
     }
     if rows == mr && columns == panelStep {
@@ -160,8 +200,10 @@ public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTil
             c10 = tile.finish(c10, offset: s, vector: 0)
             c20 = tile.finish(c20, offset: 2 * s, vector: 0)
             c30 = tile.finish(c30, offset: 3 * s, vector: 0)
-            c40 = tile.finish(c40, offset: 4 * s, vector: 0)
-            c50 = tile.finish(c50, offset: 5 * s, vector: 0)
+            if six {
+                c40 = tile.finish(c40, offset: 4 * s, vector: 0)
+                c50 = tile.finish(c50, offset: 5 * s, vector: 0)
+            }
             if eight {
                 c60 = tile.finish(c60, offset: 6 * s, vector: 0)
                 c70 = tile.finish(c70, offset: 7 * s, vector: 0)
@@ -171,8 +213,10 @@ public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTil
                 c11 = tile.finish(c11, offset: s + width, vector: 1)
                 c21 = tile.finish(c21, offset: 2 * s + width, vector: 1)
                 c31 = tile.finish(c31, offset: 3 * s + width, vector: 1)
-                c41 = tile.finish(c41, offset: 4 * s + width, vector: 1)
-                c51 = tile.finish(c51, offset: 5 * s + width, vector: 1)
+                if six {
+                    c41 = tile.finish(c41, offset: 4 * s + width, vector: 1)
+                    c51 = tile.finish(c51, offset: 5 * s + width, vector: 1)
+                }
                 if eight {
                     c61 = tile.finish(c61, offset: 6 * s + width, vector: 1)
                     c71 = tile.finish(c71, offset: 7 * s + width, vector: 1)
@@ -183,9 +227,12 @@ public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTil
         storeVector(c00, out); if two { storeVector(c01, out + width) }; out += cStride
         storeVector(c10, out); if two { storeVector(c11, out + width) }; out += cStride
         storeVector(c20, out); if two { storeVector(c21, out + width) }; out += cStride
-        storeVector(c30, out); if two { storeVector(c31, out + width) }; out += cStride
-        storeVector(c40, out); if two { storeVector(c41, out + width) }; out += cStride
-        storeVector(c50, out); if two { storeVector(c51, out + width) }
+        storeVector(c30, out); if two { storeVector(c31, out + width) }
+        if six {
+            out += cStride
+            storeVector(c40, out); if two { storeVector(c41, out + width) }; out += cStride
+            storeVector(c50, out); if two { storeVector(c51, out + width) }
+        }
         if eight {
             out += cStride
             storeVector(c60, out); if two { storeVector(c61, out + width) }; out += cStride
@@ -196,7 +243,12 @@ public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTil
     // The tile spilled with whole-vector stores and copied by the family's own function:
     // extracting lanes of the vectors inline leads the compiler to split every vector of the
     // tile into pieces, which slows the whole-tile path too.
-    if two && !eight {
+    if two && !six {
+        let tile = (c00, c01, c10, c11, c20, c21, c30, c31)
+        withUnsafeBytes(of: tile) { bytes in
+            Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
+        }
+    } else if two && !eight {
         let tile = (c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51)
         withUnsafeBytes(of: tile) { bytes in
             Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
@@ -311,12 +363,12 @@ func gemmPanelTiles<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows
         let rows = min(mr, g.rows - row)
         if p == g.fullPanelCount {
             gemmTile(
-                Half.self, Rows.self, Output.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
+                Half.self, Rows.self, Output.self, GemmFloat32Panel.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
                 c: c, cStride: g.cStride, columns: min(halfWidth, g.outputs - column),
                 bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column)
         } else {
             gemmTile(
-                Full.self, Rows.self, Output.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
+                Full.self, Rows.self, Output.self, GemmFloat32Panel.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
                 c: c, cStride: g.cStride, columns: min(width, g.outputs - column),
                 bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column)
         }

@@ -106,7 +106,7 @@ func gemmNarrowPanel(
     func tiles<Output: GemmTileOutput>(_ output: Output.Type) {
         for row in stride(from: 0, to: rows, by: 8) {
             gemmTile(
-                BaselineF32x8.self, GemmEightRows.self, Output.self,
+                BaselineF32x8.self, GemmEightRows.self, Output.self, GemmFloat32Panel.self,
                 rows: min(8, rows - row), a: a + row * runs.rowStride, runs: runs,
                 panel: panel, bias: bias, c: c + row * cStride, cStride: cStride, columns: columns,
                 bounds: bounds, epilogue: epilogue, channel: channel)
