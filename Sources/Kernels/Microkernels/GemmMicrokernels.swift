@@ -2,7 +2,8 @@ import KernelTemplates
 
 // Register-blocked microkernels of the GEMM `C = clamp(A · W + bias)`:
 // the panel tiles are `gemmTile` of KernelTemplates (6×16 and 8×8 on
-// `SIMD8<Float>`), the dot kernel for narrow outputs is below.
+// `SIMD8<Float>`, 4×16 reading float16 panels), the dot kernel for narrow
+// outputs is below.
 //
 // Each computes one small tile of C with all of K summed in registers, in
 // ascending k order, starting from the bias: an element's value depends
