@@ -67,7 +67,9 @@ public enum GemmFloat32Panel: GemmPanelElements {
     @inlinable public static var size: Int { 4 }
 
     @inlinable @inline(__always)
-    public static func load<Vectors: KernelVectors>(_ vectors: Vectors.Type, _ pointer: UnsafeRawPointer) -> Vectors.Vector {
+    public static func load<Vectors: KernelVectors>(
+        _ vectors: Vectors.Type, _ pointer: UnsafeRawPointer
+    ) -> Vectors.Vector {
         pointer.loadUnaligned(as: Vectors.Vector.self)
     }
 }
@@ -77,7 +79,9 @@ public enum GemmFloat16Panel: GemmPanelElements {
     @inlinable public static var size: Int { 2 }
 
     @inlinable @inline(__always)
-    public static func load<Vectors: KernelVectors>(_ vectors: Vectors.Type, _ pointer: UnsafeRawPointer) -> Vectors.Vector {
+    public static func load<Vectors: KernelVectors>(
+        _ vectors: Vectors.Type, _ pointer: UnsafeRawPointer
+    ) -> Vectors.Vector {
         Vectors.loadWidening(pointer)
     }
 }
@@ -100,9 +104,9 @@ public enum GemmTileWithEpilogue: GemmTileOutput {
 
 /// A `rows × columns` tile of C (rows 1...`Rows.count`, columns 1...`Vectors.count` vector
 /// widths) from one panel: `Rows.count · Vectors.count` accumulators, `Vectors.count` loads of
-/// the panel (in `Panel`'s elements) and `Rows.count` broadcasts of A per k. Instantiate it with the family's own
-/// `KernelVectors` type: the specialisation is compiled into the family's module, as a
-/// function of its own (not inlined into the loop over tiles).
+/// the panel (in `Panel`'s elements) and `Rows.count` broadcasts of A per k. Instantiate it
+/// with the family's own `KernelVectors` type: the specialisation is compiled into the family's
+/// module, as a function of its own (not inlined into the loop over tiles).
 ///
 /// - Parameters:
 ///   - a: row 0 of A, laid out as `runs` says.
@@ -114,7 +118,9 @@ public enum GemmTileWithEpilogue: GemmTileOutput {
 ///     otherwise); `channel` is the output channel of the tile's column 0. A whole tile applies
 ///     them in registers before it stores, a partial one to what it stored.
 @inlinable @inline(never)
-public func gemmTile<Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput, Panel: GemmPanelElements>(
+public func gemmTile<
+    Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput, Panel: GemmPanelElements
+>(
     _ vectors: Vectors.Type, _ tileRows: Rows.Type, _ output: Output.Type, _ elements: Panel.Type,
     rows: Int, a: UnsafePointer<Float>, runs: GemmRowRuns,
     panel: UnsafeRawPointer, bias: UnsafePointer<Float>,
@@ -363,13 +369,13 @@ func gemmPanelTiles<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows
         let rows = min(mr, g.rows - row)
         if p == g.fullPanelCount {
             gemmTile(
-                Half.self, Rows.self, Output.self, GemmFloat32Panel.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
-                c: c, cStride: g.cStride, columns: min(halfWidth, g.outputs - column),
+                Half.self, Rows.self, Output.self, GemmFloat32Panel.self, rows: rows, a: a, runs: g.runs,
+                panel: panel, bias: g.bias + column, c: c, cStride: g.cStride, columns: min(halfWidth, g.outputs - column),
                 bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column)
         } else {
             gemmTile(
-                Full.self, Rows.self, Output.self, GemmFloat32Panel.self, rows: rows, a: a, runs: g.runs, panel: panel, bias: g.bias + column,
-                c: c, cStride: g.cStride, columns: min(width, g.outputs - column),
+                Full.self, Rows.self, Output.self, GemmFloat32Panel.self, rows: rows, a: a, runs: g.runs,
+                panel: panel, bias: g.bias + column, c: c, cStride: g.cStride, columns: min(width, g.outputs - column),
                 bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column)
         }
     }

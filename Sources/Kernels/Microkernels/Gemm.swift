@@ -189,9 +189,10 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 /// into `widened` (unless it already holds it) and the same float32 kernels
 /// read the copy, which stays in L1 or L2 while every row of the block
 /// passes over it; in blocks of at most `maxRowsReadingFloat16Panels` rows,
-/// the whole panels are read in place instead (`gemmHalfPanels`). The panel tiles apply `epilogue` in registers before they
-/// store (the output is written once, finished); the dot-product kernel's
-/// outputs get it in one pass over the block, while they are still in L2.
+/// the whole panels are read in place instead (`gemmHalfPanels`). The
+/// panel tiles apply `epilogue` in registers before they store (the output
+/// is written once, finished); the dot-product kernel's outputs get it in
+/// one pass over the block, while they are still in L2.
 /// - Parameters:
 ///   - epilogue: the call's epilogue (one pointer for every block), or nil.
 ///   - widened: the thread's widened panel; nil for float32 panels.
@@ -237,7 +238,7 @@ func gemmF32Block(
                 let wholeEnd = max(panels.lowerBound, min(panels.upperBound, weights.fullPanelCount))
                 if wholeEnd > panels.lowerBound {
                     weights.instructionSet.microkernels.gemmHalfPanels(GemmPanelOperands(
-                        a: a, rows: rows, runs: layout, packed: weights.storage.baseAddress, bias: bias,
+                        a: a, rows: rows, runs: layout, packed: weights.float16Panel(0), bias: bias,
                         outputs: n, panels: panels.lowerBound..<wholeEnd, fullPanelCount: weights.fullPanelCount,
                         c: c, cStride: cStride, bounds: bounds, epilogue: epilogue, channel: 0))
                 }

@@ -150,8 +150,8 @@ public struct PackedGemmWeights: Sendable {
     /// `init(outputChannels:inputChannels:weights:bias:instructionSet:)`
     /// packs the same values widened, with the same panels: float16 ones
     /// take the halves as they are, straight from `halves`; with
-    /// `float32Panels` (layers of one row per run: `maxRowsForFloat32Panels`)
-    /// they are widened as they are packed. Neither makes another copy of the
+    /// `float32Panels` (the caller's choice: `maxRowsForFloat32Panels`,
+    /// `maxWeightsForFloat32Panels`) they are widened as they are packed. Neither makes another copy of the
     /// weights. Where this build or the dot-product layout keeps float32
     /// anyway, the halves are widened first. The microkernels read the same
     /// float32 values every way.
@@ -427,6 +427,14 @@ public struct PackedGemmWeights: Sendable {
         return UnsafePointer(storage.baseAddress + column(ofPanel: p) * inputChannels)
     }
 
+    /// Start of panel `p` (K-major, the panel's width in weights per k) of
+    /// float16 panels: the weights' bit patterns, 2 bytes each.
+    @inline(__always)
+    func float16Panel(_ p: Int) -> UnsafeRawPointer {
+        assert(panelPrecision == .float16, "float32 panels read as float16")
+        return UnsafeRawPointer(storage.baseAddress) + 2 * column(ofPanel: p) * inputChannels
+    }
+
     /// Floats of scratch that one float16 panel widens into: the widest
     /// panel's `panelWidth·K` (0 for float32 panels, read in place).
     var widenedPanelFloats: Int { panelPrecision == .float16 ? panelWidth * inputChannels : 0 }
@@ -438,7 +446,7 @@ public struct PackedGemmWeights: Sendable {
     /// width is a multiple of 8.
     func widenPanel(_ p: Int, into widened: UnsafeMutablePointer<Float>) {
         assert(panelPrecision == .float16, "float32 panels widened")
-        let halves = UnsafeRawPointer(storage.baseAddress) + 2 * column(ofPanel: p) * inputChannels
+        let halves = float16Panel(p)
         let count = width(ofPanel: p) * inputChannels
         for i in stride(from: 0, to: count, by: 8) {
             let eight = halves.loadUnaligned(fromByteOffset: 2 * i, as: SIMD8<Float16>.self)
