@@ -36,8 +36,8 @@ public protocol GemmTileRows {
     static var count: Int { get }
 }
 
-/// 4 rows: the tile that widens float16 panels as it loads them, whose conversions leave no
-/// room in AVX2's 16 registers for more rows.
+/// 4 rows: AVX2's tile that widens float16 panels as it loads them, whose conversions leave no
+/// room in its 16 registers for more rows.
 public enum GemmFourRows: GemmTileRows {
     @inlinable public static var count: Int { 4 }
 }
@@ -48,7 +48,8 @@ public enum GemmSixRows: GemmTileRows {
     @inlinable public static var count: Int { 6 }
 }
 
-/// 8 rows.
+/// 8 rows: AVX-512's tiles, float32 panels or float16 ones widened as they are loaded (16
+/// accumulators of its 32 registers).
 public enum GemmEightRows: GemmTileRows {
     @inlinable public static var count: Int { 8 }
 }

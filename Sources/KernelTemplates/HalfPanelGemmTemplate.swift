@@ -1,38 +1,41 @@
 // The GEMM of `C = clamp(A · W + bias)` read straight from float16 panels, for blocks of few
 // rows: widening a whole panel into float32 scratch (as Kernels' `gemmF32Block` does for longer
 // blocks) costs as much as multiplying a 2×2 or 4×4 map's handful of rows by it, so here each
-// k's panel vectors are widened as they are loaded (`GemmFloat16Panel`), in tiles of 4 rows:
-// with the conversions, six or eight rows would no longer fit AVX2's vector registers. Every
+// k's panel vectors are widened as they are loaded (`GemmFloat16Panel`), in tiles of as many
+// rows as the family's registers hold with the conversions: 4 in AVX2's 16 (six would no longer
+// fit), 8 in AVX-512's 32 (16 accumulators, so half as many conversions per multiply-add). Every
 // element is still its bias plus one multiply-add per k in ascending k order, with each weight
 // widened exactly, so the sums are those of the float32 panels, bit for bit.
 
 /// The tiles of `g` over whole panels of float16 weights (`g.panels` within
 /// `0 ..< g.fullPanelCount`; `g.packed` holds the panels' bit patterns, panel `p` at byte offset
-/// `2·w·p·K` for the family's panel width `w`): for each tile of 4 rows every panel in turn, so
-/// that the tile's rows of A stay in L1 while the weights stream past them once.
+/// `2·w·p·K` for the family's panel width `w`): for each tile of `Rows.count` rows every panel in
+/// turn, so that the tile's rows of A stay in L1 while the weights stream past them once.
 @inlinable @inline(__always)
-public func gemmHalfPanels<Full: KernelVectors>(_ full: Full.Type, _ g: GemmPanelOperands) {
+public func gemmHalfPanels<Full: KernelVectors, Rows: GemmTileRows>(
+    _ full: Full.Type, _ tileRows: Rows.Type, _ g: GemmPanelOperands
+) {
     if g.epilogue == nil {
-        gemmHalfPanelTiles(Full.self, GemmTileClampOnly.self, g)
+        gemmHalfPanelTiles(Full.self, Rows.self, GemmTileClampOnly.self, g)
     } else {
-        gemmHalfPanelTiles(Full.self, GemmTileWithEpilogue.self, g)
+        gemmHalfPanelTiles(Full.self, Rows.self, GemmTileWithEpilogue.self, g)
     }
 }
 
 /// `gemmHalfPanels` with tiles that apply the epilogue or not, as `Output` says.
 @inlinable @inline(__always)
-func gemmHalfPanelTiles<Full: KernelVectors, Output: GemmTileOutput>(
-    _ full: Full.Type, _ output: Output.Type, _ g: GemmPanelOperands
+func gemmHalfPanelTiles<Full: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput>(
+    _ full: Full.Type, _ tileRows: Rows.Type, _ output: Output.Type, _ g: GemmPanelOperands
 ) {
     let width = Full.count * Full.Vector.scalarCount
     let depth = g.runs.segmentCount * g.runs.segmentLength
-    let mr = GemmFourRows.count
+    let mr = Rows.count
     for row in stride(from: 0, to: g.rows, by: mr) {
         let a = g.a + row * g.runs.rowStride
         for p in g.panels {
             let column = p * width
             gemmTile(
-                Full.self, GemmFourRows.self, Output.self, GemmFloat16Panel.self, rows: min(mr, g.rows - row),
+                Full.self, Rows.self, Output.self, GemmFloat16Panel.self, rows: min(mr, g.rows - row),
                 a: a, runs: g.runs, panel: g.packed + GemmFloat16Panel.size * column * depth,
                 bias: g.bias + column, c: g.c + row * g.cStride + column, cStride: g.cStride,
                 columns: min(width, g.outputs - column), bounds: g.bounds, epilogue: g.epilogue,

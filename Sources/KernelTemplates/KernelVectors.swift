@@ -89,9 +89,14 @@ extension KernelVectors where Vector == SIMD16<Float> {
     @inlinable @inline(__always)
     public static func broadcast(_ value: Float) -> SIMD16<Float> { SIMD16<Float>(repeating: value) }
 
+    /// Two 8-lane widenings joined: the 16-lane conversion is the standard library's generic
+    /// initialiser, which stays an out-of-line call (spilling every live vector around it),
+    /// while each 8-lane one is a single `vcvtph2ps`.
     @inlinable @inline(__always)
     public static func loadWidening(_ halves: UnsafeRawPointer) -> SIMD16<Float> {
-        SIMD16<Float>(halves.loadUnaligned(as: SIMD16<Float16>.self))
+        SIMD16<Float>(
+            lowHalf: SIMD8<Float>(halves.loadUnaligned(as: SIMD8<Float16>.self)),
+            highHalf: SIMD8<Float>(halves.loadUnaligned(fromByteOffset: 16, as: SIMD8<Float16>.self)))
     }
 
     @inlinable @inline(__always)

@@ -62,7 +62,7 @@ public let avx512Microkernels = MicrokernelTable(
     fmaPeakChains: avx512FMAPeakChains,
     fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD16<Float>.self),
     names: [
-        "f32-gemm-8x32-avx512f", "f32-gemm-8x16-avx512f", "f32-gemm-4x32-f16w-avx512f", "f32-gemm-epilogue-avx512f",
+        "f32-gemm-8x32-avx512f", "f32-gemm-8x16-avx512f", "f32-gemm-8x32-f16w-avx512f", "f32-gemm-epilogue-avx512f",
         "f32-dwconv-3x3s1-avx512f", "f32-dwconv-3x3s2-avx512f", "f32-dwconv-5x5s1-avx512f",
         "f32-dwconv-5x5s2-avx512f", "f32-dwconv-pixel-avx512f", "f32-spmm-16-avx512f",
         "f32-dwconv2d-chw-3x3-avx512f", "f32-dwconv2d-chw-3x3s2-avx512f", "f32-dwconv2d-chw-5x5-avx512f",
@@ -78,11 +78,12 @@ private func avx512GemmPanels(_ operands: GemmPanelOperands) {
     gemmPanels(AVX512F32x16x2.self, AVX512F32x16.self, GemmEightRows.self, rowsOuterUpToFloats: 6 * 1024, operands)
 }
 
-/// The GEMM over whole 32-wide float16 panels for blocks of few rows: 4×32 tiles that widen
-/// each k's two panel vectors as they load them.
+/// The GEMM over whole 32-wide float16 panels for blocks of few rows: 8×32 tiles that widen
+/// each k's two panel vectors as they load them (16 accumulators, the two widened vectors and a
+/// broadcast: 19 of the 32 zmm registers).
 @inline(never)
 private func avx512GemmHalfPanels(_ operands: GemmPanelOperands) {
-    gemmHalfPanels(AVX512F32x16x2.self, operands)
+    gemmHalfPanels(AVX512F32x16x2.self, GemmEightRows.self, operands)
 }
 
 /// `EpilogueOperands.apply`: 16 lanes at a time, then 8, then one by one.

@@ -82,7 +82,7 @@ private func baselineGemmPanels(_ operands: GemmPanelOperands) {
 /// each k's two panel vectors as they load them.
 @inline(never)
 private func baselineGemmHalfPanels(_ operands: GemmPanelOperands) {
-    gemmHalfPanels(BaselineF32x8x2.self, operands)
+    gemmHalfPanels(BaselineF32x8x2.self, GemmFourRows.self, operands)
 }
 
 /// A last GEMM panel of 8 channels, in both families: 8×8 tiles, 8 accumulators, enough to
