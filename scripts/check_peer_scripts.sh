@@ -4,7 +4,9 @@
 #   - every script with a command line prints its --help and exits 0;
 #   - layer_summary.py sums a small report into a table, JSON and Markdown,
 #     and answers a missing, malformed or peakless report and out-of-range
-#     options with a one-line message and a non-zero exit, never a traceback.
+#     options with a one-line message and a non-zero exit, never a traceback;
+#   - check_speed.py refuses bad options the same way, and its verdicts on made-up
+#     rounds fail a family or a runtime 1.5x too slow and pass a few per cent of noise.
 # Usage: scripts/check_peer_scripts.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -18,7 +20,7 @@ fail() {
   failures=$((failures + 1))
 }
 
-for script in compare_layers compare_litert compare_mediapipe layer_summary; do
+for script in check_speed compare_layers compare_litert compare_mediapipe layer_summary; do
   if ! "$python" "Benchmarks/peer/$script.py" --help > "$work/help.txt" 2>&1; then
     fail "$script.py --help exited with $?: $(tail -1 "$work/help.txt")"
   elif ! grep -q '^usage:' "$work/help.txt"; then
@@ -47,7 +49,7 @@ else
 fi
 "$python" "$summary" --json "$work/report.json" | "$python" -c 'import json, sys; json.load(sys.stdin)' \
   || fail "layer_summary.py --json does not print JSON"
-"$python" "$summary" --markdown "$work/report.json" | grep -q '^|' || fail "layer_summary.py --markdown prints no table"
+"$python" "$summary" --markdown "$work/report.json" | grep "^|" > /dev/null || fail "layer_summary.py --markdown prints no table"
 
 echo '{"layers": [' > "$work/truncated.json"
 "$python" -c 'import json, sys; r = json.load(open(sys.argv[1])); del r["fmaPeakGflopsPerCore"]; print(json.dumps(r))' \
@@ -56,21 +58,23 @@ echo '{"layers": [' > "$work/truncated.json"
   "$work/report.json" > "$work/zero.json"
 "$python" -c 'import json, sys; r = json.load(open(sys.argv[1])); del r["machine"]["cpu"]; print(json.dumps(r))' \
   "$work/report.json" > "$work/cpuless.json"
-# expect_refusal NAME ARGUMENTS...: layer_summary.py must exit non-zero with a message and no traceback.
-expect_refusal() {
-  local name="$1"; shift
+# expect_script_refusal SCRIPT NAME ARGUMENTS...: SCRIPT must exit non-zero with a message and no
+# traceback.
+expect_script_refusal() {
+  local script="$1" name="$2"; shift 2
   local status=0
-  "$python" "$summary" "$@" > "$work/out.txt" 2> "$work/err.txt" || status=$?
+  "$python" "$script" "$@" > "$work/out.txt" 2> "$work/err.txt" || status=$?
   if [[ $status -eq 0 ]]; then
-    fail "layer_summary.py accepted $name"
+    fail "$(basename "$script") accepted $name"
   elif grep -q Traceback "$work/err.txt"; then
-    fail "layer_summary.py answered $name with a traceback"
+    fail "$(basename "$script") answered $name with a traceback"
   elif [[ ! -s "$work/err.txt" ]]; then
-    fail "layer_summary.py refused $name without a message"
+    fail "$(basename "$script") refused $name without a message"
   else
     echo "-- $name: $(tail -1 "$work/err.txt")"
   fi
 }
+expect_refusal() { expect_script_refusal "$summary" "$@"; }
 expect_refusal "a missing report" "$work/missing.json"
 expect_refusal "a truncated report" "$work/truncated.json"
 expect_refusal "a report without a peak" "$work/peakless.json"
@@ -80,8 +84,28 @@ expect_refusal "--at 0" --at 0 "$work/report.json"
 expect_refusal "--at 150" --at 150 "$work/report.json"
 expect_refusal "--goal -1" --goal -1 "$work/report.json"
 
+speed=Benchmarks/peer/check_speed.py
+expect_script_refusal "$speed" "a missing landmarker" --landmarker "$work/missing-landmarker"
+expect_script_refusal "$speed" "--rounds 0" --rounds 0
+expect_script_refusal "$speed" "--max-litert-ratio 0" --max-litert-ratio 0
+# The speed check's verdicts on made-up rounds: a family 1.5x slower than the other, or ours 1.5x
+# LiteRT's time, fails; the noise of a few per cent passes.
+PYTHONPATH=Benchmarks/peer "$python" - <<'EOF' || fail "check_speed.py's verdicts on made-up rounds"
+from check_speed import summarize
+bounds = {"litert": 1.15, "family": 1.05}
+def rounds(avx512, avx2, litert):
+    return [{"avx512": avx512 * s, "avx2": avx2 * s, "litert": litert * s} for s in (1.0, 1.03, 0.98)]
+cases = [(rounds(9.0, 9.5, 10.0), True, 0), (rounds(15.0, 10.0, 16.0), True, 1),
+         (rounds(15.0, 16.0, 10.0), True, 1), (rounds(15.0, 10.0, 10.0), True, 2),
+         (rounds(10.4, 10.0, 10.0), True, 0), ([{"avx2": 15.0, "litert": 10.0}], False, 1)]
+for model_rounds, avx512, expected in cases:
+    row = summarize("m", model_rounds, avx512, bounds)
+    assert len(row["failures"]) == expected, (model_rounds[0], row["failures"])
+print("-- check_speed.py: verdicts on made-up rounds as expected")
+EOF
+
 if [[ $failures -gt 0 ]]; then
   echo "check_peer_scripts: $failures failure(s)" >&2
   exit 1
 fi
-echo "check_peer_scripts: every --help, and layer_summary.py's table and refusals, as expected"
+echo "check_peer_scripts: every --help, layer_summary.py's table and refusals, check_speed.py's refusals and verdicts, as expected"
