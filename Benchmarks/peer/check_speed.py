@@ -13,9 +13,11 @@ Checks, on every model:
   (a) on a CPU with AVX-512: ours with AVX-512 / ours with AVX2 <= --max-family-ratio,
   (b) ours (the chosen family) / LiteRT <= --max-litert-ratio.
 The bounds are generous on purpose: they catch a family running 1.3-2x slower than it should
-(as the AVX-512 landmark models once did, unseen for days), not the host's noise of a few per cent.
-The goals are tighter (AVX-512 ahead of AVX2, ours at most 0.8-0.9x LiteRT): the table shows
-where each model stands.
+(as the AVX-512 landmark models once did, unseen for days), not the host's noise of a few per cent
+nor the spread between CPUs (on a Zen 5, LiteRT's AVX-512 kernels run the hand landmark models
+at 0.85-1.0x our time where a Zen 4 gives them 1.05-1.1x: hence 1.25 against LiteRT, 1.05 between
+our families). The goals are tighter (AVX-512 ahead of AVX2, ours at most 0.8-0.9x LiteRT): the
+table shows where each model stands.
 
 Exits 0 when every check holds, 1 when one fails (each failure named on standard error), 2 on a
 usage error. The report (machine, date, load, commit, every round) goes to --json-file and as a
@@ -32,6 +34,7 @@ Run:
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -52,6 +55,18 @@ def positive_ratio(text):
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{text} is not a ratio above 0")
     return value
+
+
+def binary_commit(landmarker):
+    """The commit `landmarker --version` reports (the binary timed, which need not be the checkout's)."""
+    try:
+        output = subprocess.run([str(landmarker), "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    for line in output.splitlines():
+        if line.startswith("commit:"):
+            return line.split(":", 1)[1].strip()
+    return "unknown"
 
 
 def sides_for(avx512):
@@ -96,7 +111,8 @@ def summarize(model, rounds, avx512, bounds):
 
 
 def print_table(rows, machine, settings):
-    print(f"{machine['date']}, commit {machine['commit']}, {machine['cpu']} ({machine['cpuFlags']}), "
+    print(f"{machine['date']}, binary of commit {settings['landmarkerCommit'][:12]} (checkout {machine['commit']}), "
+          f"{machine['cpu']} ({machine['cpuFlags']}), "
           f"load {machine['loadAverage'][0]:.2f} -> {machine['loadAverageAtEnd'][0]:.2f}; "
           f"{settings['rounds']} rounds of {settings['warmup']} + {settings['runs']} runs per side, 1 thread")
     avx512 = settings["avx512"]
@@ -118,11 +134,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=MODELS, choices=MODELS, metavar="MODEL",
                         help="models to check (default: all six)")
-    parser.add_argument("--rounds", type=positive, default=5, help="alternating rounds (default: 5)")
+    parser.add_argument("--rounds", type=positive, default=7, help="alternating rounds (default: 7)")
     parser.add_argument("--runs", type=positive, default=40, help="timed invocations per round and side (default: 40)")
     parser.add_argument("--warmup", type=positive, default=5, help="untimed invocations per round and side (default: 5)")
-    parser.add_argument("--max-litert-ratio", type=positive_ratio, default=1.15,
-                        help="the most ours / LiteRT may be on any model (default: 1.15)")
+    parser.add_argument("--max-litert-ratio", type=positive_ratio, default=1.25,
+                        help="the most ours / LiteRT may be on any model (default: 1.25)")
     parser.add_argument("--max-family-ratio", type=positive_ratio, default=1.05,
                         help="the most our AVX-512 / our AVX2 may be on any model (default: 1.05)")
     parser.add_argument("--landmarker", type=Path, default=REPO_ROOT / ".build" / "release" / "landmarker",
@@ -156,7 +172,7 @@ def main():
     rows = [summarize(model, rounds[model], avx512, bounds) for model in args.models]
     settings = {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup, "threads": 1, "avx512": avx512,
                 "maxLitertRatio": args.max_litert_ratio, "maxFamilyRatio": args.max_family_ratio,
-                "landmarker": str(args.landmarker)}
+                "landmarker": str(args.landmarker), "landmarkerCommit": binary_commit(args.landmarker)}
     failures = [failure for row in rows for failure in row["failures"]]
     emit_report({"machine": machine, "settings": settings, "results": rows, "passed": not failures}, args,
                 None, lambda: print_table(rows, machine, settings))
