@@ -4,7 +4,7 @@
 #   - every good entry gets one whole <name>.ndjson (header + one line per frame), the
 #     corrupt one a <name>.error.json, no temporary file remains, and the exit status is 1;
 #   - the bytes are identical for 1 shard and 3 shards run in reverse order, and for 1 and 2
-#     threads;
+#     threads; a manifest with CRLF line ends and a byte-order mark gives the same frames;
 #   - a rerun skips the finished entries and redoes one whose output was removed, removing the
 #     temporary files of a dead run on this host and leaving another host's alone;
 #   - a folder, a non-UTF-8 file or an oversized file as the manifest: a message, exit status 1,
@@ -60,6 +60,17 @@ for name in "${good[@]}"; do
 done
 [[ -f three/corrupt.error.json ]] || fail "no three/corrupt.error.json"
 
+# The same entries as a Windows editor saves them (a byte-order mark, CRLF line ends): the same
+# frames as from the LF manifest.
+printf '\xef\xbb\xbf# saved on Windows\r\nvideos/first.mp4\r\n\r\nvideos/folder\r\n' > crlf.txt
+status=0
+"$bin" extract pose --manifest crlf.txt --out crlf --threads 2 --quiet 2> crlf.log || status=$?
+((status == 0)) || fail "a CRLF manifest with a byte-order mark: exit $status: $(cat crlf.log)"
+for name in first folder; do
+  cmp -s <(tail -n +2 "one/$name.ndjson") <(tail -n +2 "crlf/$name.ndjson") 2> /dev/null \
+    || fail "$name.ndjson from the CRLF manifest differs from the LF one's"
+done
+
 rm one/second.ndjson
 # Temporary files of a stopped run: one of a dead process on this host (removed by the rerun),
 # one of another host sharing the folder (left alone: its process id means nothing here).
@@ -88,7 +99,7 @@ done
 
 # Options the landmarker would refuse are a usage error (exit status 64) before any entry is read.
 for bad in "--num-poses 0:--num-poses must be in 1...64" "--min-detection-confidence 1.5:--min-detection-confidence must be in" \
-            "--threads 0:--threads must be in 1...256"; do
+            "--threads 0:--threads must be in 1...256" "--num-poses -1:--num-poses must be in 1...64"; do
   status=0
   # shellcheck disable=SC2086  # the option and its value are two words
   "$bin" extract pose --manifest manifest.txt --out refused ${bad%%:*} 2> refused.log || status=$?

@@ -6,7 +6,8 @@
 #     frame count, rate and size; the same for `hand` on the hand clip; every frame's line holds
 #     one track id per pose or hand (`trackIds`);
 #   - a batch of images with an unreadable one: one line each, an error line, exit status 1, and
-#     no track ids; `--smooth-each-track` refused for images;
+#     no track ids; `--smooth-each-track` refused for images; a negative number given to an
+#     option that takes a number refused by the option's range (exit status 64);
 #   - without ffmpeg on PATH: a video file gives an error naming the package, a Y4M stream
 #     still runs.
 # Usage: scripts/check_video_cli.sh LANDMARKER_BINARY   (samples from scripts/fetch_samples.sh)
@@ -81,6 +82,17 @@ status=0
 "$bin" pose "$samples/bus.jpg" --smooth-each-track > /dev/null 2> smooth.err || status=$?
 ((status == 1)) && grep -q "smooth-each-track applies to video input" smooth.err \
   || fail "--smooth-each-track on an image: status $status, $(cat smooth.err)"
+# A negative number after an option that takes a number is its value, refused by the option's
+# range (a usage error, exit status 64), not read as an option of its own ("Missing value").
+for bad in "pose --num-poses -1:--num-poses must be in 1...64" "hand --num-hands -2:--num-hands must be in 1..." \
+           "pose --threads -1:--threads must be in 1...256" \
+           "hand --min-detection-confidence -0.5:--min-detection-confidence must be in" \
+           "pose --fps -30:--fps must be in (0, 10000]"; do
+  status=0
+  # shellcheck disable=SC2086  # the subcommand, the option and its value are three words
+  "$bin" ${bad%%:*} "$samples/bus.jpg" > /dev/null 2> negative.err || status=$?
+  ((status == 64)) && grep -qF -- "${bad#*:}" negative.err || fail "${bad%%:*}: status $status, $(cat negative.err)"
+done
 
 # Without ffmpeg: a clear error for a video file; a Y4M stream needs none.
 ffmpeg -nostdin -v error -i pose.mp4 -f yuv4mpegpipe -pix_fmt yuv420p clip.y4m

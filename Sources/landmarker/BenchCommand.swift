@@ -25,13 +25,13 @@ struct BenchCommand: ParsableCommand {
     @Argument(help: "A .tflite file, or a model name looked up in the model folders.")
     var model: String
 
-    @Option(help: "Threads for the fast kernels.")
+    @Option(parsing: .unconditional, help: "Threads for the fast kernels.")
     var threads = 1
 
-    @Option(help: "Timed runs.")
+    @Option(parsing: .unconditional, help: "Timed runs.")
     var runs = 50
 
-    @Option(help: "Untimed warm-up runs.")
+    @Option(parsing: .unconditional, help: "Untimed warm-up runs.")
     var warmup = 5
 
     @Flag(help: "Time the reference kernels instead of the fast ones.")

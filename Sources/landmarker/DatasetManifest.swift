@@ -6,8 +6,9 @@ import Foundation
 #endif
 
 /// The list of videos `landmarker extract` works through: one video file or folder of frames
-/// per line; empty lines and lines starting with `#` are skipped. A relative path is taken
-/// from the manifest's own folder, so a manifest and its videos can move together.
+/// per line; empty lines and lines starting with `#` are skipped. Lines may end in LF or CRLF,
+/// and a byte-order mark may open the file (as editors on Windows save text). A relative path is
+/// taken from the manifest's own folder, so a manifest and its videos can move together.
 ///
 /// Entry `k` (counting entries only) belongs to shard `k mod N`: every shard of a run sees the
 /// same numbering, whatever order the shards run in.
@@ -56,7 +57,9 @@ struct DatasetManifest {
     init(text: String, folder: String, describing source: String) throws {
         var entries: [Entry] = []
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift, so it is a separator of its own.
+        let body = text.first == "\u{FEFF}" ? text.dropFirst() : Substring(text)
+        for rawLine in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
             let line = String(rawLine.drop(while: isBlank).reversed().drop(while: isBlank).reversed())

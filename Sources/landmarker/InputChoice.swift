@@ -16,7 +16,9 @@ struct InputOptions: ParsableArguments {
     @Option(help: "A video, as the argument would name it.")
     var video: String?
 
-    @Option(help: "Frame rate of a folder of frames (timestamps = frame index / fps; default 30).")
+    @Option(
+        parsing: .unconditional,
+        help: "Frame rate of a folder of frames (timestamps = frame index / fps; default 30).")
     var fps: Double?
 
     @Flag(help: "No progress report on standard error (video).")

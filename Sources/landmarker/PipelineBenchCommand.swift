@@ -41,13 +41,13 @@ struct PipelineBenchCommand: ParsableCommand {
     @Option(help: "image: detect(image:) per frame; video: detect(videoFrame:timestampInMilliseconds:) with tracking.")
     var mode: Mode = .image
 
-    @Option(help: "Threads for the model kernels.")
+    @Option(parsing: .unconditional, help: "Threads for the model kernels.")
     var threads = 1
 
-    @Option(help: "Passes over all the frames.")
+    @Option(parsing: .unconditional, help: "Passes over all the frames.")
     var runs = 3
 
-    @Option(help: "Pose: the most people per frame (numPoses).")
+    @Option(parsing: .unconditional, help: "Pose: the most people per frame (numPoses).")
     var numPoses = 1
 
     @Option(help: """

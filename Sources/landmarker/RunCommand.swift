@@ -24,7 +24,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Folder for the outputs (created if missing).")
     var outputDir: String
 
-    @Option(help: "Threads for the fast kernels.")
+    @Option(parsing: .unconditional, help: "Threads for the fast kernels.")
     var threads = 1
 
     @Flag(help: "Run the plain reference kernels only.")

@@ -36,22 +36,24 @@ struct SoakCommand: ParsableCommand {
     @Option(help: "A folder of PNG/JPEG frames, fed in a cycle.")
     var frames: String
 
-    @Option(help: "Frames to run in all.")
+    @Option(parsing: .unconditional, help: "Frames to run in all.")
     var count = 10_000
 
     @Option(help: "video: detect(videoFrame:timestampInMilliseconds:); livestream: detectAsync(image:timestampInMilliseconds:).")
     var mode: Mode = .video
 
-    @Option(help: "Threads for the model kernels.")
+    @Option(parsing: .unconditional, help: "Threads for the model kernels.")
     var threads = 1
 
-    @Option(help: "Print the resident size every this many frames.")
+    @Option(parsing: .unconditional, help: "Print the resident size every this many frames.")
     var every = 500
 
-    @Option(help: "The frame after which the resident size is the baseline.")
+    @Option(parsing: .unconditional, help: "The frame after which the resident size is the baseline.")
     var warmUp = 500
 
-    @Option(help: "The most the resident size may grow from the baseline to the last frame, in KiB.")
+    @Option(
+        parsing: .unconditional,
+        help: "The most the resident size may grow from the baseline to the last frame, in KiB.")
     var maxGrowthKib = 2048
 
     @Option(help: """

@@ -28,16 +28,16 @@ struct PoseTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         """)
     var model = ModelLocation.poseBundle
 
-    @Option(help: "Maximum number of people.")
+    @Option(parsing: .unconditional, help: "Maximum number of people.")
     var numPoses = 1
 
-    @Option(help: "Minimum detector score.")
+    @Option(parsing: .unconditional, help: "Minimum detector score.")
     var minDetectionConfidence: Float = 0.5
 
-    @Option(help: "Minimum pose presence score.")
+    @Option(parsing: .unconditional, help: "Minimum pose presence score.")
     var minPresenceConfidence: Float = 0.5
 
-    @Option(help: "Minimum IoU to keep tracking a person (video).")
+    @Option(parsing: .unconditional, help: "Minimum IoU to keep tracking a person (video).")
     var minTrackingConfidence: Float = 0.5
 
     @Flag(help: """
@@ -46,7 +46,7 @@ struct PoseTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         """)
     var smoothEachTrack = false
 
-    @Option(help: "Threads for the model kernels (results are the same for every count).")
+    @Option(parsing: .unconditional, help: "Threads for the model kernels (results are the same for every count).")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
     func validate() throws {
@@ -106,19 +106,19 @@ struct HandTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     @Flag(help: "Use the lite models (\(ModelLocation.liteHandBundle)).")
     var lite = false
 
-    @Option(help: "Maximum number of hands.")
+    @Option(parsing: .unconditional, help: "Maximum number of hands.")
     var numHands = 1
 
-    @Option(help: "Minimum palm detector score.")
+    @Option(parsing: .unconditional, help: "Minimum palm detector score.")
     var minDetectionConfidence: Float = 0.5
 
-    @Option(help: "Minimum hand presence score.")
+    @Option(parsing: .unconditional, help: "Minimum hand presence score.")
     var minPresenceConfidence: Float = 0.5
 
-    @Option(help: "IoU above which a new palm counts as an already tracked hand (video).")
+    @Option(parsing: .unconditional, help: "IoU above which a new palm counts as an already tracked hand (video).")
     var minTrackingConfidence: Float = 0.5
 
-    @Option(help: "Threads for the model kernels (results are the same for every count).")
+    @Option(parsing: .unconditional, help: "Threads for the model kernels (results are the same for every count).")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
     func validate() throws {
