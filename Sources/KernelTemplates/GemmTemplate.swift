@@ -36,8 +36,8 @@ public protocol GemmTileRows {
     static var count: Int { get }
 }
 
-/// 4 rows: AVX2's tile that widens float16 panels as it loads them, whose conversions leave no
-/// room in its 16 registers for more rows.
+/// 4 rows: AVX2's tile that widens float16 panels as it loads them (the conversions leave no
+/// room in its 16 registers for more rows), and AVX-512's for a last tile of at most 4 such rows.
 public enum GemmFourRows: GemmTileRows {
     @inlinable public static var count: Int { 4 }
 }

@@ -10,7 +10,7 @@
 /// The tiles of `g` over whole panels of float16 weights (`g.panels` within
 /// `0 ..< g.fullPanelCount`; `g.packed` holds the panels' bit patterns, panel `p` at byte offset
 /// `2·w·p·K` for the family's panel width `w`): for each tile of `Rows.count` rows every panel in
-/// turn, so that the tile's rows of A stay in L1 while the weights stream past them once.
+/// turn, so that the tile's rows of A stay in cache while the weights stream past them once.
 @inlinable @inline(__always)
 public func gemmHalfPanels<Full: KernelVectors, Rows: GemmTileRows>(
     _ full: Full.Type, _ tileRows: Rows.Type, _ g: GemmPanelOperands
