@@ -14,9 +14,10 @@ Checks, on every model:
   (b) ours (the chosen family) / LiteRT <= --max-litert-ratio.
 The bounds are generous on purpose: they catch a family running 1.3-2x slower than it should
 (as the AVX-512 landmark models once did, unseen for days), not the host's noise of a few per cent
-nor the spread between CPUs (on a Zen 5, LiteRT's AVX-512 kernels run the hand landmark models
-at 0.85-1.0x our time where a Zen 4 gives them 1.05-1.1x: hence 1.25 against LiteRT, 1.05 between
-our families). The goals are tighter (AVX-512 ahead of AVX2, ours at most 0.8-0.9x LiteRT): the
+nor the spread between CPUs: on a Zen 5, hand_landmark_full took 1.02-1.15x LiteRT's time even
+before the regression, hence 1.25 against LiteRT; a Zen 4 issues a 512-bit FMA as two 256-bit
+halves, so there our AVX-512 family is only 2-12 % faster than our AVX2 family, hence 1.10
+between them. The goals are tighter (AVX-512 ahead of AVX2, ours at most 0.8-0.9x LiteRT): the
 table shows where each model stands.
 
 Exits 0 when every check holds, 1 when one fails (each failure named on standard error), 2 on a
@@ -139,8 +140,8 @@ def main():
     parser.add_argument("--warmup", type=positive, default=5, help="untimed invocations per round and side (default: 5)")
     parser.add_argument("--max-litert-ratio", type=positive_ratio, default=1.25,
                         help="the most ours / LiteRT may be on any model (default: 1.25)")
-    parser.add_argument("--max-family-ratio", type=positive_ratio, default=1.05,
-                        help="the most our AVX-512 / our AVX2 may be on any model (default: 1.05)")
+    parser.add_argument("--max-family-ratio", type=positive_ratio, default=1.10,
+                        help="the most our AVX-512 / our AVX2 may be on any model (default: 1.10)")
     parser.add_argument("--landmarker", type=Path, default=REPO_ROOT / ".build" / "release" / "landmarker",
                         help="the landmarker executable (default: .build/release/landmarker)")
     parser.add_argument("--models-dir", type=Path, default=REPO_ROOT / "models", help="folder of the .tflite files")
