@@ -70,6 +70,16 @@ def binary_commit(landmarker):
     return "unknown"
 
 
+def recorded_path(path):
+    """`path` as a report records it: relative to the repository when inside it, else its file name
+    alone (a report is committed; a machine's own folders mean nothing elsewhere)."""
+    resolved = path.resolve()
+    try:
+        return str(resolved.relative_to(REPO_ROOT))
+    except ValueError:
+        return resolved.name
+
+
 def sides_for(avx512):
     """The sides each round times, in order: ours with each family this CPU can run, then LiteRT."""
     return (["avx512", "avx2"] if avx512 else ["avx2"]) + ["litert"]
@@ -173,7 +183,7 @@ def main():
     rows = [summarize(model, rounds[model], avx512, bounds) for model in args.models]
     settings = {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup, "threads": 1, "avx512": avx512,
                 "maxLitertRatio": args.max_litert_ratio, "maxFamilyRatio": args.max_family_ratio,
-                "landmarker": str(args.landmarker), "landmarkerCommit": binary_commit(args.landmarker)}
+                "landmarker": recorded_path(args.landmarker), "landmarkerCommit": binary_commit(args.landmarker)}
     failures = [failure for row in rows for failure in row["failures"]]
     emit_report({"machine": machine, "settings": settings, "results": rows, "passed": not failures}, args,
                 None, lambda: print_table(rows, machine, settings))
