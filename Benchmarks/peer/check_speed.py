@@ -73,7 +73,7 @@ def binary_commit(landmarker):
 def recorded_path(path):
     """`path` as a report records it: relative to the repository when inside it, else its file name
     alone (a report is committed; a machine's own folders mean nothing elsewhere)."""
-    resolved = path.resolve()
+    resolved = Path(os.path.abspath(path))
     try:
         return str(resolved.relative_to(REPO_ROOT))
     except ValueError:
