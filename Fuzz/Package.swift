@@ -1,7 +1,7 @@
 // swift-tools-version:5.3
 // libFuzzer targets, kept in their own package because libFuzzer needs plain
 // targets built with `-sanitize=fuzzer,address -parse-as-library` (see the
-// README's "Fuzzing"):
+// docs/TESTING.md, "Fuzzing"):
 // - ModelFuzzer: model bytes through every load-time check;
 // - InputFuzzer: untrusted image-side bytes (PNG, JPEG and EXIF, Y4M streams,
 //   `.task` bundles, raw pixel buffers).
