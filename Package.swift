@@ -147,7 +147,7 @@ let package = Package(
         .executableTarget(
             name: "PortedCameraApp", dependencies: ["MediaPipeTasksVision", "MLKit", "ImageIO"],
             path: "Examples/PortedCameraApp"),
-        .target(name: "TestSupport", dependencies: ["Tensor"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Tensor", "ImageIO"], path: "Tests/TestSupport"),
         .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader", "TestSupport"]),
         .testTarget(name: "TensorTests", dependencies: ["Tensor", "TestSupport"]),
         .testTarget(

@@ -12,18 +12,19 @@
 # converts every frame both ways (linear and nearest chroma) and prints the largest and mean
 # difference per case, and the share of values more than 1 grey level apart.
 #
-# Usage: scripts/compare_yuv_ffmpeg.sh [image.png ...]   (default: four fixture photos)
+# Usage: scripts/compare_yuv_ffmpeg.sh [image.png ...]   (default: four golden-test images, made
+#   from the sample photos by scripts/fetch_samples.sh)
 #   KEEP_WORK=1 keeps the frames folder (its path is printed) instead of deleting it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 say() { echo "compare_yuv_ffmpeg: $*" >&2; }
 command -v ffmpeg >/dev/null || { say "needs ffmpeg on the PATH (the Debian package ffmpeg; the test suite never needs it)"; exit 1; }
 
-fixtures="${LANDMARKER_FIXTURES:-../shared/fixtures}"
 if (($# > 0)); then
   images=("$@")
 else
-  images=("$fixtures"/images/{mp_pose_sitting,bus,astronaut,hagrid_take_photo}.png)
+  scripts/fetch_samples.sh
+  images=(samples/fixtures/images/{bus_man,bus,astronaut,t1_cards_left}.png)
 fi
 work="$(mktemp -d)"
 trap '[[ -n "${KEEP_WORK:-}" ]] || rm -rf "$work"' EXIT

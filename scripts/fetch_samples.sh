@@ -7,7 +7,10 @@
 # samples/bus_tilt/ and samples/t1_pan/, where the video examples read them, and the
 # synthetic clips' frames (scripts/video_clips.py: people or a hand cut from the photos,
 # moved, zoomed, turned or hidden on a grey canvas) into samples/<clip>/, where the clip tests
-# read them. The photos and frames are never committed.
+# read them. Last, the golden-test images and clip (scripts/fixture_images.py: the photos and
+# whole-pixel crops, turns and mirrors of them) into samples/fixtures/, where the golden tests
+# read them beside the MediaPipe output committed in Tests/Fixtures. The photos and frames are
+# never committed.
 #
 # Usage: scripts/fetch_samples.sh [DEST_DIR]   (default: samples/ at the repository root)
 set -euo pipefail
@@ -32,6 +35,7 @@ done < "$manifest"
 clips() {
   python3 "$root/scripts/sample_clips.py" "$dest"
   python3 "$root/scripts/video_clips.py" "$dest"
+  python3 "$root/scripts/fixture_images.py" "$dest"
 }
 if ((${#missing[@]} == 0)); then
   clips

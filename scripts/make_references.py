@@ -19,8 +19,8 @@ cut out of them.
   PoseLandmarker VIDEO mode, num_poses 1: how tracking and smoothing resume after a lost pose.
 - pose_video_noise.json: how far MediaPipe's own pose VIDEO-mode output moves when a single frame
   of a clip gets imperceptible noise (every channel of every pixel of that frame plus a seeded
-  uniform integer in [-1, 1]), against its output on the clean clip. Run on `bus_tilt` and, when
-  the fixtures folder (../shared/fixtures) is there, on its clip `mp_hand_reach`. Tracking feeds
+  uniform integer in [-1, 1]), against its output on the clean clip. Run on `bus_tilt` and on the
+  golden tests' clip `t1_sweep` (scripts/fixture_images.py, under samples/fixtures/video). Tracking feeds
   each frame's landmarks into the next frame's crop, and the heatmap refinement snaps landmarks
   by whole heatmap cells, so these runs measure how reproducible video-mode output is at all:
   the tests hold our distance from MediaPipe to it.
@@ -52,12 +52,13 @@ sys.path.insert(0, str(REPO_ROOT / "Benchmarks" / "peer"))
 from mediapipe_bundles import BUNDLES, NEEDS_IMAGE_METADATA, build_bundle, import_mediapipe  # noqa: E402
 from sample_clips import FRAME_INTERVAL_MS, HANDS_CLIP, POSE_CLIP, windows  # noqa: E402
 from video_clips import CANVAS, HAND_CLIPS, PATH_CLIPS, POSE_CLIPS, SUBJECTS  # noqa: E402
+from fixture_images import CLIP as FIXTURE_CLIP  # noqa: E402
 
 SCRIPT = "make_references.py"
 SCHEMA = "landmarker-references/1"
 # Noise runs of pose_video_noise.json: the frames that get the noise, one run each, and the seed
 # of run k is NOISE_SEED + k.
-NOISE_FRAMES = {"bus_tilt": [1, 2, 3, 5, 8, 12], "mp_hand_reach": [15, 16, 20, 25, 30, 40]}
+NOISE_FRAMES = {"bus_tilt": [1, 2, 3, 5, 8, 12], "t1_sweep": [15, 16, 20, 25, 30, 40]}
 NOISE_SEED = 2026
 # Every detection, presence and tracking confidence of the references.
 CONFIDENCE = 0.5
@@ -277,8 +278,6 @@ def main():
     parser.add_argument("--samples", type=Path, default=REPO_ROOT / "samples", help="folder of the sample photos")
     parser.add_argument("--models-dir", type=Path, default=REPO_ROOT / "models", help="folder of the .tflite files")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "Tests" / "References", help="where the JSON goes")
-    parser.add_argument("--fixtures", type=Path, default=REPO_ROOT.parent / "shared" / "fixtures",
-                        help="the fixtures folder, for the noise runs on its clip (skipped if missing)")
     args = parser.parse_args()
 
     mediapipe, numpy = import_mediapipe(SCRIPT)
@@ -365,11 +364,11 @@ def main():
                  "api": "tasks PoseLandmarker", "running_mode": "VIDEO", "bundle": "pose_landmarker.task",
                  "num_poses": 1, "clips": {}}
         noise["clips"]["bus_tilt"] = noise_sensitivity(refs, frames, NOISE_FRAMES["bus_tilt"])
-        reach = args.fixtures / "video" / "mp_hand_reach"
-        if reach.is_dir():
-            noise["clips"]["mp_hand_reach"] = noise_sensitivity(refs, fixture_clip(reach, 50), NOISE_FRAMES["mp_hand_reach"])
-        else:
-            print(f"{SCRIPT}: {reach} not found: pose_video_noise.json gets bus_tilt only", file=sys.stderr)
+        sweep = args.samples / "fixtures" / "video" / FIXTURE_CLIP["name"]
+        if not (sweep / ".complete").exists():
+            sys.exit(f"{SCRIPT}: missing {sweep}: run scripts/fetch_samples.sh")
+        noise["clips"]["t1_sweep"] = noise_sensitivity(
+            refs, fixture_clip(sweep, FIXTURE_CLIP["frames"]), NOISE_FRAMES["t1_sweep"])
         write_json(args.output / "pose_video_noise.json", {"schema": SCHEMA, "producer": producer, **noise})
 
         frames = clip_frames(HANDS_CLIP, pixels[HANDS_CLIP["source"]])

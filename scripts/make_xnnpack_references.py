@@ -8,30 +8,26 @@ kernels to XNNPACK bit for bit beyond the one fixture input per model.
   flushes them to zero),
   and special values (signed zeros, infinities, the smallest subnormal, values around the
   cut-off at -87.34).
-- hand_landmarks: hand_landmark_full and hand_landmark_lite on their fixture input
-  (tensors/<model>/real_input.bin, a 1x224x224x3 float32 crop of a real photo) transformed
+- hand_landmarks: hand_landmark_full and hand_landmark_lite on their golden-test input
+  (Tests/Fixtures/tensors/<model>/input.png as float32, see scripts/make_model_references.py: a
+  1x224x224x3 crop of a real photo) transformed
   five ways: mirrored left-right (`mirror`), upside down (`flip`), rotated by 180 degrees
   (`rotate180`), rows and columns swapped (`transpose`), and every value x replaced by the
   float32 difference 1 - x (`inverse`). Tests/InferenceTests/XNNPACKReferenceTests.swift applies
-  the same transformations to the fixture input.
+  the same transformations to the same input.
 
 XNNPACK picks its microkernels per CPU, and its f32 sigmoid differs between AVX2 and AVX-512
-CPUs; these references are its AVX2 + FMA kernels' (the ones the fixtures' XNNPACK outputs
-agree with), so the script refuses to run on a CPU with AVX-512. Every float is stored as its
-bit pattern, eight hex digits, and each tensor as one string of them separated by spaces. One
-thread, LiteRT's default resolver (builtin + XNNPACK).
+CPUs; these references are its AVX2 + FMA kernels' (the ones this package's kernels reproduce),
+so on a CPU with AVX-512 the script runs under QEMU as an AVX2 + FMA CPU
+(scripts/avx2_emulation.py). Every float is stored as its bit pattern, eight hex digits, and each
+tensor as one string of them separated by spaces. One thread, LiteRT's default resolver (builtin
++ XNNPACK).
 
-Set up once (from the repository root):
-    python3 -m venv Benchmarks/.venv
-    Benchmarks/.venv/bin/pip install -r Benchmarks/peer/requirements.txt
-Run, with the fixtures beside the checkout (../shared/fixtures) or at $LANDMARKER_FIXTURES and
-the models in models/ (models/fetch_models.sh):
-    Benchmarks/.venv/bin/python scripts/make_xnnpack_references.py
+Run through scripts/make_model_references.sh, which sets up Benchmarks/.venv and fetches the models.
 """
 
 import datetime
 import json
-import os
 import platform
 import sys
 from pathlib import Path
@@ -42,8 +38,11 @@ from ai_edge_litert import schema_py_generated as schema
 from ai_edge_litert.interpreter import Interpreter
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT / "scripts"))
+from avx2_emulation import describe_cpu, run_as_avx2_cpu  # noqa: E402
+from make_model_references import FIXTURES, model_input  # noqa: E402
+
 OUTPUT = REPO_ROOT / "Tests" / "References" / "xnnpack_outputs.json"
-FIXTURES = Path(os.environ.get("LANDMARKER_FIXTURES", REPO_ROOT.parent / "shared" / "fixtures"))
 MODELS = ["hand_landmark_full", "hand_landmark_lite"]
 
 
@@ -121,12 +120,7 @@ def transformed(x, name):
 
 
 def main():
-    flags = Path("/proc/cpuinfo").read_text().split()
-    if "avx512f" in flags:
-        sys.exit("make_xnnpack_references.py: this CPU has AVX-512, where XNNPACK picks other sigmoid "
-                 "kernels; run it on an x86-64 CPU with AVX2 and FMA but without AVX-512")
-    if "avx2" not in flags or "fma" not in flags:
-        sys.exit("make_xnnpack_references.py: needs an x86-64 CPU with AVX2 and FMA")
+    run_as_avx2_cpu("make_xnnpack_references.py")
     from importlib.metadata import version
     inputs = logistic_inputs()
     [(_, outputs)] = run({"model_content": logistic_model(inputs.size)}, [inputs])
@@ -136,15 +130,16 @@ def main():
                        "default resolver (builtin + XNNPACK), one thread",
             "numpy": np.__version__,
             "python": platform.python_version(),
-            "cpu": "x86-64 with AVX2 and FMA, without AVX-512",
+            "cpu": describe_cpu(),
             "script": "scripts/make_xnnpack_references.py",
             "date": datetime.date.today().isoformat(),
         },
         "logistic": {"input": bits(inputs), "xnnpack": bits(outputs)},
         "hand_landmarks": {},
     }
+    tensor_inputs = json.loads((FIXTURES / "inputs.json").read_text())["tensor_inputs"]
     for model in MODELS:
-        x = np.fromfile(FIXTURES / "tensors" / model / "real_input.bin", dtype=np.float32).reshape(1, 224, 224, 3)
+        x = model_input(np, tensor_inputs[model])
         entry = {}
         for name in ["mirror", "flip", "rotate180", "transpose", "inverse"]:
             outputs = run({"model_path": str(REPO_ROOT / "models" / f"{model}.tflite")},

@@ -43,8 +43,8 @@ from pathlib import Path
 from mediapipe_bundles import build_bundle, import_mediapipe
 from peer_common import REPO_ROOT, emit_report, machine_description
 
-# The shared fixtures sit beside the repository checkout.
-DEFAULT_FRAMES = REPO_ROOT.parent / "shared" / "fixtures" / "video" / "mp_hand_reach"
+# The golden tests' clip, made from a sample photo by scripts/fetch_samples.sh.
+DEFAULT_FRAMES = REPO_ROOT / "samples" / "fixtures" / "video" / "t1_sweep"
 TASKS = ["pose", "hand"]
 MODES = ["image", "video"]
 FRAME_INTERVAL_MS = 40  # 25 fps, as `landmarker pipeline-bench` uses

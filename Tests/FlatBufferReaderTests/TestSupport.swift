@@ -8,13 +8,8 @@ enum TestPaths {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// `$LANDMARKER_FIXTURES`, else `<root>/../shared/fixtures`.
-    static let fixtures: URL = {
-        if let override = ProcessInfo.processInfo.environment["LANDMARKER_FIXTURES"], !override.isEmpty {
-            return URL(fileURLWithPath: override)
-        }
-        return packageRoot.appendingPathComponent("../shared/fixtures").standardizedFileURL
-    }()
+    /// The committed golden outputs, `<root>/Tests/Fixtures` (`scripts/make_fixtures.sh`).
+    static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures")
 
     static let modelNames = [
         "pose_detection", "pose_landmark_full", "palm_detection_full", "palm_detection_lite",
@@ -44,7 +39,7 @@ enum TestPaths {
         let url = fixtures.appendingPathComponent(relativePath)
         guard let data = FileManager.default.contents(atPath: url.path) else {
             Issue.record(
-                "missing fixture \(url.path) (set LANDMARKER_FIXTURES to the fixtures folder)",
+                "missing fixture \(url.path) (committed in Tests/Fixtures; regenerate with scripts/make_fixtures.sh)",
                 sourceLocation: sourceLocation)
             return nil
         }

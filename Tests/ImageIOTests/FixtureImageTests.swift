@@ -1,28 +1,40 @@
+import Foundation
+import TestSupport
 import Testing
 @testable import ImageIO
 
-/// Decodes every canonical fixture image; sizes are the ones listed in the fixtures README.
+/// Decodes every golden-test image (`samples/fixtures/images`, made by `scripts/fetch_samples.sh`);
+/// sizes and pixel hashes are the ones `scripts/make_fixtures.py` recorded in
+/// `Tests/Fixtures/inputs.json` from Pillow's decoding, the pixels MediaPipe was given.
 @Suite struct FixtureImageTests {
-    static let readmeSizes: [(name: String, width: Int, height: Int)] = [
-        ("bus", 810, 1080), ("zidane", 1280, 720), ("astronaut", 512, 512),
-        ("grace_hopper", 512, 600), ("camera", 512, 512), ("coffee", 600, 400),
-        ("mp_pose_sitting", 960, 640), ("mp_pose_sitting_rot90cw", 640, 960),
-        ("mp_hand_thumb_up", 640, 521), ("hagrid_palm", 292, 292), ("hagrid_peace", 292, 292),
-        ("hagrid_take_photo", 292, 292), ("mp_thumbs_up_black", 1280, 853), ("chelsea", 451, 300),
-    ]
+    static func recorded() throws -> [[String: Any]] {
+        (try Fixtures.json("inputs.json") as! [String: Any])["images"] as! [[String: Any]]
+    }
 
-    @Test(arguments: readmeSizes.map(\.name))
-    func decodesFixtureWithItsListedSize(name: String) throws {
-        let expected = Self.readmeSizes.first { $0.name == name }!
-        let decoded = try ImageDecoder.decode(contentsOfFile: try Fixtures.path("images/\(name).png"))
-        #expect(decoded.format == .png)
-        #expect(decoded.image.width == expected.width)
-        #expect(decoded.image.height == expected.height)
-        #expect(decoded.image.pixels.count == expected.width * expected.height * 3)
+    @Test func decodesEveryFixtureWithItsRecordedSizeAndPixels() throws {
+        let images = try Self.recorded()
+        try #require(images.count >= 14)
+        for entry in images {
+            let decoded = try ImageDecoder.decode(contentsOfFile: try Fixtures.path(entry["file"] as! String))
+            let name = entry["name"] as! String
+            #expect(decoded.format == .png, "\(name)")
+            #expect(decoded.image.width == entry["width"] as! Int, "\(name)")
+            #expect(decoded.image.height == entry["height"] as! Int, "\(name)")
+            #expect(Self.fnv1a64(decoded.image.pixels) == entry["rgb_fnv1a64"] as! String, "\(name): pixels")
+        }
+    }
+
+    static func fnv1a64(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     @Test func grayFixtureIsGrayReplicated() throws {
-        // README: camera is gray2rgb (gray replicated to 3 channels).
+        // scripts/fixture_images.py: camera is a gray photo, its value replicated to 3 channels.
         let camera = try PNGCodec.decode(contentsOfFile: try Fixtures.path("images/camera.png"))
         var allGray = true
         for pixel in stride(from: 0, to: camera.pixels.count, by: 3)
@@ -33,10 +45,10 @@ import Testing
     }
 
     @Test func rotatedFixtureIsTheClockwiseRotationOfItsSource() throws {
-        // README: mp_pose_sitting_rot90cw = mp_pose_sitting rotated 90° clockwise, which is what
+        // scripts/fixture_images.py: bus_man_rot90cw = bus_man rotated 90° clockwise, which is what
         // displaying an image tagged EXIF 6 (right-top) does.
-        let source = try PNGCodec.decode(contentsOfFile: try Fixtures.path("images/mp_pose_sitting.png"))
-        let rotated = try PNGCodec.decode(contentsOfFile: try Fixtures.path("images/mp_pose_sitting_rot90cw.png"))
+        let source = try PNGCodec.decode(contentsOfFile: try Fixtures.path("images/bus_man.png"))
+        let rotated = try PNGCodec.decode(contentsOfFile: try Fixtures.path("images/bus_man_rot90cw.png"))
         #expect(source.applyingExifOrientation(.rightTop) == rotated)
         #expect(rotated.applyingExifOrientation(.leftBottom) == source)
     }

@@ -149,7 +149,7 @@ import Testing
             if sparse {
                 #expect(operatorNames(interpreter).contains("DEPTHWISE_CONV_2D(CHW)"), "\(instructionSet): no region")
             }
-            try interpreter.setInput(try Fixtures.floats("tensors/pose_detection/real_input.bin"))
+            try interpreter.setInput(try Fixtures.modelInput("pose_detection"))
             interpreter.invoke()
             outputs.append(try interpreter.outputs.indices.map { try interpreter.output(at: $0) })
         }
@@ -167,7 +167,7 @@ import Testing
         for threads in [1, 2, 3] {
             let interpreter = try Interpreter(
                 contentsOfFile: try Fixtures.model("pose_detection"), options: .init(threadCount: threads))
-            try interpreter.setInput(try Fixtures.floats("tensors/pose_detection/real_input.bin"))
+            try interpreter.setInput(try Fixtures.modelInput("pose_detection"))
             interpreter.invoke()
             outputs.append(try interpreter.outputs.indices.map { try interpreter.output(at: $0) })
         }

@@ -24,7 +24,7 @@ import Testing
 
     /// Runs `interpreter` on `model`'s real input and returns every output.
     static func outputs(of interpreter: Interpreter, model: String) throws -> [[Float]] {
-        try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
+        try interpreter.setInput(try Fixtures.modelInput(model))
         interpreter.invoke()
         return try interpreter.outputs.indices.map { try interpreter.output(at: $0) }
     }

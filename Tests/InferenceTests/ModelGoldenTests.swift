@@ -4,10 +4,12 @@ import Kernels
 import TestSupport
 import Testing
 
-/// Whole-model tests: each model's real input from the fixtures through the
+/// Whole-model tests: each model's real input from the fixtures
+/// (`Tests/Fixtures/tensors`, made by `scripts/make_model_references.py`) through the
 /// interpreter, every output compared with LiteRT's reference-kernel output:
 /// the reference kernels, and the fast kernels with every microkernel family
-/// this CPU runs (`KernelInstructionSet.supported`).
+/// this CPU runs (`KernelInstructionSet.supported`); and the fast kernels'
+/// outputs with XNNPACK's, by the FNV-1a 64 hash of their bytes.
 ///
 /// Tolerance per output: the larger of twice the XNNPACK-vs-reference
 /// difference the manifest records for it (how far two correct
@@ -20,24 +22,37 @@ import Testing
 
     struct Golden {
         let name: String
+        /// LiteRT's reference-kernel output, raw float32.
         let file: String
+        /// FNV-1a 64 of XNNPACK's output bytes (little-endian float32).
+        let xnnpackHash: String
         let xnnpackVsReference: Float
     }
 
-    /// The reference outputs and recorded differences of `model`'s real-image pair.
+    /// The reference outputs, XNNPACK hashes and recorded differences of `model`'s real input.
     static func goldens(for model: String) throws -> [Golden] {
         let manifest = try Fixtures.json("tensors/manifest.json") as! [String: Any]
         let entry = (manifest["models"] as! [String: Any])[model] as! [String: Any]
-        let pairs = entry["pairs"] as! [[String: Any]]
-        let real = pairs.first { ($0["pair"] as? String) == "real" }!
-        let outputs = (real["outputs"] as! [String: Any])["ref"] as! [[String: Any]]
-        let differences = (real["max_abs_diff"] as! [String: Any])["xnnpack_vs_ref"] as! [String: [String: Any]]
-        return outputs.map { output in
-            let name = output["name"] as! String
-            return Golden(
-                name: name, file: output["file"] as! String,
-                xnnpackVsReference: Float((differences[name]!["max_abs"] as! NSNumber).doubleValue))
+        return (entry["outputs"] as! [[String: Any]]).map { output in
+            Golden(
+                name: output["name"] as! String, file: output["reference_file"] as! String,
+                xnnpackHash: output["xnnpack_fnv1a64"] as! String,
+                xnnpackVsReference: Float((output["xnnpack_vs_reference_max_abs"] as! NSNumber).doubleValue))
         }
+    }
+
+    /// FNV-1a 64 of `values` as little-endian float32 bytes, 16 hex digits.
+    static func fnv1a64(_ values: [Float]) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for value in values {
+            var bits = value.bitPattern.littleEndian
+            for _ in 0..<4 {
+                hash = (hash ^ UInt64(bits & 0xFF)) &* 0x100_0000_01B3
+                bits >>= 8
+            }
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     /// The kernel configurations every model is checked with.
@@ -49,7 +64,7 @@ import Testing
     func matchesLiteRTReference(model: String, options: Interpreter.Options) throws {
         let mode = "\(options.mode)" + (options.mode == .fast ? " \(options.instructionSet)" : "")
         let interpreter = try Interpreter(contentsOfFile: try Fixtures.model(model), options: options)
-        try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
+        try interpreter.setInput(try Fixtures.modelInput(model))
         interpreter.invoke()
 
         let goldens = try Self.goldens(for: model)
@@ -87,25 +102,26 @@ import Testing
     @Test(.enabled(if: KernelInstructionSet.fusesMultiplyAdd, "needs the native build's fused multiply-adds"),
           arguments: models)
     func fastKernelsGiveXNNPACKOutputsBitForBit(model: String) throws {
-        let manifest = try Fixtures.json("tensors/manifest.json") as! [String: Any]
-        let entry = (manifest["models"] as! [String: Any])[model] as! [String: Any]
-        let real = (entry["pairs"] as! [[String: Any]]).first { ($0["pair"] as? String) == "real" }!
-        let outputs = (real["outputs"] as! [String: Any])["xnnpack"] as! [[String: Any]]
-        let expected = try outputs.map { try Fixtures.floats($0["file"] as! String) }
+        let goldens = try Self.goldens(for: model)
+        let references = try goldens.map { try Fixtures.floats($0.file) }
         for instructionSet in KernelInstructionSet.supported {
             for threads in [1, 2] {
                 for sparse in [true, false] {
                     let interpreter = try Interpreter(
                         contentsOfFile: try Fixtures.model(model),
                         options: .init(threadCount: threads, instructionSet: instructionSet, usesSparseKernels: sparse))
-                    try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
+                    try interpreter.setInput(try Fixtures.modelInput(model))
                     interpreter.invoke()
-                    for (k, values) in expected.enumerated() {
+                    for (k, golden) in goldens.enumerated() {
                         let actual = try interpreter.output(at: k)
-                        let differing = zip(actual, values).filter { $0.bitPattern != $1.bitPattern }.count
+                        let worst = zip(actual, references[k]).map { abs($0 - $1) }.max() ?? 0
                         #expect(
-                            differing == 0 && actual.count == values.count,
-                            "\(model) output \(k), \(instructionSet), \(threads) threads, sparse \(sparse): \(differing) values differ")
+                            Self.fnv1a64(actual) == golden.xnnpackHash,
+                            """
+                            \(model) output \(golden.name), \(instructionSet), \(threads) threads, sparse \(sparse): \
+                            not XNNPACK's bytes (max |diff| from LiteRT's reference kernels \(worst), \
+                            XNNPACK's \(golden.xnnpackVsReference))
+                            """)
                     }
                 }
             }
@@ -122,7 +138,7 @@ import Testing
             let interpreter = try Interpreter(
                 contentsOfFile: try Fixtures.model(model),
                 options: .init(threadCount: 1, instructionSet: instructionSet, usesSparseKernels: sparse))
-            try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
+            try interpreter.setInput(try Fixtures.modelInput(model))
             interpreter.invoke()
             outputs.append(try interpreter.outputs.indices.map { try interpreter.output(at: $0) })
         }
@@ -141,7 +157,7 @@ import Testing
             let interpreter = try Interpreter(
                 contentsOfFile: try Fixtures.model(model),
                 options: .init(threadCount: 1, fusesOperators: fuses, usesSparseKernels: false))
-            try interpreter.setInput(try Fixtures.floats("tensors/\(model)/real_input.bin"))
+            try interpreter.setInput(try Fixtures.modelInput(model))
             interpreter.invoke()
             outputs.append(try interpreter.outputs.indices.map { try interpreter.output(at: $0) })
             operators.append(interpreter.summary.preparedOperatorCount)
@@ -155,7 +171,7 @@ import Testing
 
     @Test func repeatedInvokeGivesIdenticalOutputs() throws {
         let interpreter = try Interpreter(contentsOfFile: try Fixtures.model("hand_landmark_lite"))
-        try interpreter.setInput(try Fixtures.floats("tensors/hand_landmark_lite/real_input.bin"))
+        try interpreter.setInput(try Fixtures.modelInput("hand_landmark_lite"))
         interpreter.invoke()
         let first = try interpreter.output(at: 0)
         interpreter.invoke()

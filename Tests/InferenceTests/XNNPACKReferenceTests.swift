@@ -6,10 +6,10 @@ import TestSupport
 import Testing
 
 /// The fast kernels against LiteRT's XNNPACK (its AVX2 + FMA kernels) on
-/// inputs the fixtures do not cover: `Tests/References/xnnpack_outputs.json`,
+/// inputs the golden fixtures do not cover: `Tests/References/xnnpack_outputs.json`,
 /// made by `scripts/make_xnnpack_references.py` (see there), holds XNNPACK's
 /// LOGISTIC on a list of values and both hand landmark models' outputs on
-/// their fixture input transformed five ways.
+/// their fixture input (`Fixtures.modelInput`) transformed five ways.
 @Suite struct XNNPACKReferenceTests {
     /// The committed references.
     static func references() throws -> [String: Any] {
@@ -67,7 +67,7 @@ import Testing
           arguments: ["hand_landmark_full", "hand_landmark_lite"])
     func handLandmarkModelsGiveXNNPACKOutputsOnHeldOutInputs(model: String) throws {
         let entry = (try Self.references()["hand_landmarks"] as! [String: Any])[model] as! [String: [String: String]]
-        let fixtureInput = try Fixtures.floats("tensors/\(model)/real_input.bin")
+        let fixtureInput = try Fixtures.modelInput(model)
         for instructionSet in KernelInstructionSet.supported {
             for threads in [1, 2] {
                 let interpreter = try Interpreter(

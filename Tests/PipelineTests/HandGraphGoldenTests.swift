@@ -16,9 +16,9 @@ import Testing
 /// used for the hand counts.
 @Suite struct HandGraphGoldenTests {
     static let images = [
-        "bus", "zidane", "astronaut", "grace_hopper", "camera", "coffee", "mp_pose_sitting",
-        "mp_pose_sitting_rot90cw", "mp_hand_thumb_up", "hagrid_palm", "hagrid_peace",
-        "hagrid_take_photo", "mp_thumbs_up_black", "chelsea",
+        "bus", "zidane", "astronaut", "grace_hopper", "camera", "coffee", "chelsea", "t1",
+        "bus_man", "bus_man_rot90cw", "t1_cards_left", "t1_cards_right", "t1_chip",
+        "t1_chip_mirror",
     ]
 
     enum Variant: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import ImageIO
+import TestSupport
 import Testing
 @testable import Pipeline
 
@@ -13,7 +14,7 @@ import Testing
         return mask
     }
 
-    static func digest(_ values: [Float]) -> UInt64 {
+    static func digest(_ values: [Float]) -> String {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for value in values {
             var bits = value.bitPattern.littleEndian
@@ -24,30 +25,35 @@ import Testing
                 }
             }
         }
-        return hash
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    /// Expected digests (FNV-1a-64 of the float32 output) from opencv-python-headless 4.10.0.84:
+    /// Expected digests (FNV-1a-64 of the float32 output) from opencv-python-headless 4.10.0.84,
+    /// `mask_warps` of `Tests/Fixtures/opencv_crops.json` (`scripts/make_opencv_crops.py`):
     /// `cv2.warpAffine(mask, T, (W, H), INTER_LINEAR | WARP_INVERSE_MAP, BORDER_CONSTANT)` with T
     /// the float32 `scale(mask) · M⁻¹ · scale(1/image)` of MediaPipe's OpenCV runner, for the
     /// legacy goldens' pose and hand ROIs (side = max(w·W, h·H), in float32).
-    @Test(arguments: [
-        (ImageToTensorGoldenTests.cases[0], 960, 640, 256, 256, UInt64(0x25AA_11D8_BA52_7C4E)),
-        (ImageToTensorGoldenTests.cases[1], 640, 521, 64, 48, 0xDB22_18E4_D321_28DF),
-    ])
-    func matchesOpenCVBitForBit(testCase: ImageToTensorGoldenTests.Case, imageWidth: Int, imageHeight: Int,
-                                maskWidth: Int, maskHeight: Int, expectedDigest: UInt64) throws {
-        let keyPath: [Any] = testCase.rectPath + (testCase.rectIndex.map { [$0] } ?? [])
-        let rect = try ImageFixtures.rect(file: testCase.rectFile, keyPath: keyPath)
-        let width = Double(imageWidth), height = Double(imageHeight)
-        let side = Double(Float(max(rect.width * width, rect.height * height)))
-        let roi = RotatedPixelRect(centerX: Double(Float(rect.xCenter * width)), centerY: Double(Float(rect.yCenter * height)),
-                                   width: side, height: side, rotation: Double(Float(rect.rotation)))
-        let output = try SegmentationMaskWarp.toImage(Self.patternMask(width: maskWidth, height: maskHeight),
-                                                      maskWidth: maskWidth, maskHeight: maskHeight, roi: roi,
-                                                      imageWidth: imageWidth, imageHeight: imageHeight)
-        #expect(output.count == imageWidth * imageHeight)
-        #expect(Self.digest(output) == expectedDigest)
+    @Test func matchesOpenCVBitForBit() throws {
+        let entries = (try Fixtures.json("opencv_crops.json") as! [String: Any])["mask_warps"] as! [[String: Any]]
+        try #require(entries.count == ImageToTensorGoldenTests.cases.count)
+        for entry in entries {
+            let testCase = try #require(ImageToTensorGoldenTests.cases.first { $0.image == entry["image"] as! String })
+            let imageWidth = entry["image_width"] as! Int, imageHeight = entry["image_height"] as! Int
+            let maskWidth = entry["mask_width"] as! Int, maskHeight = entry["mask_height"] as! Int
+            let keyPath: [Any] = testCase.rectPath + (testCase.rectIndex.map { [$0] } ?? [])
+            let rect = try ImageFixtures.rect(file: testCase.rectFile, keyPath: keyPath)
+            let width = Double(imageWidth), height = Double(imageHeight)
+            let side = Double(Float(max(rect.width * width, rect.height * height)))
+            let roi = RotatedPixelRect(
+                centerX: Double(Float(rect.xCenter * width)), centerY: Double(Float(rect.yCenter * height)),
+                width: side, height: side, rotation: Double(Float(rect.rotation)))
+            let output = try SegmentationMaskWarp.toImage(Self.patternMask(width: maskWidth, height: maskHeight),
+                                                          maskWidth: maskWidth, maskHeight: maskHeight, roi: roi,
+                                                          imageWidth: imageWidth, imageHeight: imageHeight)
+            #expect(output.count == imageWidth * imageHeight)
+            #expect(Self.digest(output) == entry["fnv1a64"] as! String, "\(testCase)")
+        }
     }
 
     @Test func fullImageROIReturnsTheMaskItself() throws {

@@ -22,7 +22,7 @@ import Testing
     }
 
     static func clipFrame() throws -> MPImage {
-        try MPImage(contentsOfFile: Fixtures.path("video/mp_hand_reach/frame_0010.png"))
+        try MPImage(contentsOfFile: Fixtures.path("video/t1_sweep/frame_0010.png"))
     }
 
     /// Runs two frames through `landmarker` in its mode; in live-stream mode also closes it when
@@ -113,7 +113,7 @@ import Testing
     /// calls still queued: those hold the models they need, not the detector, and still complete.
     @Test(arguments: [PoseDetectorMode.stream, .singleImage])
     func poseDetectorIsFreedAfterItsLastUse(mode: PoseDetectorMode) throws {
-        let image = try VisionImage(contentsOfFile: Fixtures.path("images/mp_pose_sitting.png"))
+        let image = try VisionImage(contentsOfFile: Fixtures.path("images/bus_man.png"))
         weak var weakSynchronous: PoseDetector?
         do {
             let detector = try MLKitPoseDetectorTests.detector(mode)

@@ -72,7 +72,7 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
     /// detector finds the person, as MediaPipe's image mode does, decoded once.
     static func clipFrames() throws -> [MPImage] {
         try [15, 16, 20, 21, 22, 23, 26, 47].map { index in
-            try MPImage(contentsOfFile: Fixtures.path(String(format: "video/mp_hand_reach/frame_%04d.png", index)))
+            try MPImage(contentsOfFile: Fixtures.path(String(format: "video/t1_sweep/frame_%04d.png", index)))
         }
     }
 
@@ -110,7 +110,7 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
     @Test func sharedLiveStreamLandmarkerBesidePrivateVideoLandmarkers() throws {
         let frames = try Self.clipFrames()
         // The clip's person is often cut off at the head; the photo gives clear poses.
-        let liveFrames = try [MPImage(contentsOfFile: Fixtures.path("images/mp_pose_sitting.png"))] + frames
+        let liveFrames = try [MPImage(contentsOfFile: Fixtures.path("images/bus_man.png"))] + frames
         let log = PoseLiveStreamLog()
         let live = try Self.poseLandmarker(.liveStream, threads: 2, delegate: log)
         let counters = TasksCounters()

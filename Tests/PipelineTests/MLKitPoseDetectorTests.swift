@@ -23,7 +23,7 @@ import Testing
     }
 
     /// Fixture images in which MediaPipe finds one person (tasks/pose_full_n1).
-    static let poseImages = ["mp_pose_sitting", "astronaut", "grace_hopper", "bus", "camera"]
+    static let poseImages = ["bus_man", "astronaut", "grace_hopper", "bus", "camera"]
 
     /// The same landmarks as `PoseLandmarker` in image mode, scaled to pixels of the upright
     /// image (x·W, y·H, z·W), with presence as the in-frame likelihood; and in pixels they sit
@@ -49,7 +49,7 @@ import Testing
     /// A sideways stored image with its orientation set: pixels of the upright image, as the
     /// landmarker reports for an `MPImage` with the same orientation.
     @Test func orientationIsHonoured() throws {
-        let path = try Fixtures.path("images/mp_pose_sitting_rot90cw.png")
+        let path = try Fixtures.path("images/bus_man_rot90cw.png")
         let visionImage = try VisionImage(contentsOfFile: path)
         visionImage.orientation = .left
         #expect(visionImage.width == visionImage.rgbImage.height)
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func landmarkOfTypeReturnsThatLandmark() throws {
-        let path = try Fixtures.path("images/mp_pose_sitting.png")
+        let path = try Fixtures.path("images/bus_man.png")
         let pose = try #require(try Self.detector(.singleImage).results(in: VisionImage(contentsOfFile: path)).first)
         #expect(pose.landmarks.map(\.type) == PoseLandmarkType.allTypes)
         for type in PoseLandmarkType.allTypes {
@@ -116,10 +116,10 @@ import Testing
     }
 
     @Test func pixelBufferImagesAreAccepted() throws {
-        let decoded = try MPImage(contentsOfFile: Fixtures.path("images/mp_pose_sitting.png")).rgbImage
+        let decoded = try MPImage(contentsOfFile: Fixtures.path("images/bus_man.png")).rgbImage
         let buffer = try VisionImage(
             pixels: decoded.pixels, width: decoded.width, height: decoded.height, format: .rgb8)
-        let file = try VisionImage(contentsOfFile: Fixtures.path("images/mp_pose_sitting.png"))
+        let file = try VisionImage(contentsOfFile: Fixtures.path("images/bus_man.png"))
         let detector = try Self.detector(.singleImage)
         let fromBuffer = try detector.results(in: buffer)
         #expect(fromBuffer.count == 1)
@@ -131,7 +131,7 @@ import Testing
 
     @Test func asyncCompletionDeliversTheSynchronousResult() async throws {
         let detector = try Self.detector(.singleImage)
-        let image = try VisionImage(contentsOfFile: Fixtures.path("images/mp_pose_sitting.png"))
+        let image = try VisionImage(contentsOfFile: Fixtures.path("images/bus_man.png"))
         let synchronous = try detector.results(in: image)
         let (poses, error) = await withCheckedContinuation { continuation in
             detector.process(image) { poses, error in continuation.resume(returning: (poses, error)) }
@@ -143,7 +143,7 @@ import Testing
 
     @Test func asyncCompletionsArriveInCallOrder() async throws {
         let detector = try Self.detector(.singleImage)
-        let person = try VisionImage(contentsOfFile: Fixtures.path("images/mp_pose_sitting.png"))
+        let person = try VisionImage(contentsOfFile: Fixtures.path("images/bus_man.png"))
         let empty = try VisionImage(contentsOfFile: Fixtures.path("images/coffee.png"))
         let counts = await withCheckedContinuation { continuation in
             // The completions run one after another on the detector's serial queue.

@@ -19,7 +19,7 @@ import Testing
     /// to float rounding), later frames come from the region tracked from the previous landmarks
     /// (so they move away from single-image detection) and a pose is present in every frame.
     @Test func streamModeIsTheLandmarkersVideoMode() throws {
-        let path = try Fixtures.path("images/mp_pose_sitting.png")
+        let path = try Fixtures.path("images/bus_man.png")
         let modelPath = MLKitPoseDetectorTests.modelPath
         try #require(FileManager.default.fileExists(atPath: modelPath), "missing model \(modelPath)")
         let clock = FrameClock()
@@ -80,7 +80,7 @@ import Testing
 
     @Test func asyncStreamFramesAreTracked() async throws {
         let detector = try MLKitPoseDetectorTests.detector(.stream)
-        let image = try VisionImage(contentsOfFile: Fixtures.path("images/mp_pose_sitting.png"))
+        let image = try VisionImage(contentsOfFile: Fixtures.path("images/bus_man.png"))
         for frame in 0..<3 {
             let (poses, error) = await withCheckedContinuation { continuation in
                 detector.process(image) { poses, error in continuation.resume(returning: (poses, error)) }

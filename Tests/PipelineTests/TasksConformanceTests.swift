@@ -15,7 +15,7 @@ import Testing
         let options = PoseLandmarkerOptions()
         options.baseOptions.modelAssetPath = Self.poseModel
         options.baseOptions.delegate = .CPU
-        let image = try MPImage(contentsOfFile: Fixtures.path("images/mp_pose_sitting.png"))
+        let image = try MPImage(contentsOfFile: Fixtures.path("images/bus_man.png"))
         #expect(try PoseLandmarker(options: options).detect(image: image).landmarks.count == 1)
     }
 
@@ -78,7 +78,7 @@ import Testing
     /// Masks off: an empty array. Masks on: one `.float32` mask per pose, the size of the image,
     /// readable as bytes.
     @Test func segmentationMasksAreAnArray() throws {
-        let image = try MPImage(contentsOfFile: Fixtures.path("images/mp_pose_sitting.png"))
+        let image = try MPImage(contentsOfFile: Fixtures.path("images/bus_man.png"))
         let options = PoseLandmarkerOptions()
         options.baseOptions.modelAssetPath = Self.poseModel
         let withoutMasks = try PoseLandmarker(options: options).detect(image: image)

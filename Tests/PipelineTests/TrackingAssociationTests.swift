@@ -108,7 +108,7 @@ import Pipeline
         var compared = 0
         var worst: Float = 0
         let folders = ["legacy/hands_full", "legacy/hands_lite",
-                       "legacy/video/mp_hand_reach/hands_full_static", "legacy/video/mp_hand_reach/hands_full_tracking"]
+                       "legacy/video/t1_sweep/hands_full_static", "legacy/video/t1_sweep/hands_full_tracking"]
         for folder in folders {
             for name in try MathFixtures.jsonNames(in: folder) {
                 let fixture = try MathFixtures.json(LegacyHandsFixture.self, "\(folder)/\(name).json")

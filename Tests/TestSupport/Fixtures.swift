@@ -1,15 +1,17 @@
 import Foundation
+import ImageIO
 
 /// Locates the test fixtures, sample photos, references and models shared by the test targets.
 ///
-/// Fixtures are read from `$LANDMARKER_FIXTURES` if set, else from
-/// `../shared/fixtures` beside the package root. Models are read from
-/// `$LANDMARKER_MODELS` if set, else from the package's `models/` folder
-/// (run `models/fetch_models.sh` first). Sample photos are read from
-/// `$LANDMARKER_SAMPLES` if set, else from the package's `samples/` folder
-/// (run `scripts/fetch_samples.sh` first); the references computed on them are
-/// committed in `Tests/References`. A missing file is an error whose
-/// message says what to do: tests never skip silently.
+/// The golden tests' MediaPipe and LiteRT outputs are committed in `Tests/Fixtures`
+/// (`scripts/make_fixtures.sh`); the images and clip frames they were computed on are made from
+/// the sample photos into `samples/fixtures/images` and `samples/fixtures/video` by
+/// `scripts/fetch_samples.sh`, and a fixture path `images/…` or `video/…` reads from there.
+/// Models are read from `$LANDMARKER_MODELS` if set, else from the package's `models/` folder
+/// (run `models/fetch_models.sh` first). Sample photos are read from `$LANDMARKER_SAMPLES` if
+/// set, else from the package's `samples/` folder; the references computed on them are
+/// committed in `Tests/References`. A missing file is an error whose message says what to do:
+/// tests never skip silently.
 public enum Fixtures {
     public struct Missing: Error, CustomStringConvertible {
         public let path: String
@@ -28,12 +30,14 @@ public enum Fixtures {
         .deletingLastPathComponent()  // Tests
         .deletingLastPathComponent()
 
-    /// The fixtures folder.
+    /// The committed golden outputs (`scripts/make_fixtures.sh`).
     public static var fixturesRoot: URL {
-        if let override = ProcessInfo.processInfo.environment["LANDMARKER_FIXTURES"] {
-            return URL(fileURLWithPath: override)
-        }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+        packageRoot.appendingPathComponent("Tests/Fixtures")
+    }
+
+    /// The images and clip frames the golden outputs were computed on (`scripts/fetch_samples.sh`).
+    public static var fixtureInputsRoot: URL {
+        samplesRoot.appendingPathComponent("fixtures")
     }
 
     /// The models folder.
@@ -75,13 +79,31 @@ public enum Fixtures {
         return try JSONSerialization.jsonObject(with: Data(contentsOf: url))
     }
 
-    /// Path of a fixture, relative to the fixtures folder; throws if absent.
+    /// Path of a fixture: `images/…` and `video/…` under `fixtureInputsRoot`, anything else
+    /// under `fixturesRoot`; throws if absent.
     public static func path(_ relative: String) throws -> String {
-        let url = fixturesRoot.appendingPathComponent(relative)
+        let isInput = relative.hasPrefix("images/") || relative.hasPrefix("video/")
+        let url = (isInput ? fixtureInputsRoot : fixturesRoot).appendingPathComponent(relative)
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw Missing(path: url.path, hint: "the shared fixtures are expected at ../shared/fixtures or $LANDMARKER_FIXTURES")
+            throw Missing(
+                path: url.path,
+                hint: isInput
+                    ? "run scripts/fetch_samples.sh (it makes the golden-test images from the sample photos)"
+                    : "the golden outputs are committed in Tests/Fixtures; regenerate them with scripts/make_fixtures.sh")
         }
         return url.path
+    }
+
+    /// The real input of `model` (`Tests/Fixtures/tensors/<model>/input.png`, see
+    /// `scripts/make_model_references.py`) as float32 NHWC values: pixel / 255, or
+    /// pixel / 127.5 − 1 for a model whose input range is [−1, 1], one IEEE operation each.
+    public static func modelInput(_ model: String) throws -> [Float] {
+        let manifest = try json("tensors/manifest.json") as! [String: Any]
+        let entry = (manifest["models"] as! [String: Any])[model] as! [String: Any]
+        let input = entry["input"] as! [String: Any]
+        let image = try PNGCodec.decode(contentsOfFile: path(input["file"] as! String))
+        let symmetric = (input["range"] as! [Int]) == [-1, 1]
+        return image.pixels.map { symmetric ? Float($0) / 127.5 - 1 : Float($0) / 255 }
     }
 
     /// Path of `models/<name>.tflite`; throws if absent.

@@ -41,7 +41,7 @@ public struct VideoNoiseSensitivity: Sendable {
         guard let entry = clips[clip] as? [String: Any], let runs = entry["runs"] as? [[String: Any]], !runs.isEmpty else {
             throw Fixtures.Missing(
                 path: "\(file): clips.\(clip)",
-                hint: "regenerate it with scripts/make_references.sh (with ../shared/fixtures beside the checkout for the fixture clip)")
+                hint: "regenerate it with scripts/make_references.sh")
         }
         let parsed = runs.compactMap { run -> Run? in
             guard let frame = run["noisy_frame"] as? Int, let mean = run["mean_px"] as? NSNumber,
