@@ -229,7 +229,7 @@ public func depthwiseInteriorBlock<Shape: DepthwiseInteriorShape, Vectors: Kerne
     // unrolls; LLVM keeps the one over filter columns. Written out for 3×3 at stride 1, so that
     // a tap reading the input a neighbouring pixel's tap read shares its load (those layers
     // 7–14 % faster on a Zen 3); at stride 2 and for 5×5 the unrolled code measured level or
-    // slower (Benchmarks/README.md, "Layer by layer against LiteRT").
+    // slower (Benchmarks/JOURNAL.md, "Layer by layer against LiteRT").
     if row.kernelRows == size && size == 3 && stride == 1 {
         /// Filter column `kx` of every filter row.
         @inline(__always)

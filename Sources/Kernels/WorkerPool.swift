@@ -17,7 +17,7 @@ import Darwin
 /// operator: the rows one layer writes are, mostly, read by the next layer on
 /// the core whose cache holds them. (With one shared counter, chunks went to
 /// whichever thread asked first, so a layer's input was as likely to sit in
-/// another core's cache; `Benchmarks/README.md`, "Threads", has the
+/// another core's cache; `Benchmarks/JOURNAL.md`, the "Threads" entries, has the
 /// measurements.) When a helper is late (asleep, or descheduled
 /// by another process on a busy machine) the caller simply does its chunks
 /// instead of waiting for a fixed share. The caller waits only for helpers

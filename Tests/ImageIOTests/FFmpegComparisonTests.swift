@@ -88,7 +88,7 @@ import Testing
         }
     }
 
-    /// The README's statements about these numbers (measured with ffmpeg 5.1).
+    /// The statements of docs/SWIFT-API.md, "YUV frames", about these numbers (measured with ffmpeg 5.1).
     static func checkClaims(_ testCase: Case, _ upsampling: YUVChromaUpsampling, _ difference: Difference) {
         let mean = Double(difference.sum) / Double(max(difference.count, 1))
         let evenSize = testCase.width % 2 == 0 && testCase.height % 2 == 0

@@ -166,7 +166,7 @@ struct GemmTiling {
 /// core's work), handing work to another thread costs more than it saves.
 /// Helpers spin between operators, so handing over costs little: on a 16-core
 /// Xeon, 2^14 ran the landmark models faster than 2^16 and 2^18 at 8 threads
-/// and no slower at 2 and 4 (`Benchmarks/README.md`, "Threads").
+/// and no slower at 2 and 4 (`Benchmarks/JOURNAL.md`, the "Threads" entries).
 let minMultiplyAddsPerThread = 1 << 14
 
 /// How many of `threadCount` threads are worth waking for `a·b·c`
