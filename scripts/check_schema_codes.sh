@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Checks that the generated schema code files (BuiltinOperator.swift, BuiltinOptionsType.swift in
-# Sources/FlatBufferReader) are what scripts/generate_schema_codes.py makes from the TFLite schema
-# of the pinned ai-edge-litert wheel. Uses $LANDMARKER_PYTHON or Benchmarks/.venv/bin/python when
-# it has that wheel; otherwise installs it into a temporary virtual environment (network needed).
+# Checks that the generated schema code files (BuiltinOperator.swift, BuiltinOptionsType.swift and
+# BuiltinOptionsFields.swift in Sources/FlatBufferReader) are what scripts/generate_schema_codes.py
+# makes from the TFLite schema of the pinned ai-edge-litert wheel. Uses $LANDMARKER_PYTHON or
+# Benchmarks/.venv/bin/python when it has that wheel; otherwise installs it into a temporary virtual
+# environment (network needed).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

@@ -1,15 +1,24 @@
 #!/usr/bin/env python3
-"""Writes the TFLite schema's builtin operator codes and options-union type codes as Swift.
+"""Writes the TFLite schema's builtin operator codes, options-union type codes and option tables as Swift.
 
-The numbers and names come from TensorFlow Lite's schema (`enum BuiltinOperator : int32` and
-`union BuiltinOptions` of tensorflow/compiler/mlir/lite/schema/schema.fbs), read from the
-FlatBuffers compiler's Python output of it that the ai-edge-litert wheel ships
+The numbers and names come from TensorFlow Lite's schema (`enum BuiltinOperator : int32`,
+`union BuiltinOptions` and its member tables of tensorflow/compiler/mlir/lite/schema/schema.fbs),
+read from the FlatBuffers compiler's Python output of it that the ai-edge-litert wheel ships
 (`ai_edge_litert/schema_py_generated.py`). The wheel version is pinned below and recorded in the
 generated files together with the SHA-256 of the schema module they were made from.
 
 Writes
-  Sources/FlatBufferReader/BuiltinOperator.swift     BuiltinOperator: one constant per code, names
-  Sources/FlatBufferReader/BuiltinOptionsType.swift  BuiltinOptionsType: one constant per member
+  Sources/FlatBufferReader/BuiltinOperator.swift       BuiltinOperator: one constant per code, names
+  Sources/FlatBufferReader/BuiltinOptionsType.swift    BuiltinOptionsType: one constant per member
+  Sources/FlatBufferReader/BuiltinOptionsFields.swift  BuiltinOptionsFields: each member table's
+                                                       fields (id, schema name, type, default)
+
+A table's fields come from flatc's accessors: the vtable offset each reads gives the field id
+(offset 4 + 2 * id), the number type it reads gives the Swift type, and the value it returns when
+the field is absent gives the schema default. The schema's snake_case field names are the
+accessors' names split before each capital that starts a word (`DilationWFactor` is
+`dilation_w_factor`). Python's output does not say which `byte` fields hold an enum, so the
+generated fields are plain integers; the code that reads one as an enum checks its range.
 
 Usage:
   scripts/generate_schema_codes.py [--schema PATH] [--check]
@@ -88,6 +97,82 @@ def options_identifier(table_name):
     return f"`{name}`" if name in SWIFT_KEYWORDS else name
 
 
+# flatc's Python number types and the Swift types a field of each holds.
+SCALAR_TYPES = {
+    "Bool": "Bool", "Int8": "Int8", "Uint8": "UInt8", "Int16": "Int16", "Uint16": "UInt16",
+    "Int32": "Int32", "Uint32": "UInt32", "Int64": "Int64", "Uint64": "UInt64", "Float32": "Float",
+    "Float64": "Double",
+}
+
+
+def snake_case(accessor):
+    """`DilationWFactor` -> `dilation_w_factor`, `PotScaleInt16` -> `pot_scale_int16`."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", accessor).lower()
+
+
+def field_identifier(accessor):
+    """`DilationWFactor` -> `dilationWFactor`, backquoted when it is a Swift keyword."""
+    name = accessor[0].lower() + accessor[1:]
+    return f"`{name}`" if name in SWIFT_KEYWORDS else name
+
+
+def swift_literal(value, swift_type):
+    """A Python default (`0`, `1`, `True`, `0.0`) as a Swift literal of `swift_type`."""
+    if swift_type == "Bool":
+        return {"True": "true", "False": "false", "0": "false", "1": "true"}[value]
+    if swift_type in ("Float", "Double"):
+        return repr(float(value))
+    return str(int(value))
+
+
+def table_fields(source, table):
+    """The fields of `table Name` as (accessor, id, declaration) in id order: a Swift
+    `OptionsField<T>`, `OptionsVectorField<T>` or `OptionsStringField` expression."""
+    match = re.search(rf"^class {table}\(object\):\n(.*?)(?=^def {table}Start\()", source, re.MULTILINE | re.DOTALL)
+    if not match:
+        sys.exit(f"no class {table} in the schema module")
+    fields = []
+    for method in re.finditer(r"^    def (\w+)\(self(, j)?\):\n(.*?)(?=^    #|\Z)", match.group(1), re.MULTILINE | re.DOTALL):
+        accessor, indexed, body = method.groups()
+        offset = re.search(r"self\._tab\.Offset\((\d+)\)", body)
+        if not offset or accessor.endswith(("AsNumpy", "Length", "IsNone")):
+            continue
+        field_id = (int(offset.group(1)) - 4) // 2
+        name = snake_case(accessor)
+        read = re.search(r"self\._tab\.Get\(flatbuffers\.number_types\.(\w+)Flags", body)
+        if indexed:
+            if not read or read.group(1) not in SCALAR_TYPES:
+                sys.exit(f"{table}.{accessor}: only vectors of scalars are supported")
+            declaration = f'OptionsVectorField<{SCALAR_TYPES[read.group(1)]}>({field_id}, "{name}")'
+        elif "self._tab.String(" in body:
+            declaration = f'OptionsStringField({field_id}, "{name}")'
+        elif read and read.group(1) in SCALAR_TYPES:
+            swift_type = SCALAR_TYPES[read.group(1)]
+            default = swift_literal(re.findall(r"^        return (.+)$", body, re.MULTILINE)[-1], swift_type)
+            declaration = f'OptionsField<{swift_type}>({field_id}, "{name}", default: {default})'
+        else:
+            sys.exit(f"{table}.{accessor}: a field of a kind this script does not know (a table?)")
+        fields.append((accessor, field_id, declaration))
+    # Deprecated fields have no accessor: their ids are missing, never repeated.
+    if len({field_id for _, field_id, _ in fields}) != len(fields):
+        sys.exit(f"{table}: two accessors read the same field id")
+    return sorted(fields, key=lambda field: field[1])
+
+
+def wrapped(prefix, items, suffix, indent):
+    """`prefix` + `items` joined by ", " + `suffix`, wrapped to lines of at most 120 characters."""
+    lines, line = [], prefix
+    for index, item in enumerate(items):
+        piece = item + (", " if index < len(items) - 1 else suffix)
+        if len(line) + len(piece.rstrip()) > 120 and line.strip():
+            lines.append(line.rstrip())
+            line = indent + piece
+        else:
+            line += piece
+    lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
 def header(digest):
     return (
         f"// Generated by scripts/generate_schema_codes.py from the TFLite schema as the {WHEEL} {WHEEL_VERSION}\n"
@@ -139,6 +224,41 @@ def options_type_swift(members, digest):
     return "".join(lines)
 
 
+def options_fields_swift(source, members, digest):
+    lines = [header(digest)]
+    lines.append(
+        "/// The fields of the option tables of `union BuiltinOptions` in the TFLite schema, one namespace per\n"
+        "/// table that has fields, named after the table without its `Options` suffix (`Conv2DOptions` is\n"
+        "/// `Conv2D`): each field's id (vtable slot), schema name, type and schema default, which\n"
+        "/// `OptionsTable` reads by and the verifier checks the tables against (`members`).\n"
+        "public enum BuiltinOptionsFields {\n")
+    schemas = []
+    for table, code in members:
+        if table == "NONE":
+            continue
+        fields = table_fields(source, table)
+        if not fields:
+            continue
+        stem = table[: -len("Options")] if table.endswith("Options") else table
+        lines.append(f"    /// `table {table}` (`BuiltinOptionsType.{options_identifier(table)}`).\n")
+        lines.append(f"    public enum {stem} {{\n")
+        for accessor, _, declaration in fields:
+            lines.append(f"        public static let {field_identifier(accessor)} = {declaration}\n")
+        lines.append(wrapped(
+            f'        static let schema = TableSchema("{table}", [',
+            [f"{field_identifier(accessor)}.schema" for accessor, _, _ in fields], "])", " " * 12))
+        lines.append("    }\n\n")
+        schemas.append((options_identifier(table), stem))
+    lines.append(
+        "    /// The verifier's schema of each member table with fields, by type code; a member without\n"
+        "    /// fields is checked as a table alone.\n"
+        "    static let members: [UInt8: TableSchema] = [\n")
+    for identifier, stem in schemas:
+        lines.append(f"        BuiltinOptionsType.{identifier}: {stem}.schema,\n")
+    lines.append("    ]\n}\n")
+    return "".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--schema", help="path of schema_py_generated.py")
@@ -157,6 +277,7 @@ def main():
     outputs = {
         OUTPUT_DIR / "BuiltinOperator.swift": builtin_operator_swift(operators, digest),
         OUTPUT_DIR / "BuiltinOptionsType.swift": options_type_swift(members, digest),
+        OUTPUT_DIR / "BuiltinOptionsFields.swift": options_fields_swift(source, members, digest),
     }
     stale = []
     for output, text in outputs.items():

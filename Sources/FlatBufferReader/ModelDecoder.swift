@@ -232,46 +232,46 @@ struct ModelDecoder {
         case 0:
             return .none
         case BuiltinOptionsType.conv2D:
-            typealias F = OptionsField.Conv2D
+            typealias F = BuiltinOptionsFields.Conv2D
             return .conv2D(Conv2DOptions(
-                padding: try enumeration(F.padding, Padding.self, "padding"),
-                strideW: try int32(F.strideW), strideH: try int32(F.strideH),
-                fusedActivation: try enumeration(F.activation, ActivationFunction.self, "fused_activation_function"),
-                dilationWFactor: try int32(F.dilationW, 1), dilationHFactor: try int32(F.dilationH, 1)))
+                padding: try enumeration(F.padding.id, Padding.self, "padding"),
+                strideW: try int32(F.strideW.id), strideH: try int32(F.strideH.id),
+                fusedActivation: try enumeration(F.fusedActivationFunction.id, ActivationFunction.self, "fused_activation_function"),
+                dilationWFactor: try int32(F.dilationWFactor.id, 1), dilationHFactor: try int32(F.dilationHFactor.id, 1)))
         case BuiltinOptionsType.depthwiseConv2D:
-            typealias F = OptionsField.DepthwiseConv2D
+            typealias F = BuiltinOptionsFields.DepthwiseConv2D
             return .depthwiseConv2D(DepthwiseConv2DOptions(
-                padding: try enumeration(F.padding, Padding.self, "padding"),
-                strideW: try int32(F.strideW), strideH: try int32(F.strideH),
-                depthMultiplier: try int32(F.depthMultiplier),
-                fusedActivation: try enumeration(F.activation, ActivationFunction.self, "fused_activation_function"),
-                dilationWFactor: try int32(F.dilationW, 1), dilationHFactor: try int32(F.dilationH, 1)))
+                padding: try enumeration(F.padding.id, Padding.self, "padding"),
+                strideW: try int32(F.strideW.id), strideH: try int32(F.strideH.id),
+                depthMultiplier: try int32(F.depthMultiplier.id),
+                fusedActivation: try enumeration(F.fusedActivationFunction.id, ActivationFunction.self, "fused_activation_function"),
+                dilationWFactor: try int32(F.dilationWFactor.id, 1), dilationHFactor: try int32(F.dilationHFactor.id, 1)))
         case BuiltinOptionsType.pool2D:
-            typealias F = OptionsField.Pool2D
+            typealias F = BuiltinOptionsFields.Pool2D
             return .pool2D(Pool2DOptions(
-                padding: try enumeration(F.padding, Padding.self, "padding"),
-                strideW: try int32(F.strideW), strideH: try int32(F.strideH),
-                filterWidth: try int32(F.filterWidth), filterHeight: try int32(F.filterHeight),
-                fusedActivation: try enumeration(F.activation, ActivationFunction.self, "fused_activation_function")))
+                padding: try enumeration(F.padding.id, Padding.self, "padding"),
+                strideW: try int32(F.strideW.id), strideH: try int32(F.strideH.id),
+                filterWidth: try int32(F.filterWidth.id), filterHeight: try int32(F.filterHeight.id),
+                fusedActivation: try enumeration(F.fusedActivationFunction.id, ActivationFunction.self, "fused_activation_function")))
         case BuiltinOptionsType.fullyConnected:
-            typealias F = OptionsField.FullyConnected
+            typealias F = BuiltinOptionsFields.FullyConnected
             return .fullyConnected(FullyConnectedOptions(
-                fusedActivation: try enumeration(F.activation, ActivationFunction.self, "fused_activation_function"),
-                weightsFormat: try enumeration(F.weightsFormat, FullyConnectedOptions.WeightsFormat.self, "weights_format"),
-                keepNumDims: try bool(F.keepNumDims),
-                asymmetricQuantizeInputs: try bool(F.asymmetricQuantizeInputs)))
+                fusedActivation: try enumeration(F.fusedActivationFunction.id, ActivationFunction.self, "fused_activation_function"),
+                weightsFormat: try enumeration(F.weightsFormat.id, FullyConnectedOptions.WeightsFormat.self, "weights_format"),
+                keepNumDims: try bool(F.keepNumDims.id),
+                asymmetricQuantizeInputs: try bool(F.asymmetricQuantizeInputs.id)))
         case BuiltinOptionsType.concatenation:
-            typealias F = OptionsField.Concatenation
+            typealias F = BuiltinOptionsFields.Concatenation
             return .concatenation(ConcatenationOptions(
-                axis: try int32(F.axis),
-                fusedActivation: try enumeration(F.activation, ActivationFunction.self, "fused_activation_function")))
+                axis: try int32(F.axis.id),
+                fusedActivation: try enumeration(F.fusedActivationFunction.id, ActivationFunction.self, "fused_activation_function")))
         case BuiltinOptionsType.add:
-            typealias F = OptionsField.Add
+            typealias F = BuiltinOptionsFields.Add
             return .add(AddOptions(
-                fusedActivation: try enumeration(F.activation, ActivationFunction.self, "fused_activation_function"),
-                potScaleInt16: try bool(F.potScaleInt16, true)))
+                fusedActivation: try enumeration(F.fusedActivationFunction.id, ActivationFunction.self, "fused_activation_function"),
+                potScaleInt16: try bool(F.potScaleInt16.id, true)))
         case BuiltinOptionsType.reshape:
-            let newShape = try table.flatMap { try view.int32s($0, OptionsField.Reshape.newShape, what()) }
+            let newShape = try table.flatMap { try view.int32s($0, BuiltinOptionsFields.Reshape.newShape.id, what()) }
             return .reshape(ReshapeOptions(newShape: newShape))
         case BuiltinOptionsType.dequantize:
             return .dequantize

@@ -1,11 +1,12 @@
 /// One operator's `builtin_options` table, read field by field by the operator that owns it
-/// (its kernel file's `OperatorDescriptor`), which knows the table's field ids and defaults.
+/// (its kernel file's `OperatorDescriptor`) through the table's generated fields
+/// (`BuiltinOptionsFields`), which carry the field ids and schema defaults.
 ///
-/// The verifier checked that the table and its vtable lie inside the model, but not its fields
-/// (it does not know their types), so every read here checks that the field lies inside the
-/// table's inline bytes and the model, and throws `ModelError` otherwise; nothing traps on bad
-/// input. An absent field, or an absent table, reads as the default the caller gives (the
-/// schema's default, as TFLite applies it).
+/// The verifier checked the table against the same fields, but the reads here do not rely on
+/// it (a caller may name a field of another table): every read checks that the field lies
+/// inside the table's inline bytes and the model, and throws `ModelError` otherwise; nothing
+/// traps on bad input. An absent field, or an absent table, reads as the field's schema
+/// default, as TFLite applies it.
 public struct OptionsTable: Sendable {
     /// The `BuiltinOptions` union type the operator carries (`BuiltinOptionsType`), 0 for none.
     public let type: UInt8
@@ -30,64 +31,59 @@ public struct OptionsTable: Sendable {
         self.init(type: op.optionsType, location: location, table: op.optionsPosition.map { (bytes, $0) })
     }
 
-    /// The `int` field `id` (4 bytes), or `defaultValue` when absent.
-    public func int32(_ id: Int, default defaultValue: Int32) throws -> Int32 {
-        try scalar(id, default: defaultValue)
+    /// The scalar field `field`, or its schema default when absent.
+    public func value<T: OptionsScalar>(_ field: OptionsField<T>) throws -> T {
+        try withTable { view, table in
+            guard let table,
+                  let position = try inlinePosition(of: field.id, field.name, size: T.byteCount, in: table, view)
+            else { return field.defaultValue }
+            let bits: UInt64?
+            switch T.byteCount {
+            case 1: bits = view.load(UInt8.self, at: position).map(UInt64.init)
+            case 2: bits = view.load(UInt16.self, at: position).map(UInt64.init)
+            case 4: bits = view.load(UInt32.self, at: position).map(UInt64.init)
+            default: bits = view.load(UInt64.self, at: position)
+            }
+            guard let bits else {
+                throw ModelError.outOfBounds(what: "\(location): \(field.name) (field \(field.id)) cannot be read")
+            }
+            return T(optionsBits: bits)
+        }
     }
 
-    /// The `bool` field `id` (1 byte, any non-zero value is true), or `defaultValue` when absent.
-    public func bool(_ id: Int, default defaultValue: Bool) throws -> Bool {
-        try scalar(id, default: defaultValue ? 1 : 0 as UInt8) != 0
-    }
-
-    /// The `byte` enum field `id` named `name` (e.g. `fused_activation_function`), or the
-    /// enum's case 0 when absent; `ModelError.invalidEnum` for a value outside the enum.
-    public func enumeration<E: RawRepresentable>(_ id: Int, _: E.Type, _ name: String) throws -> E
-    where E.RawValue == Int8 {
-        let raw = try scalar(id, default: 0 as Int8)
+    /// The `byte` field `field` as the enum `E`, whose raw values are the schema enum
+    /// `schemaEnum`'s (e.g. `Padding`); `ModelError.invalidEnum` for a value outside it.
+    public func enumeration<E: RawRepresentable>(
+        _ field: OptionsField<Int8>, as _: E.Type, schemaEnum: StaticString
+    ) throws -> E where E.RawValue == Int8 {
+        let raw = try value(field)
         guard let value = E(rawValue: raw) else {
-            throw ModelError.invalidEnum(what: "\(location): \(name)", value: Int64(raw))
+            throw ModelError.invalidEnum(what: "\(location): \(field.name) (\(schemaEnum))", value: Int64(raw))
         }
         return value
     }
 
-    /// The `fused_activation_function` field `id` (`ActivationFunctionType`, default NONE).
-    public func activation(_ id: Int) throws -> ActivationFunction {
-        try enumeration(id, ActivationFunction.self, "fused_activation_function")
-    }
-
-    /// The `[int]` field `id`, or nil when absent.
-    public func int32s(_ id: Int) throws -> [Int32]? {
-        try withTable { view, table in
-            guard let table else { return nil }
-            let position = try inlinePosition(of: id, size: 4, in: table, view)
-            guard position != nil else { return nil }
-            return try view.int32s(table, id, location)
-        }
-    }
-
-    /// The scalar field `id`, or `defaultValue` when absent.
-    private func scalar<T: FixedWidthInteger>(_ id: Int, default defaultValue: T) throws -> T {
+    /// The `[int]` field `field`, or nil when absent.
+    public func values(_ field: OptionsVectorField<Int32>) throws -> [Int32]? {
         try withTable { view, table in
             guard let table,
-                  let position = try inlinePosition(of: id, size: MemoryLayout<T>.size, in: table, view)
-            else { return defaultValue }
-            guard let value = view.load(T.self, at: position) else {
-                throw ModelError.outOfBounds(what: "\(location): field \(id) cannot be read")
-            }
-            return value
+                  try inlinePosition(of: field.id, field.name, size: 4, in: table, view) != nil
+            else { return nil }
+            return try view.int32s(table, field.id, "\(location): \(field.name)")
         }
     }
 
-    /// The position of field `id` of `size` bytes, checked to lie inside the table's inline
-    /// bytes; nil when the field is absent.
-    private func inlinePosition(of id: Int, size: Int, in table: TableView, _ view: FlatBufferView) throws -> Int? {
+    /// The position of field `id` (named `name`) of `size` bytes, checked to lie inside the
+    /// table's inline bytes; nil when the field is absent.
+    private func inlinePosition(
+        of id: Int, _ name: StaticString, size: Int, in table: TableView, _ view: FlatBufferView
+    ) throws -> Int? {
         guard let offset = table.fieldOffset(id, in: view) else { return nil }
         // offset < 2^16 and size <= 8: no overflow.
         guard offset >= 4, offset &+ size <= table.inlineSize else {
             throw ModelError.malformed(
-                what: "\(location): field \(id) at offset \(offset) (\(size) bytes) lies outside the table's "
-                    + "\(table.inlineSize) inline bytes")
+                what: "\(location): \(name) (field \(id)) at offset \(offset) (\(size) bytes) lies outside the "
+                    + "table's \(table.inlineSize) inline bytes")
         }
         // table.position <= 2^31 and offset < 2^16.
         return table.position &+ offset

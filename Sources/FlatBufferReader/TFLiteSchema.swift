@@ -1,6 +1,7 @@
 // The subset of TensorFlow Lite's `schema.fbs` (schema version 3) that this module verifies
 // and decodes: field ids (vtable slots; a union takes two, its type then its value) and
-// layouts. The decoder reads fields by the same ids.
+// layouts. The decoder reads fields by the same ids. The option tables of `union
+// BuiltinOptions` are generated from the schema (`BuiltinOptionsFields`).
 
 /// Field ids of `table Model`.
 enum ModelField {
@@ -63,20 +64,6 @@ enum MetadataField {
     static let name = 0, buffer = 1
 }
 
-/// Field ids of the decoded option tables.
-enum OptionsField {
-    enum Conv2D { static let padding = 0, strideW = 1, strideH = 2, activation = 3, dilationW = 4, dilationH = 5, quantizedBiasType = 6 }
-    enum DepthwiseConv2D {
-        static let padding = 0, strideW = 1, strideH = 2, depthMultiplier = 3, activation = 4
-        static let dilationW = 5, dilationH = 6
-    }
-    enum Pool2D { static let padding = 0, strideW = 1, strideH = 2, filterWidth = 3, filterHeight = 4, activation = 5 }
-    enum FullyConnected { static let activation = 0, weightsFormat = 1, keepNumDims = 2, asymmetricQuantizeInputs = 3, quantizedBiasType = 4 }
-    enum Concatenation { static let axis = 0, activation = 1 }
-    enum Add { static let activation = 0, potScaleInt16 = 1 }
-    enum Reshape { static let newShape = 0 }
-}
-
 /// The verifier's view of the TFLite schema subset.
 enum TFLiteSchema {
     private static let int8 = FieldKind.scalar(size: 1)
@@ -87,8 +74,6 @@ enum TFLiteSchema {
     private static let byteVector = FieldKind.scalarVector(elementSize: 1, decoded: false)
     private static let float32Vector = FieldKind.scalarVector(elementSize: 4, decoded: false)
     private static let tensorType = FieldKind.enumeration(name: "TensorType", valid: 0...17)
-    private static let padding = FieldKind.enumeration(name: "Padding", valid: 0...1)
-    private static let activation = FieldKind.enumeration(name: "ActivationFunctionType", valid: 0...5)
 
     static let model = TableSchema("Model", [
         FieldSchema(ModelField.version, "version", int32),
@@ -183,7 +168,7 @@ enum TFLiteSchema {
         FieldSchema(
             OperatorField.builtinOptions, "builtin_options",
             .unionValue(
-                typeField: OperatorField.builtinOptionsType, members: builtinOptionsMembers,
+                typeField: OperatorField.builtinOptionsType, members: BuiltinOptionsFields.members,
                 knownTypeCount: BuiltinOptionsType.lastKnown)),
         FieldSchema(OperatorField.customOptions, "custom_options", byteVector),
         FieldSchema(
@@ -203,55 +188,4 @@ enum TFLiteSchema {
         FieldSchema(MetadataField.name, "name", .string),
         FieldSchema(MetadataField.buffer, "buffer", int32),
     ])
-
-    private static let builtinOptionsMembers: [UInt8: TableSchema] = [
-        BuiltinOptionsType.conv2D: TableSchema("Conv2DOptions", [
-            FieldSchema(OptionsField.Conv2D.padding, "padding", padding),
-            FieldSchema(OptionsField.Conv2D.strideW, "stride_w", int32),
-            FieldSchema(OptionsField.Conv2D.strideH, "stride_h", int32),
-            FieldSchema(OptionsField.Conv2D.activation, "fused_activation_function", activation),
-            FieldSchema(OptionsField.Conv2D.dilationW, "dilation_w_factor", int32),
-            FieldSchema(OptionsField.Conv2D.dilationH, "dilation_h_factor", int32),
-            FieldSchema(OptionsField.Conv2D.quantizedBiasType, "quantized_bias_type", tensorType),
-        ]),
-        BuiltinOptionsType.depthwiseConv2D: TableSchema("DepthwiseConv2DOptions", [
-            FieldSchema(OptionsField.DepthwiseConv2D.padding, "padding", padding),
-            FieldSchema(OptionsField.DepthwiseConv2D.strideW, "stride_w", int32),
-            FieldSchema(OptionsField.DepthwiseConv2D.strideH, "stride_h", int32),
-            FieldSchema(OptionsField.DepthwiseConv2D.depthMultiplier, "depth_multiplier", int32),
-            FieldSchema(OptionsField.DepthwiseConv2D.activation, "fused_activation_function", activation),
-            FieldSchema(OptionsField.DepthwiseConv2D.dilationW, "dilation_w_factor", int32),
-            FieldSchema(OptionsField.DepthwiseConv2D.dilationH, "dilation_h_factor", int32),
-        ]),
-        BuiltinOptionsType.pool2D: TableSchema("Pool2DOptions", [
-            FieldSchema(OptionsField.Pool2D.padding, "padding", padding),
-            FieldSchema(OptionsField.Pool2D.strideW, "stride_w", int32),
-            FieldSchema(OptionsField.Pool2D.strideH, "stride_h", int32),
-            FieldSchema(OptionsField.Pool2D.filterWidth, "filter_width", int32),
-            FieldSchema(OptionsField.Pool2D.filterHeight, "filter_height", int32),
-            FieldSchema(OptionsField.Pool2D.activation, "fused_activation_function", activation),
-        ]),
-        BuiltinOptionsType.fullyConnected: TableSchema("FullyConnectedOptions", [
-            FieldSchema(OptionsField.FullyConnected.activation, "fused_activation_function", activation),
-            FieldSchema(
-                OptionsField.FullyConnected.weightsFormat, "weights_format",
-                .enumeration(name: "FullyConnectedOptionsWeightsFormat", valid: 0...1)),
-            FieldSchema(OptionsField.FullyConnected.keepNumDims, "keep_num_dims", bool),
-            FieldSchema(OptionsField.FullyConnected.asymmetricQuantizeInputs, "asymmetric_quantize_inputs", bool),
-            FieldSchema(OptionsField.FullyConnected.quantizedBiasType, "quantized_bias_type", tensorType),
-        ]),
-        BuiltinOptionsType.concatenation: TableSchema("ConcatenationOptions", [
-            FieldSchema(OptionsField.Concatenation.axis, "axis", int32),
-            FieldSchema(OptionsField.Concatenation.activation, "fused_activation_function", activation),
-        ]),
-        BuiltinOptionsType.add: TableSchema("AddOptions", [
-            FieldSchema(OptionsField.Add.activation, "fused_activation_function", activation),
-            FieldSchema(OptionsField.Add.potScaleInt16, "pot_scale_int16", bool),
-        ]),
-        BuiltinOptionsType.reshape: TableSchema("ReshapeOptions", [
-            FieldSchema(OptionsField.Reshape.newShape, "new_shape", int32Vector),
-        ]),
-        BuiltinOptionsType.dequantize: TableSchema("DequantizeOptions", []),
-        BuiltinOptionsType.densify: TableSchema("DensifyOptions", []),
-    ]
 }

@@ -1,3 +1,4 @@
+import FlatBufferReader
 import KernelTemplates
 
 /// A fused activation applied to an op's output (TFLite `ActivationFunctionType`).
@@ -36,14 +37,39 @@ public enum FusedActivation: Sendable, Hashable, CustomStringConvertible {
         case .relu6: return "RELU6"
         }
     }
+
+    /// The activation the `fused_activation_function` field `field` of `table` names (an
+    /// `ActivationFunctionType`). Throws `KernelError` for TANH and SIGN_BIT, which no kernel
+    /// here fuses, and `ModelError.invalidEnum` for a value outside the schema enum.
+    public init(_ table: OptionsTable, _ field: OptionsField<Int8>, op: String) throws {
+        switch try table.enumeration(field, as: ActivationFunctionType.self, schemaEnum: "ActivationFunctionType") {
+        case .none: self = .none
+        case .relu: self = .relu
+        case .reluN1To1: self = .reluN1To1
+        case .relu6: self = .relu6
+        case let function:
+            throw KernelError(op: op, "fused activation \(function) is not supported")
+        }
+    }
 }
 
-/// TFLite spatial padding. `same` pads so that `out = ceil(in / stride)`,
-/// with the extra row/column (if the total is odd) at the bottom/right, as
-/// TensorFlow does.
-public enum Padding: Sendable, Hashable, CustomStringConvertible {
-    case same
-    case valid
+/// `enum ActivationFunctionType : byte` of the TFLite schema, by its values.
+private enum ActivationFunctionType: Int8 {
+    case none = 0, relu = 1, reluN1To1 = 2, relu6 = 3, tanh = 4, signBit = 5
+}
+
+/// TFLite spatial padding (`enum Padding : byte`, whose values the raw values are). `same`
+/// pads so that `out = ceil(in / stride)`, with the extra row/column (if the total is odd) at
+/// the bottom/right, as TensorFlow does.
+public enum Padding: Int8, Sendable, Hashable, CustomStringConvertible {
+    case same = 0
+    case valid = 1
+
+    /// The `padding` field `field` of `table`; `ModelError.invalidEnum` for a value outside the
+    /// schema enum.
+    public init(_ table: OptionsTable, _ field: OptionsField<Int8>) throws {
+        self = try table.enumeration(field, as: Padding.self, schemaEnum: "Padding")
+    }
 
     /// Output size and leading (top/left) padding along one spatial axis.
     /// Returns nil if the sizes are not positive or the result is empty.

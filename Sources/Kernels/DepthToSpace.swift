@@ -7,7 +7,7 @@ import Tensor
 /// `[N, H * b, W * b, C / b²]` for `b = blockSize`. TFLite uses the "DCR"
 /// order (depth, column, row): output pixel `(oy, ox)` channel `c` reads
 /// input pixel `(oy / b, ox / b)` channel `((oy % b) * b + ox % b) * (C / b²) + c`.
-/// Options (`DepthToSpaceOptions`): `block_size` (field 0, default 0, which `prepare` refuses).
+/// Options (`DepthToSpaceOptions`): `block_size` (default 0, which `prepare` refuses).
 public struct DepthToSpace: OperatorDescriptor {
     /// DEPTH_TO_SPACE's options (TFLite `DepthToSpaceOptions`).
     public struct Options: Sendable, Hashable {
@@ -24,7 +24,7 @@ public struct DepthToSpace: OperatorDescriptor {
 
     /// `DepthToSpaceOptions.block_size` (an int32; `prepare` checks it is ≥ 1).
     public static func readOptions(_ table: OptionsTable) throws -> Options {
-        Options(blockSize: Int(try table.int32(0, default: 0)))
+        Options(blockSize: Int(try table.value(BuiltinOptionsFields.DepthToSpace.blockSize)))
     }
 
     public let opName = "DEPTH_TO_SPACE"

@@ -23,7 +23,7 @@ import Tensor
 /// empty reduction (a zero-sized reduced dimension with a non-empty output)
 /// gives NaN, as in TFLite.
 ///
-/// Options (`ReducerOptions`): `keep_dims` (field 0, default false).
+/// Options (`ReducerOptions`): `keep_dims` (default false).
 public struct Mean: OperatorDescriptor {
     /// MEAN's builtin options (TFLite `ReducerOptions`).
     public struct Options: Sendable, Hashable {
@@ -40,7 +40,7 @@ public struct Mean: OperatorDescriptor {
 
     /// `ReducerOptions.keep_dims`.
     public static func readOptions(_ table: OptionsTable) throws -> Options {
-        Options(keepDims: try table.bool(0, default: false))
+        Options(keepDims: try table.value(BuiltinOptionsFields.Reducer.keepDims))
     }
 
     public let opName = "MEAN"

@@ -7,7 +7,7 @@ import Tensor
 /// Inputs, in order: `lhs` and `rhs`, float32 of any shapes that broadcast (see
 /// `BinaryBroadcast`: aligned at the last dimension, each pair of sizes equal or one of them
 /// 1), at most rank 6 when the shapes differ, e.g. `[1, H, W, C] · [1, 1, 1, C]`. Output: the
-/// broadcast shape. Options (`MulOptions`): `fused_activation_function` (field 0; NONE, RELU,
+/// broadcast shape. Options (`MulOptions`): `fused_activation_function` (NONE, RELU,
 /// RELU_N1_TO_1 or RELU6).
 ///
 /// Numerics: one IEEE product per element, then the clamp TFLite's float kernel applies, with
@@ -30,10 +30,10 @@ public struct Mul: OperatorDescriptor {
     public static let builtin = BuiltinOperator.mul
     public static let optionsType = BuiltinOptionsType.mul
 
-    /// `MulOptions.fused_activation_function` (field 0, default NONE); TANH and SIGN_BIT are
-    /// refused with a `KernelError`.
+    /// `MulOptions.fused_activation_function` (default NONE); TANH and SIGN_BIT are refused with
+    /// a `KernelError`.
     public static func readOptions(_ table: OptionsTable) throws -> Options {
-        Options(activation: try FusedActivation(table.activation(0), op: "MUL"))
+        Options(activation: try FusedActivation(table, BuiltinOptionsFields.Mul.fusedActivationFunction, op: "MUL"))
     }
 
     public let opName = "MUL"

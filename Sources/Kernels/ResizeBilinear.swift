@@ -27,8 +27,8 @@ import Tensor
 /// multiply-add, `top = tl + (tr − tl)·ax`, `bottom = bl + (br − bl)·ax`,
 /// `out = top + (bottom − top)·ay`.
 ///
-/// Options (`ResizeBilinearOptions`): `align_corners` (field 2) and `half_pixel_centers`
-/// (field 3), both default false; the deprecated `new_height` and `new_width` are not read.
+/// Options (`ResizeBilinearOptions`): `align_corners` and `half_pixel_centers`, both default
+/// false; the deprecated `new_height` and `new_width` are not read.
 public struct ResizeBilinear: OperatorDescriptor {
     /// RESIZE_BILINEAR's options (TFLite `ResizeBilinearOptions`).
     public struct Options: Sendable, Hashable {
@@ -48,7 +48,9 @@ public struct ResizeBilinear: OperatorDescriptor {
 
     /// `align_corners` and `half_pixel_centers` of `ResizeBilinearOptions`.
     public static func readOptions(_ table: OptionsTable) throws -> Options {
-        Options(alignCorners: try table.bool(2, default: false), halfPixelCenters: try table.bool(3, default: false))
+        typealias Fields = BuiltinOptionsFields.ResizeBilinear
+        return Options(
+            alignCorners: try table.value(Fields.alignCorners), halfPixelCenters: try table.value(Fields.halfPixelCenters))
     }
 
     /// The largest output height or width accepted, in pixels.

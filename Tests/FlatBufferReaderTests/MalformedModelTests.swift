@@ -140,10 +140,10 @@ extension MalformedCase {
         MalformedCase("union type beyond the schema", "invalidEnum", "invalid enum value 200", bytes: model {
             $0.subgraphs[0].operators[0].optionsType = 200
         }),
-        MalformedCase("padding out of range", "invalidEnum", "(Padding)", bytes: model {
+        MalformedCase("padding out of range", "invalidEnum", "operator 0 (CONV_2D): padding", bytes: model {
             $0.subgraphs[0].operators[0].options![0] = .int8(7)
         }),
-        MalformedCase("activation out of range", "invalidEnum", "(ActivationFunctionType)", bytes: model {
+        MalformedCase("activation out of range", "invalidEnum", "operator 1 (ADD): fused_activation_function", bytes: model {
             $0.subgraphs[0].operators[1].options = [0: .int8(9)]
         }),
         MalformedCase("tensor type out of range", "invalidEnum", "tensors[3].type (TensorType)", bytes: model {

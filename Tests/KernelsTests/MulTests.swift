@@ -139,7 +139,8 @@ struct MulTests {
     }
 
     /// A MulOptions table whose vtable declares 4 inline bytes (the `soffset` only) while
-    /// placing `fused_activation_function` past them: reading it is refused, not done.
+    /// placing `fused_activation_function` past them: the verifier, which knows the table's
+    /// fields from the schema, refuses it.
     @Test func anActivationFieldOutsideItsTableIsRefused() {
         var model = TestModel()
         model.operatorCodes = [TestModel.OperatorCode(deprecatedBuiltinCode: 18, builtinCode: 18)]
@@ -167,7 +168,7 @@ struct MulTests {
         bytes[vtable + 3] = 0
         SingleOperatorModel.expectLoadError(bytes) {
             guard case .invalidModel(.malformed(let what)) = $0 else { return false }
-            return what.contains("operator 0 (MUL) options: field 0 at offset")
+            return what.contains("operators[0].builtin_options.fused_activation_function: field at offset")
         }
     }
 }
