@@ -13,7 +13,7 @@ import Tensor
 ///
 /// With `readsWeights` false, float constants are not decoded and the
 /// weighted ops are validated instead of prepared (see `ConstantTensors` and
-/// `OperatorRegistry.prepare`); every check that can reject a model still runs.
+/// `PrepareContext.readsWeights`); every check that can reject a model still runs.
 /// With `fusesOperators` (and weights read), the ADD and PRELU that finish a
 /// CONV_2D are folded into it (`OperatorFusion`) before memory is planned; the
 /// summary still counts the operators, parameters and multiply-accumulates
@@ -85,14 +85,15 @@ struct LoadPlan {
         // Where sparse kernels may run, a 1×1 filter stored as compressed rows stays so
         // until the channel-major regions are known: packed only if no sparse kernel
         // takes its convolution's place.
-        let defersCompressedRows = readsWeights && fusesOperators && usesSparseKernels
+        let context = PrepareContext(
+            instructionSet: instructionSet, defersCompressedRows: readsWeights && fusesOperators && usesSparseKernels,
+            readsWeights: readsWeights)
         let (folded, fileShapes) = (constants, shapes)
         let outcomes = concurrentMap(remaining, threadCount: threadCount) { entry in
             try PackedWeightStore.withScope(of: weightStore, id: entry.index) {
                 try Self.prepare(
                     entry.op, index: entry.index, builtin: entry.builtin, model: model, subgraph: subgraph,
-                    constants: folded, shapes: fileShapes, readsWeights: readsWeights,
-                    instructionSet: instructionSet, defersCompressedRows: defersCompressedRows)
+                    constants: folded, shapes: fileShapes, context: context)
             }
         }
         var nodes: [Node] = []
@@ -185,17 +186,16 @@ struct LoadPlan {
         })
     }
 
-    /// Operator `op` of `subgraph` (number `index`, a `builtin`) prepared with
-    /// the constants folded so far: a kernel, or its checks alone without
-    /// `readsWeights`.
+    /// Operator `op` of `subgraph` (number `index`, a `builtin`) prepared for
+    /// `context` with the constants folded so far: a kernel, or its checks
+    /// alone without `context.readsWeights`.
     private static func prepare(
         _ op: OperatorInfo, index: Int, builtin: BuiltinOperator, model: TFLiteModel, subgraph: SubGraph,
-        constants: ConstantTensors, shapes: [TensorShape], readsWeights: Bool, instructionSet: KernelInstructionSet,
-        defersCompressedRows: Bool
+        constants: ConstantTensors, shapes: [TensorShape], context: PrepareContext
     ) throws -> PreparedOperator {
         let inputIndices = op.inputs.filter { $0 >= 0 }
         // Float16 weights are read in place while the kernel is prepared.
-        return try constants.withValues(of: inputIndices, readsFloats: readsWeights) { values in
+        return try constants.withValues(of: inputIndices, readsFloats: context.readsWeights) { values in
             var operands: [Operand] = []
             for (tensorIndex, value) in zip(inputIndices, values) {
                 let tensor = subgraph.tensors[tensorIndex]
@@ -212,11 +212,12 @@ struct LoadPlan {
                     operands.append(Operand(shape: shapes[tensorIndex]))
                 }
             }
+            // The operands in input order, nil for each absent (-1) input.
+            var present = operands.makeIterator()
             return try OperatorRegistry.prepare(
-                builtin: builtin, options: op.options,
+                builtin: builtin,
                 optionsTable: model.optionsTable(of: op, location: "operator \(index) (\(builtin)) options"),
-                operands: operands, index: index,
-                readsWeights: readsWeights, instructionSet: instructionSet, defersCompressedRows: defersCompressedRows)
+                inputs: op.inputs.map { $0 >= 0 ? present.next() : nil }, index: index, context: context)
         }
     }
 

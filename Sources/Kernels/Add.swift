@@ -1,3 +1,4 @@
+import FlatBufferReader
 import KernelTemplates
 import Tensor
 
@@ -13,7 +14,7 @@ import Tensor
 /// range with finite bounds: without an activation an infinite sum becomes
 /// ±`Float.greatestFiniteMagnitude`, and RELU caps at the largest finite
 /// float. NaN passes through unchanged.
-public struct Add: PreparedKernel {
+public struct Add: OperatorDescriptor {
     /// ADD's options (TFLite `AddOptions`).
     public struct Options: Sendable, Hashable {
         /// Activation applied to each sum.
@@ -22,6 +23,15 @@ public struct Add: PreparedKernel {
         public init(activation: FusedActivation = .none) {
             self.activation = activation
         }
+    }
+
+    public static let builtin = BuiltinOperator.add
+    public static let optionsType = BuiltinOptionsType.add
+
+    /// `AddOptions.fused_activation_function` (default NONE; TANH and SIGN_BIT refused);
+    /// `pot_scale_int16` concerns int16 inputs only and is not read.
+    public static func readOptions(_ table: OptionsTable) throws -> Options {
+        Options(activation: try FusedActivation(table, BuiltinOptionsFields.Add.fusedActivationFunction, op: "ADD"))
     }
 
     public let opName = "ADD"

@@ -53,6 +53,18 @@ public enum FusedActivation: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension OptionsTable {
+    /// The `int` field `field` of `op`'s options as an `Int`; `KernelError` when it is below
+    /// `minimum` (e.g. a stride of 0, the schema default).
+    func int(_ field: OptionsField<Int32>, atLeast minimum: Int32, op: String) throws -> Int {
+        let value = try value(field)
+        guard value >= minimum else {
+            throw KernelError(op: op, "\(field.name) is \(value), must be >= \(minimum)")
+        }
+        return Int(value)
+    }
+}
+
 /// `enum ActivationFunctionType : byte` of the TFLite schema, by its values.
 private enum ActivationFunctionType: Int8 {
     case none = 0, relu = 1, reluN1To1 = 2, relu6 = 3, tanh = 4, signBit = 5

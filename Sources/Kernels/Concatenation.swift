@@ -1,3 +1,4 @@
+import FlatBufferReader
 import Tensor
 
 /// CONCATENATION: joins N ≥ 1 inputs along one axis.
@@ -6,7 +7,7 @@ import Tensor
 /// dimension except `axis`. Output: the same sizes, with the sum of the
 /// inputs' sizes along `axis`; e.g. `[1, H, W, C1]` and `[1, H, W, C2]`
 /// along axis 3 (or -1) give `[1, H, W, C1 + C2]`, input 0's channels first.
-public struct Concatenation: PreparedKernel {
+public struct Concatenation: OperatorDescriptor {
     /// CONCATENATION's options (TFLite `ConcatenationOptions`).
     public struct Options: Sendable, Hashable {
         /// The joined dimension; negative values count from the end (-1 = last).
@@ -18,6 +19,18 @@ public struct Concatenation: PreparedKernel {
             self.axis = axis
             self.activation = activation
         }
+    }
+
+    public static let builtin = BuiltinOperator.concatenation
+    public static let optionsType = BuiltinOptionsType.concatenation
+
+    /// `ConcatenationOptions`: `axis` (default 0; `prepare` checks it against the inputs' rank)
+    /// and `fused_activation_function` (TANH and SIGN_BIT refused here, the others by `prepare`).
+    public static func readOptions(_ table: OptionsTable) throws -> Options {
+        typealias Fields = BuiltinOptionsFields.Concatenation
+        return Options(
+            axis: Int(try table.value(Fields.axis)),
+            activation: try FusedActivation(table, Fields.fusedActivationFunction, op: "CONCATENATION"))
     }
 
     public let opName = "CONCATENATION"

@@ -1,3 +1,4 @@
+import FlatBufferReader
 import KernelTemplates
 import Tensor
 
@@ -21,7 +22,7 @@ import Tensor
 ///
 /// where taps outside the input (in the padding) contribute nothing. Grouped
 /// convolution (Cin a multiple of the filter's input channels) is rejected.
-public struct Conv2D: PreparedKernel {
+public struct Conv2D: OperatorDescriptor {
     /// CONV_2D's builtin options (TFLite `Conv2DOptions`).
     public struct Options: Sendable, Hashable {
         /// How the output size and the implicit zero padding are chosen.
@@ -48,6 +49,26 @@ public struct Conv2D: PreparedKernel {
             self.dilationW = dilationW
             self.activation = activation
         }
+    }
+
+    public static let builtin = BuiltinOperator.conv2D
+    public static let optionsType = BuiltinOptionsType.conv2D
+    /// The bias may be absent.
+    public static let optionalInputPositions = [2]
+
+    /// `Conv2DOptions`: `padding`, `stride_w` and `stride_h` (default 0) and
+    /// `dilation_w_factor` and `dilation_h_factor` (default 1), each refused below 1 with a
+    /// `KernelError`, and `fused_activation_function` (TANH and SIGN_BIT refused).
+    public static func readOptions(_ table: OptionsTable) throws -> Options {
+        typealias Fields = BuiltinOptionsFields.Conv2D
+        let op = "CONV_2D"
+        return Options(
+            padding: try Padding(table, Fields.padding),
+            strideH: try table.int(Fields.strideH, atLeast: 1, op: op),
+            strideW: try table.int(Fields.strideW, atLeast: 1, op: op),
+            dilationH: try table.int(Fields.dilationHFactor, atLeast: 1, op: op),
+            dilationW: try table.int(Fields.dilationWFactor, atLeast: 1, op: op),
+            activation: try FusedActivation(table, Fields.fusedActivationFunction, op: op))
     }
 
     /// "CONV_2D", with "+ADD" and "+PRELU" when those operators are fused
@@ -152,7 +173,7 @@ public struct Conv2D: PreparedKernel {
     /// strides or dilations outside `1...Int32.max`; an empty input or output;
     /// an unsupported `instructionSet`.
     public static func prepare(
-        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet = .detected,
+        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet,
         defersCompressedRows: Bool = false
     ) throws -> Conv2D {
         let checked = try check(inputs: inputs, options: options)
@@ -178,6 +199,20 @@ public struct Conv2D: PreparedKernel {
             outputChannels: checked.outputChannels, activation: options.activation,
             weights: weights, geometry: checked.window.convolutionGeometry,
             convolutionOperandCount: inputs.count)
+    }
+
+    /// `prepare` for the detected instruction set, the filter packed.
+    public static func prepare(inputs: [Operand], options: Options) throws -> Conv2D {
+        try prepare(inputs: inputs, options: options, instructionSet: .detected)
+    }
+
+    /// The kernel for `context`'s instruction set and deferral of compressed rows, or only
+    /// `validate` when the load does not read weights.
+    public static func prepare(inputs: [Operand], options: Options, context: PrepareContext) throws -> PreparedOperator {
+        guard context.readsWeights else { return .validated(try validate(inputs: inputs, options: options)) }
+        return .kernel(try prepare(
+            inputs: inputs, options: options, instructionSet: context.instructionSet,
+            defersCompressedRows: context.defersCompressedRows))
     }
 
     /// This convolution with its filter, `rows` (`[Cout, Cin]`, the rows

@@ -1,3 +1,4 @@
+import FlatBufferReader
 import KernelTemplates
 import Tensor
 
@@ -26,7 +27,7 @@ import Tensor
 /// The depth multiplier M is taken from the shapes, `Cout / Cin`, exactly as
 /// TFLite's kernel does; `Options.depthMultiplier` is not consulted, so a
 /// model whose option disagrees with its filter runs as it runs under TFLite.
-public struct DepthwiseConv2D: PreparedKernel {
+public struct DepthwiseConv2D: OperatorDescriptor {
     /// DEPTHWISE_CONV_2D's builtin options (TFLite `DepthwiseConv2DOptions`).
     public struct Options: Sendable, Hashable {
         /// How the output size and the implicit zero padding are chosen.
@@ -61,6 +62,28 @@ public struct DepthwiseConv2D: PreparedKernel {
     }
 
     /// "DEPTHWISE_CONV_2D", "PAD+DEPTHWISE_CONV_2D" when a PAD is folded into it.
+    public static let builtin = BuiltinOperator.depthwiseConv2D
+    public static let optionsType = BuiltinOptionsType.depthwiseConv2D
+    /// The bias may be absent.
+    public static let optionalInputPositions = [2]
+
+    /// `DepthwiseConv2DOptions`: `padding`, `stride_w` and `stride_h` (default 0) and
+    /// `dilation_w_factor` and `dilation_h_factor` (default 1), each refused below 1, and
+    /// `depth_multiplier` (default 0), refused below 0, with a `KernelError`; and
+    /// `fused_activation_function` (TANH and SIGN_BIT refused).
+    public static func readOptions(_ table: OptionsTable) throws -> Options {
+        typealias Fields = BuiltinOptionsFields.DepthwiseConv2D
+        let op = "DEPTHWISE_CONV_2D"
+        return Options(
+            padding: try Padding(table, Fields.padding),
+            strideH: try table.int(Fields.strideH, atLeast: 1, op: op),
+            strideW: try table.int(Fields.strideW, atLeast: 1, op: op),
+            dilationH: try table.int(Fields.dilationHFactor, atLeast: 1, op: op),
+            dilationW: try table.int(Fields.dilationWFactor, atLeast: 1, op: op),
+            depthMultiplier: try table.int(Fields.depthMultiplier, atLeast: 0, op: op),
+            activation: try FusedActivation(table, Fields.fusedActivationFunction, op: op))
+    }
+
     public var opName: String { (foldsPadding ? "PAD+" : "") + "DEPTHWISE_CONV_2D" }
     /// `[[N, OH, OW, Cout]]`.
     public let outputShapes: [TensorShape]
@@ -132,7 +155,7 @@ public struct DepthwiseConv2D: PreparedKernel {
     /// `Cout` elements; strides or dilations outside `1...Int32.max`; an empty
     /// input or output; an unsupported `instructionSet`.
     public static func prepare(
-        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet = .detected
+        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet
     ) throws -> DepthwiseConv2D {
         let checked = try check(inputs: inputs, options: options)
         try instructionSet.requireSupported(op: checked.op)
@@ -154,6 +177,18 @@ public struct DepthwiseConv2D: PreparedKernel {
             depthMultiplier: checked.outputChannels / checked.inputChannels, window: window,
             inputChannels: checked.inputChannels, outputChannels: checked.outputChannels,
             activation: options.activation, weights: weights)
+    }
+
+    /// `prepare` for the detected instruction set.
+    public static func prepare(inputs: [Operand], options: Options) throws -> DepthwiseConv2D {
+        try prepare(inputs: inputs, options: options, instructionSet: .detected)
+    }
+
+    /// The kernel for `context`'s instruction set, or only `validate` when the load does not
+    /// read weights.
+    public static func prepare(inputs: [Operand], options: Options, context: PrepareContext) throws -> PreparedOperator {
+        guard context.readsWeights else { return .validated(try validate(inputs: inputs, options: options)) }
+        return .kernel(try prepare(inputs: inputs, options: options, instructionSet: context.instructionSet))
     }
 
     /// Every check of `prepare`, without reading or packing the filter and bias

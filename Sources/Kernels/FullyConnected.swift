@@ -1,3 +1,4 @@
+import FlatBufferReader
 import KernelTemplates
 import Tensor
 
@@ -17,7 +18,7 @@ import Tensor
 /// `Nout` when `keepNumDims` is set:
 ///
 ///     output[b, o] = act(Σ_k input[b, k] · weights[o, k] + bias[o])
-public struct FullyConnected: PreparedKernel {
+public struct FullyConnected: OperatorDescriptor {
     /// FULLY_CONNECTED's builtin options (TFLite `FullyConnectedOptions`, default
     /// float weights format).
     public struct Options: Sendable, Hashable {
@@ -31,6 +32,21 @@ public struct FullyConnected: PreparedKernel {
             self.activation = activation
             self.keepNumDims = keepNumDims
         }
+    }
+
+    public static let builtin = BuiltinOperator.fullyConnected
+    public static let optionsType = BuiltinOptionsType.fullyConnected
+    /// The bias may be absent.
+    public static let optionalInputPositions = [2]
+
+    /// `FullyConnectedOptions`: `fused_activation_function` (TANH and SIGN_BIT refused) and
+    /// `keep_num_dims` (default false). `weights_format` and the quantization fields concern
+    /// quantized weights only and are not read.
+    public static func readOptions(_ table: OptionsTable) throws -> Options {
+        typealias Fields = BuiltinOptionsFields.FullyConnected
+        return Options(
+            activation: try FusedActivation(table, Fields.fusedActivationFunction, op: "FULLY_CONNECTED"),
+            keepNumDims: try table.value(Fields.keepNumDims))
     }
 
     public let opName = "FULLY_CONNECTED"
@@ -63,7 +79,7 @@ public struct FullyConnected: PreparedKernel {
     /// elements; an empty input or an output too large to represent;
     /// an unsupported `instructionSet`.
     public static func prepare(
-        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet = .detected
+        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet
     ) throws -> FullyConnected {
         let checked = try check(inputs: inputs, options: options)
         try instructionSet.requireSupported(op: checked.op)
@@ -76,6 +92,18 @@ public struct FullyConnected: PreparedKernel {
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             batch: checked.batch, inputDepth: checked.inputDepth, outputDepth: checked.outputDepth,
             activation: options.activation, packed: packed)
+    }
+
+    /// `prepare` for the detected instruction set.
+    public static func prepare(inputs: [Operand], options: Options) throws -> FullyConnected {
+        try prepare(inputs: inputs, options: options, instructionSet: .detected)
+    }
+
+    /// The kernel for `context`'s instruction set, or only `validate` when the load does not
+    /// read weights.
+    public static func prepare(inputs: [Operand], options: Options, context: PrepareContext) throws -> PreparedOperator {
+        guard context.readsWeights else { return .validated(try validate(inputs: inputs, options: options)) }
+        return .kernel(try prepare(inputs: inputs, options: options, instructionSet: context.instructionSet))
     }
 
     /// Every check of `prepare`, without reading or packing the weights and bias

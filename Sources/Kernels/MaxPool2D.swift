@@ -1,3 +1,4 @@
+import FlatBufferReader
 import KernelTemplates
 import Tensor
 
@@ -13,7 +14,7 @@ import Tensor
 /// The maximum runs over the taps inside the input only: padding taps are
 /// ignored, never read as zero. Every window holds at least one input pixel
 /// (the leading padding is always smaller than the filter).
-public struct MaxPool2D: PreparedKernel {
+public struct MaxPool2D: OperatorDescriptor {
     /// MAX_POOL_2D's builtin options (TFLite `Pool2DOptions`).
     public struct Options: Sendable, Hashable {
         /// How the output size and the implicit padding are chosen.
@@ -40,6 +41,24 @@ public struct MaxPool2D: PreparedKernel {
             self.filterW = filterW
             self.activation = activation
         }
+    }
+
+    public static let builtin = BuiltinOperator.maxPool2D
+    public static let optionsType = BuiltinOptionsType.pool2D
+
+    /// `Pool2DOptions`: `padding`, `stride_w`, `stride_h`, `filter_width` and `filter_height`
+    /// (default 0), each refused below 1 with a `KernelError`, and `fused_activation_function`
+    /// (TANH and SIGN_BIT refused).
+    public static func readOptions(_ table: OptionsTable) throws -> Options {
+        typealias Fields = BuiltinOptionsFields.Pool2D
+        let op = "MAX_POOL_2D"
+        return Options(
+            padding: try Padding(table, Fields.padding),
+            strideH: try table.int(Fields.strideH, atLeast: 1, op: op),
+            strideW: try table.int(Fields.strideW, atLeast: 1, op: op),
+            filterH: try table.int(Fields.filterHeight, atLeast: 1, op: op),
+            filterW: try table.int(Fields.filterWidth, atLeast: 1, op: op),
+            activation: try FusedActivation(table, Fields.fusedActivationFunction, op: op))
     }
 
     public let opName = "MAX_POOL_2D"

@@ -2,15 +2,18 @@ import FlatBufferReader
 import Tensor
 
 /// An operator as a TFLite model holds it, declared by its kernel: the builtin code, the
-/// options table it carries, how that table's fields are read and checked, and how the kernel
-/// is prepared. A kernel that conforms needs one line in the interpreter's registry
-/// (`OperatorRegistry.descriptors`) and nothing in the model reader.
+/// options table it carries, how that table's fields are read and checked, which inputs may be
+/// absent, and how the kernel is prepared. Adding an operator is one kernel file that conforms,
+/// one line in the interpreter's registry (`OperatorRegistry.descriptors`) and its tests;
+/// nothing in the model reader, which only verifies the options table against the schema
+/// (`BuiltinOptionsFields`).
 ///
-/// Loading an operator of `builtin` runs `prepare(inputs:optionsTable:)`: the carried table must
-/// be `optionsType` or none (then every field reads as its schema default), `readOptions` reads
-/// and checks the fields, `prepare(inputs:options:)` checks the operands and builds the kernel.
-/// Every failure is a typed error: `ModelError` for a field that cannot be read or an enum value
-/// outside its schema enum, `KernelError` for anything the kernel cannot run.
+/// Loading an operator of `builtin` runs `prepare(inputs:optionsTable:context:)`: the carried
+/// table must be `optionsType` or none (then every field reads as its schema default),
+/// `readOptions` reads and checks the fields (through `BuiltinOptionsFields`), and
+/// `prepare(inputs:options:context:)` checks the operands and builds the kernel. Every failure
+/// is a typed error: `ModelError` for a field that cannot be read or an enum value outside its
+/// schema enum, `KernelError` for anything the kernel cannot run.
 public protocol OperatorDescriptor: PreparedKernel {
     /// The operator's options, as the kernel takes them.
     associatedtype Options: Sendable
@@ -19,10 +22,65 @@ public protocol OperatorDescriptor: PreparedKernel {
     /// The `BuiltinOptionsType` member the operator carries (e.g. `BuiltinOptionsType.mul`), 0
     /// when the schema gives it no options table.
     static var optionsType: UInt8 { get }
+    /// The input positions at which the model may give -1 (an absent optional input), e.g.
+    /// `[2]` for a convolution's bias. None by default.
+    static var optionalInputPositions: [Int] { get }
     /// Reads and checks the option fields the kernel needs from `table`.
     static func readOptions(_ table: OptionsTable) throws -> Options
     /// Validates the operands (absent optional inputs dropped) and options; builds the kernel.
     static func prepare(inputs: [Operand], options: Options) throws -> Self
+    /// The operator as a load in `context` prepares it. By default the kernel of
+    /// `prepare(inputs:options:)`, whatever the context; the weighted ops build their kernel for
+    /// the context's instruction set, or only validate it when the load does not read weights.
+    static func prepare(inputs: [Operand], options: Options, context: PrepareContext) throws -> PreparedOperator
+}
+
+/// What a load tells every operator it prepares besides its operands and options. Only the
+/// weighted ops (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) read it.
+public struct PrepareContext: Sendable {
+    /// The microkernel family of the kernels that have two.
+    public var instructionSet: KernelInstructionSet
+    /// Whether a CONV_2D leaves a 1×1 filter stored as compressed rows unpacked, for the
+    /// caller to pack (`Conv2D.prepare(inputs:options:instructionSet:defersCompressedRows:)`).
+    public var defersCompressedRows: Bool
+    /// Whether weights are read and packed. Without, the weighted ops are only validated
+    /// (their `validate`, which accepts `ConstantData.unreadFloat32` weights); every other op
+    /// is prepared either way, as none reads float constant values at prepare time.
+    public var readsWeights: Bool
+
+    public init(
+        instructionSet: KernelInstructionSet = .detected, defersCompressedRows: Bool = false,
+        readsWeights: Bool = true
+    ) {
+        self.instructionSet = instructionSet
+        self.defersCompressedRows = defersCompressedRows
+        self.readsWeights = readsWeights
+    }
+}
+
+/// One operator after load-time preparation.
+public enum PreparedOperator: Sendable {
+    /// A kernel ready to run.
+    case kernel(any PreparedKernel)
+    /// A weighted op checked by its `validate` entry point, with no kernel built (the load
+    /// does not read weights: `PrepareContext.readsWeights`).
+    case validated(ValidatedOperator)
+
+    /// Shapes of the outputs, in output order.
+    public var outputShapes: [TensorShape] {
+        switch self {
+        case .kernel(let kernel): return kernel.outputShapes
+        case .validated(let validated): return validated.outputShapes
+        }
+    }
+
+    /// Multiply-accumulates per invocation.
+    public var multiplyAccumulates: Int {
+        switch self {
+        case .kernel(let kernel): return kernel.multiplyAccumulates
+        case .validated(let validated): return validated.multiplyAccumulates
+        }
+    }
 }
 
 /// The options of an operator that has none (no table, or an empty one).
@@ -35,29 +93,23 @@ extension OperatorDescriptor where Options == NoOptions {
 }
 
 extension OperatorDescriptor {
-    /// Checks the carried table's type, reads the options and prepares the kernel.
-    public static func prepare(inputs: [Operand], optionsTable: OptionsTable) throws -> any PreparedKernel {
+    public static var optionalInputPositions: [Int] { [] }
+
+    public static func prepare(inputs: [Operand], options: Options, context: PrepareContext) throws -> PreparedOperator {
+        .kernel(try prepare(inputs: inputs, options: options))
+    }
+
+    /// Checks the carried table's type, reads the options and prepares the operator for
+    /// `context`.
+    public static func prepare(
+        inputs: [Operand], optionsTable: OptionsTable, context: PrepareContext = PrepareContext()
+    ) throws -> PreparedOperator {
         guard optionsTable.type == 0 || optionsTable.type == optionsType else {
             throw KernelError(
                 op: builtin.description,
                 "carries an options table of union type \(optionsTable.type), expected "
                     + (optionsType == 0 ? "none" : "\(optionsType) or none"))
         }
-        return try prepare(inputs: inputs, options: readOptions(optionsTable))
-    }
-}
-
-extension FusedActivation {
-    /// The activation a `fused_activation_function` field names. Throws `KernelError` for TANH
-    /// and SIGN_BIT, which no kernel here fuses.
-    public init(_ value: ActivationFunction, op: String) throws {
-        switch value {
-        case .none: self = .none
-        case .relu: self = .relu
-        case .reluN1To1: self = .reluN1To1
-        case .relu6: self = .relu6
-        case .tanh, .signBit:
-            throw KernelError(op: op, "fused activation \(value) is not supported")
-        }
+        return try prepare(inputs: inputs, options: readOptions(optionsTable), context: context)
     }
 }

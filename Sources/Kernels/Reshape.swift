@@ -1,3 +1,4 @@
+import FlatBufferReader
 import Tensor
 
 /// RESHAPE: the same elements in the same row-major order under a new shape.
@@ -8,7 +9,7 @@ import Tensor
 /// used instead; an absent `newShape` (or the legacy `[0]`) means a scalar.
 /// One new dimension may be -1: it is inferred so that the element counts
 /// match. Output: the new shape, with as many elements as the input.
-public struct Reshape: PreparedKernel {
+public struct Reshape: OperatorDescriptor {
     /// RESHAPE's options (TFLite `ReshapeOptions`).
     public struct Options: Sendable, Hashable {
         /// The `new_shape` field of the options table, if present.
@@ -17,6 +18,21 @@ public struct Reshape: PreparedKernel {
         public init(newShape: [Int32]? = nil) {
             self.newShape = newShape
         }
+    }
+
+    public static let builtin = BuiltinOperator.reshape
+    public static let optionsType = BuiltinOptionsType.reshape
+    /// The shape operand may be absent (the options give the shape).
+    public static let optionalInputPositions = [1]
+
+    /// `ReshapeOptions.new_shape` (absent by default): refused with a `KernelError` unless its
+    /// entries are ≥ -1 with at most one -1, even when a shape operand takes its place.
+    public static func readOptions(_ table: OptionsTable) throws -> Options {
+        let newShape = try table.values(BuiltinOptionsFields.Reshape.newShape)
+        if let shape = newShape, !shape.allSatisfy({ $0 >= -1 }) || shape.filter({ $0 == -1 }).count > 1 {
+            throw KernelError(op: "RESHAPE", "new_shape \(shape) must hold dimensions >= 0 and at most one -1")
+        }
+        return Options(newShape: newShape)
     }
 
     public let opName = "RESHAPE"

@@ -57,8 +57,12 @@ import Testing
         var unprepared: [String] = []
         for descriptor in OperatorRegistry.descriptors where !inModels.contains(descriptor.builtin.description) {
             let noTable = OptionsTable.absent(location: "sweep")
-            if let kernel = (try? descriptor.prepare(inputs: [map], optionsTable: noTable))
-                ?? (try? descriptor.prepare(inputs: [map, map], optionsTable: noTable)) {
+            func kernel(_ inputs: [Operand]) -> (any PreparedKernel)? {
+                guard case .kernel(let kernel)? = try? descriptor.prepare(inputs: inputs, optionsTable: noTable)
+                else { return nil }
+                return kernel
+            }
+            if let kernel = kernel([map]) ?? kernel([map, map]) {
                 kernels.append(kernel)
             } else {
                 unprepared.append(descriptor.builtin.description)
