@@ -48,7 +48,7 @@ enum ModelLayers {
     /// convolution multiply-accumulates). With `channelMajor`, a 1×1 convolution whose filter
     /// comes from a DENSIFY is `.sparsePointwise`, and a depthwise convolution whose input
     /// comes from one or whose output goes to one is `.channelMajorDepthwise`. A convolution
-    /// with a fused activation the kernels do not fuse (TANH, SIGN_BIT) is left out.
+    /// whose options its kernel refuses (e.g. a fused TANH) is left out.
     private static func layers(of model: String, channelMajor: Bool) throws -> [LayerShape] {
         let file = try TFLiteModel(contentsOfFile: try ModelFiles.path(of: model))
         guard let graph = file.subgraphs.first else { return [] }
@@ -73,16 +73,20 @@ enum ModelLayers {
         }
         var layers: [LayerShape] = []
         for (index, op) in graph.operators.enumerated() {
-            let padding: FlatBufferReader.Padding, stride: (Int, Int), activation: ActivationFunction
+            // The options as the kernels read them.
+            let table = file.optionsTable(of: op, location: "\(model) operator \(index) options")
+            let padding: Padding, stride: (Int, Int), activation: FusedActivation
             let kind: LayerShape.Kind
-            switch op.options {
-            case .conv2D(let options) where builtins[index] == .conv2D:
-                (padding, activation) = (options.padding, options.fusedActivation)
-                stride = (Int(options.strideH), Int(options.strideW))
+            switch builtins[index] {
+            case .conv2D:
+                guard let options = try? Conv2D.readOptions(table) else { continue }
+                (padding, activation) = (options.padding, options.activation)
+                stride = (options.strideH, options.strideW)
                 kind = channelMajor && isSparsePointwise(index) ? .sparsePointwise : .conv
-            case .depthwiseConv2D(let options) where builtins[index] == .depthwiseConv2D:
-                (padding, activation) = (options.padding, options.fusedActivation)
-                stride = (Int(options.strideH), Int(options.strideW))
+            case .depthwiseConv2D:
+                guard let options = try? DepthwiseConv2D.readOptions(table) else { continue }
+                (padding, activation) = (options.padding, options.activation)
+                stride = (options.strideH, options.strideW)
                 let neighbours = [producer[op.inputs[0]]].compactMap { $0 } + (consumers[op.outputs[0]] ?? [])
                 kind = channelMajor && neighbours.contains(where: isSparsePointwise) ? .channelMajorDepthwise : .depthwise
             default:
@@ -91,8 +95,7 @@ enum ModelLayers {
             let input = graph.tensors[op.inputs[0]].shape.map(Int.init)     // [1, H, W, Cin]
             let filter = graph.tensors[op.inputs[1]].shape.map(Int.init)    // [Cout, KH, KW, Cin] or [1, KH, KW, Cout]
             let output = graph.tensors[op.outputs[0]].shape.map(Int.init)   // [1, OH, OW, Cout]
-            guard input.count == 4, filter.count == 4, output.count == 4,
-                  let fused = try? FusedActivation(activation, op: model) else { continue }
+            guard input.count == 4, filter.count == 4, output.count == 4 else { continue }
             let outputChannels = kind == .conv || kind == .sparsePointwise ? filter[0] : filter[3]
             let perOutput = filter[1] * filter[2] * (kind == .conv || kind == .sparsePointwise ? input[3] : 1)
             let macs = output[1] * output[2] * outputChannels * perOutput
@@ -100,7 +103,7 @@ enum ModelLayers {
                 model: model, kind: kind, height: input[1], width: input[2],
                 inputChannels: input[3], outputChannels: outputChannels,
                 kernel: (filter[1], filter[2]), stride: stride,
-                padding: padding == .same ? .same : .valid, activation: fused,
+                padding: padding, activation: activation,
                 occurrences: 1, shareOfModelMACs: Double(macs)))
         }
         // `shareOfModelMACs` held each layer's multiply-accumulates: now its share in percent.

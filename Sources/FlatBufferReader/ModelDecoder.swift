@@ -12,8 +12,9 @@ struct DecodedModel {
 
 /// Decodes a verified TFLite flatbuffer into Swift values. Per-value rules that decoding
 /// depends on are checked here (operator codes, opcode indices, enum ranges, shapes and
-/// element counts, sparsity, buffer ranges, options matching their opcode); rules across
-/// values are left to `ModelValidator`.
+/// element counts, sparsity, buffer ranges); rules across values are left to
+/// `ModelValidator`. Options tables are not decoded: each operator keeps its table's type and
+/// position, and the operator's kernel reads the fields it needs (`OptionsTable`).
 struct ModelDecoder {
     let view: FlatBufferView
     /// The bytes `view` reads, which sparse index vectors are read from in place.
@@ -193,92 +194,11 @@ struct ModelDecoder {
         let builtin = operatorCodes[opcodeIndex].builtin
         func what() -> String { "\(location()) (\(builtin))" }
         let type = try view.scalar(table, OperatorField.builtinOptionsType, default: 0 as UInt8, what())
-        let expected = OperatorRules.optionsType(for: builtin)
-        if let expected, type != 0, type != expected {
-            throw ModelError.invalidOptions(
-                what: "\(what()) carries builtin_options of union type \(type), expected type \(expected) or none")
-        }
-        // An absent options table of an operator with a known options type means all defaults.
-        let effectiveType = type == 0 ? (expected ?? 0) : type
         let optionsTable = type == 0 ? nil : try view.table(table, OperatorField.builtinOptions, what())
         return OperatorInfo(
             opcodeIndex: opcodeIndex,
             inputs: (try view.int32s(table, OperatorField.inputs, what()) ?? []).map(Int.init),
             outputs: (try view.int32s(table, OperatorField.outputs, what()) ?? []).map(Int.init),
-            options: try decodeOptions(type: effectiveType, optionsTable, what()),
             optionsType: type, optionsPosition: optionsTable?.position)
-    }
-
-    /// Decodes options of union type `type` from `table`, or the schema defaults when `table` is nil.
-    private func decodeOptions(type: UInt8, _ table: TableView?, _ what: @autoclosure () -> String) throws -> BuiltinOptions {
-        func int32(_ id: Int, _ defaultValue: Int32 = 0) throws -> Int32 {
-            guard let table else { return defaultValue }
-            return try view.scalar(table, id, default: defaultValue, what())
-        }
-        func bool(_ id: Int, _ defaultValue: Bool = false) throws -> Bool {
-            guard let table else { return defaultValue }
-            return try view.bool(table, id, default: defaultValue, what())
-        }
-        func enumeration<E: RawRepresentable>(_ id: Int, _: E.Type, _ name: String) throws -> E where E.RawValue == Int8 {
-            var raw: Int8 = 0
-            if let table { raw = try view.scalar(table, id, default: 0, what()) }
-            guard let value = E(rawValue: raw) else {
-                throw ModelError.invalidEnum(what: "\(what()): \(name)", value: Int64(raw))
-            }
-            return value
-        }
-
-        switch type {
-        case 0:
-            return .none
-        case BuiltinOptionsType.conv2D:
-            typealias F = BuiltinOptionsFields.Conv2D
-            return .conv2D(Conv2DOptions(
-                padding: try enumeration(F.padding.id, Padding.self, "padding"),
-                strideW: try int32(F.strideW.id), strideH: try int32(F.strideH.id),
-                fusedActivation: try enumeration(F.fusedActivationFunction.id, ActivationFunction.self, "fused_activation_function"),
-                dilationWFactor: try int32(F.dilationWFactor.id, 1), dilationHFactor: try int32(F.dilationHFactor.id, 1)))
-        case BuiltinOptionsType.depthwiseConv2D:
-            typealias F = BuiltinOptionsFields.DepthwiseConv2D
-            return .depthwiseConv2D(DepthwiseConv2DOptions(
-                padding: try enumeration(F.padding.id, Padding.self, "padding"),
-                strideW: try int32(F.strideW.id), strideH: try int32(F.strideH.id),
-                depthMultiplier: try int32(F.depthMultiplier.id),
-                fusedActivation: try enumeration(F.fusedActivationFunction.id, ActivationFunction.self, "fused_activation_function"),
-                dilationWFactor: try int32(F.dilationWFactor.id, 1), dilationHFactor: try int32(F.dilationHFactor.id, 1)))
-        case BuiltinOptionsType.pool2D:
-            typealias F = BuiltinOptionsFields.Pool2D
-            return .pool2D(Pool2DOptions(
-                padding: try enumeration(F.padding.id, Padding.self, "padding"),
-                strideW: try int32(F.strideW.id), strideH: try int32(F.strideH.id),
-                filterWidth: try int32(F.filterWidth.id), filterHeight: try int32(F.filterHeight.id),
-                fusedActivation: try enumeration(F.fusedActivationFunction.id, ActivationFunction.self, "fused_activation_function")))
-        case BuiltinOptionsType.fullyConnected:
-            typealias F = BuiltinOptionsFields.FullyConnected
-            return .fullyConnected(FullyConnectedOptions(
-                fusedActivation: try enumeration(F.fusedActivationFunction.id, ActivationFunction.self, "fused_activation_function"),
-                weightsFormat: try enumeration(F.weightsFormat.id, FullyConnectedOptions.WeightsFormat.self, "weights_format"),
-                keepNumDims: try bool(F.keepNumDims.id),
-                asymmetricQuantizeInputs: try bool(F.asymmetricQuantizeInputs.id)))
-        case BuiltinOptionsType.concatenation:
-            typealias F = BuiltinOptionsFields.Concatenation
-            return .concatenation(ConcatenationOptions(
-                axis: try int32(F.axis.id),
-                fusedActivation: try enumeration(F.fusedActivationFunction.id, ActivationFunction.self, "fused_activation_function")))
-        case BuiltinOptionsType.add:
-            typealias F = BuiltinOptionsFields.Add
-            return .add(AddOptions(
-                fusedActivation: try enumeration(F.fusedActivationFunction.id, ActivationFunction.self, "fused_activation_function"),
-                potScaleInt16: try bool(F.potScaleInt16.id, true)))
-        case BuiltinOptionsType.reshape:
-            let newShape = try table.flatMap { try view.int32s($0, BuiltinOptionsFields.Reshape.newShape.id, what()) }
-            return .reshape(ReshapeOptions(newShape: newShape))
-        case BuiltinOptionsType.dequantize:
-            return .dequantize
-        case BuiltinOptionsType.densify:
-            return .densify
-        default:
-            return .other(typeCode: type)
-        }
     }
 }

@@ -57,8 +57,6 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidBuffer(what: String)
     /// A tensor's sparsity description is inconsistent.
     case invalidSparsity(what: String)
-    /// An operator's options are inconsistent with its opcode or hold an invalid value.
-    case invalidOptions(what: String)
     /// The dataflow graph is invalid (tensor written twice, read before produced, cycle...).
     case graph(what: String)
 
@@ -105,8 +103,6 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
             return "invalid buffer: \(what)"
         case let .invalidSparsity(what):
             return "invalid sparsity: \(what)"
-        case let .invalidOptions(what):
-            return "invalid options: \(what)"
         case let .graph(what):
             return "invalid graph: \(what)"
         }

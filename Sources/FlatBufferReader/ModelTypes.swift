@@ -85,8 +85,8 @@ public struct OperatorInfo: Sendable, Equatable {
     public let inputs: [Int]
     /// Tensor indices into the subgraph's `tensors`; never -1.
     public let outputs: [Int]
-    public let options: BuiltinOptions
-    /// The `BuiltinOptions` union type the operator carries (0 when it carries no table).
+    /// The `BuiltinOptions` union type the operator carries (0 when it carries no table), whose
+    /// fields the operator's kernel reads (`TFLiteModel.optionsTable(of:location:)`).
     public let optionsType: UInt8
     /// Where the options table starts (its vtable checked to lie inside the model), nil when absent.
     let optionsPosition: Int?

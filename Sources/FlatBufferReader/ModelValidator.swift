@@ -48,19 +48,13 @@ enum ModelValidator {
             isGraphInput[tensor] = true
         }
 
-        // First pass: indices, optional inputs, options, and who produces each tensor.
+        // First pass: indices and who produces each tensor. An operator input may be -1
+        // (absent); which inputs an operator may leave out is its kernel's to say.
         var producer = [Int](repeating: -1, count: tensorCount)
         for (operatorIndex, op) in subgraph.operators.enumerated() {
             let builtin = model.operatorCodes[op.opcodeIndex].builtin
             func what() -> String { "\(location) operator \(operatorIndex) (\(builtin))" }
-            let optionalPositions = OperatorRules.optionalInputPositions(for: builtin)
-            for (position, tensor) in op.inputs.enumerated() {
-                if tensor == -1 {
-                    if let optionalPositions, !optionalPositions.contains(position) {
-                        throw ModelError.graph(what: "\(what()): input \(position) is -1 (absent), but \(builtin) requires it")
-                    }
-                    continue
-                }
+            for (position, tensor) in op.inputs.enumerated() where tensor != -1 {
                 try checkTensorIndex(tensor, "\(what()): input \(position)")
             }
             for (position, tensor) in op.outputs.enumerated() {
@@ -81,8 +75,6 @@ enum ModelValidator {
                 }
                 producer[tensor] = operatorIndex
             }
-            let outputRank = op.outputs.first.map { subgraph.tensors[$0].shape.count }
-            try OperatorRules.validate(op.options, outputRank: outputRank, where: what())
         }
 
         // Second pass: each input must be available before its operator runs.

@@ -13,7 +13,8 @@ public enum InterpreterError: Error, CustomStringConvertible, Sendable {
     case noSubgraph
     /// An operator this runtime does not implement.
     case unsupportedOperator(index: Int, name: String)
-    /// An option value (e.g. a fused TANH activation) this runtime does not implement.
+    /// A form of an operator this runtime does not implement: a sparse constant input without
+    /// a DENSIFY, or a DEQUANTIZE or DENSIFY whose input is not a constant to fold.
     case unsupportedOption(index: Int, op: String, detail: String)
     /// A tensor element type this runtime cannot compute with.
     case unsupportedTensorType(tensor: String, type: String)

@@ -52,12 +52,14 @@ public struct MaxPool2D: OperatorDescriptor {
     public static func readOptions(_ table: OptionsTable) throws -> Options {
         typealias Fields = BuiltinOptionsFields.Pool2D
         let op = "MAX_POOL_2D"
+        // In the schema's order, so that the first bad field is the one reported.
+        let strideW = try table.int(Fields.strideW, atLeast: 1, op: op)
+        let strideH = try table.int(Fields.strideH, atLeast: 1, op: op)
+        let filterW = try table.int(Fields.filterWidth, atLeast: 1, op: op)
+        let filterH = try table.int(Fields.filterHeight, atLeast: 1, op: op)
         return Options(
-            padding: try Padding(table, Fields.padding),
-            strideH: try table.int(Fields.strideH, atLeast: 1, op: op),
-            strideW: try table.int(Fields.strideW, atLeast: 1, op: op),
-            filterH: try table.int(Fields.filterHeight, atLeast: 1, op: op),
-            filterW: try table.int(Fields.filterWidth, atLeast: 1, op: op),
+            padding: try Padding(table, Fields.padding), strideH: strideH, strideW: strideW,
+            filterH: filterH, filterW: filterW,
             activation: try FusedActivation(table, Fields.fusedActivationFunction, op: op))
     }
 

@@ -47,9 +47,15 @@ struct DecodingTests {
         #expect(graph.operators.map(\.opcodeIndex) == [0, 1, 2])
         #expect(graph.operators.map(\.inputs) == [[0, 1, 2], [3, 0], [5]])
         #expect(graph.operators.map(\.outputs) == [[3], [4], [6]])
-        #expect(graph.operators[0].options == .conv2D(Conv2DOptions(padding: .valid, strideW: 1, strideH: 1)))
-        #expect(graph.operators[1].options == .add(AddOptions(fusedActivation: .relu, potScaleInt16: true)))
-        #expect(graph.operators[2].options == .densify)
+        #expect(graph.operators.map(\.optionsType) == [BuiltinOptionsType.conv2D, BuiltinOptionsType.add, 0])
+        typealias Conv = BuiltinOptionsFields.Conv2D
+        let conv = model.optionsTable(of: graph.operators[0], location: "conv")
+        #expect(try conv.value(Conv.padding) == 1)  // VALID
+        #expect(try [conv.value(Conv.strideW), conv.value(Conv.strideH)] == [1, 1])
+        #expect(try [conv.value(Conv.dilationWFactor), conv.value(Conv.dilationHFactor)] == [1, 1])  // defaults
+        let add = model.optionsTable(of: graph.operators[1], location: "add")
+        #expect(try add.value(BuiltinOptionsFields.Add.fusedActivationFunction) == 1)  // RELU
+        #expect(try add.value(BuiltinOptionsFields.Add.potScaleInt16))  // default true
     }
 
     /// One operator per decoded options table, each reading the graph input (tensor 0,
@@ -114,27 +120,72 @@ struct DecodingTests {
             .dequantize, .pad, .gelu, .logistic,
         ])
         #expect(model.operatorCodes[3].version == 9)
-        let options = model.subgraphs[0].operators.map(\.options)
-        #expect(options == [
-            .add(AddOptions(fusedActivation: .none, potScaleInt16: true)),
-            .depthwiseConv2D(DepthwiseConv2DOptions(
-                padding: .same, strideW: 2, strideH: 1, depthMultiplier: 0, fusedActivation: .none,
-                dilationWFactor: 1, dilationHFactor: 1)),
-            .pool2D(Pool2DOptions(padding: .same, strideW: 2, strideH: 2, filterWidth: 3, filterHeight: 3)),
-            .fullyConnected(FullyConnectedOptions(
-                fusedActivation: .none, weightsFormat: .default, keepNumDims: false, asymmetricQuantizeInputs: false)),
-            // MEAN, RESIZE_BILINEAR and DEPTH_TO_SPACE read their own tables (OptionsTable).
-            .other(typeCode: 27),
-            .other(typeCode: 15),
-            .other(typeCode: 94),
-            .reshape(ReshapeOptions(newShape: [1, -1, 8])),
-            .dequantize,
-            .other(typeCode: 22),
-            .other(typeCode: 116),
-            .none,
-        ])
+        let operators = model.subgraphs[0].operators
+        #expect(operators.map(\.optionsType) == [0, 2, 5, 0, 27, 15, 94, 17, 0, 22, 116, 0])
+        func table(_ index: Int) -> OptionsTable { model.optionsTable(of: operators[index], location: "operator \(index)") }
+        // ADD without a table: every field at its schema default.
+        #expect(try table(0).value(BuiltinOptionsFields.Add.fusedActivationFunction) == 0)
+        #expect(try table(0).value(BuiltinOptionsFields.Add.potScaleInt16))
+        typealias Depthwise = BuiltinOptionsFields.DepthwiseConv2D
+        #expect(try [Depthwise.padding, Depthwise.fusedActivationFunction].map { try table(1).value($0) } == [0, 0])
+        #expect(try [Depthwise.strideW, Depthwise.strideH, Depthwise.depthMultiplier, Depthwise.dilationWFactor,
+                     Depthwise.dilationHFactor].map { try table(1).value($0) } == [2, 1, 0, 1, 1])
+        typealias Pool = BuiltinOptionsFields.Pool2D
+        #expect(try [Pool.strideW, Pool.strideH, Pool.filterWidth, Pool.filterHeight].map { try table(2).value($0) }
+            == [2, 2, 3, 3])
+        #expect(try !table(3).value(BuiltinOptionsFields.FullyConnected.keepNumDims))
+        #expect(try table(4).value(BuiltinOptionsFields.Reducer.keepDims))
+        #expect(try table(5).value(BuiltinOptionsFields.ResizeBilinear.halfPixelCenters))
+        #expect(try !table(5).value(BuiltinOptionsFields.ResizeBilinear.alignCorners))
+        #expect(try table(6).value(BuiltinOptionsFields.DepthToSpace.blockSize) == 2)
+        #expect(try table(7).values(BuiltinOptionsFields.Reshape.newShape) == [1, -1, 8])
+        #expect(try table(0).values(BuiltinOptionsFields.Reshape.newShape) == nil)
         // The optional bias (-1) survives decoding.
         #expect(model.subgraphs[0].operators[3].inputs == [0, 1, -1])
+    }
+
+    /// A field the verifier does not check (a MulOptions table, which has no field 1, holding
+    /// one there) that lies outside its table's inline bytes: `OptionsTable` refuses to read it
+    /// as another table's field, and an enum value outside its enum is a typed error too.
+    @Test("options fields are read within their table and enum")
+    func optionsReadsAreChecked() throws {
+        let bytes = { (vtableInlineSize: UInt16?) -> [UInt8] in
+            var model = TestModel()
+            model.operatorCodes = [.init(deprecatedBuiltinCode: 18)]  // MUL
+            model.subgraphs = [TestModel.SubGraph(
+                tensors: (0..<3).map { TestModel.Tensor(name: "t\($0)", type: 0, shape: [4], buffer: 0) },
+                inputs: [0, 1], outputs: [2],
+                operators: [.init(opcodeIndex: 0, inputs: [0, 1], outputs: [2], optionsType: 21, options: [1: .int32(7)])])]
+            var encoded = model.encode()
+            if let vtableInlineSize {
+                let op = encoded.positions["operator0"]!
+                let options = Bytes.field(4, ofTable: op, encoded.bytes)
+                let table = options + Int(Bytes.read(UInt32.self, encoded.bytes, at: options))
+                Bytes.write(vtableInlineSize, &encoded.bytes, at: Bytes.vtable(ofTable: table, encoded.bytes) + 2)
+            }
+            return encoded.bytes
+        }
+        func table(_ vtableInlineSize: UInt16?) throws -> OptionsTable {
+            let model = try TFLiteModel(bytes: ModelBytes(bytes: bytes(vtableInlineSize)))
+            return model.optionsTable(of: model.subgraphs[0].operators[0], location: "operator 0 (MUL) options")
+        }
+        // Read as Conv2DOptions.stride_w (field 1): 7 when it lies inside the table.
+        #expect(try table(nil).value(BuiltinOptionsFields.Conv2D.strideW) == 7)
+        let error = #expect(throws: ModelError.self) { try table(4).value(BuiltinOptionsFields.Conv2D.strideW) }
+        guard case .malformed(let what)? = error else {
+            Issue.record("expected a malformed-table error, got \(String(describing: error))")
+            return
+        }
+        #expect(what.contains("operator 0 (MUL) options: stride_w (field 1) at offset"), "\(what)")
+        // Field 1's low byte read as FullyConnectedOptions.weights_format, an enum of 0 and 1.
+        enum WeightsFormat: Int8 { case `default`, shuffled4x16Int8 }
+        let enumError = #expect(throws: ModelError.self) {
+            try table(nil).enumeration(
+                BuiltinOptionsFields.FullyConnected.weightsFormat, as: WeightsFormat.self,
+                schemaEnum: "FullyConnectedOptionsWeightsFormat")
+        }
+        #expect(enumError == .invalidEnum(
+            what: "operator 0 (MUL) options: weights_format (FullyConnectedOptionsWeightsFormat)", value: 7))
     }
 
     /// The base model with tensor 5 replaced by a `[4, 4]` tensor stored as 1x2 blocks:

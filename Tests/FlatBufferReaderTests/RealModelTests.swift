@@ -95,26 +95,34 @@ struct RealModelTests {
         let graph = model.subgraphs[0]
         for (index, op) in graph.operators.enumerated() {
             let builtin = model.operatorCodes[op.opcodeIndex].builtin
-            switch (builtin, op.options) {
-            case let (.conv2D, .conv2D(options)):
-                #expect(options.strideW >= 1 && options.strideH >= 1, "operator \(index)")
-                #expect(options.dilationWFactor >= 1 && options.dilationHFactor >= 1, "operator \(index)")
-            case let (.depthwiseConv2D, .depthwiseConv2D(options)):
-                #expect(options.strideW >= 1 && options.strideH >= 1, "operator \(index)")
-            case let (.maxPool2D, .pool2D(options)):
-                #expect(options.filterWidth >= 1 && options.filterHeight >= 1, "operator \(index)")
-            case (.add, .add), (.concatenation, .concatenation), (.reshape, .reshape),
-                (.dequantize, .dequantize), (.densify, .densify), (.fullyConnected, .fullyConnected),
-                (.logistic, .none), (.prelu, .none):
-                break
-            // Their kernels read their options tables themselves (OperatorDescriptor).
-            case (.pad, .none), (.pad, .other(typeCode: BuiltinOptionsType.pad)),
-                (.resizeBilinear, .none), (.resizeBilinear, .other(typeCode: BuiltinOptionsType.resizeBilinear)),
-                (.depthToSpace, .none), (.depthToSpace, .other(typeCode: BuiltinOptionsType.depthToSpace)),
-                (.mean, .none), (.mean, .other(typeCode: BuiltinOptionsType.reducer)):
-                break
+            // The table each op carries, if any, is its own, and its geometry is positive.
+            let table = model.optionsTable(of: op, location: "operator \(index) (\(builtin)) options")
+            let expectedType: [BuiltinOperator: UInt8] = [
+                .conv2D: BuiltinOptionsType.conv2D, .depthwiseConv2D: BuiltinOptionsType.depthwiseConv2D,
+                .maxPool2D: BuiltinOptionsType.pool2D, .add: BuiltinOptionsType.add,
+                .concatenation: BuiltinOptionsType.concatenation, .reshape: BuiltinOptionsType.reshape,
+                .dequantize: BuiltinOptionsType.dequantize, .densify: BuiltinOptionsType.densify,
+                .fullyConnected: BuiltinOptionsType.fullyConnected, .pad: BuiltinOptionsType.pad,
+                .resizeBilinear: BuiltinOptionsType.resizeBilinear, .depthToSpace: BuiltinOptionsType.depthToSpace,
+                .mean: BuiltinOptionsType.reducer, .logistic: 0, .prelu: 0,
+            ]
+            guard let expected = expectedType[builtin] else {
+                Issue.record("operator \(index) (\(builtin)) is not an op of these models")
+                continue
+            }
+            #expect(op.optionsType == 0 || op.optionsType == expected, "operator \(index) (\(builtin))")
+            switch builtin {
+            case .conv2D:
+                typealias F = BuiltinOptionsFields.Conv2D
+                #expect(try [F.strideW, F.strideH, F.dilationWFactor, F.dilationHFactor].allSatisfy { try table.value($0) >= 1 })
+            case .depthwiseConv2D:
+                typealias F = BuiltinOptionsFields.DepthwiseConv2D
+                #expect(try [F.strideW, F.strideH].allSatisfy { try table.value($0) >= 1 }, "operator \(index)")
+            case .maxPool2D:
+                typealias F = BuiltinOptionsFields.Pool2D
+                #expect(try [F.filterWidth, F.filterHeight].allSatisfy { try table.value($0) >= 1 }, "operator \(index)")
             default:
-                Issue.record("operator \(index) (\(builtin)) decoded with options \(op.options)")
+                break
             }
         }
         // Every DEQUANTIZE reads fp16 weights: a constant whose buffer holds exactly its values,
