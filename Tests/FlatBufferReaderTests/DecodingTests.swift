@@ -58,7 +58,7 @@ struct DecodingTests {
         #expect(try add.value(BuiltinOptionsFields.Add.potScaleInt16))  // default true
     }
 
-    /// One operator per decoded options table, each reading the graph input (tensor 0,
+    /// One operator per options table, each reading the graph input (tensor 0,
     /// `[1, 4, 4, 8]`) and the constant tensor 1 (`[8]`), writing its own output tensor.
     private func model(
         codes: [TestModel.OperatorCode], operators: [TestModel.Operator]

@@ -3,8 +3,7 @@ import TestSupport
 extension TestModel {
     /// Operator code indices of `valid`.
     enum Code {
-        static let conv2D: UInt32 = 0, add: UInt32 = 1, densify: UInt32 = 2, reshape: UInt32 = 3
-        static let concatenation: UInt32 = 4
+        static let conv2D: UInt32 = 0, add: UInt32 = 1, densify: UInt32 = 2
     }
 
     /// Conv2DOptions with strides 1 and the given padding.
