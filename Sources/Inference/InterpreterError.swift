@@ -13,6 +13,8 @@ public enum InterpreterError: Error, CustomStringConvertible, Sendable {
     case noSubgraph
     /// An operator this runtime does not implement.
     case unsupportedOperator(index: Int, name: String)
+    /// A CUSTOM operator whose `custom_code` no kernel here implements.
+    case unsupportedCustomOperator(index: Int, code: String)
     /// A form of an operator this runtime does not implement: a sparse constant input without
     /// a DENSIFY, or a DEQUANTIZE or DENSIFY whose input is not a constant to fold.
     case unsupportedOption(index: Int, op: String, detail: String)
@@ -37,6 +39,8 @@ public enum InterpreterError: Error, CustomStringConvertible, Sendable {
             return "the model has no subgraph"
         case .unsupportedOperator(let index, let name):
             return "operator \(index): \(name) is not supported"
+        case .unsupportedCustomOperator(let index, let code):
+            return "operator \(index): custom operator '\(code)' is not supported"
         case .unsupportedOption(let index, let op, let detail):
             return "operator \(index) (\(op)): unsupported option: \(detail)"
         case .unsupportedTensorType(let tensor, let type):

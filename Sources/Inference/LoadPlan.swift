@@ -215,7 +215,7 @@ struct LoadPlan {
             // The operands in input order, nil for each absent (-1) input.
             var present = operands.makeIterator()
             return try OperatorRegistry.prepare(
-                builtin: builtin,
+                builtin: builtin, customCode: model.operatorCodes[op.opcodeIndex].customCode,
                 optionsTable: model.optionsTable(of: op, location: "operator \(index) (\(builtin)) options"),
                 inputs: op.inputs.map { $0 >= 0 ? present.next() : nil }, index: index, context: context)
         }

@@ -26,6 +26,7 @@ enum OperatorRegistry {
             HardSwish.self,
             Tanh.self,
             Mul.self,
+            Relu.self,
         ]
     }
 
@@ -44,18 +45,24 @@ enum OperatorRegistry {
     ///   - inputs: the operator's inputs in order, nil where the model gives -1 (absent), which
     ///     only the descriptor's `optionalInputPositions` accept; absent ones are dropped
     ///     before the descriptor prepares the operator.
-    /// - Throws: `InterpreterError.unsupportedOperator` for an op without a descriptor,
+    ///   - customCode: the operator code's `custom_code`, for a CUSTOM operator.
+    /// - Throws: `InterpreterError.unsupportedOperator` for an op without a descriptor
+    ///   (`.unsupportedCustomOperator`, naming its code, for a CUSTOM one),
     ///   `.unsupportedOption` for a folded op that was not folded, `.invalidOperator` for what
     ///   the kernel refuses (or an absent required input), `.invalidModel` for an options field
     ///   that cannot be read.
     static func prepare(
-        builtin: BuiltinOperator, optionsTable: OptionsTable, inputs: [Operand?], index: Int, context: PrepareContext
+        builtin: BuiltinOperator, customCode: String? = nil, optionsTable: OptionsTable, inputs: [Operand?], index: Int,
+        context: PrepareContext
     ) throws -> PreparedOperator {
         let name = builtin.description
         guard let descriptor = descriptors.first(where: { $0.builtin == builtin }) else {
             if foldedOperators.contains(builtin) {
                 throw InterpreterError.unsupportedOption(
                     index: index, op: name, detail: "only constant inputs are supported (folded at load time)")
+            }
+            if builtin == .custom, let customCode {
+                throw InterpreterError.unsupportedCustomOperator(index: index, code: customCode)
             }
             throw InterpreterError.unsupportedOperator(index: index, name: name)
         }

@@ -213,4 +213,19 @@ private typealias Support = ElementwiseTestSupport
         #expect(try SingleOperatorModel.run(model(axis: -1), inputs: [[1, 2]], mode: .reference) == [1, 2, 5, 6])
         SingleOperatorModel.expectInvalidOperator(model(axis: 4), "axis 4 is out of range for rank-4 input")
     }
+
+    /// An operator no kernel implements is refused by name; a CUSTOM one by its custom code.
+    @Test func operatorsWithoutAKernelAreNamed() {
+        let floor = SingleOperatorModel.bytes(.floor, inputs: [.init(shape: [4])], outputShape: [4])
+        SingleOperatorModel.expectLoadError(floor) {
+            if case .unsupportedOperator(0, "FLOOR") = $0 { return true }
+            return false
+        }
+        let custom = SingleOperatorModel.bytes(
+            .custom, inputs: [.init(shape: [4])], outputShape: [4], customCode: "Landmarks2TransformMatrix")
+        SingleOperatorModel.expectLoadError(custom) {
+            guard case .unsupportedCustomOperator(0, "Landmarks2TransformMatrix") = $0 else { return false }
+            return "\($0)" == "operator 0: custom operator 'Landmarks2TransformMatrix' is not supported"
+        }
+    }
 }

@@ -39,15 +39,17 @@ enum SingleOperatorModel {
     /// A model whose one operator of `builtin` reads tensors `0..<inputs.count` (graph inputs
     /// unless constant) and writes tensor `inputs.count` of `outputShape`, the graph output.
     /// `optionsType` and `options` become the operator's `builtin_options` union (absent when
-    /// nil); `operatorInputs` replaces the operator's input list (e.g. to add a -1).
+    /// nil); `operatorInputs` replaces the operator's input list (e.g. to add a -1);
+    /// `customCode` names a CUSTOM operator.
     static func bytes(
         _ builtin: BuiltinOperator, inputs: [Input], outputShape: [Int32], optionsType: UInt8? = nil,
-        options: [Int: TestModel.Field]? = nil, operatorInputs: [Int32]? = nil
+        options: [Int: TestModel.Field]? = nil, operatorInputs: [Int32]? = nil, customCode: String? = nil
     ) -> [UInt8] {
         var model = TestModel()
         model.operatorCodes = [
             TestModel.OperatorCode(
-                deprecatedBuiltinCode: Int8(clamping: builtin.rawValue), builtinCode: builtin.rawValue, version: 1),
+                deprecatedBuiltinCode: Int8(clamping: builtin.rawValue), builtinCode: builtin.rawValue,
+                customCode: customCode, version: 1),
         ]
         var graph = TestModel.SubGraph()
         for (index, input) in inputs.enumerated() {
