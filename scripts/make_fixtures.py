@@ -21,8 +21,9 @@ the graphs' intermediate results, for the golden tests of Tests/PipelineTests.
   ImageToTensorCalculator cuts them (its OpenCV arithmetic, scripts/make_opencv_crops.py):
   pose_detection letterboxes `bus`, palm_detection_* `t1_cards_left`, pose_landmark_full warps
   `bus_man` by the legacy graph's ROI from the detection, hand_landmark_* `t1_chip` by the legacy
-  graph's first ROI from a palm detection. Their LiteRT outputs are made by
-  scripts/make_model_references.py.
+  graph's first ROI from a palm detection; face_detection_short_range letterboxes `grace_hopper`
+  and face_landmark warps it by the legacy face mesh graph's (face_landmark_front_cpu) first ROI
+  from a face detection. Their LiteRT outputs are made by scripts/make_model_references.py.
 - inputs.json: every image and frame with its size and the FNV-1a 64 hash of its RGB bytes.
 
 Floats are the shortest decimals that round-trip to the same float32. Every confidence is 0.5.
@@ -57,6 +58,8 @@ TENSOR_INPUTS = {
     "palm_detection_lite": ("t1_cards_left", "letterbox", 192, (0, 1)),
     "hand_landmark_full": ("t1_chip", "hand_rect_from_palm_detection", 224, (0, 1)),
     "hand_landmark_lite": ("t1_chip", "hand_rect_from_palm_detection", 224, (0, 1)),
+    "face_detection_short_range": ("grace_hopper", "letterbox", 128, (-1, 1)),
+    "face_landmark": ("grace_hopper", "face_rect_from_detection", 192, (0, 1)),
 }
 
 
@@ -103,6 +106,22 @@ class Runs:
                 "handlandmarkcpu__ThresholdingCalculator.threshold": CONFIDENCE},
             outputs=["multi_hand_landmarks", "multi_hand_world_landmarks", "multi_handedness", "palm_detections",
                      "hand_rects_from_palm_detections", "hand_rects_from_landmarks"])
+
+    def legacy_face_rects(self, pixels):
+        """The face mesh graph's (face_landmark_front_cpu, static image, one face) ROIs from
+        its face detections, as JSON rects."""
+        graph = self.SolutionBase(
+            binary_graph_path="mediapipe/modules/face_landmark/face_landmark_front_cpu.binarypb",
+            side_inputs={"num_faces": 1, "with_attention": False, "use_prev_landmarks": False},
+            calculator_params={
+                "facedetectionshortrangecpu__facedetectionshortrange__facedetection__TensorsToDetectionsCalculator"
+                ".min_score_thresh":
+                    CONFIDENCE,
+                "facelandmarkcpu__ThresholdingCalculator.threshold": CONFIDENCE},
+            outputs=["multi_face_landmarks", "face_rects_from_detections"])
+        with graph:
+            result = graph.process(pixels)
+        return [self.rect(r) for r in result.face_rects_from_detections or []]
 
     def landmark(self, p, with_scores):
         point = {"x": self.f32(p.x), "y": self.f32(p.y), "z": self.f32(p.z)}
@@ -250,8 +269,9 @@ def tensor_input(pixels, how, side, legacy):
     if how == "letterbox":
         roi_width, roi_height = pad_roi(width, height, side, side)
         return crop(pixels, F(width) / 2, F(height) / 2, roi_width, roi_height, 0, side, side, cv2.BORDER_CONSTANT)
-    rect = (legacy["intermediate"]["pose_rect_from_detection"] if how == "pose_rect_from_detection"
-            else legacy["intermediate"]["hand_rects_from_palm_detections"][0])
+    rect = {"pose_rect_from_detection": lambda: legacy["intermediate"]["pose_rect_from_detection"],
+            "hand_rect_from_palm_detection": lambda: legacy["intermediate"]["hand_rects_from_palm_detections"][0],
+            "face_rect_from_detection": lambda: legacy["face_rects_from_detections"][0]}[how]()
     roi_side = F(max(rect["width"] * width, rect["height"] * height))
     return crop(pixels, F(rect["x_center"] * width), F(rect["y_center"] * height), roi_side, roi_side,
                 rect["rotation"], side, side, cv2.BORDER_REPLICATE)
@@ -354,12 +374,16 @@ def main():
 
     tensors = {}
     for model, (name, how, side, value_range) in TENSOR_INPUTS.items():
-        legacy = legacy_hands[("full", name)] if how.startswith("hand") else legacy_pose[name]
+        if how.startswith("face"):
+            legacy = {"face_rects_from_detections": runs.legacy_face_rects(images[name])}
+        else:
+            legacy = legacy_hands[("full", name)] if how.startswith("hand") else legacy_pose[name]
         pixels = tensor_input(images[name], how, side, legacy)
         relative = f"tensors/{model}/input.png"
         (OUTPUT / relative).parent.mkdir(parents=True, exist_ok=True)
         Image.fromarray(pixels, mode="RGB").save(OUTPUT / relative, format="PNG")
         tensors[model] = {"file": relative, "image": name, "cut": how, "side": side, "range": list(value_range),
+                          **({"rect": legacy["face_rects_from_detections"][0]} if how.startswith("face") else {}),
                           "to_float": "pixel / 127.5 - 1" if value_range == (-1, 1) else "pixel / 255",
                           "rgb_fnv1a64": fnv1a64(pixels.tobytes())}
     write_json("inputs.json", {

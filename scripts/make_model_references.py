@@ -31,7 +31,7 @@ from avx2_emulation import describe_cpu, run_as_avx2_cpu  # noqa: E402
 SCRIPT = "make_model_references.py"
 FIXTURES = REPO_ROOT / "Tests" / "Fixtures"
 MODELS = ["pose_detection", "pose_landmark_full", "palm_detection_full", "palm_detection_lite",
-          "hand_landmark_full", "hand_landmark_lite"]
+          "hand_landmark_full", "hand_landmark_lite", "face_detection_short_range", "face_landmark"]
 
 
 def fnv1a64(data):

@@ -104,7 +104,7 @@ struct RealModelTests {
                 .dequantize: BuiltinOptionsType.dequantize, .densify: BuiltinOptionsType.densify,
                 .fullyConnected: BuiltinOptionsType.fullyConnected, .pad: BuiltinOptionsType.pad,
                 .resizeBilinear: BuiltinOptionsType.resizeBilinear, .depthToSpace: BuiltinOptionsType.depthToSpace,
-                .mean: BuiltinOptionsType.reducer, .logistic: 0, .prelu: 0,
+                .mean: BuiltinOptionsType.reducer, .logistic: 0, .prelu: 0, .relu: 0,
             ]
             guard let expected = expectedType[builtin] else {
                 Issue.record("operator \(index) (\(builtin)) is not an op of these models")

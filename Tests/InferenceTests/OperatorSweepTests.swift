@@ -8,7 +8,7 @@ import Testing
 
 /// One sweep over every operator the registry prepares, every kernel family this CPU runs
 /// (`KernelInstructionSet.supported`, each channel-last and with its channel-major regions)
-/// and the shapes the model benchmarks time: every operator of the six models, prepared as the
+/// and the shapes the model benchmarks time: every operator of the models of `ModelGoldenTests`, prepared as the
 /// interpreter prepares it (fused, padding folded, weights packed), run alone on seeded random
 /// activations (uniform in -1...1); the registry's declared ops that no model uses, at a map of
 /// the models' size (`standaloneOperators`): a new op is swept with no line here.
@@ -35,7 +35,7 @@ import Testing
         return String(name.prefix { $0 != "+" && $0 != "(" })
     }
 
-    /// The registry ops the six models' nodes run.
+    /// The registry ops the nodes of those models run.
     static func opsInModels() throws -> Set<String> {
         try Set(ModelGoldenTests.models.flatMap { model in
             try PreparedModel(
@@ -45,7 +45,7 @@ import Testing
         })
     }
 
-    /// The registry's declared ops (`OperatorRegistry.descriptors`) that no node of the six
+    /// The registry's declared ops (`OperatorRegistry.descriptors`) that no node of those
     /// models runs, each prepared with its options' schema defaults (no options table) on a
     /// 64×64 map of 24 channels, the size of palm_detection's and pose_landmark_full's early
     /// layers: as a one-input op, or else as an element-wise op of two maps. Returns the
