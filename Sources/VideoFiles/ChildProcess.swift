@@ -53,10 +53,26 @@ final class ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
         for descriptor in pipes.joined() { posix_spawn_file_actions_addclose(&actions, descriptor) }
 
+        // The child runs in a process group of its own, so that an interrupt from the terminal
+        // (Ctrl-C) reaches this process alone, which then ends the child (`terminate()`, a closed
+        // pipe) or lets it finish; and it starts with the default actions for SIGINT and SIGTERM,
+        // which a caller that handles them itself has set to be ignored (ignored signals stay
+        // ignored across exec), so that `terminate()` stops it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaultSignals = sigset_t()
+        sigemptyset(&defaultSignals)
+        sigaddset(&defaultSignals, SIGINT)
+        sigaddset(&defaultSignals, SIGTERM)
+        posix_spawnattr_setsigdefault(&attributes, &defaultSignals)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let status = posix_spawnp(&child, arguments[0], &actions, nil, argv, environ)
+        let status = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, environ)
         // The child's ends.
         close(outputPipe[1])
         close(errorPipe[1])

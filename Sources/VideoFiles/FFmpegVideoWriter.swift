@@ -11,8 +11,8 @@ import Darwin
 /// process reading them on its standard input.
 ///
 /// The video has exactly the frames written, at a constant `framesPerSecond`. ffmpeg writes to
-/// a temporary name beside the output (same extension, so the same format) which `finish()`
-/// renames once ffmpeg has succeeded: a file under the output's name is always whole.
+/// a temporary name beside the output (`PartialFileName`: same extension, so the same format)
+/// which `finish()` renames once ffmpeg has succeeded: a file under the output's name is always whole.
 /// `cancel()`, a failure or `deinit` without `finish()` removes the temporary file.
 ///
 /// Not thread-safe: use one writer from one thread at a time.
@@ -35,7 +35,11 @@ public final class FFmpegVideoWriter {
     /// Frames written so far.
     public private(set) var frameCount = 0
 
-    private let temporaryPath: String
+    /// Where ffmpeg writes until `finish()` renames it to `path` (`PartialFileName`).
+    public let temporaryPath: String
+    /// The ffmpeg process's id, until `finish()` or `cancel()` has waited for it.
+    public var processIdentifier: pid_t { process.pid }
+
     private let process: ChildProcess
     private let messages = ErrorLines()
     private let errorReader = DispatchGroup()
@@ -59,7 +63,7 @@ public final class FFmpegVideoWriter {
         self.width = width
         self.height = height
         self.layout = layout
-        temporaryPath = Self.temporaryPath(for: path)
+        temporaryPath = PartialFileName.path(for: path)
         process = try ChildProcess([
             "ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-loglevel", "error", "-y",
             "-f", "rawvideo", "-pix_fmt", layout.rawValue, "-video_size", "\(width)x\(height)",
@@ -144,18 +148,6 @@ public final class FFmpegVideoWriter {
     private func lastMessages(or fallback: String) -> String {
         let lines = messages.last(3)
         return lines.isEmpty ? fallback : lines.joined(separator: " / ")
-    }
-
-    /// `folder/.name.landmarker-partial.ext`: hidden, in the output's folder (so the rename
-    /// stays on one file system), with the output's extension (which selects the format).
-    static func temporaryPath(for path: String) -> String {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[...$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let dot = name.lastIndex(of: ".")
-        let stem = dot.map { String(name[..<$0]) } ?? name
-        let ext = dot.map { String(name[$0...]) } ?? ""
-        return "\(folder).\(stem).landmarker-partial.\(getpid())\(ext)"
     }
 
     /// A rate as ffmpeg reads it: an integer, or a fraction over 1000.
