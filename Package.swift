@@ -157,6 +157,8 @@ let package = Package(
             name: "InferenceTests", dependencies: ["Inference", "FlatBufferReader", "Kernels", "Tensor", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CLibYUV", "TestSupport"]),
         .testTarget(name: "VideoFilesTests", dependencies: ["VideoFiles", "ImageIO", "TestSupport"]),
+        // The command-line tool's own logic (output planning, exit statuses), on the executable's module.
+        .testTarget(name: "LandmarkerCLITests", dependencies: ["landmarker", "VideoFiles"]),
         .testTarget(
             name: "PipelineTests",
             dependencies: ["Pipeline", "MediaPipeTasksVision", "MLKit", "ImageIO", "Inference", "Kernels", "TestSupport"]),

@@ -6,8 +6,15 @@
 #     frame count, rate and size; the same for `hand` on the hand clip; every frame's line holds
 #     one track id per pose or hand (`trackIds`);
 #   - a batch of images with an unreadable one: one line each, an error line, exit status 1, and
-#     no track ids; `--smooth-each-track` refused for images; a negative number given to an
-#     option that takes a number refused by the option's range (exit status 64);
+#     no track ids; a single unreadable image with --json: its error object, exit status 1;
+#   - usage errors, exit status 64 and nothing written: options that do not apply to the input
+#     (`--smooth-each-track`, `--fps`, `--quiet`), no input, an image mixed with a video, a
+#     negative number refused by the option's range, an option of another subcommand (named as
+#     that subcommand's), and every output that would collide or clobber (two images of one
+#     name into one folder without --keep-paths, an output that is the input, --annotate and
+#     --mask naming one file, a name of another format, a folder under a file);
+#   - SIGINT / SIGTERM during an annotated video run: exit status 130 / 143, one line, no
+#     partial file left; a dead run's partial file removed by the next run writing that output;
 #   - without ffmpeg on PATH: a video file gives an error naming the package, a Y4M stream
 #     still runs.
 # Usage: scripts/check_video_cli.sh LANDMARKER_BINARY   (samples from scripts/fetch_samples.sh)
@@ -78,10 +85,50 @@ print(f"check_video_cli: batch of 3 with an unreadable image: {len(lines)} lines
 sys.exit(0 if ok else 1)
 PY
 ((status == 1)) || fail "the batch with an unreadable image exited with $status, expected 1"
+# A single image that fails gives its error object with --json too.
 status=0
-"$bin" pose "$samples/bus.jpg" --smooth-each-track > /dev/null 2> smooth.err || status=$?
-((status == 1)) && grep -q "smooth-each-track applies to video input" smooth.err \
-  || fail "--smooth-each-track on an image: status $status, $(cat smooth.err)"
+"$bin" pose broken.jpg --json > single.json 2> single.err || status=$?
+((status == 1)) && python3 -c 'import json, sys; sys.exit("error" not in json.load(open(sys.argv[1])))' single.json \
+  || fail "a single unreadable image with --json: status $status, $(cat single.json single.err)"
+
+# Usage errors: exit status 64 with the message, before any work, nothing written. Each case is
+# "ARGUMENTS|MESSAGE" (the arguments split on spaces; @ stands for the samples folder).
+mkdir -p a b refused
+cp "$samples/bus.jpg" a/x.jpg
+cp "$samples/zidane.jpg" b/x.jpg
+cp "$samples/zidane.jpg" input.png
+touch afile
+while IFS='|' read -r arguments message; do
+  [[ -n "$arguments" ]] || continue
+  status=0
+  # shellcheck disable=SC2086  # the arguments are words
+  "$bin" ${arguments//@/$samples} > usage.out 2> usage.err || status=$?
+  ((status == 64)) && grep -qF -- "$message" usage.err || fail "$arguments: status $status, $(cat usage.err)"
+done <<'CASES'
+pose @/bus.jpg --smooth-each-track|--smooth-each-track applies to video input
+pose|give image files, a video file or a folder of frames
+pose @/bus.jpg --fps 25|--fps applies to a folder of frames
+pose pose.mp4 --fps 25|--fps applies to a folder of frames: pose.mp4 carries its own timing
+pose @/bus.jpg --quiet|--quiet applies to video input
+pose @/bus.jpg pose.mp4|pose.mp4 is a video
+hand --smooth-each-track @/bus.jpg|Unknown option '--smooth-each-track' for 'landmarker hand': an option of 'landmarker pose'
+pose --lite @/bus.jpg|Unknown option '--lite' for 'landmarker pose': an option of 'landmarker hand'
+pose a/x.jpg b/x.jpg --annotate refused/out|a/x.jpg and b/x.jpg would both be written to refused/out/x.png
+pose a/x.jpg b/x.jpg --mask refused/out|give --keep-paths
+pose input.png --annotate ./input.png|--annotate ./input.png would overwrite the input input.png
+pose a/x.jpg --annotate refused/X.png --mask refused/X.png|--annotate refused/X.png and --mask refused/X.png would both write refused/X.png
+pose a/x.jpg --annotate refused/out.jpg|--annotate refused/out.jpg: the name says another format
+hand pose.mp4 --annotate refused/out.png|--annotate refused/out.png: the name says another format
+pose a/x.jpg --annotate afile/sub/out.png|the folder afile/sub cannot be created: afile is a file
+pose a/x.jpg b/x.jpg --annotate afile|names a folder
+run pose_detector --input afile --output-dir afile/sub|the folder afile/sub cannot be created: afile is a file
+CASES
+[[ -z "$(ls -A refused)" ]] || fail "a refused run wrote $(ls -A refused)"
+cmp -s input.png "$samples/zidane.jpg" || fail "a refused run changed its input"
+# With --keep-paths, images of one name in two folders are written side by side.
+"$bin" pose a/x.jpg b/x.jpg --annotate kept --mask kept_masks --keep-paths > /dev/null || fail "--keep-paths exited with $?"
+[[ -f kept/a/x.png && -f kept/b/x.png && -f kept_masks/a/x.png && -f kept_masks/b/x.png ]] \
+  || fail "--keep-paths wrote $(find kept kept_masks -type f | sort | tr '\n' ' ')"
 # A negative number after an option that takes a number is its value, refused by the option's
 # range (a usage error, exit status 64), not read as an option of its own ("Missing value").
 for bad in "pose --num-poses -1:--num-poses must be in 1...64" "hand --num-hands -2:--num-hands must be in 1..." \
@@ -102,5 +149,33 @@ PATH=/nonexistent "$bin" pose pose.mp4 > /dev/null 2> noffmpeg.err || status=$?
 PATH=/nonexistent "$bin" pose clip.y4m --json --quiet > y4m.ndjson || fail "a Y4M stream without ffmpeg exited with $?"
 [[ "$(wc -l < y4m.ndjson)" -eq 30 ]] || fail "the Y4M run gave $(wc -l < y4m.ndjson) lines, expected 30"
 
+# Interrupted while writing: SIGINT and SIGTERM during an annotated video run (a longer clip,
+# the sample frames looped) exit with 130 and 143, say so in one line and leave no partial file;
+# a dead run's partial file of the same output (a process id above the kernel's maximum) is
+# removed by the next run, another output's is left alone.
+ffmpeg -nostdin -v error -stream_loop 9 -framerate 25 -i "$samples/bus_tilt/frame_%04d.png" -c:v libx264 \
+  -pix_fmt yuv420p long.mp4
+for signal in INT:130 TERM:143; do
+  rm -rf interrupted && mkdir interrupted
+  touch interrupted/.out.landmarker-partial.9999999.mp4 interrupted/.other.landmarker-partial.9999999.mp4
+  "$bin" pose long.mp4 --annotate interrupted/out.mp4 --mask interrupted/mask.mkv --quiet > /dev/null 2> signal.err &
+  pid=$!
+  for _ in $(seq 600); do
+    compgen -G "interrupted/.out.landmarker-partial.$pid.mp4" > /dev/null && break
+    sleep 0.1
+  done
+  [[ -e interrupted/.out.landmarker-partial.9999999.mp4 ]] && fail "SIG${signal%:*}: the dead run's partial file is still there"
+  [[ -e interrupted/.other.landmarker-partial.9999999.mp4 ]] || fail "SIG${signal%:*}: another output's partial file was removed"
+  sleep 1
+  kill "-${signal%:*}" "$pid"
+  status=0
+  wait "$pid" || status=$?
+  left="$(find interrupted -name "*.landmarker-partial.$pid.*")"
+  ((status == ${signal#*:})) && [[ -z "$left" ]] && [[ "$(wc -l < signal.err)" -eq 1 ]] \
+    && grep -q "interrupted by SIG${signal%:*}" signal.err && [[ ! -e interrupted/out.mp4 ]] \
+    || fail "SIG${signal%:*} during a video run: status $status, left '$left', $(cat signal.err)"
+  echo "check_video_cli: SIG${signal%:*} during a video run: status $status, $(cat signal.err)"
+done
+
 ((failures == 0)) || { echo "check_video_cli: $failures failure(s)" >&2; exit 1; }
-echo "check_video_cli: video files in and out, batches and the missing-ffmpeg path behave"
+echo "check_video_cli: video files in and out, batches, usage errors, interrupts and the missing-ffmpeg path behave"

@@ -53,19 +53,23 @@ enum AnnotatedOutput {
         return pixels
     }
 
-    /// Writes `width × height` grey bytes as an 8-bit grey PNG.
+    /// Writes `width × height` grey bytes as an 8-bit grey PNG (`OutputFile`).
     static func writeGray(_ pixels: [UInt8], width: Int, height: Int, to path: String) throws {
-        do {
-            try PNGCodec.write(pixels: pixels, width: width, height: height, layout: .gray8, toFile: path)
-        } catch {
-            throw CommandFailure("\(path): \(error)")
+        let bytes = try encoded(path) { () throws(ImageIOError) in
+            try PNGCodec.encode(pixels: pixels, width: width, height: height, layout: .gray8)
         }
+        try OutputFile.write(bytes, to: path)
     }
 
-    /// Writes an image as an RGB PNG.
+    /// Writes an image as an RGB PNG (`OutputFile`).
     static func write(_ image: RGBImage, to path: String) throws {
+        try OutputFile.write(try encoded(path) { () throws(ImageIOError) in try PNGCodec.encode(image) }, to: path)
+    }
+
+    /// The PNG bytes `encode` gives, its failure named by the output `path`.
+    private static func encoded(_ path: String, _ encode: () throws(ImageIOError) -> [UInt8]) throws -> [UInt8] {
         do {
-            try PNGCodec.write(pixels: image.pixels, width: image.width, height: image.height, layout: .rgb8, toFile: path)
+            return try encode()
         } catch {
             throw CommandFailure("\(path): \(error)")
         }

@@ -59,7 +59,7 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = try reportingFailures { try ModelLocation.resolve(model) }
+        let path = try ModelLocation.resolve(model)
         let interpreter: Interpreter
         do {
             interpreter = try Interpreter(
@@ -68,8 +68,7 @@ struct BenchCommand: ParsableCommand {
                     threadCount: threads, mode: reference ? .reference : .fast, fusesOperators: !unfused,
                     usesSparseKernels: !dense, weightCache: .standard))
         } catch {
-            printError("landmarker: \(path): \(error)")
-            throw ExitCode.failure
+            throw CommandFailure("\(path): \(error)")
         }
         // A deterministic input in [0, 1).
         for k in interpreter.inputs.indices {

@@ -34,11 +34,10 @@ struct ExtractCommand: ParsableCommand {
 
     /// Runs the extraction of `task` ("pose" or "hand") with its options.
     static func extract(_ dataset: DatasetOptions, task: String, options: some LandmarkerTaskOptions) throws {
-        try reportingFailures {
-            let modelPath = try ModelLocation.resolve(options.modelArgument)
-            let extraction = try Extraction(dataset: dataset, task: task, options: options.recorded, modelPath: modelPath)
-            try extraction.run { try options.makeEntryRun(modelPath: modelPath) }
-        }
+        try OutputPlan.checkWritableFolder(dataset.out, option: "--out \(dataset.out)")
+        let modelPath = try ModelLocation.resolve(options.modelArgument)
+        let extraction = try Extraction(dataset: dataset, task: task, options: options.recorded, modelPath: modelPath)
+        try extraction.run { try options.makeEntryRun(modelPath: modelPath) }
     }
 
     struct Pose: ParsableCommand {

@@ -107,12 +107,9 @@ struct Extraction {
     private func removeStalePartials(of entry: DatasetManifest.Entry) {
         let prefix = "." + entry.name + "."
         let thisHost = ".partial." + Self.hostName + "."
-        for file in (try? FileManager.default.contentsOfDirectory(atPath: outputFolder)) ?? [] where file.hasPrefix(prefix) {
-            guard let marker = file.ranges(of: thisHost).last,
-                  let pid = Int32(file[marker.upperBound...]), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH {
-                try? FileManager.default.removeItem(atPath: outputFolder + "/" + file)
-            }
+        StalePartialFiles.remove(in: outputFolder) { file in
+            guard file.hasPrefix(prefix), let marker = file.ranges(of: thisHost).last else { return nil }
+            return pid_t(file[marker.upperBound...])
         }
     }
 
@@ -122,11 +119,13 @@ struct Extraction {
         let framesPath = partialPath(entry, "frames")
         let wholePath = partialPath(entry, "ndjson")
         defer {
-            try? FileManager.default.removeItem(atPath: framesPath)
-            try? FileManager.default.removeItem(atPath: wholePath)
+            for path in [framesPath, wholePath] {
+                unlink(path)
+                PartialFiles.shared.finished(path)
+            }
         }
         let input = try FrameInput.open(entry.resolvedPath, folderFramesPerSecond: Self.folderFramesPerSecond)
-        let frames = try LineFile(creating: framesPath)
+        let frames = try PartialFiles.shared.creating(framesPath) { try LineFile(creating: framesPath) }
         var count = 0
         // A folder's frames are named by their file names alone, so that outputs do not depend
         // on where the manifest lies.
@@ -146,7 +145,7 @@ struct Extraction {
         let complete = ExtractionHeader(
             input: header.input, frames: count, framesPerSecond: input.framesPerSecond, task: task, options: options,
             models: models, version: header.version)
-        let whole = try LineFile(creating: wholePath)
+        let whole = try PartialFiles.shared.creating(wholePath) { try LineFile(creating: wholePath) }
         try whole.append(try JSONOutput.encode(complete, pretty: false))
         try whole.appendContents(ofFile: framesPath)
         try whole.close()
@@ -171,7 +170,11 @@ struct Extraction {
         let failure = Failure(input: entry.path, error: message, task: task, version: VersionReport.packageVersion)
         guard let text = try? JSONOutput.encode(failure, pretty: true) else { return }
         let temporary = partialPath(entry, "error")
-        if FileManager.default.createFile(atPath: temporary, contents: Data((text + "\n").utf8)) {
+        defer { PartialFiles.shared.finished(temporary) }
+        let created = PartialFiles.shared.creating(temporary) { () -> Bool in
+            FileManager.default.createFile(atPath: temporary, contents: Data((text + "\n").utf8))
+        }
+        if created {
             rename(temporary, errorPath(entry))
         }
     }

@@ -35,17 +35,21 @@ struct HandCommand: ParsableCommand {
     var annotate: String?
 
     func run() throws {
-        try reportingFailures {
-            let choice = try input.choice()
-            try choice.checkOptions(fps: input.fps, quiet: input.quiet, outputs: [("--annotate", annotate)])
-            switch choice {
-            case .video(let source):
-                try makeRun(try makeLandmarker(mode: .video)).runVideo(
-                    source, folderFramesPerSecond: input.fps ?? 30, json: json, annotate: annotate, mask: nil, quiet: input.quiet)
-            case .images(let paths):
-                try makeRun(try makeLandmarker(mode: .image)).runImages(paths, json: json, annotate: annotate, mask: nil)
-            }
+        let (choice, outputs) = try plan()
+        switch choice {
+        case .video(let source):
+            try makeRun(try makeLandmarker(mode: .video)).runVideo(
+                source, folderFramesPerSecond: input.fps ?? 30, json: json, outputs: outputs, quiet: input.quiet)
+        case .images(let paths):
+            try makeRun(try makeLandmarker(mode: .image)).runImages(paths, json: json, outputs: outputs)
         }
+    }
+
+    /// The input and the files the run writes, with every option checked against them: a usage
+    /// error (`ValidationError`) before any input is read. Not in `validate()`, which
+    /// ArgumentParser runs before it reports unknown options.
+    private func plan() throws -> (choice: InputChoice, outputs: OutputPlan) {
+        try input.plan([.annotate: annotate].compactMapValues { $0 })
     }
 
     private func makeLandmarker(mode: RunningMode) throws -> HandLandmarker {

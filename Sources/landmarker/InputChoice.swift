@@ -5,7 +5,8 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The input arguments of `landmarker pose` and `landmarker hand`.
+/// The input arguments of `landmarker pose` and `landmarker hand`, and how a batch names its
+/// outputs.
 struct InputOptions: ParsableArguments {
     @Argument(help: """
         Images (PNG, JPEG), or one video: a video file (MP4, MKV, WebM, MOV, AVI, ..., read through \
@@ -24,12 +25,25 @@ struct InputOptions: ParsableArguments {
     @Flag(help: "No progress report on standard error (video).")
     var quiet = false
 
+    @Flag(help: """
+        Several images: name each output after the image's path relative to the images' common \
+        folder (a/x.jpg → DIR/a/x.png), so that images of the same name in different folders \
+        can be written into one folder (without it, such a batch is refused).
+        """)
+    var keepPaths = false
+
     func validate() throws {
         if let fps { guard fps > 0 && fps <= 10_000 else { throw ValidationError("--fps must be in (0, 10000]") } }
     }
 
-    /// What the arguments choose (`InputChoice.choose`).
-    func choice() throws -> InputChoice { try InputChoice.choose(arguments: inputs, video: video) }
+    /// What the arguments choose (`InputChoice.choose`) and the files the run writes for the
+    /// file options' `requests` (`OutputPlan`), with every option checked against the input.
+    /// - Throws: `ValidationError` (a usage error) for options or paths the run refuses.
+    func plan(_ requests: [OutputKind: String]) throws -> (choice: InputChoice, outputs: OutputPlan) {
+        let choice = try InputChoice.choose(arguments: inputs, video: video)
+        try choice.checkOptions(fps: fps, quiet: quiet)
+        return (choice, try OutputPlan(for: choice, requests: requests, keepPaths: keepPaths))
+    }
 }
 
 /// What `landmarker pose|hand` runs on: image files (image mode), or one video (video mode:
@@ -45,18 +59,18 @@ enum InputChoice: Equatable {
     ]
 
     /// The choice the positional arguments and `--video` make.
-    /// - Throws: `ValidationError`-style `CommandFailure` for nothing, both, or a video among
-    ///   several arguments.
+    /// - Throws: `ValidationError` (a usage error) for nothing, both, or a video among several
+    ///   arguments.
     static func choose(arguments: [String], video: String?) throws -> InputChoice {
         if let video {
-            guard arguments.isEmpty else { throw CommandFailure("give image files or --video, not both") }
+            guard arguments.isEmpty else { throw ValidationError("give image files or --video, not both") }
             return .video(video)
         }
-        guard !arguments.isEmpty else { throw CommandFailure("give image files, a video file or a folder of frames") }
+        guard !arguments.isEmpty else { throw ValidationError("give image files, a video file or a folder of frames") }
         let videos = arguments.filter(isVideo)
         if videos.isEmpty { return .images(arguments) }
         guard arguments.count == 1 else {
-            throw CommandFailure("\(videos[0]) is a video: give one video (file or folder of frames), or image files")
+            throw ValidationError("\(videos[0]) is a video: give one video (file or folder of frames), or image files")
         }
         return .video(arguments[0])
     }
@@ -72,24 +86,15 @@ enum InputChoice: Equatable {
 
     /// Refuses the options that do not apply to this input: `--fps` outside a folder of frames
     /// (video files and Y4M streams carry their own timing), `--quiet` for images (it silences
-    /// the video progress report), and in video mode an image name for `--annotate`/`--mask`
-    /// (they name video files there).
-    func checkOptions(fps: Double?, quiet: Bool, outputs: [(option: String, path: String?)]) throws {
+    /// the video progress report). A usage error (`ValidationError`).
+    func checkOptions(fps: Double?, quiet: Bool) throws {
         switch self {
         case .images:
-            if fps != nil { throw CommandFailure("--fps applies to a folder of frames, not to images") }
-            if quiet { throw CommandFailure("--quiet applies to video input (it silences the progress report)") }
+            if fps != nil { throw ValidationError("--fps applies to a folder of frames, not to images") }
+            if quiet { throw ValidationError("--quiet applies to video input (it silences the progress report)") }
         case .video(let source):
-            let folder = PathKind(atPath: source) == .folder
-            if fps != nil && !folder {
-                throw CommandFailure("--fps applies to a folder of frames: \(source) carries its own timing")
-            }
-            for (option, path) in outputs {
-                guard let path else { continue }
-                let pathExtension = URL(fileURLWithPath: path).pathExtension.lowercased()
-                if ["png", "jpg", "jpeg"].contains(pathExtension) || pathExtension.isEmpty {
-                    throw CommandFailure("\(option) \(path): with a video, \(option) names a video file (e.g. out.mp4)")
-                }
+            if fps != nil && PathKind(atPath: source) != .folder {
+                throw ValidationError("--fps applies to a folder of frames: \(source) carries its own timing")
             }
         }
     }

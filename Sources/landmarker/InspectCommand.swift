@@ -18,13 +18,12 @@ struct InspectCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let path = try reportingFailures { try ModelLocation.resolve(model) }
+        let path = try ModelLocation.resolve(model)
         let interpreter: Interpreter
         do {
             interpreter = try Interpreter(contentsOfFile: path, options: .init(mode: .reference))
         } catch {
-            printError("landmarker: \(path): \(error)")
-            throw ExitCode.failure
+            throw CommandFailure("\(path): \(error)")
         }
         let summary = interpreter.summary
         if json {

@@ -11,6 +11,19 @@ struct Landmarker: ParsableCommand {
     @Flag(help: "Print the version, the commit it was built from, the kernel family chosen on this CPU and the model folder.")
     var version = false
 
+    /// Runs the command the arguments name, with interrupts handled (`PartialFiles`) and every
+    /// error reported by the CLI's one rule (`ExitRule`).
+    static func main() {
+        PartialFiles.shared.handleInterrupts()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            ExitRule.exit(with: error, arguments: arguments)
+        }
+    }
+
     func run() throws {
         guard version else { throw CleanExit.helpRequest(self) }
         print(VersionReport.text())

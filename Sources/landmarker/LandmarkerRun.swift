@@ -29,26 +29,23 @@ struct LandmarkerRun<Result: RecordFields> {
     /// has no mask.
     let maskPixels: ((Result, MPImage) -> [UInt8])?
 
-    /// Image mode over `paths`. One image: its result, as one pretty JSON object with `json`;
-    /// a failure ends the run. Several: one line per image as soon as it is done (a compact
-    /// JSON object with `json`); an image that fails gives a line with an `error` field (and
-    /// the message on standard error) and the batch goes on; the exit status is 1 when any
-    /// failed. `annotate` and `mask` name PNG files (several images: folders).
-    func runImages(_ paths: [String], json: Bool, annotate: String?, mask: String?) throws {
+    /// Image mode over `paths`. One image: its result, as one pretty JSON object with `json`.
+    /// Several: one line per image as soon as it is done (a compact JSON object with `json`).
+    /// An image that fails gives its message on standard error and, with `json`, an object with
+    /// an `error` field in its place; a batch goes on, and the exit status is 1 when any failed.
+    /// The files `outputs` names for an image are written once it is done (PNG).
+    func runImages(_ paths: [String], json: Bool, outputs: OutputPlan) throws {
         let single = paths.count == 1
         var failures = 0
         for path in paths {
             do {
                 let image = try FrameInput.loadImage(path)
                 let result = try detectImage(image)
-                if let annotate {
-                    try AnnotatedOutput.write(
-                        draw(result, image), to: OutputPath.resolve(annotate, for: path, multiple: !single))
+                if let annotate = outputs.path(.annotate, for: path) {
+                    try AnnotatedOutput.write(draw(result, image), to: annotate)
                 }
-                if let mask, let maskPixels {
-                    try AnnotatedOutput.writeGray(
-                        maskPixels(result, image), width: image.width, height: image.height,
-                        to: OutputPath.resolve(mask, for: path, multiple: !single))
+                if let mask = outputs.path(.mask, for: path), let maskPixels {
+                    try AnnotatedOutput.writeGray(maskPixels(result, image), width: image.width, height: image.height, to: mask)
                 }
                 let record = ResultRecord(image: path, width: image.width, height: image.height, result: result, timestampMs: nil)
                 if json {
@@ -58,31 +55,32 @@ struct LandmarkerRun<Result: RecordFields> {
                     printLine(([path + ": " + description.count] + description.lines).joined(separator: "\n"))
                 }
             } catch {
-                if single { throw error }
                 failures += 1
-                let message = (error as? CommandFailure)?.message ?? "\(path): \(error)"
+                let message = (error as? CommandFailure)?.message ?? "\(path): \(errorText(error))"
                 printError("landmarker: \(message)")
-                if json { printLine(try JSONOutput.encode(ImageFailureRecord(image: path, error: message), pretty: false)) }
+                if json { printLine(try JSONOutput.encode(ImageFailureRecord(image: path, error: message), pretty: single)) }
             }
         }
         if failures > 0 {
-            printError("landmarker: \(failures) of \(paths.count) images failed")
+            if !single { printError("landmarker: \(failures) of \(paths.count) images failed") }
             throw ExitCode.failure
         }
     }
 
     /// Video mode over a video file, a Y4M stream or a folder of frames: one line per frame (a
-    /// compact JSON object with `json`), progress on standard error unless `quiet`, and with
-    /// `annotate` / `mask` a video of the drawn frames / of the masks (through ffmpeg, at the
+    /// compact JSON object with `json`), progress on standard error unless `quiet`, and the
+    /// videos `outputs` names, of the drawn frames / of the masks (through ffmpeg, at the
     /// input's frame rate; the files appear only once whole).
-    func runVideo(_ source: String, folderFramesPerSecond fps: Double, json: Bool, annotate: String?, mask: String?,
+    func runVideo(_ source: String, folderFramesPerSecond fps: Double, json: Bool, outputs: OutputPlan,
                   quiet: Bool) throws {
         let input = try FrameInput.open(source, folderFramesPerSecond: fps)
+        let annotate = outputs.path(.annotate, for: source)
+        let mask = maskPixels == nil ? nil : outputs.path(.mask, for: source)
         var annotatedVideo: FFmpegVideoWriter?
         var maskVideo: FFmpegVideoWriter?
         defer {
-            annotatedVideo?.cancel()
-            maskVideo?.cancel()
+            annotatedVideo.map(OutputFile.cancel)
+            maskVideo.map(OutputFile.cancel)
         }
         do {
             try input.forEachFrame(quiet: quiet) { frame, image in
@@ -99,23 +97,23 @@ struct LandmarkerRun<Result: RecordFields> {
                 if let annotate {
                     let canvas = draw(result, image)
                     if annotatedVideo == nil {
-                        annotatedVideo = try FFmpegVideoWriter(
-                            path: annotate, width: canvas.width, height: canvas.height,
+                        annotatedVideo = try OutputFile.startVideo(
+                            at: annotate, width: canvas.width, height: canvas.height,
                             framesPerSecond: input.framesPerSecond, layout: .rgb24)
                     }
                     try annotatedVideo?.write(canvas.pixels)
                 }
                 if let mask, let maskPixels {
                     if maskVideo == nil {
-                        maskVideo = try FFmpegVideoWriter(
-                            path: mask, width: image.width, height: image.height,
+                        maskVideo = try OutputFile.startVideo(
+                            at: mask, width: image.width, height: image.height,
                             framesPerSecond: input.framesPerSecond, layout: .gray8)
                     }
                     try maskVideo?.write(maskPixels(result, image))
                 }
             }
-            try annotatedVideo?.finish()
-            try maskVideo?.finish()
+            try annotatedVideo.map(OutputFile.finish)
+            try maskVideo.map(OutputFile.finish)
         } catch let error as VideoFileError {
             throw CommandFailure(error.description)
         }

@@ -68,10 +68,6 @@ struct PipelineBenchCommand: ParsableCommand {
     private var modelArgument: String { model ?? (task == .pose ? ModelLocation.poseBundle : ModelLocation.handBundle) }
 
     func run() throws {
-        try reportingFailures(benchmark)
-    }
-
-    private func benchmark() throws {
         let modelPath = try ModelLocation.resolve(modelArgument)
         let images = try FrameInput.decodeFolder(frames)
         var milliseconds: [Double] = []

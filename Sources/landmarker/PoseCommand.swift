@@ -36,20 +36,25 @@ struct PoseCommand: ParsableCommand {
     var mask: String?
 
     func run() throws {
-        try reportingFailures {
-            let choice = try input.choice()
-            try choice.checkOptions(fps: input.fps, quiet: input.quiet, outputs: [("--annotate", annotate), ("--mask", mask)])
-            if case .images = choice, task.smoothEachTrack {
-                throw CommandFailure("--smooth-each-track applies to video input: images have no tracks")
-            }
-            switch choice {
-            case .video(let source):
-                try makeRun(try makeLandmarker(mode: .video)).runVideo(
-                    source, folderFramesPerSecond: input.fps ?? 30, json: json, annotate: annotate, mask: mask, quiet: input.quiet)
-            case .images(let paths):
-                try makeRun(try makeLandmarker(mode: .image)).runImages(paths, json: json, annotate: annotate, mask: mask)
-            }
+        let (choice, outputs) = try plan()
+        switch choice {
+        case .video(let source):
+            try makeRun(try makeLandmarker(mode: .video)).runVideo(
+                source, folderFramesPerSecond: input.fps ?? 30, json: json, outputs: outputs, quiet: input.quiet)
+        case .images(let paths):
+            try makeRun(try makeLandmarker(mode: .image)).runImages(paths, json: json, outputs: outputs)
         }
+    }
+
+    /// The input and the files the run writes, with every option checked against them: a usage
+    /// error (`ValidationError`) before any input is read. Not in `validate()`, which
+    /// ArgumentParser runs before it reports unknown options.
+    private func plan() throws -> (choice: InputChoice, outputs: OutputPlan) {
+        let plan = try input.plan([.annotate: annotate, .mask: mask].compactMapValues { $0 })
+        if case .images = plan.choice, task.smoothEachTrack {
+            throw ValidationError("--smooth-each-track applies to video input: images have no tracks")
+        }
+        return plan
     }
 
     private func makeLandmarker(mode: RunningMode) throws -> PoseLandmarker {

@@ -40,63 +40,61 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = try reportingFailures { try ModelLocation.resolve(model) }
+        try OutputPlan.checkWritableFolder(outputDir, option: "--output-dir \(outputDir)")
+        let path = try ModelLocation.resolve(model)
         do {
-            let interpreter = try Interpreter(
-                contentsOfFile: path,
-                options: .init(
-                    threadCount: threads, mode: reference ? .reference : .fast, usesSparseKernels: !dense,
-                    weightCache: .standard))
-            guard let inputDescription = interpreter.inputs.first else {
-                throw CommandFailure("\(path): the model has no input")
-            }
-            let bytes = try readFile(input)
-            let expectedBytes = inputDescription.shape.elementCount * 4
-            guard bytes.count == expectedBytes else {
-                throw CommandFailure(
-                    "\(input): expected \(expectedBytes) bytes (\(inputDescription.shape) float32), got \(bytes.count)")
-            }
-            try interpreter.withInputBuffer(at: 0) { buffer in
-                for i in buffer.indices {
-                    let bits = UInt32(bytes[4 * i]) | UInt32(bytes[4 * i + 1]) << 8
-                        | UInt32(bytes[4 * i + 2]) << 16 | UInt32(bytes[4 * i + 3]) << 24
-                    buffer[i] = Float(bitPattern: bits)
-                }
-            }
-            let clock = ContinuousClock()
-            let elapsed = clock.measure { interpreter.invoke() }
-
-            try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
-            var written: [RunReport.Output] = []
-            for (k, output) in interpreter.outputs.enumerated() {
-                let file = "\(outputDir)/\(k)_\(output.name.replacing("/", with: "_")).bin"
-                let data = try interpreter.withOutputBuffer(at: k) { values in
-                    var data = Data(capacity: values.count * 4)
-                    for value in values { withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
-                    return (data, values.min() ?? 0, values.max() ?? 0)
-                }
-                do {
-                    try data.0.write(to: URL(fileURLWithPath: file))
-                } catch {
-                    throw CommandFailure("\(file): cannot write: \(errorText(error))")
-                }
-                written.append(.init(index: k, name: output.name, shape: output.shape.dimensions,
-                                     file: file, min: data.1, max: data.2))
-            }
-            let report = RunReport(
-                model: path, mode: reference ? "reference" : "fast", threads: threads,
-                milliseconds: Double(elapsed.components.attoseconds) * 1e-15 + Double(elapsed.components.seconds) * 1e3,
-                outputs: written)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
-        } catch let failure as CommandFailure {
-            printError("landmarker: \(failure.message)")
-            throw ExitCode.failure
+            try run(modelAt: path)
         } catch let error as InterpreterError {
-            printError("landmarker: \(path): \(error)")
-            throw ExitCode.failure
+            throw CommandFailure("\(path): \(error)")
         }
+    }
+
+    /// Runs the model at `path` on the input and writes its outputs and the summary.
+    private func run(modelAt path: String) throws {
+        let interpreter = try Interpreter(
+            contentsOfFile: path,
+            options: .init(
+                threadCount: threads, mode: reference ? .reference : .fast, usesSparseKernels: !dense,
+                weightCache: .standard))
+        guard let inputDescription = interpreter.inputs.first else {
+            throw CommandFailure("\(path): the model has no input")
+        }
+        let bytes = try readFile(input)
+        let expectedBytes = inputDescription.shape.elementCount * 4
+        guard bytes.count == expectedBytes else {
+            throw CommandFailure(
+                "\(input): expected \(expectedBytes) bytes (\(inputDescription.shape) float32), got \(bytes.count)")
+        }
+        try interpreter.withInputBuffer(at: 0) { buffer in
+            for i in buffer.indices {
+                let bits = UInt32(bytes[4 * i]) | UInt32(bytes[4 * i + 1]) << 8
+                    | UInt32(bytes[4 * i + 2]) << 16 | UInt32(bytes[4 * i + 3]) << 24
+                buffer[i] = Float(bitPattern: bits)
+            }
+        }
+        let clock = ContinuousClock()
+        let elapsed = clock.measure { interpreter.invoke() }
+
+        var written: [RunReport.Output] = []
+        for (k, output) in interpreter.outputs.enumerated() {
+            let file = "\(outputDir)/\(k)_\(output.name.replacing("/", with: "_")).bin"
+            let data = try interpreter.withOutputBuffer(at: k) { values in
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(values.count * 4)
+                for value in values { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+                return (bytes, values.min() ?? 0, values.max() ?? 0)
+            }
+            try OutputFile.write(data.0, to: file)
+            written.append(.init(index: k, name: output.name, shape: output.shape.dimensions,
+                                 file: file, min: data.1, max: data.2))
+        }
+        let report = RunReport(
+            model: path, mode: reference ? "reference" : "fast", threads: threads,
+            milliseconds: Double(elapsed.components.attoseconds) * 1e-15 + Double(elapsed.components.seconds) * 1e3,
+            outputs: written)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(report), as: UTF8.self))
     }
 
     private func readFile(_ path: String) throws -> [UInt8] {

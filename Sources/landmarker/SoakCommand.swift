@@ -73,10 +73,6 @@ struct SoakCommand: ParsableCommand {
     private var modelArgument: String { model ?? (task == .pose ? ModelLocation.poseBundle : ModelLocation.handBundle) }
 
     func run() throws {
-        try reportingFailures(soak)
-    }
-
-    private func soak() throws {
         let modelPath = try ModelLocation.resolve(modelArgument)
         let images = try FrameInput.decodeFolder(frames)
         let feeder = try makeFeeder(modelPath: modelPath)

@@ -37,11 +37,20 @@ func systemErrorText(_ code: Int32 = errno) -> String {
     String(cString: strerror(code))
 }
 
-/// A short description of an error thrown by FoundationEssentials' file operations: the text of
-/// the underlying POSIX error where there is one, else the error's own description.
+/// A short description of an error: for one thrown by FoundationEssentials' file operations,
+/// the text of the underlying POSIX error where there is one, else what its code says (never the
+/// error value itself); the error's own description otherwise.
 func errorText(_ error: any Error) -> String {
-    if let cocoa = error as? CocoaError, let posix = cocoa.userInfo["NSUnderlyingError"] as? POSIXError {
-        return systemErrorText(posix.code.rawValue)
+    if let cocoa = error as? CocoaError {
+        if let posix = cocoa.userInfo["NSUnderlyingError"] as? POSIXError { return systemErrorText(posix.code.rawValue) }
+        switch cocoa.code {
+        case .fileNoSuchFile, .fileReadNoSuchFile: return systemErrorText(ENOENT)
+        case .fileReadNoPermission, .fileWriteNoPermission: return systemErrorText(EACCES)
+        case .fileWriteOutOfSpace: return systemErrorText(ENOSPC)
+        case .fileWriteVolumeReadOnly: return systemErrorText(EROFS)
+        case .fileWriteFileExists: return systemErrorText(EEXIST)
+        default: return "file operation failed (Foundation error \(cocoa.code.rawValue))"
+        }
     }
     if let posix = error as? POSIXError { return systemErrorText(posix.code.rawValue) }
     return "\(error)"
