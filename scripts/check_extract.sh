@@ -7,6 +7,7 @@
 #     threads; a manifest with CRLF line ends and a byte-order mark gives the same frames;
 #   - a rerun skips the finished entries and redoes one whose output was removed, removing the
 #     temporary files of a dead run on this host and leaving another host's alone;
+#   - SIGTERM mid-entry: exit status 143, no temporary file left; --out naming a file: status 64;
 #   - a folder, a non-UTF-8 file or an oversized file as the manifest: a message, exit status 1,
 #     no output folder; options out of range: a usage message, exit status 64, no output folder;
 #   - without libcrypto (hidden in a private mount namespace, as root): a message naming it,
@@ -82,6 +83,28 @@ touch "one/.second.frames.partial.$(hostname).$dead" one/.second.frames.partial.
 rm -f one/.second.frames.partial.elsewhere.example.1
 tail -n 1 rerun.log | grep -q "1 done, 3 skipped, 1 failed" || fail "the rerun's summary is not '1 done, 3 skipped, 1 failed': $(tail -n 1 rerun.log)"
 cmp -s one/second.ndjson three/second.ndjson || fail "the redone second.ndjson differs"
+
+# Interrupted mid-entry (a longer clip, the sample frames looped): SIGTERM exits with 143 and one
+# line, leaving no temporary file and no output for the entry; an --out that is a file is a usage
+# error (exit status 64).
+ffmpeg -nostdin -v error -stream_loop 9 -framerate 25 -i "$frames" -c:v libx264 -pix_fmt yuv420p videos/long.mp4
+printf 'videos/long.mp4\n' > long.txt
+"$bin" extract pose --manifest long.txt --out stopped --quiet 2> stopped.log &
+pid=$!
+for _ in $(seq 600); do
+  compgen -G "stopped/.long.frames.partial.*.$pid" > /dev/null && break
+  sleep 0.1
+done
+sleep 1
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+((status == 143)) && [[ -z "$(ls -A stopped)" ]] && grep -q "interrupted by SIGTERM" stopped.log \
+  || fail "SIGTERM during extract: status $status, left '$(ls -A stopped)', $(cat stopped.log)"
+status=0
+"$bin" extract pose --manifest long.txt --out long.txt 2> refused.log || status=$?
+((status == 64)) && grep -q "the folder long.txt cannot be created: long.txt is a file" refused.log \
+  || fail "--out naming a file: exit $status, $(cat refused.log)"
 
 # Manifests the run refuses before any work, each with its message and exit status 1: a folder,
 # a file that is not UTF-8, and one over the 64 MiB limit (a sparse file, read up to the limit).

@@ -71,7 +71,7 @@ struct Extraction {
                 if !quiet { printError("\(label): \(frames) frames") }
             } catch {
                 failed += 1
-                let message = (error as? CommandFailure)?.message ?? "\(error)"
+                let message = (error as? CommandFailure)?.message ?? errorText(error)
                 writeErrorFile(entry, message: message)
                 printError("\(label): FAILED: \(message)")
             }
@@ -135,7 +135,7 @@ struct Extraction {
             do {
                 try frames.append(try run.line(image, name, frame.timestampMs))
             } catch {
-                throw CommandFailure("frame \(count) (\(frame.name)): \(error)")
+                throw CommandFailure("frame \(count) (\(frame.name)): \(errorText(error))")
             }
             count += 1
         }

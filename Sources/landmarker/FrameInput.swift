@@ -43,7 +43,13 @@ final class FrameInput {
     /// (timestamps from the header's frame rate), or a video file (presentation times).
     static func open(_ path: String, folderFramesPerSecond: Double) throws -> FrameInput {
         if path != "-", PathKind(atPath: path) == .folder {
-            let names = try FileManager.default.contentsOfDirectory(atPath: path)
+            let entries: [String]
+            do {
+                entries = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw CommandFailure("\(path): the folder cannot be read: \(errorText(error))")
+            }
+            let names = entries
                 .filter { ["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
                 .sorted()
             guard !names.isEmpty else { throw CommandFailure("\(path): no PNG or JPEG frames in the folder") }
@@ -63,7 +69,7 @@ final class FrameInput {
         } catch let error as VideoFileError {
             throw CommandFailure(error.description)
         } catch {
-            throw CommandFailure("\(path): \(error)")
+            throw CommandFailure("\(path): \(errorText(error))")
         }
     }
 
@@ -90,7 +96,7 @@ final class FrameInput {
             do {
                 images.append(try MPImage(rgbImage: frame.image))
             } catch {
-                throw CommandFailure("\(frame.name): \(error)")
+                throw CommandFailure("\(frame.name): \(errorText(error))")
             }
         }
         return images
@@ -101,7 +107,7 @@ final class FrameInput {
         do {
             return try MPImage(contentsOfFile: path)
         } catch {
-            throw CommandFailure("\(path): \(error)")
+            throw CommandFailure("\(path): \(errorText(error))")
         }
     }
 
@@ -117,21 +123,21 @@ final class FrameInput {
                 let image = decoded.exifOrientation.map { decoded.image.applyingExifOrientation($0) } ?? decoded.image
                 return Frame(name: paths[index], image: image, timestampMs: timestampMs)
             } catch {
-                throw CommandFailure("\(paths[index]): \(error)")
+                throw CommandFailure("\(paths[index]): \(errorText(error))")
             }
         case .stream(let reader):
             do {
                 guard let image = try reader.nextFrame() else { return nil }
                 return Frame(name: "frame \(index)", image: image, timestampMs: timestampMs)
             } catch {
-                throw CommandFailure("frame \(index): \(error)")
+                throw CommandFailure("frame \(index): \(errorText(error))")
             }
         case .videoFile(let reader):
             do {
                 guard let frame = try reader.nextFrame() else { return nil }
                 return Frame(name: "frame \(frame.index)", image: frame.image, timestampMs: frame.timestampMs)
             } catch {
-                throw CommandFailure("\(reader.path): \(error)")
+                throw CommandFailure("\(reader.path): \(errorText(error))")
             }
         }
     }

@@ -19,7 +19,7 @@ import VideoFiles
                 try FileManager.default.createDirectory(atPath: path + "/" + folder, withIntermediateDirectories: true)
             }
             for file in ["a/x.jpg", "b/x.png", "b/y.jpg", "in.png", "file"] {
-                FileManager.default.createFile(atPath: path + "/" + file, contents: Data())
+                _ = FileManager.default.createFile(atPath: path + "/" + file, contents: Data())
             }
         }
 
@@ -143,7 +143,7 @@ import VideoFiles
         let dead = PartialFileName.path(for: output, processID: 9_999_999)
         let alive = PartialFileName.path(for: output, processID: getpid() == 1 ? 2 : 1)
         let other = PartialFileName.path(for: f["other.mp4"], processID: 9_999_999)
-        for path in [dead, alive, other] { FileManager.default.createFile(atPath: path, contents: Data()) }
+        for path in [dead, alive, other] { #expect(FileManager.default.createFile(atPath: path, contents: Data())) }
         #expect(PartialFileName.writer(ofName: URL(fileURLWithPath: dead).lastPathComponent, partialOf: output) == 9_999_999)
         StalePartialFiles.remove(of: output)
         #expect(!FileManager.default.fileExists(atPath: dead))
