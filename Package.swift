@@ -159,8 +159,21 @@ let package = Package(
         .testTarget(name: "VideoFilesTests", dependencies: ["VideoFiles", "ImageIO", "TestSupport"]),
         // The command-line tool's own logic (output planning, exit statuses), on the executable's module.
         .testTarget(name: "LandmarkerCLITests", dependencies: ["landmarker", "VideoFiles"]),
+        // What the three landmark test targets share: MediaPipe references, the graphs as the
+        // landmarkers build them, the acceptance criteria.
+        .target(
+            name: "LandmarkTestSupport", dependencies: ["Pipeline", "Inference", "Kernels", "TestSupport"],
+            path: "Tests/LandmarkTestSupport"),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "MediaPipeTasksVision", "MLKit", "ImageIO", "Inference", "Kernels", "TestSupport"]),
+            dependencies: ["Pipeline", "ImageIO", "Inference", "Kernels", "LandmarkTestSupport", "TestSupport"]),
+        .testTarget(
+            name: "MediaPipeTasksVisionTests",
+            dependencies: [
+                "MediaPipeTasksVision", "Pipeline", "ImageIO", "Inference", "Kernels", "LandmarkTestSupport", "TestSupport",
+            ]),
+        .testTarget(
+            name: "MLKitTests",
+            dependencies: ["MLKit", "MediaPipeTasksVision", "ImageIO", "LandmarkTestSupport", "TestSupport"]),
     ] + avx512Targets
 )

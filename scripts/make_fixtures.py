@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates Tests/Fixtures: what MediaPipe 0.10.21 outputs on the golden-test images and clip
 of scripts/fixture_images.py (written into samples/fixtures/ by scripts/fetch_samples.sh), with
-the graphs' intermediate results, for the golden tests of Tests/PipelineTests.
+the graphs' intermediate results, for the golden tests of Tests/PipelineTests,
+Tests/MediaPipeTasksVisionTests and Tests/MLKitTests.
 
 - legacy/pose_full/<image>.json: `mp.solutions.pose` graph (pose_landmark_cpu), static images,
   model_complexity 1, segmentation on: landmarks, world landmarks, and the graph's pose detection,

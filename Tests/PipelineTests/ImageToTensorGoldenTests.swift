@@ -34,14 +34,6 @@ enum ImageFixtures {
     }
 }
 
-extension SeededGenerator {
-    /// A `width` × `height` RGB image of uniformly random bytes.
-    mutating func image(width: Int, height: Int) -> RGBImage {
-        let pixels = (0..<(width * height * 3)).map { _ in UInt8.random(in: 0...255, using: &self) }
-        return try! RGBImage(width: width, height: height, pixels: pixels)
-    }
-}
-
 /// The model-level golden inputs (`Tests/Fixtures/tensors/<model>/input.png`, made by
 /// `scripts/make_fixtures.py`): rotated square ROI crops (border replicate, side = max(w·W, h·H))
 /// of a legacy golden's rect, cut with the OpenCV arithmetic of MediaPipe's

@@ -1,4 +1,5 @@
 import Foundation
+import LandmarkTestSupport
 import Testing
 import Pipeline
 
@@ -112,7 +113,7 @@ import Pipeline
     @Test func poseModelOutputsProjectOntoMediaPipeLandmarks() throws {
         let legacy = try MathFixtures.json(LegacyPoseFixture.self, "legacy/pose_full/bus_man.json")
         let roi = try #require(legacy.intermediate.poseRectFromDetection)
-        let tasks = try #require(try PoseGraphGoldenTests.goldenPoses("pose_full_n1", "bus_man").poses.first)
+        let tasks = try #require(try FixtureGoldens.poses("pose_full_n1", "bus_man").poses.first)
         let expected = tasks.landmarks.indices.map { k in
             RawLandmark(x: Float(tasks.landmarks[k].x), y: Float(tasks.landmarks[k].y), z: Float(tasks.landmarks[k].z),
                         visibility: Float(tasks.visibility[k]), presence: Float(tasks.presence[k]))

@@ -1,8 +1,7 @@
 import Foundation
 import ImageIO
+import LandmarkTestSupport
 @testable import Pipeline
-@testable import MediaPipeTasksVision
-import Inference
 import TestSupport
 import Testing
 
@@ -15,43 +14,12 @@ import Testing
         "t1_chip_mirror",
     ]
 
-    /// The graph as `PoseLandmarker` builds it (models run without the sparse kernels).
-    static func makeGraph(numPoses: Int, masks: Bool) throws -> PoseGraph {
-        try PoseGraph(
-            detector: Interpreter(
-                contentsOfFile: Fixtures.model("pose_detection"), options: .init(threadCount: 2, usesSparseKernels: false)),
-            landmarkModel: Interpreter(contentsOfFile: Fixtures.model("pose_landmark_full"), options: .init(threadCount: 2)),
-            configuration: .init(
-                numPoses: numPoses, minDetectionConfidence: 0.5, minPresenceConfidence: 0.5,
-                minTrackingConfidence: 0.5, outputSegmentationMasks: masks, streamMode: false))
-    }
-
-    /// A fixture golden's poses (`tasks/<folder>/<name>.json`) and the mask file of each.
-    static func goldenPoses(_ folder: String, _ name: String)
-        throws -> (width: Int, height: Int, poses: [ReferencePose], maskFiles: [String?]) {
-        let json = try Fixtures.json("tasks/\(folder)/\(name).json") as! [String: Any]
-        let image = json["image"] as! [String: Any]
-        let poses = json["poses"] as! [[String: Any]]
-        let references = poses.map { pose in
-            let landmarks = pose["landmarks"] as! [[String: NSNumber]]
-            return ReferencePose(
-                landmarks: landmarks.map { SIMD3($0["x"]!.doubleValue, $0["y"]!.doubleValue, $0["z"]!.doubleValue) },
-                visibility: landmarks.map { $0["visibility"]!.doubleValue },
-                presence: landmarks.map { $0["presence"]!.doubleValue },
-                world: (pose["world_landmarks"] as! [[String: NSNumber]]).map {
-                    SIMD3($0["x"]!.doubleValue, $0["y"]!.doubleValue, $0["z"]!.doubleValue)
-                })
-        }
-        let maskFiles = poses.map { ($0["segmentation_mask"] as? [String: Any])?["file"] as? String }
-        return (image["width"] as! Int, image["height"] as! Int, references, maskFiles)
-    }
-
     @Test(arguments: images)
     func imageModeMatchesTasksGolden(name: String) throws {
-        let graph = try Self.makeGraph(numPoses: 1, masks: true)
-        let image = try MPImage(contentsOfFile: Fixtures.path("images/\(name).png"))
-        let poses = try graph.process(image.uprightRGBImage(), timestampMicroseconds: 0)
-        let golden = try Self.goldenPoses("pose_full_n1", name)
+        let graph = try LandmarkGraphs.pose(numPoses: 1, masks: true)
+        let image = try Fixtures.uprightImage(contentsOfFile: Fixtures.path("images/\(name).png"))
+        let poses = try graph.process(image, timestampMicroseconds: 0)
+        let golden = try FixtureGoldens.poses("pose_full_n1", name)
         try #require(poses.count == golden.poses.count, "\(name): \(poses.count) poses, MediaPipe found \(golden.poses.count)")
         guard let pose = poses.first, let expected = golden.poses.first else { return }
 

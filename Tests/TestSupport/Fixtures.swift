@@ -115,6 +115,13 @@ public enum Fixtures {
         return url.path
     }
 
+    /// A PNG or JPEG file's pixels as `MPImage(contentsOfFile:)` stores them, the EXIF orientation
+    /// (if any) applied: the upright image the landmarkers' graphs are given.
+    public static func uprightImage(contentsOfFile path: String) throws -> RGBImage {
+        let decoded = try ImageDecoder.decode(contentsOfFile: path)
+        return decoded.exifOrientation.map { decoded.image.applyingExifOrientation($0) } ?? decoded.image
+    }
+
     /// The bytes of a fixture file.
     public static func data(_ relative: String) throws -> Data {
         try Data(contentsOf: URL(fileURLWithPath: path(relative)))

@@ -1,4 +1,5 @@
 import Foundation
+import ImageIO
 
 /// SplitMix64: the one small, fast, reproducible generator of the randomized tests.
 ///
@@ -36,5 +37,13 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     /// `count` floats uniform in `-1...1`.
     public mutating func floats(_ count: Int) -> [Float] {
         (0..<count).map { _ in Float.random(in: -1...1, using: &self) }
+    }
+}
+
+extension SeededGenerator {
+    /// A `width` × `height` RGB image of uniformly random bytes.
+    public mutating func image(width: Int, height: Int) -> RGBImage {
+        let pixels = (0..<(width * height * 3)).map { _ in UInt8.random(in: 0...255, using: &self) }
+        return try! RGBImage(width: width, height: height, pixels: pixels)
     }
 }

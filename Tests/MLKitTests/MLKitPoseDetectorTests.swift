@@ -1,4 +1,5 @@
 import Foundation
+import LandmarkTestSupport
 @testable import MLKit
 @testable import MediaPipeTasksVision
 import TestSupport
@@ -38,7 +39,7 @@ import Testing
         try #require(poses.count == 1, "\(name): \(poses.count) poses")
         try Self.expectPixels(poses[0], equal: expected.landmarks[0], width: image.width, height: image.height)
 
-        let golden = try PoseGraphGoldenTests.goldenPoses("pose_full_n1", name)
+        let golden = try FixtureGoldens.poses("pose_full_n1", name)
         var errors = LandmarkErrors()
         errors.addPoints(
             poses[0].landmarks.map { SIMD2(Double($0.position.x), Double($0.position.y)) },
@@ -126,6 +127,14 @@ import Testing
         #expect(fromBuffer == (try detector.results(in: file)))
         #expect(throws: MPImageError.bufferTooSmall(byteCount: 5, required: 6)) {
             try VisionImage(pixels: [1, 2, 3, 4, 5], width: 2, height: 1, format: .rgb8)
+        }
+    }
+
+    /// A bad YUV frame gives `MPImage`'s typed error (`MPImageYUVTests` checks the conversion).
+    @Test func badYUVFrameIsATypedError() {
+        let i420: [UInt8] = [16, 60, 120, 235, 16, 60, 120, 235] + [128, 128] + [128, 128]
+        #expect(throws: MPImageError.invalidYUVFrame(.invalidDimensions(width: 0, height: 2))) {
+            try VisionImage(yuvBuffer: i420, format: .i420, width: 0, height: 2)
         }
     }
 

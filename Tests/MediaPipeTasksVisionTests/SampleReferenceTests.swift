@@ -2,6 +2,7 @@ import Foundation
 import ImageIO
 import Inference
 import Kernels
+import LandmarkTestSupport
 @testable import MediaPipeTasksVision
 import TestSupport
 import Testing
@@ -131,7 +132,7 @@ import Testing
         let expected = try #require((configuration["results"] as? [String: Any])?[name] as? [[String: Any]])
         let rgb = try Self.load(image)
 
-        let graph = try PoseGraphGoldenTests.makeGraph(numPoses: numPoses, masks: true)
+        let graph = try LandmarkGraphs.pose(numPoses: numPoses, masks: true)
         let poses = try graph.process(rgb, timestampMicroseconds: 0)
         let label = "\(name), numPoses \(numPoses)"
         try #require(poses.count == expected.count, "\(label): \(poses.count) poses, MediaPipe found \(expected.count)")
@@ -147,8 +148,8 @@ import Testing
         }
     }
 
-    @Test(arguments: samples, HandGraphGoldenTests.Variant.allCases)
-    func handImageModeMatchesLegacy(name: String, variant: HandGraphGoldenTests.Variant) throws {
+    @Test(arguments: samples, LandmarkGraphs.HandVariant.allCases)
+    func handImageModeMatchesLegacy(name: String, variant: LandmarkGraphs.HandVariant) throws {
         let reference = try Self.json("hands_image.json")
         let image = try Self.sampleImage((reference["images"] as? [String: Any])?[name])
         let configurations = try #require(reference["configurations"] as? [[String: Any]])
@@ -158,7 +159,7 @@ import Testing
         let tasksLabels = Self.tasksLabels(expected["tasks"])
         let rgb = try Self.load(image)
 
-        let graph = try HandGraphGoldenTests.makeGraph(variant, numHands: 2, streamMode: false)
+        let graph = try LandmarkGraphs.hand(variant, numHands: 2, streamMode: false)
         let hands = try graph.process(rgb)
         let label = "\(name) (\(variant.rawValue))"
         #expect(legacy.count == tasksLabels.count, "\(label): legacy \(legacy.count) vs Tasks \(tasksLabels.count) hands")

@@ -1,28 +1,10 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import MediaPipeTasksVision
-
-/// A thread-safe list that `@Sendable` closures can append to. (It uses an `NSLock`, whose
-/// hand-over the thread sanitizer can see, unlike a contended `Synchronization.Mutex`.)
-final class TasksRecorder<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [Value] = []
-
-    func append(_ value: Value) {
-        lock.lock()
-        defer { lock.unlock() }
-        storage.append(value)
-    }
-
-    var values: [Value] {
-        lock.lock()
-        defer { lock.unlock() }
-        return storage
-    }
-}
 
 /// Counters shared between test threads and processors.
 final class TasksCounters: Sendable {

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-@testable import MLKit
 @testable import MediaPipeTasksVision
 import TestSupport
 import Testing
@@ -78,7 +77,7 @@ final class PoseLiveStreamLog: PoseLandmarkerLiveStreamDelegate, @unchecked Send
 
     /// The pose landmarker bundle; a missing one fails the test with a message saying so.
     static func poseBundlePath() throws -> String {
-        let path = MLKitPoseDetectorTests.modelPath
+        let path = Fixtures.modelsRoot.appendingPathComponent("pose_landmarker_full.task").path
         try #require(FileManager.default.fileExists(atPath: path), "missing model \(path): run models/fetch_models.sh")
         return path
     }

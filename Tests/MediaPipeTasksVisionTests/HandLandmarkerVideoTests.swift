@@ -2,6 +2,7 @@ import Foundation
 import ImageIO
 import Inference
 import Kernels
+import LandmarkTestSupport
 @testable import Pipeline
 @testable import MediaPipeTasksVision
 import TestSupport
@@ -35,7 +36,7 @@ import Testing
     /// palm detector does not run again while the track holds, which it does until the window
     /// of the clip slides past that hand on the last frame.
     @Test func trackingSkipsThePalmDetector() throws {
-        let graph = try HandGraphGoldenTests.makeGraph(.full, numHands: 1, streamMode: true)
+        let graph = try LandmarkGraphs.hand(.full, numHands: 1, streamMode: true)
         var counts: [Int] = []
         for index in 0..<Self.frameCount {
             counts.append(try graph.process(Self.frame(index).image.uprightRGBImage()).count)
@@ -57,7 +58,7 @@ import Testing
             let (name, image, timestamp) = try Self.frame(index)
             let result = try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
             #expect(result.timestampInMilliseconds == timestamp)
-            let golden = try HandGraphGoldenTests.goldenHands("legacy/video/t1_sweep/hands_full_tracking/\(name).json")
+            let golden = try FixtureGoldens.hands("legacy/video/t1_sweep/hands_full_tracking/\(name).json")
             guard result.landmarks.count == golden.hands.count else {
                 countMismatches.append(index)
                 continue
@@ -140,7 +141,7 @@ final class LiveStreamRecorder: HandLandmarkerLiveStreamDelegate, @unchecked Sen
         let landmarker = try HandLandmarker(modelPath: Self.fullBundle)
         let image = try MPImage(contentsOfFile: Fixtures.path("images/t1_cards_right.png"))
         let result = try landmarker.detect(image: image)
-        let tasks = try HandGraphGoldenTests.goldenHands("tasks/hands_full_n2/t1_cards_right.json")
+        let tasks = try FixtureGoldens.hands("tasks/hands_full_n2/t1_cards_right.json")
         try #require(result.landmarks.count == 1 && tasks.hands.count == 1)
         #expect(result.landmarks[0].count == 21 && result.worldLandmarks[0].count == 21)
         #expect(result.landmarks[0].allSatisfy { $0.visibility == nil && $0.presence == nil })

@@ -1,15 +1,13 @@
 import Dispatch
 import Foundation
-@testable import MLKit
 @testable import MediaPipeTasksVision
-import Synchronization
 import TestSupport
 import Testing
 
 /// Live-stream mode is video mode fed from another thread: when no frame is dropped (a feeder
 /// that waits for each result before sending the next frame), every result equals video mode's
-/// for the same frames and timestamps, and ML Kit's `.stream` mode gives the pose landmarker's
-/// video-mode landmarks. The clips are the synthetic ones of `SampleClipTests`, chosen for the
+/// for the same frames and timestamps (`MLKitStreamModeTests` holds ML Kit's `.stream` mode to
+/// the pose landmarker's video mode on one of these clips). The clips are the synthetic ones of `SampleClipTests`, chosen for the
 /// paths tracking takes: two people passing each other (detections merged with tracked people),
 /// a person hidden for one frame (a lost track), a hand moving (palm detection beside tracking).
 @Suite struct LiveStreamEqualsVideoTests {
@@ -21,19 +19,6 @@ import Testing
         let path = Fixtures.modelsRoot.appendingPathComponent(name).path
         try #require(FileManager.default.fileExists(atPath: path), "missing \(path): run models/fetch_models.sh")
         return path
-    }
-
-    /// A clock that reads the given timestamps in turn (then keeps adding 1 ms).
-    final class ClipClock: Sendable {
-        private let state: Mutex<(readings: [Int], next: Int)>
-        init(_ readings: [Int]) { state = Mutex((readings, 0)) }
-        func read() -> Int {
-            state.withLock { state in
-                defer { state.next += 1 }
-                let last = state.readings.last ?? 0
-                return state.next < state.readings.count ? state.readings[state.next] : last + state.next
-            }
-        }
     }
 
     /// The first `count` frames of a synthetic clip under `samples/`, with their timestamps
@@ -155,25 +140,5 @@ import Testing
             handsSeen += expected.landmarks.count
         }
         #expect(handsSeen >= frames.count, "only \(handsSeen) hands over \(frames.count) frames")
-    }
-
-    /// ML Kit's `.stream` mode on a moving person, stamped 40 ms apart as the clip's frames are,
-    /// gives the pose landmarker's video-mode landmarks in pixels, frame by frame.
-    @Test func mlKitStreamModeEqualsPoseVideoMode() throws {
-        let frames = try Self.clip("pose_right_5px", count: 15)
-        let clock = ClipClock(frames.map(\.timestamp))
-        let detector = PoseDetector(
-            mode: .stream, modelPath: try Self.bundle("pose_landmarker_full.task"), clock: { clock.read() })
-        try #require(detector.loadError == nil)
-        let video = try PoseLandmarker(options: try Self.poseOptions(.video, numPoses: 1))
-        for frame in frames {
-            let poses = try detector.results(in: VisionImage(image: frame.image))
-            let expected = try video.detect(videoFrame: frame.image, timestampInMilliseconds: frame.timestamp)
-            try #require(poses.count == expected.landmarks.count, "\(frame.timestamp) ms: pose counts differ")
-            if let pose = poses.first {
-                try MLKitPoseDetectorTests.expectPixels(
-                    pose, equal: expected.landmarks[0], width: frame.image.width, height: frame.image.height)
-            }
-        }
     }
 }

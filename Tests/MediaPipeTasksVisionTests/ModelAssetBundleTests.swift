@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Model asset bundles")
 struct ModelAssetBundleTests {
-    /// The package root, three levels above this file (Tests/PipelineTests/<file>).
+    /// The package root, three levels above this file (Tests/MediaPipeTasksVisionTests/<file>).
     private static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

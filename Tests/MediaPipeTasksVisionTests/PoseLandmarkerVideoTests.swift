@@ -2,6 +2,7 @@ import Foundation
 import ImageIO
 import Inference
 import Kernels
+import LandmarkTestSupport
 @testable import Pipeline
 @testable import MediaPipeTasksVision
 import TestSupport
@@ -87,7 +88,7 @@ import Testing
                 numPoses: 1, minDetectionConfidence: 0.5, minPresenceConfidence: 0.5,
                 minTrackingConfidence: 0.5, outputSegmentationMasks: false, streamMode: true))
         let image = try MPImage(contentsOfFile: Fixtures.path("images/bus_man.png")).uprightRGBImage()
-        let golden = try PoseGraphGoldenTests.goldenPoses("pose_full_n1", "bus_man")
+        let golden = try FixtureGoldens.poses("pose_full_n1", "bus_man")
         var frames: [[SIMD2<Double>]] = []
         for frame in 0..<8 {
             let poses = try graph.process(image, timestampMicroseconds: Int64(frame) * 33_333)

@@ -1,6 +1,5 @@
 import Foundation
 @testable import MLKit
-@testable import Pipeline
 @testable import MediaPipeTasksVision
 import Synchronization
 import TestSupport
@@ -60,6 +59,50 @@ import Testing
             let dy = Double(first.position.y - second.position.y)
             return (dx * dx + dy * dy).squareRoot()
         }.max() ?? 0
+    }
+
+    /// A clock that reads the given timestamps in turn (then keeps adding 1 ms).
+    final class ClipClock: Sendable {
+        private let state: Mutex<(readings: [Int], next: Int)>
+        init(_ readings: [Int]) { state = Mutex((readings, 0)) }
+        func read() -> Int {
+            state.withLock { state in
+                defer { state.next += 1 }
+                let last = state.readings.last ?? 0
+                return state.next < state.readings.count ? state.readings[state.next] : last + state.next
+            }
+        }
+    }
+
+    /// A moving person (the first 15 frames of the synthetic clip `pose_right_5px` under
+    /// `samples/`, stamped 40 ms apart as the clip's frames are) gives the pose landmarker's
+    /// video-mode landmarks in pixels, frame by frame (`LiveStreamEqualsVideoTests` holds the
+    /// landmarkers' live-stream mode to video mode on the same clips).
+    @Test func streamModeEqualsPoseVideoModeOnAMovingPerson() throws {
+        let frames = try (0..<15).map { index in
+            let path = try Fixtures.sample("pose_right_5px/" + String(format: "frame_%04d.png", index))
+            return (image: try MPImage(contentsOfFile: path), timestamp: index * 40)
+        }
+        let modelPath = MLKitPoseDetectorTests.modelPath
+        try #require(FileManager.default.fileExists(atPath: modelPath), "missing model \(modelPath)")
+        let clock = ClipClock(frames.map(\.timestamp))
+        let detector = PoseDetector(mode: .stream, modelPath: modelPath, clock: { clock.read() })
+        try #require(detector.loadError == nil)
+        let videoOptions = PoseLandmarkerOptions()
+        videoOptions.baseOptions.modelAssetPath = modelPath
+        videoOptions.baseOptions.numThreads = 2
+        videoOptions.runningMode = .video
+        videoOptions.numPoses = 1
+        let video = try PoseLandmarker(options: videoOptions)
+        for frame in frames {
+            let poses = try detector.results(in: VisionImage(image: frame.image))
+            let expected = try video.detect(videoFrame: frame.image, timestampInMilliseconds: frame.timestamp)
+            try #require(poses.count == expected.landmarks.count, "\(frame.timestamp) ms: pose counts differ")
+            if let pose = poses.first {
+                try MLKitPoseDetectorTests.expectPixels(
+                    pose, equal: expected.landmarks[0], width: frame.image.width, height: frame.image.height)
+            }
+        }
     }
 
     @Test func realClockStampsRapidCallsStrictlyIncreasing() throws {

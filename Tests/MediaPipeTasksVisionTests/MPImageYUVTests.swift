@@ -1,12 +1,11 @@
 import Foundation
 import ImageIO
-@testable import MLKit
 @testable import MediaPipeTasksVision
 import TestSupport
 import Testing
 
-/// `MPImage` and `VisionImage` from YUV frames: the library conversion, orientations, errors, and
-/// landmarks on a photo handed over as camera frames in each format.
+/// `MPImage` from YUV frames: the library conversion, orientations, errors, and landmarks on a
+/// photo handed over as camera frames in each format.
 @Suite struct MPImageYUVTests {
     /// A 4×2 I420 frame: grey luma ramp, neutral chroma.
     static let smallI420: [UInt8] = [16, 60, 120, 235, 16, 60, 120, 235] + [128, 128] + [128, 128]
@@ -54,9 +53,6 @@ import Testing
         }
         #expect(throws: MPImageError.invalidYUVFrame(.oddWidth(format: .yuyv, width: 3))) {
             try MPImage(yuvBuffer: [UInt8](repeating: 0, count: 64), format: .yuyv, width: 3, height: 2)
-        }
-        #expect(throws: MPImageError.invalidYUVFrame(.invalidDimensions(width: 0, height: 2))) {
-            try VisionImage(yuvBuffer: Self.smallI420, format: .i420, width: 0, height: 2)
         }
         #expect(throws: MPImageError.invalidYUVFrame(.wrongPlaneCount(format: .nv12, planes: 0, rowStrides: 0))) {
             try MPImage(yuvPlanes: [], rowStrides: [], format: .nv12, width: 2, height: 2)

@@ -1,17 +1,16 @@
 import Dispatch
 import Foundation
-@testable import MLKit
 @testable import MediaPipeTasksVision
 import TestSupport
 import Testing
 
-/// A landmarker or detector is freed once its user lets go of it: no retain cycle through the
-/// live-stream delegate, the private queues or the ML Kit completion path. (The suite's leak
-/// check under the address sanitizer would also catch one, but only at exit and without
-/// naming the mode.)
+/// A landmarker is freed once its user lets go of it: no retain cycle through the live-stream
+/// delegate or the private queues (`PoseDetectorLifetimeTests` checks ML Kit's detector). (The
+/// suite's leak check under the address sanitizer would also catch one, but only at exit and
+/// without naming the mode.)
 @Suite struct LandmarkerLifetimeTests {
-    /// Polls `isReleased` every millisecond for up to 10 s. Work already on a landmarker's or a
-    /// detector's private queue may hold it until that work returns; nothing else should.
+    /// Polls `isReleased` every millisecond for up to 10 s. Work already on a landmarker's
+    /// private queue may hold it until that work returns; nothing else should.
     static func eventually(_ isReleased: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while !isReleased() {
@@ -107,36 +106,5 @@ import Testing
             #expect(weakLandmarker == nil, "the \(mode) landmarker outlived its last use")
             #expect(weakDelegate == nil, "the delegate was kept alive")
         }
-    }
-
-    /// Freed when the scope ends, after `results(in:)` and also with `process(_:completion:)`
-    /// calls still queued: those hold the models they need, not the detector, and still complete.
-    @Test(arguments: [PoseDetectorMode.stream, .singleImage])
-    func poseDetectorIsFreedAfterItsLastUse(mode: PoseDetectorMode) throws {
-        let image = try VisionImage(contentsOfFile: Fixtures.path("images/bus_man.png"))
-        weak var weakSynchronous: PoseDetector?
-        do {
-            let detector = try MLKitPoseDetectorTests.detector(mode)
-            weakSynchronous = detector
-            #expect(try detector.results(in: image).count == 1)
-        }
-        #expect(weakSynchronous == nil, "the \(mode) detector outlived its last synchronous use")
-
-        weak var weakAsynchronous: PoseDetector?
-        let completed = DispatchSemaphore(value: 0)
-        let poseCounts = TasksRecorder<Int>()
-        do {
-            let detector = try MLKitPoseDetectorTests.detector(mode)
-            weakAsynchronous = detector
-            for _ in 0..<2 {
-                detector.process(image) { poses, _ in
-                    poseCounts.append(poses?.count ?? -1)
-                    completed.signal()
-                }
-            }
-        }
-        #expect(weakAsynchronous == nil, "queued process(_:completion:) calls kept the \(mode) detector alive")
-        for _ in 0..<2 { #expect(completed.wait(timeout: .now() + 60) == .success) }
-        #expect(poseCounts.values == [1, 1])
     }
 }
