@@ -4,7 +4,6 @@
 // encoded as YUYV, the format V4L2 webcams deliver (BT.601 limited range, each pair of pixels
 // sharing its chroma).
 import ImageIO
-import MediaPipeTasksVision
 
 enum DeviceOrientation {
   case portrait, portraitUpsideDown, landscapeLeft, landscapeRight
@@ -29,7 +28,9 @@ struct PhotoCamera {
   let sensorImage: RGBImage
 
   init(photoPath: String) throws {
-    let photo = try MPImage(contentsOfFile: photoPath).rgbImage
+    // The photo as a viewer shows it (its EXIF orientation applied), then turned onto the sensor.
+    let decoded = try ImageDecoder.decode(contentsOfFile: photoPath)
+    let photo = decoded.exifOrientation.map { decoded.image.applyingExifOrientation($0) } ?? decoded.image
     sensorImage = photo.applyingExifOrientation(.leftBottom)
   }
 

@@ -4,23 +4,24 @@ import Pipeline
 /// An image handed to the vision tasks (the MediaPipe Tasks `MPImage`): 8-bit RGB pixels plus
 /// the orientation in which they are stored.
 ///
-/// The pixels are kept exactly as stored. The landmarkers turn them upright by exact quarter turns
-/// (``uprightRGBImage()``), so no pixel is resampled to honour the orientation; `fullImageROI`
-/// is the same region expressed as MediaPipe's Tasks API does, a rotated full-image region of
-/// interest (docs/PIPELINE.md, "Image orientation"). ``width`` and ``height`` are those of the
-/// upright image (swapped for `.left`/`.right`), like `UIImage.size`.
+/// The pixels are kept exactly as stored. The landmarkers turn them upright by exact quarter turns,
+/// so no pixel is resampled to honour the orientation; `fullImageROI` is the same region expressed
+/// as MediaPipe's Tasks API does, a rotated full-image region of interest (docs/PIPELINE.md,
+/// "Image orientation"). ``width`` and ``height`` are those of the upright image (swapped for
+/// `.left`/`.right`), like `UIImage.size`.
 ///
 /// Files: the format is sniffed from the bytes. A JPEG's EXIF orientation is **applied to the
-/// pixels at load** (all eight values, mirrored ones included, exact pixel moves), so
-/// ``rgbImage`` is the photo as a viewer shows it; the `orientation` argument then describes a
+/// pixels at load** (all eight values, mirrored ones included, exact pixel moves), so the stored
+/// pixels are the photo as a viewer shows it; the `orientation` argument then describes a
 /// further rotation declared by the caller, as with `UIImage(cgImage:scale:orientation:)`.
 ///
 /// Thread safety: `MPImage` is immutable, hence `Sendable`: share it freely between threads,
 /// also with several landmarkers at once.
 public final class MPImage: Sendable {
-    /// The stored pixels, layout `[bufferHeight, bufferWidth, 3]` RGB8.
-    public let rgbImage: RGBImage
-    /// How ``rgbImage`` must be turned to appear upright; never mirrored.
+    /// The stored pixels, layout `[bufferHeight, bufferWidth, 3]` RGB8 (ImageIO's type, so
+    /// `package`: the public API is in MediaPipe's terms).
+    package let rgbImage: RGBImage
+    /// How the stored pixels must be turned to appear upright; never mirrored.
     public let orientation: ImageOrientation
 
     /// Width of the upright image in pixels (the buffer height for `.left`/`.right`).
@@ -30,7 +31,7 @@ public final class MPImage: Sendable {
 
     /// Wraps decoded RGB pixels.
     /// - Throws: ``MPImageError/mirroredOrientationUnsupported(_:)`` for mirrored orientations.
-    public convenience init(rgbImage: RGBImage, orientation: ImageOrientation = .up) throws(MPImageError) {
+    package convenience init(rgbImage: RGBImage, orientation: ImageOrientation = .up) throws(MPImageError) {
         guard !orientation.isMirrored else { throw .mirroredOrientationUnsupported(orientation) }
         self.init(rgbImage: rgbImage, unmirroredOrientation: orientation)
     }
@@ -182,7 +183,7 @@ public final class MPImage: Sendable {
     }
 
     /// The pixels turned upright (exact quarter turns), layout `[height, width, 3]`.
-    public func uprightRGBImage() -> RGBImage {
+    package func uprightRGBImage() -> RGBImage {
         switch orientation.clockwiseQuarterTurns {
         case 1: return rgbImage.applyingExifOrientation(.rightTop)
         case 2: return rgbImage.applyingExifOrientation(.bottomRight)
