@@ -44,11 +44,12 @@ from mediapipe_bundles import build_bundle, import_mediapipe  # noqa: E402
 from fixture_images import CLIP, IMAGES  # noqa: E402
 from sample_clips import FRAME_INTERVAL_MS  # noqa: E402
 from make_opencv_crops import F, crop, pad_roi  # noqa: E402
+from make_references import CONFIDENCE, References  # noqa: E402
+from fnv1a import fnv1a64  # noqa: E402
 
 SCRIPT = "make_fixtures.py"
 OUTPUT = REPO_ROOT / "Tests" / "Fixtures"
 INPUTS = REPO_ROOT / "samples" / "fixtures"
-CONFIDENCE = 0.5
 # The legacy solutions feed frames at a simulated 30 fps clock.
 LEGACY_FRAME_US = 33333
 # model -> (image, how the input is cut, input side, value range)
@@ -64,25 +65,15 @@ TENSOR_INPUTS = {
 }
 
 
-def fnv1a64(data):
-    value = 0xCBF29CE484222325
-    for byte in data:
-        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{value:016x}"
 
-
-class Runs:
-    """MediaPipe's graphs and tasks, and the JSON forms of what they output."""
+class Runs(References):
+    """MediaPipe's graphs and tasks (the Tasks landmarkers as make_references.py makes them), and
+    the JSON forms of what they output."""
 
     def __init__(self, mp, np, bundles):
         from mediapipe.python.solution_base import SolutionBase
-        from mediapipe.tasks.python import vision
-        from mediapipe.tasks.python.core.base_options import BaseOptions
-        self.mp, self.np, self.vision, self.BaseOptions = mp, np, vision, BaseOptions
-        self.SolutionBase, self.bundles = SolutionBase, bundles
-
-    def f32(self, value):
-        return float(str(self.np.float32(value)))
+        super().__init__(mp, np, bundles)
+        self.SolutionBase = SolutionBase
 
     # -- legacy graphs, with their intermediate streams
 
@@ -181,26 +172,6 @@ class Runs:
         }
 
     # -- Tasks
-
-    def image(self, array):
-        return self.mp.Image(image_format=self.mp.ImageFormat.SRGB, data=self.np.ascontiguousarray(array))
-
-    def pose_landmarker(self, num_poses, video):
-        vision = self.vision
-        return vision.PoseLandmarker.create_from_options(vision.PoseLandmarkerOptions(
-            base_options=self.BaseOptions(model_asset_path=str(self.bundles["pose"])),
-            running_mode=vision.RunningMode.VIDEO if video else vision.RunningMode.IMAGE,
-            num_poses=num_poses, min_pose_detection_confidence=CONFIDENCE,
-            min_pose_presence_confidence=CONFIDENCE, min_tracking_confidence=CONFIDENCE,
-            output_segmentation_masks=True))
-
-    def hand_landmarker(self, bundle, video):
-        vision = self.vision
-        return vision.HandLandmarker.create_from_options(vision.HandLandmarkerOptions(
-            base_options=self.BaseOptions(model_asset_path=str(self.bundles[bundle])),
-            running_mode=vision.RunningMode.VIDEO if video else vision.RunningMode.IMAGE,
-            num_hands=2, min_hand_detection_confidence=CONFIDENCE,
-            min_hand_presence_confidence=CONFIDENCE, min_tracking_confidence=CONFIDENCE))
 
     def tasks_poses(self, result, mask_path):
         """The poses of a PoseLandmarker result; writes mask K to `mask_path(K)` when it is given."""
@@ -325,7 +296,7 @@ def main():
             for num_poses in [1, 4]:
                 folder_name = f"pose_full_n{num_poses}"
                 (OUTPUT / "tasks" / folder_name).mkdir(parents=True, exist_ok=True)
-                with runs.pose_landmarker(num_poses, video=False) as task:
+                with runs.pose_landmarker(num_poses, video=False, masks=True) as task:
                     result = runs.tasks_poses(task.detect(runs.image(pixels)),
                                               lambda k: f"tasks/{folder_name}/{name}_mask{k}.png")
                 write_json(f"tasks/{folder_name}/{name}.json", {
@@ -356,7 +327,7 @@ def main():
                                              static_image_mode=static, max_num_hands=2, model_complexity=1),
                         "image": frame_records[i], "video": video,
                         **runs.legacy_hands_entry(hands_graph.process(pixels))})
-        with runs.pose_landmarker(1, video=True) as pose_task, runs.hand_landmarker("hand", video=True) as hand_task:
+        with runs.pose_landmarker(1, video=True, masks=True) as pose_task, runs.hand_landmarker("hand", video=True) as hand_task:
             for i, pixels in enumerate(frames):
                 timestamp = i * FRAME_INTERVAL_MS
                 video = {"clip": clip, "frame_index": i, "timestamp_ms": timestamp}

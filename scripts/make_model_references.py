@@ -27,18 +27,13 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "scripts"))
 from avx2_emulation import describe_cpu, run_as_avx2_cpu  # noqa: E402
+from fnv1a import fnv1a64  # noqa: E402
 
 SCRIPT = "make_model_references.py"
 FIXTURES = REPO_ROOT / "Tests" / "Fixtures"
 MODELS = ["pose_detection", "pose_landmark_full", "palm_detection_full", "palm_detection_lite",
           "hand_landmark_full", "hand_landmark_lite", "face_detection_short_range", "face_landmark"]
 
-
-def fnv1a64(data):
-    value = 0xCBF29CE484222325
-    for byte in data:
-        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{value:016x}"
 
 
 def model_input(np, entry):

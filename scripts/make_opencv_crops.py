@@ -27,6 +27,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from fnv1a import fnv1a64
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = REPO_ROOT / "Tests" / "Fixtures"
 IMAGES = REPO_ROOT / "samples" / "fixtures" / "images"
@@ -41,12 +43,6 @@ MASK_WARPS = [(0, 256, 256), (1, 64, 48)]
 # (image, tensor width, tensor height)
 LETTERBOXES = [("bus", 224, 224), ("zidane", 224, 224), ("t1_cards_left", 192, 192), ("t1", 192, 128)]
 
-
-def fnv1a64(data):
-    value = 0xCBF29CE484222325
-    for byte in data:
-        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{value:016x}"
 
 
 def rgb(name):

@@ -53,6 +53,7 @@ from mediapipe_bundles import BUNDLES, NEEDS_IMAGE_METADATA, build_bundle, impor
 from sample_clips import FRAME_INTERVAL_MS, HANDS_CLIP, POSE_CLIP, windows  # noqa: E402
 from video_clips import CANVAS, HAND_CLIPS, PATH_CLIPS, POSE_CLIPS, SUBJECTS  # noqa: E402
 from fixture_images import CLIP as FIXTURE_CLIP  # noqa: E402
+from fnv1a import fnv1a64  # noqa: E402
 
 SCRIPT = "make_references.py"
 SCHEMA = "landmarker-references/1"
@@ -78,13 +79,6 @@ def read_manifest():
         samples.append((Path(file).stem, file, package))
     return samples
 
-
-def fnv1a64(data):
-    """FNV-1a 64-bit hash of bytes, as 16 hex digits."""
-    value = 0xCBF29CE484222325
-    for byte in data:
-        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{value:016x}"
 
 
 class References:
