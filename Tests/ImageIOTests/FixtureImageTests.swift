@@ -20,17 +20,8 @@ import Testing
             #expect(decoded.format == .png, "\(name)")
             #expect(decoded.image.width == entry["width"] as! Int, "\(name)")
             #expect(decoded.image.height == entry["height"] as! Int, "\(name)")
-            #expect(Self.fnv1a64(decoded.image.pixels) == entry["rgb_fnv1a64"] as! String, "\(name): pixels")
+            #expect(FNV1a.hash(decoded.image.pixels) == entry["rgb_fnv1a64"] as! String, "\(name): pixels")
         }
-    }
-
-    static func fnv1a64(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     @Test func grayFixtureIsGrayReplicated() throws {

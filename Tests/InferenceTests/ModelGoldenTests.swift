@@ -42,20 +42,6 @@ import Testing
         }
     }
 
-    /// FNV-1a 64 of `values` as little-endian float32 bytes, 16 hex digits.
-    static func fnv1a64(_ values: [Float]) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for value in values {
-            var bits = value.bitPattern.littleEndian
-            for _ in 0..<4 {
-                hash = (hash ^ UInt64(bits & 0xFF)) &* 0x100_0000_01B3
-                bits >>= 8
-            }
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
-
     /// The kernel configurations every model is checked with.
     static let configurations: [Interpreter.Options] =
         KernelInstructionSet.supported.map { .init(threadCount: 2, mode: .fast, instructionSet: $0) }
@@ -117,7 +103,7 @@ import Testing
                         let actual = try interpreter.output(at: k)
                         let worst = zip(actual, references[k]).map { abs($0 - $1) }.max() ?? 0
                         #expect(
-                            Self.fnv1a64(actual) == golden.xnnpackHash,
+                            FNV1a.hash(actual) == golden.xnnpackHash,
                             """
                             \(model) output \(golden.name), \(instructionSet), \(threads) threads, sparse \(sparse): \
                             not XNNPACK's bytes (max |diff| from LiteRT's reference kernels \(worst), \

@@ -110,7 +110,7 @@ import Testing
         let index = reference["index"] as! Int
         let path = try Fixtures.sample("\(name)/" + String(format: "frame_%04d.png", index))
         let image = try MPImage(contentsOfFile: path)
-        let hash = SampleReferenceTests.fnv1a64(image.uprightRGBImage().pixels)
+        let hash = FNV1a.hash(image.uprightRGBImage().pixels)
         try #require(hash == reference["rgb_fnv1a64"] as? String,
                      "\(name) frame \(index): pixels differ from those the references were made from; rerun scripts/fetch_samples.sh")
         return image

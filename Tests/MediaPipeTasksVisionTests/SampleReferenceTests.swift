@@ -80,22 +80,12 @@ import Testing
 
     // MARK: - Loading the samples
 
-    /// FNV-1a 64 of `bytes`, 16 hex digits.
-    static func fnv1a64(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3  // FNV arithmetic is modulo 2^64
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
-
     /// Decodes a sample and checks that its pixels are the ones MediaPipe was given.
     static func load(_ image: SampleImage) throws -> RGBImage {
         let rgb = try MPImage(contentsOfFile: Fixtures.sample(image.file)).uprightRGBImage()
         try #require(rgb.width == image.width && rgb.height == image.height,
                      "\(image.file): \(rgb.width)x\(rgb.height), the references say \(image.width)x\(image.height)")
-        try #require(fnv1a64(rgb.pixels) == image.rgbHash,
+        try #require(FNV1a.hash(rgb.pixels) == image.rgbHash,
                      "\(image.file): decoded pixels differ from those the references were made from (Pillow's decoding)")
         return rgb
     }

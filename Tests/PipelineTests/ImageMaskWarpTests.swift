@@ -14,21 +14,6 @@ import Testing
         return mask
     }
 
-    static func digest(_ values: [Float]) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for value in values {
-            var bits = value.bitPattern.littleEndian
-            withUnsafeBytes(of: &bits) { bytes in
-                for byte in bytes {
-                    hash ^= UInt64(byte)
-                    hash = hash &* 0x0000_0100_0000_01B3
-                }
-            }
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
-
     /// Expected digests (FNV-1a-64 of the float32 output) from opencv-python-headless 4.10.0.84,
     /// `mask_warps` of `Tests/Fixtures/opencv_crops.json` (`scripts/make_opencv_crops.py`):
     /// `cv2.warpAffine(mask, T, (W, H), INTER_LINEAR | WARP_INVERSE_MAP, BORDER_CONSTANT)` with T
@@ -52,7 +37,7 @@ import Testing
                                                           maskWidth: maskWidth, maskHeight: maskHeight, roi: roi,
                                                           imageWidth: imageWidth, imageHeight: imageHeight)
             #expect(output.count == imageWidth * imageHeight)
-            #expect(Self.digest(output) == entry["fnv1a64"] as! String, "\(testCase)")
+            #expect(FNV1a.hash(output) == entry["fnv1a64"] as! String, "\(testCase)")
         }
     }
 

@@ -125,16 +125,6 @@ enum ImageFixtures {
 /// opencv-python-headless 4.10.0.84 produced (IPP disabled), in `Tests/Fixtures/opencv_crops.json`
 /// (`scripts/make_opencv_crops.py`).
 @Suite struct ImageToTensorOpenCVFixedPointTests {
-    static func fnv1a64(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
-
     /// The entries of one list of `opencv_crops.json`.
     static func crops(_ list: String) throws -> [[String: Any]] {
         (try Fixtures.json("opencv_crops.json") as! [String: Any])[list] as! [[String: Any]]
@@ -156,7 +146,7 @@ enum ImageFixtures {
             let options = ImageToTensor.Options(outputWidth: testCase.side, outputHeight: testCase.side, rangeMin: 0,
                                                 rangeMax: 1, keepAspectRatio: true, borderMode: border)
             let crop = try ImageToTensor.crop(image, roi: roi, options: options).image
-            #expect(Self.fnv1a64(crop.pixels) == entry["fnv1a64"] as! String, "\(testCase) \(border)")
+            #expect(FNV1a.hash(crop.pixels) == entry["fnv1a64"] as! String, "\(testCase) \(border)")
         }
     }
 
@@ -170,7 +160,7 @@ enum ImageFixtures {
                                                 rangeMin: -1, rangeMax: 1, keepAspectRatio: true, borderMode: .zero)
             let crop = try ImageToTensor.crop(image, roi: .fullImage(width: image.width, height: image.height),
                                               options: options).image
-            #expect(Self.fnv1a64(crop.pixels) == entry["fnv1a64"] as! String, "\(file)")
+            #expect(FNV1a.hash(crop.pixels) == entry["fnv1a64"] as! String, "\(file)")
         }
     }
 }
