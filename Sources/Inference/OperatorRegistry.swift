@@ -27,6 +27,7 @@ enum OperatorRegistry {
             Tanh.self,
             Mul.self,
             Relu.self,
+            StridedSlice.self,
         ]
     }
 

@@ -14,6 +14,7 @@ enum TestPaths {
     static let modelNames = [
         "pose_detection", "pose_landmark_full", "palm_detection_full", "palm_detection_lite",
         "hand_landmark_full", "hand_landmark_lite", "face_detection_short_range", "face_landmark",
+        "hand_recrop",
     ]
 
     /// The path of `models/<name>.tflite`, recording a loud failure if it is missing.
