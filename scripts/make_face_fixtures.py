@@ -12,7 +12,12 @@ clip of scripts/fixture_images.py, with the graph's intermediate streams.
 
 Each file holds the faces (their landmarks as [x, y, z] triples, in the graph's output order) and the intermediate
 streams face_detections, face_rects_from_detections and face_rects_from_landmarks (empty lists when
-the graph did not emit them at that frame). Every confidence is 0.5. Run it through
+the graph did not emit them at that frame). Every confidence is 0.5.
+
+MediaPipe runs its models with XNNPACK, whose AVX-512 kernels give other last bits than its AVX2 +
+FMA kernels (the ones this package's kernels reproduce). Tracking feeds each frame's landmarks into
+the next frame's crop, so a last-bit difference grows over a clip: on an AVX-512 host this script
+therefore runs under QEMU as an AVX2 + FMA CPU (scripts/avx2_emulation.py), as the LiteRT scripts do. Run it through
 scripts/make_fixtures.sh (after make_fixtures.py, which clears nothing of this script's folders).
 """
 
@@ -27,6 +32,7 @@ from fixture_images import CLIP, IMAGES  # noqa: E402
 import make_fixtures  # noqa: E402
 from make_fixtures import INPUTS, OUTPUT, Runs, image_record, read_rgb, write_json  # noqa: E402
 from make_references import CONFIDENCE  # noqa: E402
+from avx2_emulation import describe_cpu, run_as_avx2_cpu  # noqa: E402
 
 SCRIPT = "make_face_fixtures.py"
 SCHEMA = "landmarker-fixtures/legacy-face-mesh/1"
@@ -62,7 +68,7 @@ class FaceRuns(Runs):
 
 
 def producer(**options):
-    return {**make_fixtures.producer(GRAPH, **options), "script": f"scripts/{SCRIPT}"}
+    return {**make_fixtures.producer(GRAPH, **options), "script": f"scripts/{SCRIPT}", "cpu": describe_cpu()}
 
 
 def folder_name(refined, num_faces):
@@ -71,6 +77,7 @@ def folder_name(refined, num_faces):
 
 def main():
     mp, np = import_mediapipe(SCRIPT)
+    run_as_avx2_cpu(SCRIPT)
     missing = [name for name in IMAGES if not (INPUTS / "images" / f"{name}.png").exists()]
     if missing or not (INPUTS / "video" / CLIP["name"] / ".complete").exists():
         sys.exit(f"{SCRIPT}: the golden-test images are not in {INPUTS}: run scripts/fetch_samples.sh")

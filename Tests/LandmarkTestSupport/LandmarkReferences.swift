@@ -89,6 +89,42 @@ package enum FixtureGoldens {
     }
 }
 
+/// One frame of a legacy Face Mesh golden (`legacy/face_mesh_*`): its faces and the graph's ROIs.
+package struct ReferenceFaceFrame {
+    package let width: Int
+    package let height: Int
+    /// Each face's landmarks (468 or 478), normalized to the image, in the graph's order.
+    package let faces: [[SIMD3<Double>]]
+    /// How many detections the graph's detector output (0 when it did not run).
+    package let detectionCount: Int
+    /// The ROIs from the detections, then from the landmarks, as (x_center, y_center, width,
+    /// height, rotation).
+    package let roisFromDetections: [[Double]]
+    package let roisFromLandmarks: [[Double]]
+}
+
+extension FixtureGoldens {
+    /// A legacy Face Mesh golden (`legacy/.../face_mesh_*/<name>.json`).
+    package static func faces(_ relative: String) throws -> ReferenceFaceFrame {
+        let json = try Fixtures.json(relative) as! [String: Any]
+        let image = json["image"] as! [String: Any]
+        let intermediate = json["intermediate"] as! [String: Any]
+        func rects(_ key: String) -> [[Double]] {
+            (intermediate[key] as! [[String: NSNumber]]).map { rect in
+                ["x_center", "y_center", "width", "height", "rotation"].map { rect[$0]!.doubleValue }
+            }
+        }
+        return ReferenceFaceFrame(
+            width: image["width"] as! Int, height: image["height"] as! Int,
+            faces: (json["faces"] as! [[String: Any]]).map { face in
+                (face["landmarks"] as! [[NSNumber]]).map { SIMD3($0[0].doubleValue, $0[1].doubleValue, $0[2].doubleValue) }
+            },
+            detectionCount: (intermediate["face_detections"] as! [Any]).count,
+            roisFromDetections: rects("face_rects_from_detections"),
+            roisFromLandmarks: rects("face_rects_from_landmarks"))
+    }
+}
+
 /// The landmark graphs as the landmarkers build them, on the models under `models/`.
 package enum LandmarkGraphs {
     /// The pose graph as `PoseLandmarker` builds it (models run without the sparse kernels).
@@ -108,6 +144,15 @@ package enum LandmarkGraphs {
         package var palmModel: String { "palm_detection_\(rawValue)" }
         package var landmarkModel: String { "hand_landmark_\(rawValue)" }
         package var testDescription: String { rawValue }
+    }
+
+    /// The face mesh graph as `FaceLandmarker` builds it.
+    package static func face(numFaces: Int, streamMode: Bool) throws -> FaceGraph {
+        try FaceGraph(
+            detector: Interpreter(contentsOfFile: Fixtures.model("face_detection_short_range"), options: .init(threadCount: 2)),
+            landmarkModel: Interpreter(contentsOfFile: Fixtures.model("face_landmark"), options: .init(threadCount: 2)),
+            configuration: .init(
+                numFaces: numFaces, minDetectionConfidence: 0.5, minPresenceConfidence: 0.5, streamMode: streamMode))
     }
 
     package static func hand(_ variant: HandVariant, numHands: Int, streamMode: Bool) throws -> HandGraph {

@@ -6,14 +6,14 @@
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 package struct DetectionDecodingOptions: Sendable, Hashable {
-    /// Floats per anchor row of the box tensor (12 pose, 18 palm).
+    /// Floats per anchor row of the box tensor (12 pose, 18 palm, 16 face).
     package var coordinatesPerRow: Int
-    /// Keypoints per row (4 pose, 7 palm), each an (x, y) pair.
+    /// Keypoints per row (4 pose, 7 palm, 6 face), each an (x, y) pair.
     package var keypointCount: Int
-    /// Index in the row of the first keypoint value (4 for both detectors).
+    /// Index in the row of the first keypoint value (4 for every detector here).
     package var keypointOffset: Int
     /// Divisor of the box centre, size and keypoint regressions: the detector input size in
-    /// pixels (224 pose, 192 palm). One value for x, y, w and h, as both detectors use.
+    /// pixels (224 pose, 192 palm, 128 face). One value for x, y, w and h, as every detector here uses.
     package var coordinateScale: Float
     /// Score logits are clamped to `±scoreClippingThreshold` before the sigmoid (100).
     package var scoreClippingThreshold: Float
@@ -47,6 +47,16 @@ package struct DetectionDecodingOptions: Sendable, Hashable {
     package static func palmDetector(minScoreThreshold: Float = 0.5) -> DetectionDecodingOptions {
         DetectionDecodingOptions(
             coordinatesPerRow: 18, keypointCount: 7, coordinateScale: 192,
+            minScoreThreshold: minScoreThreshold)
+    }
+
+    /// face_detection_short_range.tflite: 16 values per row, 6 keypoints (right eye, left eye,
+    /// nose tip, mouth centre, right and left ear tragion), scale 128. `minScoreThreshold` is
+    /// the legacy Face Mesh's `min_detection_confidence` (Tasks `min_face_detection_confidence`),
+    /// 0.5 by default.
+    package static func faceDetector(minScoreThreshold: Float = 0.5) -> DetectionDecodingOptions {
+        DetectionDecodingOptions(
+            coordinatesPerRow: 16, keypointCount: 6, coordinateScale: 128,
             minScoreThreshold: minScoreThreshold)
     }
 }
@@ -110,6 +120,14 @@ package struct DetectionDecoder: Sendable {
         DetectionDecoder(
             validAnchors: SSDAnchorOptions.palmDetector.makeAnchors(),
             options: .palmDetector(minScoreThreshold: minScoreThreshold))
+    }
+
+    /// The short-range face detector's decoder: ``SSDAnchorOptions/faceDetector`` anchors and
+    /// ``DetectionDecodingOptions/faceDetector(minScoreThreshold:)``.
+    package static func faceDetector(minScoreThreshold: Float = 0.5) -> DetectionDecoder {
+        DetectionDecoder(
+            validAnchors: SSDAnchorOptions.faceDetector.makeAnchors(),
+            options: .faceDetector(minScoreThreshold: minScoreThreshold))
     }
 
     private init(validAnchors: [SSDAnchor], options: DetectionDecodingOptions) {

@@ -43,6 +43,18 @@ package struct DetectionToRect: Sendable, Hashable {
     package static let palmDetector = DetectionToRect(
         startKeypoint: 0, endKeypoint: 2, targetAngle: RectRotation.ninetyDegrees, extent: .boundingBox)
 
+    /// Face detector (docs/PIPELINE.md, "Face ROI from a detection"): the face box, rotation
+    /// from keypoint 0 (right eye) → 1 (left eye) with target 0°. Follow with
+    /// ``RectTransformation/face``.
+    package static let faceDetector = DetectionToRect(
+        startKeypoint: 0, endKeypoint: 1, targetAngle: 0, extent: .boundingBox)
+
+    /// Face landmarks to the next frame's ROI (docs/PIPELINE.md, "Face tracking"): the
+    /// landmarks' bounding box, rotation from landmark 33 (right eye, outer corner) → 263 (left
+    /// eye, outer corner) with target 0°. Follow with ``RectTransformation/face``.
+    package static let faceLandmarks = DetectionToRect(
+        startKeypoint: 33, endKeypoint: 263, targetAngle: 0, extent: .boundingBox)
+
     /// The rect for `detection`, whose coordinates are normalized to the image.
     ///
     /// - Parameters:

@@ -117,6 +117,11 @@ package struct SSDAnchorOptions: Sendable, Hashable {
     package static let palmDetector = SSDAnchorOptions(
         presetInputSize: 192, strides: [8, 16, 16, 16], anchorCount: 2016)
 
+    /// face_detection_short_range.tflite: 128×128, 4 layers, strides 8, 16, 16, 16 →
+    /// 16²×2 + 8²×6 = 896 anchors.
+    package static let faceDetector = SSDAnchorOptions(
+        presetInputSize: 128, strides: [8, 16, 16, 16], anchorCount: 896)
+
     /// The anchors, in output-row order. Every anchor is 1 × 1; its centre is
     /// `((col + offsetX) / mapWidth, (row + offsetY) / mapHeight)`.
     package func makeAnchors() -> [SSDAnchor] {

@@ -28,6 +28,8 @@ package struct WeightedNonMaxSuppression: Sendable, Hashable {
     package static let poseDetectorLegacy = WeightedNonMaxSuppression(iouThreshold: 0.3)
     /// Palm detector, both flavours: 0.3.
     package static let palmDetector = WeightedNonMaxSuppression(iouThreshold: 0.3)
+    /// Short-range face detector (the legacy Face Mesh graph's `FaceDetectionShortRange`): 0.3.
+    package static let faceDetector = WeightedNonMaxSuppression(iouThreshold: 0.3)
 
     /// Suppresses overlapping detections.
     ///

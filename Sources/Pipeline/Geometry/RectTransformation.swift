@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Scale, shift and square a ``NormalizedRect`` (MediaPipe `RectTransformationCalculator`,
-/// docs/PIPELINE.md, "Rect transformation"). Only the options the pose and hand graphs use are
+/// docs/PIPELINE.md, "Rect transformation"). Only the options the pose, hand and face graphs use are
 /// modelled: a common scale for x and y, a shift along the rect's own y axis, and `square_long`.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
@@ -34,6 +34,9 @@ package struct RectTransformation: Sendable, Hashable {
     /// Hand ROI for the next frame from landmarks (docs/PIPELINE.md, "Hand tracking"): scale 2.0,
     /// shift_y −0.1, square_long.
     package static let handFromLandmarks = RectTransformation(scale: 2.0, shiftY: -0.1)
+    /// Face ROI, from a detection and from landmarks for the next frame (docs/PIPELINE.md,
+    /// "Face ROI from a detection", "Face tracking"): scale 1.5, no shift, square_long.
+    package static let face = RectTransformation(scale: 1.5)
 
     /// Applies the transformation; the rotation is kept as is (not re-normalized).
     ///

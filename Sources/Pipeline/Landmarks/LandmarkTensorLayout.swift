@@ -8,15 +8,15 @@
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 package struct LandmarkTensorLayout: Sendable, Hashable {
-    /// Landmarks in the tensor (39 pose, 21 hand).
+    /// Landmarks in the tensor (39 pose, 21 hand, 468 face).
     package let landmarkCount: Int
-    /// Values per landmark in the normalized-landmark tensor, 3...5 (5 pose, 3 hand).
+    /// Values per landmark in the normalized-landmark tensor, 3...5 (5 pose, 3 hand and face).
     package let valuesPerLandmark: Int
-    /// Model input width in pixels, the unit of x and z in the tensor (256 pose, 224 hand).
+    /// Model input width in pixels, the unit of x and z in the tensor (256 pose, 224 hand, 192 face).
     package let inputWidth: Int
-    /// Model input height in pixels, the unit of y (256 pose, 224 hand).
+    /// Model input height in pixels, the unit of y (256 pose, 224 hand, 192 face).
     package let inputHeight: Int
-    /// Extra divisor of z (1 pose, 0.4 hand).
+    /// Extra divisor of z (1 pose and face, 0.4 hand).
     package let normalizeZ: Float
 
     /// - Throws: ``PipelineInputError/invalidOption(name:reason:)`` for non-positive counts or
@@ -62,6 +62,11 @@ package struct LandmarkTensorLayout: Sendable, Hashable {
     /// 224×224 crop, normalize_z 0.4; `Identity_3` [1,63] = 21 × (x, y, z) metres.
     package static let hand = LandmarkTensorLayout(
         validLandmarkCount: 21, valuesPerLandmark: 3, inputWidth: 224, inputHeight: 224, normalizeZ: 0.4)
+
+    /// face_landmark.tflite: `conv2d_21` [1,1,1,1404] = 468 × (x, y, z) in pixels of the
+    /// 192×192 crop, normalize_z 1. No world landmarks.
+    package static let face = LandmarkTensorLayout(
+        validLandmarkCount: 468, valuesPerLandmark: 3, inputWidth: 192, inputHeight: 192, normalizeZ: 1)
 
     /// Decodes the landmark tensor to landmarks normalized to the crop.
     ///

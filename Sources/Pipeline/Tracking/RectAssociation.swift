@@ -4,7 +4,7 @@
 /// Thread safety: a namespace of stateless functions of their arguments; safe to call from any
 /// number of threads at once.
 package enum RectAssociation {
-    /// `AssociationNormRectCalculator` (Tasks pose, legacy hands): later rects win.
+    /// `AssociationNormRectCalculator` (Tasks pose, legacy hands, face mesh): later rects win.
     ///
     /// The inputs are walked in order, each input's rects in order. Every rect first removes
     /// every already kept rect it overlaps, then is appended. So of two overlapping rects the
@@ -12,8 +12,10 @@ package enum RectAssociation {
     ///
     /// - Parameters:
     ///   - inputs: Tasks pose: `[previous-frame ROIs, all detector ROIs]` (the new detection
-    ///     wins); legacy hands: `[palm ROIs, previous-frame ROIs]` (the tracked ROI wins).
-    ///   - iouThreshold: Tasks pose: `min_tracking_confidence` (0.5); legacy hands: 0.5.
+    ///     wins); legacy hands and face mesh: `[detector ROIs, previous-frame ROIs]` (the
+    ///     tracked ROI wins).
+    ///   - iouThreshold: Tasks pose: `min_tracking_confidence` (0.5); legacy hands and face
+    ///     mesh: 0.5.
     package static func laterWins(_ inputs: [[NormalizedRect]], iouThreshold: Float) -> [NormalizedRect] {
         let rects = Array(inputs.joined())
         return keptIndices(laterWins: rects, iouThreshold: iouThreshold).map { rects[$0] }
@@ -51,6 +53,18 @@ package enum RectAssociation {
             let detection = index - tracked.count
             return TrackedRect(rect: detected[detection], trackId: heirs[detection]?.trackId)
         }
+    }
+
+    /// ``laterWins(_:iouThreshold:)`` of `[detected, tracked]` (the legacy hand and face mesh
+    /// graphs: the tracked ROI wins), keeping the tracked rects' ids: the same rects in the same
+    /// order, each kept tracked rect with its id, each kept detection with none.
+    ///
+    /// - Parameters:
+    ///   - detected: this frame's ROIs from fresh detections.
+    ///   - tracked: the previous frame's ROIs from landmarks, with their ids.
+    static func laterWins(detected: [NormalizedRect], tracked: [TrackedRect], iouThreshold: Float) -> [TrackedRect] {
+        let rects = detected.map { TrackedRect(rect: $0, trackId: nil) } + tracked
+        return keptIndices(laterWins: rects.map(\.rect), iouThreshold: iouThreshold).map { rects[$0] }
     }
 
     /// The later-wins walk: the indices into `rects` of the rects kept, in their kept order.
