@@ -2,7 +2,9 @@
 # Fetches the MediaPipe models this project runs from the PyPI wheel
 # mediapipe==0.10.21 (the six pose and hand models, and the face detector, the face
 # landmark models and the holistic hand re-crop model the runtime is checked on), checks each
-# file's sha256, and assembles the .task bundles of the pose and hand models. Idempotent: files already present with the right checksum are kept.
+# file's sha256, and assembles the .task bundles of the pose, hand and face landmarkers
+# (face_landmarker.task: 468 landmarks; face_landmarker_refined.task: 478, with the attention
+# model). Idempotent: files already present with the right checksum are kept.
 #
 # Usage: models/fetch_models.sh [DEST_DIR]   (default: the folder of this script)
 set -euo pipefail
@@ -99,4 +101,6 @@ PY
 bundle pose_landmarker_full.task pose_detection pose_landmark_full pose_detector.tflite pose_landmarks_detector.tflite
 bundle hand_landmarker_full.task palm_detection_full hand_landmark_full hand_detector.tflite hand_landmarks_detector.tflite
 bundle hand_landmarker_lite.task palm_detection_lite hand_landmark_lite hand_detector.tflite hand_landmarks_detector.tflite
+bundle face_landmarker.task face_detection_short_range face_landmark face_detector.tflite face_landmarks_detector.tflite
+bundle face_landmarker_refined.task face_detection_short_range face_landmark_with_attention face_detector.tflite face_landmarks_detector.tflite
 say "all models in $dest"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the landmarker CLI under a prefix:
 #   PREFIX/bin/landmarker                       the release binary, Swift runtime linked statically
-#   PREFIX/share/landmarker/models/             the six .tflite models and the three .task bundles
+#   PREFIX/share/landmarker/models/             the nine .tflite models of the pose, hand and face
+#                                               landmarkers and their five .task bundles
 #   PREFIX/share/landmarker/models/fetch_models.sh   fetches the models again (into its folder, or DEST)
 # Installs the system packages the build needs first (as root; without root it
 # names them and stops) and fetches the models when they are missing. The
@@ -43,11 +44,12 @@ put() {
   chmod "$3" "$2.part.$$"
   mv -f "$2.part.$$" "$2"
 }
-models=(pose_detection pose_landmark_full palm_detection_full palm_detection_lite hand_landmark_full hand_landmark_lite)
+models=(pose_detection pose_landmark_full palm_detection_full palm_detection_lite hand_landmark_full hand_landmark_lite
+        face_detection_short_range face_landmark face_landmark_with_attention)
 for model in "${models[@]}"; do
   put "models/$model.tflite" "$prefix/share/landmarker/models/$model.tflite" 644
 done
-for bundle in pose_landmarker_full hand_landmarker_full hand_landmarker_lite; do
+for bundle in pose_landmarker_full hand_landmarker_full hand_landmarker_lite face_landmarker face_landmarker_refined; do
   put "models/$bundle.task" "$prefix/share/landmarker/models/$bundle.task" 644
 done
 put models/fetch_models.sh "$prefix/share/landmarker/models/fetch_models.sh" 755

@@ -38,6 +38,9 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible, Loca
     case closed
     /// A model asset could not be read or is not the model the task needs.
     case invalidModel(String)
+    /// An output option (named by `option`) asks for something this runtime cannot produce,
+    /// for the reason given (e.g. its model is in no package the project fetches).
+    case unavailableOutput(option: String, reason: String)
 
     public var description: String {
         switch self {
@@ -74,6 +77,8 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible, Loca
             return "The task has been closed; create a new one."
         case .invalidModel(let message):
             return "Invalid model: \(message)"
+        case .unavailableOutput(let option, let reason):
+            return "\(option) cannot be produced: \(reason). Leave it false."
         }
     }
 

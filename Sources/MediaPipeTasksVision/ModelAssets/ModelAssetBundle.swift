@@ -79,12 +79,15 @@ package enum LandmarkerBundleKind: Sendable, CaseIterable {
     case poseLandmarker
     /// `hand_landmarker*.task`: `hand_detector.tflite` + `hand_landmarks_detector.tflite`.
     case handLandmarker
+    /// `face_landmarker*.task`: `face_detector.tflite` + `face_landmarks_detector.tflite`.
+    case faceLandmarker
 
-    /// The detector model's member name (pose detector or palm detector).
+    /// The detector model's member name (pose, palm or face detector).
     package var detectorModelName: String {
         switch self {
         case .poseLandmarker: "pose_detector.tflite"
         case .handLandmarker: "hand_detector.tflite"
+        case .faceLandmarker: "face_detector.tflite"
         }
     }
 
@@ -93,6 +96,7 @@ package enum LandmarkerBundleKind: Sendable, CaseIterable {
         switch self {
         case .poseLandmarker: "pose_landmarks_detector.tflite"
         case .handLandmarker: "hand_landmarks_detector.tflite"
+        case .faceLandmarker: "face_landmarks_detector.tflite"
         }
     }
 }
@@ -101,9 +105,10 @@ package enum LandmarkerBundleKind: Sendable, CaseIterable {
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 package struct LandmarkerModels: Sendable, Equatable {
-    /// The detector (`pose_detector.tflite` or `hand_detector.tflite`).
+    /// The detector (`pose_detector.tflite`, `hand_detector.tflite` or `face_detector.tflite`).
     package let detectorModel: [UInt8]
-    /// The landmark model (`pose_landmarks_detector.tflite` or `hand_landmarks_detector.tflite`).
+    /// The landmark model (`pose_landmarks_detector.tflite`, `hand_landmarks_detector.tflite` or
+    /// `face_landmarks_detector.tflite`).
     package let landmarksDetectorModel: [UInt8]
 
     /// Loads the bundle that `source` names and extracts the models `kind` needs.
