@@ -2,7 +2,7 @@
 # Installs the CLI under PREFIX (scripts/install.sh) and checks it as a user of a
 # minimal box would run it: from another folder, with an environment holding only
 # PATH=/usr/bin:/bin (no Swift toolchain) and a HOME of its own.
-#   - `pose PHOTO --json` and `hand PHOTO --json` print results;
+#   - `pose PHOTO --json`, `hand PHOTO --json` and `face PHOTO --json` print results;
 #   - `--version` prints the version, the commit, the kernel family, the model folder and the
 #     weight cache folder;
 #   - the runs save their packed weights in the user's cache, and a second pose run, which maps
@@ -70,12 +70,13 @@ PY
 }
 check_json pose "$root/samples/bus.jpg"
 check_json hand "$root/samples/t1.jpg"
+check_json face "$root/samples/grace_hopper.jpg"
 
 # The packed weights saved by those runs (two models each), and a second run that maps them.
 weights="$work/home/.cache/landmarker/weights"
 saved="$(find "$weights" -name '*.weights' 2>/dev/null | wc -l)"
 echo "check_install: $saved weight cache files in $weights"
-((saved == 4)) || fail "the pose and hand runs saved $saved weight cache files in $weights, not 4"
+((saved == 6)) || fail "the pose, hand and face runs saved $saved weight cache files in $weights, not 6"
 cp "$work/pose.json" "$work/pose_first.json"
 check_json pose "$root/samples/bus.jpg"
 cmp -s "$work/pose.json" "$work/pose_first.json" || fail "pose with its packed weights mapped printed other JSON"

@@ -3,8 +3,8 @@
 #   - `pose CLIP.mp4 --json --annotate OUT.mp4 --mask MASK.mp4` on a clip encoded from the
 #     sample clip's frames: one JSON line per frame with the presentation times, landmarks equal
 #     to the run on the same video's frames exported as PNG, and videos out with the input's
-#     frame count, rate and size; the same for `hand` on the hand clip; every frame's line holds
-#     one track id per pose or hand (`trackIds`);
+#     frame count, rate and size; the same for `hand` and `face` on the hand clip; every frame's line holds
+#     one track id per pose, hand or face (`trackIds`);
 #   - a batch of images with an unreadable one: one line each, an error line, exit status 1, and
 #     no track ids; a single unreadable image with --json: its error object, exit status 1;
 #   - usage errors, exit status 64 and nothing written: options that do not apply to the input
@@ -71,6 +71,7 @@ check_task() {
 }
 check_task pose bus_tilt --annotate pose_annotated.mp4 --mask pose_mask.mkv
 check_task hand t1_pan --annotate hand_annotated.webm
+check_task face t1_pan --annotate face_annotated.mp4
 
 # A batch with an unreadable image: a line per image, an error line, status 1.
 head -c 5000 "$samples/bus.jpg" > broken.jpg
@@ -113,6 +114,7 @@ pose @/bus.jpg --quiet|--quiet applies to video input
 pose @/bus.jpg pose.mp4|pose.mp4 is a video
 hand --smooth-each-track @/bus.jpg|Unknown option '--smooth-each-track' for 'landmarker hand': an option of 'landmarker pose'
 pose --lite @/bus.jpg|Unknown option '--lite' for 'landmarker pose': an option of 'landmarker hand'
+face --refine --model face_landmarker.task @/bus.jpg|give --refine or --model, not both
 pose a/x.jpg b/x.jpg --annotate refused/out|a/x.jpg and b/x.jpg would both be written to refused/out/x.png
 pose a/x.jpg b/x.jpg --mask refused/out|give --keep-paths
 pose input.png --annotate ./input.png|--annotate ./input.png would overwrite the input input.png
@@ -132,6 +134,7 @@ cmp -s input.png "$samples/zidane.jpg" || fail "a refused run changed its input"
 # A negative number after an option that takes a number is its value, refused by the option's
 # range (a usage error, exit status 64), not read as an option of its own ("Missing value").
 for bad in "pose --num-poses -1:--num-poses must be in 1...64" "hand --num-hands -2:--num-hands must be in 1..." \
+           "face --num-faces 0:--num-faces must be in 1...64" \
            "pose --threads -1:--threads must be in 1...256" \
            "hand --min-detection-confidence -0.5:--min-detection-confidence must be in" \
            "pose --fps -30:--fps must be in (0, 10000]"; do

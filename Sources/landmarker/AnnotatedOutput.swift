@@ -6,7 +6,7 @@ import Foundation
 import ImageIO
 import MediaPipeTasksVision
 
-/// The CLI's drawn outputs: the skeletons over the upright image, and the segmentation mask as
+/// The CLI's drawn outputs: the skeletons and face meshes over the upright image, and the segmentation mask as
 /// grey pixels; written as PNG files (images) or as video frames (`VideoOutputs`).
 enum AnnotatedOutput {
     /// Every pose's skeleton drawn over the upright image; in video mode each pose's
@@ -33,7 +33,17 @@ enum AnnotatedOutput {
         return canvas
     }
 
-    /// The colour of the track of pose or hand `index`; nil without track ids (image mode).
+    /// Every face's mesh points and contours drawn over the upright image; in video mode each
+    /// face's contours in its track's colour.
+    static func drawFaces(_ result: FaceLandmarkerResult, on image: MPImage) -> RGBImage {
+        var canvas = image.uprightRGBImage()
+        for (index, landmarks) in result.faceLandmarks.enumerated() {
+            LandmarkDrawing.drawFace(on: &canvas, landmarks: landmarks, connectionColor: trackColor(result.trackIds, index))
+        }
+        return canvas
+    }
+
+    /// The colour of the track of pose, hand or face `index`; nil without track ids (image mode).
     private static func trackColor(_ trackIds: [Int]?, _ index: Int) -> DrawingColor? {
         guard let trackIds, trackIds.indices.contains(index) else { return nil }
         return LandmarkDrawing.trackColor(for: trackIds[index])

@@ -6,15 +6,15 @@ import Foundation
 #endif
 import MediaPipeTasksVision
 
-/// `landmarker extract pose|hand`: landmarks of every video of a dataset, one NDJSON file per
+/// `landmarker extract pose|hand|face`: landmarks of every video of a dataset, one NDJSON file per
 /// video, resumable and split into shards (see `Extraction`).
 struct ExtractCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract",
         abstract: "Extract landmarks from every video of a manifest into DIR/<name>.ndjson (resumable, sharded).",
-        subcommands: [Pose.self, Hand.self])
+        subcommands: [Pose.self, Hand.self, Face.self])
 
-    /// The options of a dataset run, shared by both tasks.
+    /// The options of a dataset run, shared by every task.
     struct DatasetOptions: ParsableArguments {
         @Option(help: """
             A text file with one video file or folder of frames per line (relative paths from \
@@ -32,7 +32,7 @@ struct ExtractCommand: ParsableCommand {
         var quiet = false
     }
 
-    /// Runs the extraction of `task` ("pose" or "hand") with its options.
+    /// Runs the extraction of `task` ("pose", "hand" or "face") with its options.
     static func extract(_ dataset: DatasetOptions, task: String, options: some LandmarkerTaskOptions) throws {
         try OutputPlan.checkWritableFolder(dataset.out, option: "--out \(dataset.out)")
         let modelPath = try ModelLocation.resolve(options.modelArgument)
@@ -58,6 +58,16 @@ struct ExtractCommand: ParsableCommand {
         @OptionGroup var task: HandTaskOptions
 
         func run() throws { try ExtractCommand.extract(dataset, task: "hand", options: task) }
+    }
+
+    struct Face: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "face", abstract: "Face landmarks of every video of the manifest (video mode).")
+
+        @OptionGroup var dataset: DatasetOptions
+        @OptionGroup var task: FaceTaskOptions
+
+        func run() throws { try ExtractCommand.extract(dataset, task: "face", options: task) }
     }
 }
 

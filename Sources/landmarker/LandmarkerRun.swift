@@ -169,6 +169,15 @@ extension HandLandmarkerResult: RecordFields {
     }
 }
 
+extension FaceLandmarkerResult: RecordFields {
+    /// `landmarks` (the face landmarks: one list of 468 or 478 per face) and, in video mode,
+    /// `trackIds`.
+    func encodeRecordFields(into container: inout KeyedEncodingContainer<RecordKey>) throws {
+        try container.encode(faceLandmarks, forKey: .landmarks)
+        try container.encodeIfPresent(trackIds, forKey: .trackIds)
+    }
+}
+
 /// One object (image) or line (video frame) of `--json`: the result's fields, plus the image's
 /// name and size in pixels and, for video, the frame's timestamp in milliseconds.
 struct ResultRecord<Result: RecordFields>: Encodable {

@@ -7,6 +7,8 @@ enum ModelLocation {
     static let poseBundle = "pose_landmarker_full.task"
     static let handBundle = "hand_landmarker_full.task"
     static let liteHandBundle = "hand_landmarker_lite.task"
+    static let faceBundle = "face_landmarker.task"
+    static let refinedFaceBundle = "face_landmarker_refined.task"
 
     /// The file `argument` names.
     /// - Throws: `CommandFailure` listing every folder searched and how to fetch the models.

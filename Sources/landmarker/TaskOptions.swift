@@ -165,6 +165,80 @@ struct HandTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     }
 }
 
+/// The face landmarker's options, shared by `landmarker face` and `landmarker extract face`.
+struct FaceTaskOptions: ParsableArguments, LandmarkerTaskOptions {
+    @Option(help: """
+        The face landmarker bundle (.task) holding face_detector.tflite and \
+        face_landmarks_detector.tflite: a path, or a name looked up in the model folders \
+        (default \(ModelLocation.faceBundle); see landmarker --version).
+        """)
+    var model: String?
+
+    @Flag(help: """
+        Refine the eyes and lips and add the irises: 478 landmarks instead of 468 \
+        (\(ModelLocation.refinedFaceBundle), MediaPipe's refine_landmarks).
+        """)
+    var refine = false
+
+    @Option(parsing: .unconditional, help: "Maximum number of faces.")
+    var numFaces = 1
+
+    @Option(parsing: .unconditional, help: "Minimum face detector score.")
+    var minDetectionConfidence: Float = 0.5
+
+    @Option(parsing: .unconditional, help: "Minimum face presence score (MediaPipe Face Mesh's min_tracking_confidence).")
+    var minPresenceConfidence: Float = 0.5
+
+    @Option(parsing: .unconditional, help: "IoU above which a tracked face replaces a new detection of it (video).")
+    var minTrackingConfidence: Float = 0.5
+
+    @Option(parsing: .unconditional, help: "Threads for the model kernels (results are the same for every count).")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    func validate() throws {
+        guard !(refine && model != nil) else { throw ValidationError("give --refine or --model, not both") }
+        try checkTaskOptions(
+            count: numFaces, countFlag: "--num-faces", maximum: FaceLandmarkerOptions.maximumNumFaces,
+            confidences: [(minDetectionConfidence, "--min-detection-confidence"),
+                          (minPresenceConfidence, "--min-presence-confidence"),
+                          (minTrackingConfidence, "--min-tracking-confidence")],
+            threads: threads)
+    }
+
+    /// The bundle argument: `--model`, or the plain or refined default.
+    var modelArgument: String { model ?? (refine ? ModelLocation.refinedFaceBundle : ModelLocation.faceBundle) }
+
+    var recorded: [String: String] {
+        ["numFaces": "\(numFaces)", "minFaceDetectionConfidence": "\(minDetectionConfidence)",
+         "minFacePresenceConfidence": "\(minPresenceConfidence)", "minTrackingConfidence": "\(minTrackingConfidence)"]
+    }
+
+    func makeEntryRun(modelPath: String) throws -> EntryRun {
+        let landmarker = try makeLandmarker(modelPath: modelPath, mode: .video)
+        return EntryRun { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) }
+    }
+
+    /// A landmarker with these options.
+    func makeLandmarker(modelPath: String, mode: RunningMode) throws -> FaceLandmarker {
+        let options = FaceLandmarkerOptions()
+        options.baseOptions.modelAssetPath = modelPath
+        options.baseOptions.numThreads = threads
+        options.runningMode = mode
+        options.numFaces = numFaces
+        options.minFaceDetectionConfidence = minDetectionConfidence
+        options.minFacePresenceConfidence = minPresenceConfidence
+        options.minTrackingConfidence = minTrackingConfidence
+        let landmarker: FaceLandmarker
+        do {
+            landmarker = try FaceLandmarker(options: options)
+        } catch {
+            throw CommandFailure("\(modelPath): \(error)")
+        }
+        releaseFreedHeap()
+        return landmarker
+    }
+}
+
 /// Checks a task's options with the landmarkers' own rules before any input is read (so that
 /// `extract` refuses them once instead of failing every entry), naming them as the flags spell
 /// them: a usage error.

@@ -1,6 +1,6 @@
 import ImageIO
 
-/// Draws pose and hand skeletons onto images, in the spirit of MediaPipe's drawing utilities.
+/// Draws pose and hand skeletons and face meshes onto images, in the spirit of MediaPipe's drawing utilities.
 ///
 /// Landmarks are normalized (`x × width`, `y × height` give pixels). Lines are
 /// ``lineThickness(width:height:)`` pixels thick and landmarks are filled circles with a
@@ -24,6 +24,10 @@ package enum LandmarkDrawing {
     package static let handMiddleColor = DrawingColor(red: 255, green: 204, blue: 0)
     package static let handRingColor = DrawingColor(red: 48, green: 220, blue: 48)
     package static let handPinkyColor = DrawingColor(red: 30, green: 110, blue: 230)
+    /// Faces: the mesh points, the contours (eyes, eyebrows, lips, oval) and the irises.
+    package static let faceMeshColor = DrawingColor(red: 200, green: 200, blue: 200)
+    package static let faceContourColor = DrawingColor(red: 48, green: 220, blue: 48)
+    package static let faceIrisColor = DrawingColor(red: 255, green: 48, blue: 48)
     /// Tracked poses and hands (video): the connections of track id k are drawn in
     /// `trackColors[k mod 8]` (``trackColor(for:)``).
     package static let trackColors = [
@@ -118,6 +122,32 @@ package enum LandmarkDrawing {
         }
         if let label, !label.isEmpty, let wrist = points.first ?? nil {
             geometry.drawLabel(label, near: wrist, on: &canvas)
+        }
+        image = canvas.image()
+    }
+
+    /// Draws a face: every landmark as a dot (three quarters of the line thickness), the contours
+    /// (``FaceLandmarksConnections/contoursConnections``) and, with 478 landmarks, the irises.
+    /// - Parameters:
+    ///   - image: the picture to draw on, in place.
+    ///   - landmarks: normalized landmarks in face-mesh order (468 or 478).
+    ///   - connectionColor: one colour for the contours (a track's, ``trackColor(for:)``); nil:
+    ///     ``faceContourColor``.
+    package static func drawFace(
+        on image: inout RGBImage, landmarks: [NormalizedLandmark], connectionColor: DrawingColor? = nil
+    ) {
+        var canvas = Canvas(image)
+        let geometry = Geometry(canvas: canvas)
+        let points = landmarks.map { geometry.pixel($0) }
+        for point in points {
+            guard let point else { continue }
+            canvas.fillDisc(centerX: point.x, centerY: point.y, radius: geometry.lineRadius * 0.75, color: faceMeshColor)
+        }
+        for connection in FaceLandmarksConnections.contoursConnections {
+            geometry.stroke(connection, points: points, color: connectionColor ?? faceContourColor, on: &canvas)
+        }
+        for connection in FaceLandmarksConnections.irisConnections {
+            geometry.stroke(connection, points: points, color: faceIrisColor, on: &canvas)
         }
         image = canvas.image()
     }
