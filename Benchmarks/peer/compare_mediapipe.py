@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Side-by-side time per frame of the whole pose and hand landmarkers: ours and MediaPipe's.
+"""Side-by-side time per frame of the whole pose, hand and face landmarkers: ours and MediaPipe's.
 
-For each task (pose, hand), running mode (image, video) and thread count, one session
+For each task (pose, hand, face), running mode (image, video) and thread count, one session
 alternates K rounds of
   1. `landmarker pipeline-bench TASK --frames DIR --mode MODE --threads T --runs R --json`
      (a subprocess; frames decoded before timing), and
   2. MediaPipe's `PoseLandmarker` / `HandLandmarker` from `create_from_options` in this process,
      running mode IMAGE (`detect`) or VIDEO (`detect_for_video`, timestamps frame index x 40 ms,
      a fresh landmarker per pass), R passes over the same frames, loaded beforehand as RGB numpy
-     arrays, each call timed with `time.perf_counter`,
+     arrays, each call timed with `time.perf_counter`; for face, MediaPipe's legacy Face Mesh
+     (`mp.solutions.face_mesh.FaceMesh`, max_num_faces 1, refine_landmarks off,
+     static_image_mode in image mode), the graph our face landmarker reproduces,
 and reports the median over rounds of each side's per-round median ms per frame, and their ratio.
 
 MediaPipe's Python Tasks API has no thread-count option (`BaseOptions` takes a model and a
@@ -45,7 +47,7 @@ from peer_common import REPO_ROOT, emit_report, machine_description
 
 # The golden tests' clip, made from a sample photo by scripts/fetch_samples.sh.
 DEFAULT_FRAMES = REPO_ROOT / "samples" / "fixtures" / "video" / "t1_sweep"
-TASKS = ["pose", "hand"]
+TASKS = ["pose", "hand", "face"]
 MODES = ["image", "video"]
 FRAME_INTERVAL_MS = 40  # 25 fps, as `landmarker pipeline-bench` uses
 SCRIPT = "compare_mediapipe.py"
@@ -79,8 +81,29 @@ def time_ours(landmarker, task, frames_dir, mode, threads, runs):
     return json.loads(result.stdout)
 
 
+def time_face_mesh(mediapipe, frames, mode, runs):
+    """Times MediaPipe's legacy Face Mesh per frame over `runs` passes (a fresh graph per pass in
+    video mode); returns percentiles in ms."""
+    milliseconds = []
+    frames_with_result = 0
+    for _ in range(runs):
+        frames_with_result = 0
+        with mediapipe.solutions.face_mesh.FaceMesh(
+                static_image_mode=mode == "image", max_num_faces=1, refine_landmarks=False,
+                min_detection_confidence=0.5, min_tracking_confidence=0.5) as face_mesh:
+            for frame in frames:
+                start = time.perf_counter()
+                result = face_mesh.process(frame)
+                milliseconds.append((time.perf_counter() - start) * 1e3)
+                if result.multi_face_landmarks:
+                    frames_with_result += 1
+    return {**percentiles(milliseconds), "framesWithResultLastRun": frames_with_result}
+
+
 def time_mediapipe(mediapipe, task, bundle, frames, mode, runs):
     """Times MediaPipe's landmarker per frame over `runs` passes; returns percentiles in ms."""
+    if task == "face":
+        return time_face_mesh(mediapipe, frames, mode, runs)
     from mediapipe.tasks.python import vision
     from mediapipe.tasks.python.core.base_options import BaseOptions
     running_mode = vision.RunningMode.IMAGE if mode == "image" else vision.RunningMode.VIDEO
@@ -165,7 +188,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=Path, default=DEFAULT_FRAMES,
                         help=f"folder of PNG/JPEG frames (default: {DEFAULT_FRAMES})")
-    parser.add_argument("--tasks", nargs="+", default=TASKS, choices=TASKS, help="tasks (default: pose hand)")
+    parser.add_argument("--tasks", nargs="+", default=TASKS, choices=TASKS, help="tasks (default: pose hand face)")
     parser.add_argument("--modes", nargs="+", default=MODES, choices=MODES, help="running modes (default: image video)")
     parser.add_argument("--threads", nargs="+", type=int, default=[1, 2], help="our thread counts (default: 1 2)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds K (default: 3)")
@@ -203,7 +226,8 @@ def main():
     ours = {combo: [] for combo in combos}
     theirs = {combo: [] for combo in combos}
     with tempfile.TemporaryDirectory() as folder:
-        bundles = {task: build_bundle(task, args.models_dir, Path(folder), SCRIPT) for task in args.tasks}
+        bundles = {task: build_bundle(task, args.models_dir, Path(folder), SCRIPT) if task != "face" else None
+                   for task in args.tasks}
         for round_index in range(args.rounds):
             for task, mode, threads in combos:
                 print(f"round {round_index + 1}/{args.rounds}: {task}, {mode} mode, {threads} thread(s)",

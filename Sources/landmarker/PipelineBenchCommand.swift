@@ -12,7 +12,7 @@ import MediaPipeTasksVision
 struct PipelineBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pipeline-bench",
-        abstract: "Time the whole pose or hand landmarker per frame: median, p10 and p90 in ms.",
+        abstract: "Time the whole pose, hand or face landmarker per frame: median, p10 and p90 in ms.",
         discussion: """
             The PNG/JPEG frames of --frames (sorted by name) are decoded into memory first; decoding
             is not timed. Image mode times detect(image:) on every frame; video mode times
@@ -22,7 +22,16 @@ struct PipelineBenchCommand: ParsableCommand {
             """)
 
     enum Task: String, ExpressibleByArgument, CaseIterable {
-        case pose, hand
+        case pose, hand, face
+
+        /// The bundle used without `--model`.
+        var defaultBundle: String {
+            switch self {
+            case .pose: return ModelLocation.poseBundle
+            case .hand: return ModelLocation.handBundle
+            case .face: return ModelLocation.faceBundle
+            }
+        }
     }
 
     enum Mode: String, ExpressibleByArgument, CaseIterable {
@@ -32,7 +41,7 @@ struct PipelineBenchCommand: ParsableCommand {
     /// Milliseconds between two video-mode timestamps (25 fps).
     static let frameIntervalMs = 40
 
-    @Argument(help: "pose or hand.")
+    @Argument(help: "pose, hand or face.")
     var task: Task
 
     @Option(help: "A folder of PNG/JPEG frames.")
@@ -52,7 +61,8 @@ struct PipelineBenchCommand: ParsableCommand {
 
     @Option(help: """
         The landmarker bundle (.task): a path, or a name looked up in the model folders; \
-        default \(ModelLocation.poseBundle) for pose, \(ModelLocation.handBundle) for hand.
+        default \(ModelLocation.poseBundle) for pose, \(ModelLocation.handBundle) for hand, \
+        \(ModelLocation.faceBundle) for face.
         """)
     var model: String?
 
@@ -65,7 +75,7 @@ struct PipelineBenchCommand: ParsableCommand {
         guard task == .pose || numPoses == 1 else { throw ValidationError("--num-poses applies to pose") }
     }
 
-    private var modelArgument: String { model ?? (task == .pose ? ModelLocation.poseBundle : ModelLocation.handBundle) }
+    private var modelArgument: String { model ?? task.defaultBundle }
 
     func run() throws {
         let modelPath = try ModelLocation.resolve(modelArgument)
@@ -126,7 +136,8 @@ struct PipelineBenchCommand: ParsableCommand {
     }
 
     /// Creates a landmarker and returns a closure that runs one frame through it (in video mode
-    /// the frame index gives the timestamp) and says whether it found at least one pose or hand.
+    /// the frame index gives the timestamp) and says whether it found at least one pose, hand or
+    /// face (face: `numFaces` 1).
     private func makeDetector(mode runningMode: RunningMode, modelPath: String) throws -> (MPImage, Int) throws -> Bool {
         do {
             switch task {
@@ -156,6 +167,18 @@ struct PipelineBenchCommand: ParsableCommand {
                         : try landmarker.detect(image: image)
                     return !result.landmarks.isEmpty
                 }
+            case .face:
+                let options = FaceLandmarkerOptions()
+                options.baseOptions.modelAssetPath = modelPath
+                options.baseOptions.numThreads = threads
+                options.runningMode = runningMode
+                let landmarker = try FaceLandmarker(options: options)
+                return { image, index in
+                    let result = runningMode == .video
+                        ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: index * Self.frameIntervalMs)
+                        : try landmarker.detect(image: image)
+                    return !result.faceLandmarks.isEmpty
+                }
             }
         } catch {
             throw CommandFailure("\(modelPath): \(error)")
@@ -170,7 +193,7 @@ struct PipelineBenchReport: Encodable {
     let model: String
     let threads: Int
     let runs: Int
-    /// Pose: `numPoses` (1 for hand, which runs with `numHands` 2).
+    /// Pose: `numPoses` (1 for hand, which runs with `numHands` 2, and for face, `numFaces` 1).
     let numPoses: Int
     let frames: Int
     let width: Int
@@ -179,6 +202,6 @@ struct PipelineBenchReport: Encodable {
     let p10Ms: Double
     let p90Ms: Double
     let meanMs: Double
-    /// Frames of the last pass on which at least one pose (or hand) was found.
+    /// Frames of the last pass on which at least one pose (or hand, or face) was found.
     let framesWithResultLastRun: Int
 }

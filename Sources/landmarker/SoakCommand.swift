@@ -11,7 +11,7 @@ import MediaPipeTasksVision
 struct SoakCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soak",
-        abstract: "Run a pose or hand landmarker over many frames and check that resident memory stays flat.",
+        abstract: "Run a pose, hand or face landmarker over many frames and check that resident memory stays flat.",
         discussion: """
             The PNG/JPEG frames of --frames (sorted by name) are decoded into memory first, then fed
             in a cycle until --count frames have run, with timestamps 40 ms apart (25 fps). Video
@@ -30,7 +30,7 @@ struct SoakCommand: ParsableCommand {
     /// Milliseconds between two timestamps (25 fps).
     static let frameIntervalMs = 40
 
-    @Argument(help: "pose or hand.")
+    @Argument(help: "pose, hand or face.")
     var task: PipelineBenchCommand.Task
 
     @Option(help: "A folder of PNG/JPEG frames, fed in a cycle.")
@@ -58,7 +58,8 @@ struct SoakCommand: ParsableCommand {
 
     @Option(help: """
         The landmarker bundle (.task): a path, or a name looked up in the model folders; \
-        default \(ModelLocation.poseBundle) for pose, \(ModelLocation.handBundle) for hand.
+        default \(ModelLocation.poseBundle) for pose, \(ModelLocation.handBundle) for hand, \
+        \(ModelLocation.faceBundle) for face.
         """)
     var model: String?
 
@@ -70,7 +71,7 @@ struct SoakCommand: ParsableCommand {
         guard threads >= 1 && threads <= 256 else { throw ValidationError("--threads must be between 1 and 256") }
     }
 
-    private var modelArgument: String { model ?? (task == .pose ? ModelLocation.poseBundle : ModelLocation.handBundle) }
+    private var modelArgument: String { model ?? task.defaultBundle }
 
     func run() throws {
         let modelPath = try ModelLocation.resolve(modelArgument)
@@ -151,6 +152,22 @@ struct SoakCommand: ParsableCommand {
                 if runningMode == .video {
                     return VideoSoakFeeder(detect: { image, timestamp in
                         !(try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp).landmarks.isEmpty)
+                    }, close: landmarker.close)
+                }
+                return LiveStreamSoakFeeder(receiver: receiver, submit: { image, timestamp in
+                    try landmarker.detectAsync(image: image, timestampInMilliseconds: timestamp)
+                }, close: landmarker.close)
+            case .face:
+                let options = FaceLandmarkerOptions()
+                options.baseOptions.modelAssetPath = modelPath
+                options.baseOptions.numThreads = threads
+                options.runningMode = runningMode
+                options.numFaces = 2
+                if runningMode == .liveStream { options.faceLandmarkerLiveStreamDelegate = receiver }
+                let landmarker = try FaceLandmarker(options: options)
+                if runningMode == .video {
+                    return VideoSoakFeeder(detect: { image, timestamp in
+                        !(try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp).faceLandmarks.isEmpty)
                     }, close: landmarker.close)
                 }
                 return LiveStreamSoakFeeder(receiver: receiver, submit: { image, timestamp in

@@ -11,7 +11,7 @@ import Synchronization
 struct SoakOutcome {
     /// Frames the landmarker processed (video: every frame; live stream: every delivered result).
     var processed = 0
-    /// Processed frames with at least one pose or hand.
+    /// Processed frames with at least one pose, hand or face.
     var withResult = 0
     /// Live-stream frames the landmarker dropped because a newer one displaced them.
     var dropped = 0
@@ -29,7 +29,7 @@ protocol SoakFeeder {
 
 /// Video mode: each frame runs synchronously.
 final class VideoSoakFeeder: SoakFeeder {
-    /// Runs one frame; says whether it found at least one pose or hand.
+    /// Runs one frame; says whether it found at least one pose, hand or face.
     typealias Detect = (_ image: MPImage, _ timestampInMilliseconds: Int) throws -> Bool
 
     private let detect: Detect
@@ -100,7 +100,7 @@ final class LiveStreamSoakFeeder: SoakFeeder {
 /// dropped. Called on the landmarker's queue while the feeding thread waits for a free slot:
 /// every field is guarded by `lock`.
 final class LiveStreamSoakReceiver: PoseLandmarkerLiveStreamDelegate, HandLandmarkerLiveStreamDelegate,
-    @unchecked Sendable
+    FaceLandmarkerLiveStreamDelegate, @unchecked Sendable
 {
     /// Frames outstanding at most: one running and one waiting, which keeps the landmarker busy
     /// while dropping a frame only when a result and the next submission cross.
@@ -140,6 +140,13 @@ final class LiveStreamSoakReceiver: PoseLandmarkerLiveStreamDelegate, HandLandma
         timestampInMilliseconds: Int, error: Error?
     ) {
         settle(upTo: timestampInMilliseconds, found: result.map { !$0.landmarks.isEmpty } ?? false, failed: error != nil)
+    }
+
+    func faceLandmarker(
+        _ faceLandmarker: FaceLandmarker, didFinishDetection result: FaceLandmarkerResult?,
+        timestampInMilliseconds: Int, error: Error?
+    ) {
+        settle(upTo: timestampInMilliseconds, found: result.map { !$0.faceLandmarks.isEmpty } ?? false, failed: error != nil)
     }
 
     private func settle(upTo timestamp: Int, found: Bool, failed: Bool) {
