@@ -158,7 +158,7 @@ let package = Package(
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CLibYUV", "TestSupport"]),
         .testTarget(name: "VideoFilesTests", dependencies: ["VideoFiles", "ImageIO", "TestSupport"]),
         // The command-line tool's own logic (output planning, exit statuses), on the executable's module.
-        .testTarget(name: "LandmarkerCLITests", dependencies: ["landmarker", "VideoFiles"]),
+        .testTarget(name: "LandmarkerCLITests", dependencies: ["landmarker", "VideoFiles", "ImageIO"]),
         // What the three landmark test targets share: MediaPipe references, the graphs as the
         // landmarkers build them, the acceptance criteria.
         .target(

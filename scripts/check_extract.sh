@@ -11,7 +11,9 @@
 #   - a folder, a non-UTF-8 file or an oversized file as the manifest: a message, exit status 1,
 #     no output folder; options out of range: a usage message, exit status 64, no output folder;
 #   - without libcrypto (hidden in a private mount namespace, as root): a message naming it,
-#     exit status 1, no output folder.
+#     exit status 1, no output folder;
+#   - a video cut short: its <name>.error.json and no output; with --allow-short its output,
+#     whose header records the shortfall.
 # Usage: scripts/check_extract.sh LANDMARKER_BINARY   (needs ffmpeg and scripts/fetch_samples.sh)
 set -euo pipefail
 if (($# != 1)); then echo "usage: scripts/check_extract.sh LANDMARKER_BINARY" >&2; exit 2; fi
@@ -141,5 +143,21 @@ unshare --mount bash -c 'mount --bind /dev/null "$1" && exec "$2" extract pose -
   || fail "without libcrypto: exit $status, expected 1 and a message naming the library: $(cat nocrypto.log)"
 [[ ! -e nocrypto ]] || fail "a run without libcrypto created the output folder"
 
+# A video cut short (ffmpeg's test pattern, 90 frames, the index at the front, cut in half)
+# fails its entry; --allow-short makes it done, the shortfall in its header.
+ffmpeg -nostdin -v error -f lavfi -i testsrc=size=128x96:rate=25:duration=3.6 -c:v libx264 -pix_fmt yuv420p \
+  -movflags +faststart whole90.mp4
+head -c "$(($(stat -c %s whole90.mp4) / 2))" whole90.mp4 > cut.mp4
+echo cut.mp4 > short.txt
+status=0
+"$bin" extract pose --manifest short.txt --out short 2> short.log || status=$?
+((status == 1)) && [[ "$(ls -A short)" == cut.error.json ]] && grep -q "of 90: cut short or corrupt" short/cut.error.json \
+  || fail "a video cut short: exit $status, wrote $(ls -A short | tr '\n' ' '), $(cat short.log)"
+status=0
+"$bin" extract pose --manifest short.txt --out short --allow-short 2> short.log || status=$?
+((status == 0)) && [[ "$(ls -A short)" == cut.ndjson ]] \
+  && head -n 1 short/cut.ndjson | grep -q '"shortfall":{"framesDecoded":[0-9]*,"framesPromised":90}' \
+  || fail "a video cut short with --allow-short: exit $status, wrote $(ls -A short | tr '\n' ' '), $(cat short.log)"
+
 ((failures == 0)) || { echo "check_extract: $failures failure(s)" >&2; exit 1; }
-echo "check_extract: whole files, failures isolated, resume, identical bytes for 1 and 3 shards and 1 and 2 threads, a clear stop without libcrypto"
+echo "check_extract: whole files, failures isolated, resume, identical bytes for 1 and 3 shards and 1 and 2 threads, a clear stop without libcrypto, videos cut short"

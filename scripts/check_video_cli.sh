@@ -16,7 +16,11 @@
 #   - SIGINT / SIGTERM during an annotated video run: exit status 130 / 143, one line, no
 #     partial file left; a dead run's partial file removed by the next run writing that output;
 #   - without ffmpeg on PATH: a video file gives an error naming the package, a Y4M stream
-#     still runs.
+#     still runs;
+#   - whole videos only: a half-downloaded MP4 (its index at the front names 90 frames, its
+#     data holds fewer) exits with 1 naming the frame it ends at, and writes no video; with
+#     --allow-short it runs with a warning and writes its video; a Y4M stream without frames
+#     exits with 1.
 # Usage: scripts/check_video_cli.sh LANDMARKER_BINARY   (samples from scripts/fetch_samples.sh)
 set -euo pipefail
 if (($# != 1)); then echo "usage: scripts/check_video_cli.sh LANDMARKER_BINARY" >&2; exit 2; fi
@@ -151,6 +155,25 @@ PATH=/nonexistent "$bin" pose pose.mp4 > /dev/null 2> noffmpeg.err || status=$?
 ((status != 0)) && grep -q "Debian's ffmpeg package" noffmpeg.err || fail "without ffmpeg: status $status, $(cat noffmpeg.err)"
 PATH=/nonexistent "$bin" pose clip.y4m --json --quiet > y4m.ndjson || fail "a Y4M stream without ffmpeg exited with $?"
 [[ "$(wc -l < y4m.ndjson)" -eq 30 ]] || fail "the Y4M run gave $(wc -l < y4m.ndjson) lines, expected 30"
+
+# Whole videos only: ffmpeg's test pattern, 90 frames, the index at the front, cut in half.
+ffmpeg -nostdin -v error -f lavfi -i testsrc=size=128x96:rate=25:duration=3.6 -c:v libx264 -pix_fmt yuv420p \
+  -movflags +faststart whole90.mp4
+head -c "$(($(stat -c %s whole90.mp4) / 2))" whole90.mp4 > cut.mp4
+status=0
+"$bin" pose cut.mp4 --json --quiet --annotate short/out.mp4 > cut.ndjson 2> cut.err || status=$?
+((status == 1)) && grep -q "^landmarker: cut.mp4: video ends at frame [0-9]* of 90: cut short or corrupt" cut.err \
+  && [[ -z "$(ls -A short 2> /dev/null)" ]] || fail "a video cut short: status $status, wrote '$(ls -A short 2> /dev/null)', $(cat cut.err)"
+status=0
+"$bin" pose cut.mp4 --json --quiet --allow-short --annotate short/out.mp4 > allowed.ndjson 2> allowed.err || status=$?
+((status == 0)) && grep -q "^landmarker: warning: cut.mp4: video ends at frame [0-9]* of 90" allowed.err && [[ -f short/out.mp4 ]] \
+  && [[ "$(wc -l < allowed.ndjson)" -eq "$(wc -l < cut.ndjson)" ]] \
+  || fail "a video cut short with --allow-short: status $status, $(wc -l < allowed.ndjson) lines, $(cat allowed.err)"
+echo "check_video_cli: a video cut short: $(head -n 1 cut.err)"
+head -n 1 clip.y4m > empty.y4m
+status=0
+"$bin" pose empty.y4m --allow-short > /dev/null 2> empty.err || status=$?
+((status == 1)) && grep -q "empty.y4m: the video has no frames" empty.err || fail "a Y4M stream without frames: status $status, $(cat empty.err)"
 
 # Interrupted while writing: SIGINT and SIGTERM during an annotated video run (a longer clip,
 # the sample frames looped) exit with 130 and 143, say so in one line and leave no partial file;

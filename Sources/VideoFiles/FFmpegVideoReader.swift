@@ -13,6 +13,10 @@ import Synchronization
 /// variable frame rate gives the true times rather than index ÷ rate. The stream decoded is
 /// the file's first video stream that is not an attached picture (`-map 0:V:0`).
 ///
+/// A video with no frames is an error (``VideoFileError/noFrames(path:)``), and so is one that
+/// ends before its container said it would (``VideoFileError/cutShort(path:_:)``, see
+/// ``VideoShortfall``) unless the reader is made to accept that.
+///
 /// Memory stays at one frame (the buffer is reused) whatever the video's length.
 ///
 /// Not thread-safe: use one reader from one thread at a time.
@@ -28,8 +32,14 @@ public final class FFmpegVideoReader {
 
     /// The file read.
     public let path: String
-    /// What the container says (frame count and rate, where known).
+    /// What the container says (frame count, rate and duration, where known).
     public let probe: VideoProbe
+    /// Whether a video that ends before its container said it would is read to its end
+    /// (``shortfall`` then says by how much) rather than refused.
+    public let acceptsShortfall: Bool
+    /// How far the video fell short of its container's promise, once it has ended short and
+    /// ``acceptsShortfall``; `nil` otherwise.
+    public private(set) var shortfall: VideoShortfall?
 
     private let process: ChildProcess
     private let log: ShowinfoLog
@@ -37,18 +47,23 @@ public final class FFmpegVideoReader {
     private let limits: DecodeLimits
     private var buffer: [UInt8] = []
     private var nextIndex = 0
+    private var firstTimestampMs: Int?
     private var lastTimestampMs: Int?
     private var finished = false
 
     /// Probes `path` with `ffprobe`, then starts `ffmpeg` on it.
+    /// - Parameter acceptingShortfall: read a video that ends before its container said it
+    ///   would to its end instead of refusing it (``shortfall`` says by how much).
     /// - Throws: `VideoFileError.programNotFound` without ffmpeg, `.unreadable` for a file
     ///   ffprobe cannot read or without a video stream.
-    public init(path: String, limits: DecodeLimits = DecodeLimits()) throws(VideoFileError) {
+    public init(path: String, limits: DecodeLimits = DecodeLimits(), acceptingShortfall: Bool = false) throws(VideoFileError) {
         self.path = path
         self.limits = limits
+        acceptsShortfall = acceptingShortfall
         probe = try VideoProbe(path: path)
+        // `level+`: each line tagged with its level, so that ffmpeg's errors can be told apart.
         process = try ChildProcess([
-            "ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-loglevel", "info", "-i", path,
+            "ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-loglevel", "level+info", "-i", path,
             "-map", "0:V:0", "-vf", "showinfo", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-",
         ])
         log = ShowinfoLog()
@@ -61,8 +76,10 @@ public final class FFmpegVideoReader {
 
     /// The next frame, or `nil` after the last one.
     /// - Throws: `VideoFileError` when ffmpeg fails, a frame is cut short, its size is over the
-    ///   pixel cap or changes, or its presentation time is missing or not increasing. After an
-    ///   error or the end, every call returns `nil`.
+    ///   pixel cap or changes, or its presentation time is missing or not increasing; at the
+    ///   end, `.noFrames` when there was none and `.cutShort` when the video fell short of its
+    ///   container's promise (unless ``acceptsShortfall``). After an error or the end, every
+    ///   call returns `nil`.
     public func nextFrame() throws(VideoFileError) -> Frame? {
         guard !finished else { return nil }
         do {
@@ -72,7 +89,7 @@ public final class FFmpegVideoReader {
                 // The first frame's size comes from its log line, written before its bytes.
                 guard let first = log.next() else {
                     try finish()
-                    return nil
+                    throw VideoFileError.noFrames(path: path)
                 }
                 let (pixels, overflow) = first.width.multipliedReportingOverflow(by: first.height)
                 guard first.width > 0, first.height > 0, !overflow, pixels <= limits.maxPixelCount else {
@@ -85,7 +102,10 @@ public final class FFmpegVideoReader {
             } else {
                 // Later frames: the bytes first (ffmpeg writes them or exits), then their line, so
                 // that a missing line ends the stream with an error and never blocks it.
-                guard try readFrameBytes(index: index) else { return nil }
+                guard try readFrameBytes(index: index) else {
+                    try checkComplete()
+                    return nil
+                }
                 guard let line = log.next() else {
                     throw VideoFileError.badPresentationTime(index: index, detail: "ffmpeg logged no line for it")
                 }
@@ -103,6 +123,7 @@ public final class FFmpegVideoReader {
                 throw VideoFileError.badPresentationTime(
                     index: index, detail: "presentation time \(timestampMs) ms is not after the previous frame's \(lastTimestampMs) ms")
             }
+            if firstTimestampMs == nil { firstTimestampMs = timestampMs }
             lastTimestampMs = timestampMs
             nextIndex += 1
             let image: RGBImage
@@ -143,6 +164,18 @@ public final class FFmpegVideoReader {
         return false
     }
 
+    /// After the last frame: throws `.cutShort` when the frames fell short of the container's
+    /// promise and the reader does not accept that; records the shortfall when it does.
+    private func checkComplete() throws(VideoFileError) {
+        guard let firstTimestampMs, let lastTimestampMs,
+              let shortfall = VideoShortfall.find(
+                probe: probe, framesDecoded: nextIndex, firstTimestampMs: firstTimestampMs,
+                lastTimestampMs: lastTimestampMs, decoderErrors: log.errors())
+        else { return }
+        guard acceptsShortfall else { throw .cutShort(path: path, shortfall) }
+        self.shortfall = shortfall
+    }
+
     /// Waits for ffmpeg to exit after its last frame; throws when it failed.
     private func finish() throws(VideoFileError) {
         finished = true
@@ -154,9 +187,10 @@ public final class FFmpegVideoReader {
     }
 }
 
-/// The lines ffmpeg writes to standard error, read on a thread of their own: each `showinfo`
-/// frame line gives one frame's size and presentation time, the other lines are kept (the last
-/// few) for error messages.
+/// The lines ffmpeg writes to standard error (`-loglevel level+info`: each tagged with its level),
+/// read on a thread of their own: each `showinfo` frame line gives one frame's size and
+/// presentation time, the other lines are kept (the last few) for error messages, and the first
+/// few error lines for ``VideoShortfall``.
 private final class ShowinfoLog: Sendable {
     struct Entry: Sendable {
         let width: Int
@@ -169,7 +203,15 @@ private final class ShowinfoLog: Sendable {
         var consumed = 0
         var ended = false
         var messages: [String] = []
+        var errors: [String] = []
     }
+
+    /// The error lines kept, at most.
+    private static let keptErrorCount = 3
+    /// ffmpeg's levels that mean an error (`-loglevel level+…` tags).
+    private static let errorLevels: Set<Substring> = ["error", "fatal", "panic"]
+    /// Every level ffmpeg tags lines with.
+    private static let levels: Set<Substring> = ["quiet", "panic", "fatal", "error", "warning", "info", "verbose", "debug", "trace"]
 
     private let state = Mutex(State())
     /// Signalled once per entry and once at the end of the stream.
@@ -209,12 +251,25 @@ private final class ShowinfoLog: Sendable {
         }
     }
 
+    /// ffmpeg's first error lines, without their `[demuxer @ address]` prefix, each once.
+    func errors() -> [String] {
+        state.withLock { $0.errors }
+    }
+
     /// The last lines that were not frame lines, joined.
     func lastMessages() -> String {
         state.withLock { $0.messages.suffix(4).joined(separator: " / ") }
     }
 
-    private func handle(_ line: String) {
+    private func handle(_ taggedLine: String) {
+        let (level, context, text) = Self.split(taggedLine)
+        let line = String(context + text)
+        if let level, Self.errorLevels.contains(level), !text.isEmpty {
+            let error = String(text)
+            state.withLock { state in
+                if state.errors.count < Self.keptErrorCount, !state.errors.contains(error) { state.errors.append(error) }
+            }
+        }
         if line.contains("Parsed_showinfo"), let entry = Self.entry(line) {
             state.withLock { $0.entries.append(entry) }
             available.signal()
@@ -224,6 +279,21 @@ private final class ShowinfoLog: Sendable {
                 if state.messages.count > 16 { state.messages.removeFirst() }
             }
         }
+    }
+
+    /// A line of `-loglevel level+…`: its level (`nil` when untagged), its context prefix
+    /// (`[mov,mp4,… @ 0x…] `, or empty) and the text after both.
+    static func split(_ line: String) -> (level: Substring?, context: Substring, text: Substring) {
+        var context = line[line.startIndex..<line.startIndex]
+        var rest = line[...]
+        for _ in 0..<2 {
+            guard rest.hasPrefix("["), let close = rest.firstRange(of: "] ") else { break }
+            let name = rest[rest.index(after: rest.startIndex)..<close.lowerBound]
+            if levels.contains(name) { return (name, context, rest[close.upperBound...]) }
+            context = line[line.startIndex..<close.upperBound]
+            rest = rest[close.upperBound...]
+        }
+        return (nil, line[line.startIndex..<line.startIndex], line[...])
     }
 
     /// The size (`s:WxH`) and time (`pts_time:T`, NaN when ffmpeg writes `NOPTS`) of a

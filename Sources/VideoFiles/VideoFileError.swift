@@ -16,6 +16,10 @@ public enum VideoFileError: Error, Sendable, Equatable, CustomStringConvertible 
     case badPresentationTime(index: Int, detail: String)
     /// A frame to write does not have the output's size.
     case frameSizeMismatch(expected: String, actual: String)
+    /// The video has no frames: the stream ended before its first.
+    case noFrames(path: String)
+    /// The video ended before its container said it would (see ``VideoShortfall``).
+    case cutShort(path: String, VideoShortfall)
     /// A pipe, read or write failed.
     case io(String)
 
@@ -37,6 +41,10 @@ public enum VideoFileError: Error, Sendable, Equatable, CustomStringConvertible 
             return "frame \(index): \(detail)"
         case let .frameSizeMismatch(expected, actual):
             return "a frame of \(actual) does not fit a video of \(expected)"
+        case .noFrames(let path):
+            return "\(path): the video has no frames"
+        case let .cutShort(path, shortfall):
+            return "\(path): \(shortfall)"
         case .io(let message):
             return message
         }

@@ -30,6 +30,13 @@ struct ExtractCommand: ParsableCommand {
 
         @Flag(help: "No per-video lines on standard error (the summary stays).")
         var quiet = false
+
+        @Flag(help: """
+            Accept video files that end before their containers say they would (cut short or \
+            corrupt): such an entry is done, with a warning and the shortfall in its header, \
+            instead of failed.
+            """)
+        var allowShort = false
     }
 
     /// Runs the extraction of `task` ("pose", "hand" or "face") with its options.

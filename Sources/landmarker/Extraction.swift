@@ -9,6 +9,7 @@ import Glibc
 #else
 import Darwin
 #endif
+import VideoFiles
 
 /// A dataset run of `landmarker extract`: for each manifest entry of the shard, in manifest
 /// order, `DIR/<name>.ndjson`: a header line (`ExtractionHeader`), then one line per frame.
@@ -20,6 +21,10 @@ import Darwin
 /// - **Failures stay local.** An entry that fails gets `DIR/<name>.error.json` (what failed,
 ///   where) and the run goes on; a later success removes it. The last line on standard error
 ///   summarises done / skipped / failed; the exit status is 1 when any failed.
+/// - **Whole videos only.** An entry without frames fails, and so does a video file that ends
+///   before its container said it would (`VideoShortfall`), unless the run allows short videos
+///   (`--allow-short`): then it is done, with a warning and the shortfall in its header
+///   (`ShortfallRecord`), and only a run that allows short videos takes it as done on resume.
 /// - **Same bytes for any split.** An output depends only on its entry, the options and the
 ///   models: not on the shard, the order shards run in, or the thread count (the landmarkers
 ///   give bit-identical results for every count), so 1 or N shards write identical files.
@@ -28,6 +33,8 @@ struct Extraction {
     let shard: Shard
     let outputFolder: String
     let quiet: Bool
+    /// Whether a video file that ends short of its container's promise is done rather than failed.
+    let allowShort: Bool
     /// The header fields every output of this run shares.
     let task: String
     let options: [String: String]
@@ -38,6 +45,7 @@ struct Extraction {
         shard = dataset.shard
         outputFolder = dataset.out
         quiet = dataset.quiet
+        allowShort = dataset.allowShort
         self.task = task
         self.options = options
         let modelName = URL(fileURLWithPath: modelPath).lastPathComponent
@@ -58,16 +66,18 @@ struct Extraction {
             do {
                 let input = try InputDescription(entry)
                 let expected = ExtractionHeader(
-                    input: input, frames: nil, framesPerSecond: nil, task: task, options: options, models: models,
-                    version: VersionReport.packageVersion)
-                if let existing = ExtractionHeader.read(fromFirstLineOf: outputPath(entry)), existing.sameWork(as: expected) {
+                    input: input, frames: nil, framesPerSecond: nil, shortfall: nil, task: task, options: options,
+                    models: models, version: VersionReport.packageVersion)
+                if let existing = ExtractionHeader.read(fromFirstLineOf: outputPath(entry)), existing.sameWork(as: expected),
+                   existing.shortfall == nil || allowShort {
                     skipped += 1
                     if !quiet { printError("\(label): already done") }
                     continue
                 }
-                let frames = try extract(entry, expecting: expected, with: makeRun())
+                let (frames, shortfall) = try extract(entry, expecting: expected, with: makeRun())
                 try? FileManager.default.removeItem(atPath: errorPath(entry))
                 done += 1
+                if let shortfall { printError("\(label): warning: \(shortfall); accepted (--allow-short)") }
                 if !quiet { printError("\(label): \(frames) frames") }
             } catch {
                 failed += 1
@@ -113,8 +123,12 @@ struct Extraction {
         }
     }
 
-    /// Writes `entry`'s output; returns its frame count.
-    private func extract(_ entry: DatasetManifest.Entry, expecting header: ExtractionHeader, with run: EntryRun) throws -> Int {
+    /// Writes `entry`'s output; returns its frame count and, for a video file that ended short
+    /// of its container's promise (which only a run that allows short videos accepts), the
+    /// shortfall.
+    private func extract(
+        _ entry: DatasetManifest.Entry, expecting header: ExtractionHeader, with run: EntryRun
+    ) throws -> (frames: Int, shortfall: VideoShortfall?) {
         removeStalePartials(of: entry)
         let framesPath = partialPath(entry, "frames")
         let wholePath = partialPath(entry, "ndjson")
@@ -124,7 +138,8 @@ struct Extraction {
                 PartialFiles.shared.finished(path)
             }
         }
-        let input = try FrameInput.open(entry.resolvedPath, folderFramesPerSecond: Self.folderFramesPerSecond)
+        let input = try FrameInput.open(
+            entry.resolvedPath, folderFramesPerSecond: Self.folderFramesPerSecond, acceptingShortfall: allowShort)
         let frames = try PartialFiles.shared.creating(framesPath) { try LineFile(creating: framesPath) }
         var count = 0
         // A folder's frames are named by their file names alone, so that outputs do not depend
@@ -140,11 +155,11 @@ struct Extraction {
             count += 1
         }
         try frames.close()
-        guard count > 0 else { throw CommandFailure("\(entry.path): no frames") }
 
         let complete = ExtractionHeader(
-            input: header.input, frames: count, framesPerSecond: input.framesPerSecond, task: task, options: options,
-            models: models, version: header.version)
+            input: header.input, frames: count, framesPerSecond: input.framesPerSecond,
+            shortfall: input.shortfall.map(ShortfallRecord.init), task: task, options: options, models: models,
+            version: header.version)
         let whole = try PartialFiles.shared.creating(wholePath) { try LineFile(creating: wholePath) }
         try whole.append(try JSONOutput.encode(complete, pretty: false))
         try whole.appendContents(ofFile: framesPath)
@@ -152,7 +167,7 @@ struct Extraction {
         guard rename(wholePath, outputPath(entry)) == 0 else {
             throw CommandFailure("\(outputPath(entry)): \(systemErrorText())")
         }
-        return count
+        return (count, input.shortfall)
     }
 
     /// Frame rate given to a folder of frames (timestamps = index / rate), as `landmarker pose`'s
@@ -214,6 +229,9 @@ struct ExtractionHeader: Codable, Equatable {
     /// `nil` only in the header a run expects before it has read the video.
     let frames: Int?
     let framesPerSecond: Double?
+    /// How far a video file fell short of its container's promise, in a run that allows short
+    /// videos; absent for a whole video (and so in every output of a run that does not).
+    let shortfall: ShortfallRecord?
     let task: String
     /// The options that decide the results (`PoseTaskOptions.recorded`, `HandTaskOptions.recorded`).
     let options: [String: String]

@@ -9,6 +9,10 @@ import VideoFiles
 
 /// The frames of a video run: a folder of PNG/JPEG frames sorted by name, a YUV4MPEG2 stream (a
 /// `.y4m` file, or `-` for standard input), or any other video file, decoded through ffmpeg.
+///
+/// An input without frames is an error in every kind; a video file that ends before its
+/// container said it would is one unless the input accepts it (`--allow-short`, see
+/// `VideoShortfall`), and then `shortfall` says by how much.
 final class FrameInput {
     struct Frame {
         /// The frame's file name, or "frame N" for a stream.
@@ -26,6 +30,8 @@ final class FrameInput {
     }
 
     private let source: Source
+    /// The path given (`-` for standard input).
+    let path: String
     /// The rate timestamps and output videos use: the folder's `--fps`, the Y4M header's, or
     /// the video file's average rate (25 when the file does not state it).
     let framesPerSecond: Double
@@ -33,15 +39,17 @@ final class FrameInput {
     let frameCount: Int?
     private var index = 0
 
-    private init(source: Source, framesPerSecond: Double, frameCount: Int?) {
+    private init(source: Source, path: String, framesPerSecond: Double, frameCount: Int?) {
         self.source = source
+        self.path = path
         self.framesPerSecond = framesPerSecond
         self.frameCount = frameCount
     }
 
     /// Opens `path`: a folder (timestamps from `folderFramesPerSecond`), `-` or a `.y4m` file
-    /// (timestamps from the header's frame rate), or a video file (presentation times).
-    static func open(_ path: String, folderFramesPerSecond: Double) throws -> FrameInput {
+    /// (timestamps from the header's frame rate), or a video file (presentation times), which
+    /// may end short of its container's promise when `acceptingShortfall`.
+    static func open(_ path: String, folderFramesPerSecond: Double, acceptingShortfall: Bool = false) throws -> FrameInput {
         if path != "-", PathKind(atPath: path) == .folder {
             let entries: [String]
             do {
@@ -54,17 +62,18 @@ final class FrameInput {
                 .sorted()
             guard !names.isEmpty else { throw CommandFailure("\(path): no PNG or JPEG frames in the folder") }
             return FrameInput(
-                source: .folder(names.map { path + "/" + $0 }), framesPerSecond: folderFramesPerSecond,
+                source: .folder(names.map { path + "/" + $0 }), path: path, framesPerSecond: folderFramesPerSecond,
                 frameCount: names.count)
         }
         do {
             if path == "-" || URL(fileURLWithPath: path).pathExtension.lowercased() == "y4m" {
                 let reader = try Y4MReader(path: path)
-                return FrameInput(source: .stream(reader), framesPerSecond: reader.framesPerSecond, frameCount: nil)
+                return FrameInput(
+                    source: .stream(reader), path: path, framesPerSecond: reader.framesPerSecond, frameCount: nil)
             }
-            let reader = try FFmpegVideoReader(path: path)
+            let reader = try FFmpegVideoReader(path: path, acceptingShortfall: acceptingShortfall)
             return FrameInput(
-                source: .videoFile(reader), framesPerSecond: reader.probe.framesPerSecond ?? 25,
+                source: .videoFile(reader), path: path, framesPerSecond: reader.probe.framesPerSecond ?? 25,
                 frameCount: reader.probe.frameCount)
         } catch let error as VideoFileError {
             throw CommandFailure(error.description)
@@ -111,7 +120,17 @@ final class FrameInput {
         }
     }
 
+    /// How far a video file fell short of its container's promise, once read to its end with
+    /// the shortfall accepted; `nil` otherwise (and for folders and Y4M streams, which promise
+    /// no frame count).
+    var shortfall: VideoShortfall? {
+        guard case .videoFile(let reader) = source else { return nil }
+        return reader.shortfall
+    }
+
     /// The next frame, or nil at the end.
+    /// - Throws: `CommandFailure` naming the input or the frame, among them a video file's
+    ///   `VideoFileError.noFrames` and `.cutShort` and a Y4M stream's `noFrames`.
     func next() throws -> Frame? {
         let timestampMs = Int((Double(index) * 1000 / framesPerSecond).rounded())
         defer { index += 1 }
@@ -127,17 +146,25 @@ final class FrameInput {
             }
         case .stream(let reader):
             do {
-                guard let image = try reader.nextFrame() else { return nil }
+                guard let image = try reader.nextFrame() else {
+                    if index == 0 { throw VideoFileError.noFrames(path: path == "-" ? "standard input" : path) }
+                    return nil
+                }
                 return Frame(name: "frame \(index)", image: image, timestampMs: timestampMs)
+            } catch let error as VideoFileError {
+                throw CommandFailure(error.description)
             } catch {
                 throw CommandFailure("frame \(index): \(errorText(error))")
             }
         case .videoFile(let reader):
-            do {
+            do throws(VideoFileError) {
                 guard let frame = try reader.nextFrame() else { return nil }
                 return Frame(name: "frame \(frame.index)", image: frame.image, timestampMs: frame.timestampMs)
             } catch {
-                throw CommandFailure("\(reader.path): \(errorText(error))")
+                switch error {
+                case .noFrames, .cutShort, .decoderFailed: throw CommandFailure(error.description)  // they name the file
+                default: throw CommandFailure("\(reader.path): \(error.description)")
+                }
             }
         }
     }

@@ -26,6 +26,12 @@ struct InputOptions: ParsableArguments {
     var quiet = false
 
     @Flag(help: """
+        Accept a video file that ends before its container says it would (cut short or \
+        corrupt): the run succeeds with a warning instead of failing (video).
+        """)
+    var allowShort = false
+
+    @Flag(help: """
         Several images: name each output after the image's path relative to the images' common \
         folder (a/x.jpg → DIR/a/x.png), so that images of the same name in different folders \
         can be written into one folder (without it, such a batch is refused).
@@ -41,7 +47,7 @@ struct InputOptions: ParsableArguments {
     /// - Throws: `ValidationError` (a usage error) for options or paths the run refuses.
     func plan(_ requests: [OutputKind: String]) throws -> (choice: InputChoice, outputs: OutputPlan) {
         let choice = try InputChoice.choose(arguments: inputs, video: video)
-        try choice.checkOptions(fps: fps, quiet: quiet)
+        try choice.checkOptions(fps: fps, quiet: quiet, allowShort: allowShort)
         return (choice, try OutputPlan(for: choice, requests: requests, keepPaths: keepPaths))
     }
 }
@@ -85,13 +91,15 @@ enum InputChoice: Equatable {
     }
 
     /// Refuses the options that do not apply to this input: `--fps` outside a folder of frames
-    /// (video files and Y4M streams carry their own timing), `--quiet` for images (it silences
-    /// the video progress report). A usage error (`ValidationError`).
-    func checkOptions(fps: Double?, quiet: Bool) throws {
+    /// (video files and Y4M streams carry their own timing), `--quiet` and `--allow-short` for
+    /// images (they concern the video progress report and a video's length). A usage error
+    /// (`ValidationError`).
+    func checkOptions(fps: Double?, quiet: Bool, allowShort: Bool) throws {
         switch self {
         case .images:
             if fps != nil { throw ValidationError("--fps applies to a folder of frames, not to images") }
             if quiet { throw ValidationError("--quiet applies to video input (it silences the progress report)") }
+            if allowShort { throw ValidationError("--allow-short applies to video input (a video cut short)") }
         case .video(let source):
             if fps != nil && PathKind(atPath: source) != .folder {
                 throw ValidationError("--fps applies to a folder of frames: \(source) carries its own timing")

@@ -71,9 +71,13 @@ struct LandmarkerRun<Result: RecordFields> {
     /// compact JSON object with `json`), progress on standard error unless `quiet`, and the
     /// videos `outputs` names, of the drawn frames / of the masks (through ffmpeg, at the
     /// input's frame rate; the files appear only once whole).
+    ///
+    /// An input without frames fails, and so does a video file that ends before its container
+    /// said it would (`VideoShortfall`), its output videos never appearing, unless
+    /// `allowShort`: then the run succeeds with a warning on standard error.
     func runVideo(_ source: String, folderFramesPerSecond fps: Double, json: Bool, outputs: OutputPlan,
-                  quiet: Bool) throws {
-        let input = try FrameInput.open(source, folderFramesPerSecond: fps)
+                  quiet: Bool, allowShort: Bool) throws {
+        let input = try FrameInput.open(source, folderFramesPerSecond: fps, acceptingShortfall: allowShort)
         let annotate = outputs.path(.annotate, for: source)
         let mask = maskPixels == nil ? nil : outputs.path(.mask, for: source)
         var annotatedVideo: FFmpegVideoWriter?
@@ -114,6 +118,9 @@ struct LandmarkerRun<Result: RecordFields> {
             }
             try annotatedVideo.map(OutputFile.finish)
             try maskVideo.map(OutputFile.finish)
+            if let shortfall = input.shortfall {
+                printError("landmarker: warning: \(source): \(shortfall); accepted (--allow-short)")
+            }
         } catch let error as VideoFileError {
             throw CommandFailure(error.description)
         }

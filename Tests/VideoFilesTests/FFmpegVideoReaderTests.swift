@@ -33,6 +33,13 @@ import Testing
             return path(name)
         }
 
+        /// The first `byteCount` bytes of `file`, written to `name` (a download cut short).
+        func cut(_ file: String, to byteCount: (Int) -> Int, as name: String) throws -> String {
+            let whole = try Data(contentsOf: URL(fileURLWithPath: file))
+            try whole.prefix(byteCount(whole.count)).write(to: URL(fileURLWithPath: path(name)))
+            return path(name)
+        }
+
         /// What `ffmpeg -i FILE [-fps_mode passthrough] -f rawvideo -pix_fmt rgb24 -` writes.
         func rawFrames(_ file: String, passthrough: Bool = false) throws -> Data {
             try ffmpeg(["-i", file] + (passthrough ? ["-fps_mode", "passthrough"] : [])
@@ -152,19 +159,97 @@ import Testing
         #expect(still.timestamps.count == 1)
     }
 
-    @Test func aFileCutShortGivesATypedErrorOrFewerFrames() throws {
+    /// The error `reader` throws by its end, with the frames it gave before; fails the test when
+    /// it throws none.
+    private func failureAtEnd(_ reader: FFmpegVideoReader) -> (error: VideoFileError?, frames: Int) {
+        var frames = 0
+        do {
+            while try reader.nextFrame() != nil { frames += 1 }
+            Issue.record("\(reader.path): read to its end without an error, \(frames) frames")
+            return (nil, frames)
+        } catch {
+            return (error, frames)
+        }
+    }
+
+    @Test func aHalfDownloadedMP4IsCutShort() throws {
         let clips = try Clips()
         defer { clips.remove() }
-        let clip = try clips.encode("clip.mkv", ["-c:v", "ffv1"])
-        let whole = try Data(contentsOf: URL(fileURLWithPath: clip))
-        let cut = clips.path("cut.mkv")
-        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
-        do {
-            let (_, timestamps, _) = try readAll(try FFmpegVideoReader(path: cut))
-            #expect(timestamps.count < 30)
-        } catch let error as VideoFileError {
-            #expect(!error.description.isEmpty)
+        // ffmpeg's test pattern, 90 frames; the index at the front (+faststart) names them all,
+        // the first half of the file holds about a third of them.
+        let clip = clips.path("clip.mp4")
+        try clips.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc=size=128x96:rate=25:duration=3.6", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+            "-movflags", "+faststart", clip,
+        ])
+        let half = try clips.cut(clip, to: { $0 / 2 }, as: "half.mp4")
+        let (error, frames) = failureAtEnd(try FFmpegVideoReader(path: half))
+        guard case let .cutShort(path, shortfall) = error else {
+            Issue.record("not cut short: \(String(describing: error))")
+            return
         }
+        #expect(path == half)
+        #expect(shortfall.promise == .frameCount(90))
+        #expect(shortfall.framesDecoded == frames && frames > 0 && frames < 88)
+        #expect(!shortfall.decoderErrors.isEmpty, "ffmpeg's own complaints are kept")
+        #expect(!shortfall.decoderErrors.contains { $0.contains(" @ 0x") }, "without the demuxer's address")
+        #expect(error?.description.hasPrefix("\(half): video ends at frame \(frames) of 90: cut short or corrupt (ffmpeg: ")
+            == true)
+
+        // Accepted, the same frames come, then the end, and the shortfall is kept.
+        let accepting = try FFmpegVideoReader(path: half, acceptingShortfall: true)
+        #expect(accepting.shortfall == nil)
+        let (_, timestamps, _) = try readAll(accepting)
+        #expect(timestamps.count == frames)
+        #expect(accepting.shortfall == shortfall)
+        #expect(try accepting.nextFrame() == nil)
+    }
+
+    @Test func aMatroskaFileCutShortFallsShortOfItsDuration() throws {
+        let clips = try Clips()
+        defer { clips.remove() }
+        // Matroska states no frame count: its stream's DURATION tag (1.2 s) is the promise.
+        let clip = try clips.encode("clip.mkv", ["-c:v", "ffv1"])
+        #expect(try VideoProbe(path: clip).durationSeconds == 1.2)
+        let cut = try clips.cut(clip, to: { $0 / 2 }, as: "cut.mkv")
+        let (error, frames) = failureAtEnd(try FFmpegVideoReader(path: cut))
+        guard case let .cutShort(_, shortfall) = error, case let .duration(seconds, decodedSeconds) = shortfall.promise else {
+            Issue.record("not cut short of a duration: \(String(describing: error))")
+            return
+        }
+        #expect(seconds == 1.2 && shortfall.framesDecoded == frames && frames < 28)
+        #expect(abs(decodedSeconds - Double(frames) * 0.04) < 0.0015)
+    }
+
+    @Test func wholeFilesAreNotShort() throws {
+        let clips = try Clips()
+        defer { clips.remove() }
+        // Audio lasting 3 s beside 1.2 s of video: the file's duration is the audio's, the
+        // video stream's own is the promise.
+        let withAudio = try clips.encode(
+            "audio.mkv", ["-f", "lavfi", "-i", "sine=duration=3", "-map", "0:v", "-map", "1:a", "-c:v", "ffv1", "-c:a", "flac"])
+        #expect(abs((try VideoProbe(path: withAudio).durationSeconds ?? 0) - 1.2) < 1e-6)
+        for clip in [withAudio, try clips.encode("clip.avi", ["-c:v", "mpeg4"])] {
+            let reader = try FFmpegVideoReader(path: clip)
+            #expect(try readAll(reader).timestamps.count == 30, "\(clip)")
+            #expect(reader.shortfall == nil)
+        }
+    }
+
+    @Test func aVideoWithoutFramesIsRefused() throws {
+        let clips = try Clips()
+        defer { clips.remove() }
+        // A WebM cut right after its first cluster's ID: a header with a picture size, no frame.
+        let clip = try clips.encode("clip.webm", ["-frames:v", "2", "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8"])
+        let whole = try Data(contentsOf: URL(fileURLWithPath: clip))
+        let cluster = try #require(whole.firstRange(of: Data([0x1F, 0x43, 0xB6, 0x75])))
+        let empty = try clips.cut(clip, to: { _ in cluster.upperBound - whole.startIndex }, as: "empty.webm")
+        for accepting in [false, true] {
+            let reader = try FFmpegVideoReader(path: empty, acceptingShortfall: accepting)
+            #expect(throws: VideoFileError.noFrames(path: empty)) { try reader.nextFrame() }
+            #expect(try reader.nextFrame() == nil)
+        }
+        #expect(VideoFileError.noFrames(path: empty).description == "\(empty): the video has no frames")
     }
 
     @Test func closingEarlyStopsFFmpeg() throws {
