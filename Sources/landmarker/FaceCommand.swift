@@ -40,7 +40,8 @@ struct FaceCommand: ParsableCommand {
         switch choice {
         case .video(let source):
             try makeRun(try makeLandmarker(mode: .video)).runVideo(
-                source, folderFramesPerSecond: input.fps ?? 30, json: json, outputs: outputs, quiet: input.quiet)
+                source, folderFramesPerSecond: input.fps ?? 30, json: json, outputs: outputs, quiet: input.quiet,
+                allowShort: input.allowShort)
         case .images(let paths):
             try makeRun(try makeLandmarker(mode: .image)).runImages(paths, json: json, outputs: outputs)
         }
