@@ -146,11 +146,13 @@ package enum LandmarkGraphs {
         package var testDescription: String { rawValue }
     }
 
-    /// The face mesh graph as `FaceLandmarker` builds it.
-    package static func face(numFaces: Int, streamMode: Bool) throws -> FaceGraph {
+    /// The face mesh graph as `FaceLandmarker` builds it; `refined`: with the attention model.
+    package static func face(numFaces: Int, streamMode: Bool, refined: Bool = false) throws -> FaceGraph {
         try FaceGraph(
             detector: Interpreter(contentsOfFile: Fixtures.model("face_detection_short_range"), options: .init(threadCount: 2)),
-            landmarkModel: Interpreter(contentsOfFile: Fixtures.model("face_landmark"), options: .init(threadCount: 2)),
+            landmarkModel: Interpreter(
+                contentsOfFile: Fixtures.model(refined ? "face_landmark_with_attention" : "face_landmark"),
+                options: .init(threadCount: 2)),
             configuration: .init(
                 numFaces: numFaces, minDetectionConfidence: 0.5, minPresenceConfidence: 0.5, streamMode: streamMode))
     }

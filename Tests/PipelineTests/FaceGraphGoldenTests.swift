@@ -5,8 +5,9 @@ import TestSupport
 import Testing
 
 /// The face mesh graph against MediaPipe's legacy Face Mesh (`face_landmark_front_cpu`,
-/// `Tests/Fixtures/legacy/face_mesh_*`): every fixture image in image mode, and the clip frame by
-/// frame (4 faces) and as a stream (1 and 4 faces). The faces come in MediaPipe's order, the ROIs
+/// `Tests/Fixtures/legacy/face_mesh_*`): every fixture image in image mode with the plain and the
+/// refined model, and the clip frame by frame (4 faces) and as a stream (1 and 4 faces; refined,
+/// 1 face). The faces come in MediaPipe's order, the ROIs
 /// from detections are MediaPipe's bit for bit, and in the native build (fused multiply-adds)
 /// every landmark is within 0.001 px (mean 0.0005 px) of MediaPipe's: its output to the
 /// references' precision.
@@ -18,12 +19,12 @@ import Testing
     ]
     static let clipFrames = 50
 
-    @Test(arguments: images)
-    func imageModeMatchesLegacyGolden(name: String) throws {
-        let graph = try LandmarkGraphs.face(numFaces: 1, streamMode: false)
+    @Test(arguments: images, [false, true])
+    func imageModeMatchesLegacyGolden(name: String, refined: Bool) throws {
+        let graph = try LandmarkGraphs.face(numFaces: 1, streamMode: false, refined: refined)
         let image = try Fixtures.uprightImage(contentsOfFile: Fixtures.path("images/\(name).png"))
         let faces = try graph.process(image)
-        let reference = try FixtureGoldens.faces("legacy/face_mesh_plain_n1/\(name).json")
+        let reference = try FixtureGoldens.faces("legacy/face_mesh_\(refined ? "refined" : "plain")_n1/\(name).json")
         #expect(graph.detectorRuns == 1)
         // Image mode: every ROI comes from a detection, and each is MediaPipe's, bit for bit.
         let theirs = reference.roisFromDetections.prefix(faces.count)
@@ -35,17 +36,17 @@ import Testing
         Self.expectMatches(faces, reference, "\(name)")
     }
 
-    @Test(arguments: [(1, "tracking"), (4, "tracking"), (4, "static")])
-    func clipMatchesLegacyGolden(numFaces: Int, mode: String) throws {
+    @Test(arguments: [("plain", 1, "tracking"), ("plain", 4, "tracking"), ("plain", 4, "static"), ("refined", 1, "tracking")])
+    func clipMatchesLegacyGolden(model: String, numFaces: Int, mode: String) throws {
         let stream = mode == "tracking"
-        let graph = try LandmarkGraphs.face(numFaces: numFaces, streamMode: stream)
+        let graph = try LandmarkGraphs.face(numFaces: numFaces, streamMode: stream, refined: model == "refined")
         var detectorRunsSeen = 0
         for frame in 0..<Self.clipFrames {
             let file = String(format: "frame_%04d", frame)
             let image = try Fixtures.uprightImage(contentsOfFile: Fixtures.path("video/t1_sweep/\(file).png"))
             let faces = try graph.process(image)
             let reference = try FixtureGoldens.faces(
-                "legacy/video/t1_sweep/face_mesh_plain_n\(numFaces)_\(mode)/\(file).json")
+                "legacy/video/t1_sweep/face_mesh_\(model)_n\(numFaces)_\(mode)/\(file).json")
             // The graph emits detections exactly on the frames its detector ran.
             let ran = graph.detectorRuns > detectorRunsSeen
             detectorRunsSeen = graph.detectorRuns
