@@ -38,9 +38,7 @@ enum ImageFixtures {
 /// `scripts/make_fixtures.py`): rotated square ROI crops (border replicate, side = max(w·W, h·H))
 /// of a legacy golden's rect, cut with the OpenCV arithmetic of MediaPipe's
 /// `ImageToTensorCalculator` (`cv::boxPoints`, `cv::getPerspectiveTransform`,
-/// `cv::warpPerspective` INTER_LINEAR, fixed point), which ``ImageToTensor/Arithmetic/fixedPoint``
-/// reproduces; the float32 arithmetic of OpenCV ≥ 4.11's SIMD `warpAffine`
-/// (``ImageToTensor/Arithmetic/float32``) differs from it by a few uint8 levels on some pixels.
+/// `cv::warpPerspective` INTER_LINEAR, fixed point), which ``ImageToTensor`` reproduces.
 @Suite struct ImageToTensorGoldenTests {
     struct Case: Sendable, CustomStringConvertible {
         let image: String
@@ -69,7 +67,7 @@ enum ImageFixtures {
         var maxFloatDifference: Float = 0
     }
 
-    static func compare(_ testCase: Case, arithmetic: ImageToTensor.Arithmetic) throws -> Comparison {
+    static func compare(_ testCase: Case) throws -> Comparison {
         let image = try PNGCodec.decode(contentsOfFile: try ImageFixtures.path(testCase.image))
         let golden = try Fixtures.modelInput(testCase.tensor)
         try #require(golden.count == testCase.side * testCase.side * 3)
@@ -81,7 +79,7 @@ enum ImageFixtures {
                                    width: side, height: side, rotation: rect.rotation)
         let options = ImageToTensor.Options(outputWidth: testCase.side, outputHeight: testCase.side,
                                             rangeMin: 0, rangeMax: 1, keepAspectRatio: true,
-                                            borderMode: .replicate, arithmetic: arithmetic)
+                                            borderMode: .replicate)
         let (tensor, transform) = try ImageToTensor.convert(image, roi: roi, options: options)
         #expect(transform.padding == .zero)
         var comparison = Comparison(valueCount: golden.count)
@@ -93,7 +91,7 @@ enum ImageFixtures {
             if difference > 0 { comparison.differingValues += 1 }
             comparison.maxFloatDifference = max(comparison.maxFloatDifference, abs(golden[index] - tensor[index]))
         }
-        print("\(testCase) \(arithmetic): max |Δ| = \(comparison.maxLevelDifference) uint8 levels, "
+        print("\(testCase): max |Δ| = \(comparison.maxLevelDifference) uint8 levels, "
               + "\(comparison.differingValues) of \(comparison.valueCount) values differ, "
               + "max float |Δ| = \(comparison.maxFloatDifference)")
         return comparison
@@ -101,20 +99,10 @@ enum ImageFixtures {
 
     @Test(arguments: cases)
     func fixedPointArithmeticReproducesTheGoldenInputExactly(testCase: Case) throws {
-        let comparison = try Self.compare(testCase, arithmetic: .fixedPoint)
+        let comparison = try Self.compare(testCase)
         #expect(comparison.maxLevelDifference == 0)
         // Same uint8 levels; the float mapping v × (1/255) may differ from the golden's v / 255 by an ulp.
         #expect(comparison.maxFloatDifference <= 1e-7)
-    }
-
-    @Test(arguments: cases)
-    func float32ArithmeticStaysWithinAFewLevelsOfTheGoldenInput(testCase: Case) throws {
-        // Measured: pose 3 levels on 12.8 % of the values, hand 2 levels on 6.6 % (sample
-        // positions exact instead of rounded to 1/32 pixel, float weights instead of 15-bit
-        // fixed point).
-        let comparison = try Self.compare(testCase, arithmetic: .float32)
-        #expect(comparison.maxLevelDifference <= 3)
-        #expect(Double(comparison.differingValues) / Double(comparison.valueCount) < 0.14)
     }
 }
 

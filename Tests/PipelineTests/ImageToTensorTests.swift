@@ -5,36 +5,33 @@ import Testing
 @testable import Pipeline
 
 @Suite struct ImageToTensorTests {
-    static let arithmetics: [ImageToTensor.Arithmetic] = [.fixedPoint, .float32]
     static let borders: [ImageToTensor.BorderMode] = [.replicate, .zero]
 
     private func options(_ width: Int, _ height: Int, keepAspectRatio: Bool = false,
                          border: ImageToTensor.BorderMode = .replicate,
-                         arithmetic: ImageToTensor.Arithmetic = .fixedPoint,
                          range: (Float, Float) = (0, 1)) -> ImageToTensor.Options {
         ImageToTensor.Options(outputWidth: width, outputHeight: height, rangeMin: range.0, rangeMax: range.1,
-                              keepAspectRatio: keepAspectRatio, borderMode: border, arithmetic: arithmetic)
+                              keepAspectRatio: keepAspectRatio, borderMode: border)
     }
 
-    @Test(arguments: arithmetics, borders)
-    func identityROIReturnsThePixelsExactly(arithmetic: ImageToTensor.Arithmetic, border: ImageToTensor.BorderMode) throws {
+    @Test(arguments: borders)
+    func identityROIReturnsThePixelsExactly(border: ImageToTensor.BorderMode) throws {
         var random = SeededGenerator(seed: 42)
         for (width, height) in [(1, 1), (2, 3), (17, 9), (64, 64), (131, 70)] {
             let image = random.image(width: width, height: height)
             let crop = try ImageToTensor.crop(image, roi: .fullImage(width: width, height: height),
-                                              options: options(width, height, border: border, arithmetic: arithmetic))
-            #expect(crop.image == image, "\(width)x\(height) \(arithmetic) \(border)")
+                                              options: options(width, height, border: border))
+            #expect(crop.image == image, "\(width)x\(height) \(border)")
             #expect(crop.transform.padding == .zero)
         }
     }
 
-    @Test(arguments: arithmetics)
-    func valueMappingIsAppliedToTheRoundedBytes(arithmetic: ImageToTensor.Arithmetic) throws {
+    @Test func valueMappingIsAppliedToTheRoundedBytes() throws {
         var random = SeededGenerator(seed: 5)
         let image = random.image(width: 9, height: 4)
         for (low, high) in [(Float(0), Float(1)), (-1, 1), (-0.5, 3)] {
             let (tensor, _) = try ImageToTensor.convert(image, roi: .fullImage(width: 9, height: 4),
-                                                        options: options(9, 4, arithmetic: arithmetic, range: (low, high)))
+                                                        options: options(9, 4, range: (low, high)))
             #expect(tensor.count == 9 * 4 * 3)
             // One fused multiply-add per value, as OpenCV's convertTo computes it in MediaPipe.
             let scale = (high - low) / 255
@@ -49,8 +46,8 @@ import Testing
     /// θ = +π/2 (ROI H×W): (W − j, i);  θ = π (ROI W×H): (W − i, H − j);  θ = −π/2 (ROI H×W): (j, H − i).
     /// Every position is an integer, so the result is a permutation of pixels, with a sample at
     /// x = W or y = H reading the replicated edge or 0.
-    @Test(arguments: arithmetics, borders)
-    func quarterTurnsMovePixelsExactly(arithmetic: ImageToTensor.Arithmetic, border: ImageToTensor.BorderMode) throws {
+    @Test(arguments: borders)
+    func quarterTurnsMovePixelsExactly(border: ImageToTensor.BorderMode) throws {
         var random = SeededGenerator(seed: 9)
         let width = 13, height = 8
         let image = random.image(width: width, height: height)
@@ -70,12 +67,12 @@ import Testing
             let roi = RotatedPixelRect(centerX: Double(width) / 2, centerY: Double(height) / 2,
                                        width: Double(turn.roiWidth), height: Double(turn.roiHeight), rotation: turn.rotation)
             let crop = try ImageToTensor.crop(image, roi: roi, options: options(
-                turn.roiWidth, turn.roiHeight, border: border, arithmetic: arithmetic)).image
+                turn.roiWidth, turn.roiHeight, border: border)).image
             var expected = [UInt8]()
             for j in 0..<turn.roiHeight {
                 for i in 0..<turn.roiWidth { expected += turn.expected(i, j) }
             }
-            #expect(crop.pixels == expected, "rotation \(turn.rotation) \(arithmetic) \(border)")
+            #expect(crop.pixels == expected, "rotation \(turn.rotation) \(border)")
         }
     }
 
@@ -86,18 +83,16 @@ import Testing
         // entirely below (y ≥ 100), so with a zero border they are the range minimum.
         var random = SeededGenerator(seed: 77)
         let image = random.image(width: 200, height: 100)
-        for arithmetic in Self.arithmetics {
-            let (tensor, transform) = try ImageToTensor.convert(
-                image, roi: .fullImage(width: 200, height: 100),
-                options: options(64, 64, keepAspectRatio: true, border: .zero, arithmetic: arithmetic, range: (-1, 1)))
-            #expect(transform.padding == LetterboxPadding(left: 0, top: 0.25, right: 0, bottom: 0.25))
-            #expect(transform.sampledROI == RotatedPixelRect(centerX: 100, centerY: 50, width: 200, height: 200))
-            let rowLength = 64 * 3
-            for row in Array(0..<16) + Array(48..<64) {
-                #expect(tensor[(row * rowLength)..<((row + 1) * rowLength)].allSatisfy { $0 == -1 }, "row \(row)")
-            }
-            #expect(tensor[(16 * rowLength)..<(48 * rowLength)].contains { $0 != -1 })
+        let (tensor, transform) = try ImageToTensor.convert(
+            image, roi: .fullImage(width: 200, height: 100),
+            options: options(64, 64, keepAspectRatio: true, border: .zero, range: (-1, 1)))
+        #expect(transform.padding == LetterboxPadding(left: 0, top: 0.25, right: 0, bottom: 0.25))
+        #expect(transform.sampledROI == RotatedPixelRect(centerX: 100, centerY: 50, width: 200, height: 200))
+        let rowLength = 64 * 3
+        for row in Array(0..<16) + Array(48..<64) {
+            #expect(tensor[(row * rowLength)..<((row + 1) * rowLength)].allSatisfy { $0 == -1 }, "row \(row)")
         }
+        #expect(tensor[(16 * rowLength)..<(48 * rowLength)].contains { $0 != -1 })
         // A tall ROI pads left and right instead.
         let tall = try ImageToTensor.convert(image, roi: RotatedPixelRect(centerX: 100, centerY: 50, width: 25, height: 100),
                                              options: options(32, 32, keepAspectRatio: true)).transform
@@ -127,34 +122,29 @@ import Testing
         #expect(Array(m[8...]) == [0, 0, Float(80) / 300, 0, 0, 0, 0, 1])
     }
 
-    /// The two arithmetics round differently, which these tiny cases show by hand.
-    @Test func fixedPointAndFloatRoundingDifferAsSpecified() throws {
+    /// OpenCV's fixed-point rounding, shown by hand on tiny cases.
+    @Test func fixedPointRoundingIsOpenCVs() throws {
         // A sample exactly halfway between 10 and 11: fixed point rounds half up,
-        // (10·512 + 11·512 + 512) >> 10 = 11; float32 rounds half to even, rint(10.5) = 10.
+        // (10·512 + 11·512 + 512) >> 10 = 11.
         let pair = try RGBImage(width: 2, height: 1, pixels: [10, 11, 12, 11, 12, 13])
         let halfway = RotatedPixelRect(centerX: 1, centerY: 0.5, width: 1, height: 1)
         let fixed = try ImageToTensor.crop(pair, roi: halfway, options: options(1, 1)).image.pixels
-        let float = try ImageToTensor.crop(pair, roi: halfway, options: options(1, 1, arithmetic: .float32)).image.pixels
         #expect(fixed == [11, 12, 13])
-        #expect(float == [10, 12, 12])
 
         // x = 0.2578125 = 0.25 + 1/128 between 0 and 255: fixed point first rounds the position
-        // to 8/32 (8.25 → 8), giving (255·8·32 + 512) >> 10 = 64; float32 gives rint(65.74) = 66.
+        // to 8/32 (8.25 → 8), giving (255·8·32 + 512) >> 10 = 64 (exact bilinear: 65.74).
         let ramp = try RGBImage(width: 2, height: 1, pixels: [0, 0, 0, 255, 255, 255])
         let quarter = RotatedPixelRect(centerX: 0.7578125, centerY: 0.5, width: 1, height: 1)
         #expect(try ImageToTensor.crop(ramp, roi: quarter, options: options(1, 1)).image.pixels == [64, 64, 64])
-        #expect(try ImageToTensor.crop(ramp, roi: quarter, options: options(1, 1, arithmetic: .float32)).image.pixels
-                == [66, 66, 66])
     }
 
-    @Test(arguments: arithmetics)
-    func roiOutsideTheImageReadsTheBorder(arithmetic: ImageToTensor.Arithmetic) throws {
+    @Test func roiOutsideTheImageReadsTheBorder() throws {
         var random = SeededGenerator(seed: 21)
         let image = random.image(width: 10, height: 6)
         // Far left of the image: every sample has x < −1, so replicate reads column 0 at the
         // sampled row (rows 0…5, one tensor row per image row) and zero reads 0.
         let roi = RotatedPixelRect(centerX: -50, centerY: 3, width: 4, height: 6)
-        let replicated = try ImageToTensor.crop(image, roi: roi, options: options(4, 6, arithmetic: arithmetic)).image
+        let replicated = try ImageToTensor.crop(image, roi: roi, options: options(4, 6)).image
         for y in 0..<6 {
             let edge = image[0, y]!
             for x in 0..<4 {
@@ -162,7 +152,7 @@ import Testing
                 #expect(pixel == edge, "(\(x), \(y))")
             }
         }
-        let zero = try ImageToTensor.crop(image, roi: roi, options: options(4, 6, border: .zero, arithmetic: arithmetic)).image
+        let zero = try ImageToTensor.crop(image, roi: roi, options: options(4, 6, border: .zero)).image
         #expect(zero.pixels.allSatisfy { $0 == 0 })
     }
 
@@ -197,15 +187,13 @@ import Testing
             RotatedPixelRect(centerX: 2, centerY: 2, width: 4, height: 4, rotation: .nan),
             RotatedPixelRect(centerX: 1e300, centerY: 2, width: 4, height: 4),
         ]
-        for arithmetic in Self.arithmetics {
-            for roi in invalidROIs {
-                let error = #expect(throws: ImageWarpError.self) {
-                    try ImageToTensor.convert(image, roi: roi, options: options(4, 4, keepAspectRatio: true, arithmetic: arithmetic))
-                }
-                guard case .invalidROI? = error else {
-                    Issue.record("\(roi): expected invalidROI, got \(String(describing: error))")
-                    continue
-                }
+        for roi in invalidROIs {
+            let error = #expect(throws: ImageWarpError.self) {
+                try ImageToTensor.convert(image, roi: roi, options: options(4, 4, keepAspectRatio: true))
+            }
+            guard case .invalidROI? = error else {
+                Issue.record("\(roi): expected invalidROI, got \(String(describing: error))")
+                continue
             }
         }
         // A width that is positive in double but 0 in float32, where MediaPipe holds the ROI.
@@ -238,8 +226,7 @@ import Testing
                                        rotation: Double.random(in: -10...10, using: &random))
             let settings = options(Int.random(in: 1...40, using: &random), Int.random(in: 1...40, using: &random),
                                    keepAspectRatio: Bool.random(using: &random),
-                                   border: Bool.random(using: &random) ? .zero : .replicate,
-                                   arithmetic: Bool.random(using: &random) ? .fixedPoint : .float32, range: (-1, 1))
+                                   border: Bool.random(using: &random) ? .zero : .replicate, range: (-1, 1))
             let (tensor, transform) = try ImageToTensor.convert(image, roi: roi, options: settings)
             #expect(tensor.count == settings.outputWidth * settings.outputHeight * 3, "seed \(seed)")
             // 255 · fl(2/255) − 1 rounds once, fused: it may pass 1 by an ulp, as in MediaPipe.

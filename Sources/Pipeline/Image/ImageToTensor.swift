@@ -7,7 +7,10 @@ import ImageIO
 /// `v_uint8 × (max − min) / 255 + min`.
 ///
 /// The warp runs on the 8-bit pixels and rounds to uint8 before the value mapping, reproducing
-/// OpenCV's arithmetic (see ``Arithmetic``). The value mapping is one fused multiply-add,
+/// the arithmetic of the OpenCV MediaPipe is built with (up to 4.10): `cv::warpPerspective`
+/// (`INTER_LINEAR`) on uint8, the ROI corners from `cv::boxPoints` in float32, sample coordinates
+/// rounded to 1/32 pixel and the four taps weighted with 15-bit fixed-point weights
+/// (``FixedPointBilinearSampler``). The value mapping is one fused multiply-add,
 /// `fma(v, (max − min) / 255, min)`, as OpenCV's `convertTo` computes it in MediaPipe: with a
 /// separate multiply and add, values differ in the last bit, and the detector's outputs with them. Tensor pixel (i, j) samples the image at
 /// `c + R(θ)·((i/W_t − ½)·roiW, (j/H_t − ½)·roiH)` (pixel centres at integer coordinates).
@@ -25,22 +28,6 @@ package enum ImageToTensor {
         case replicate
     }
 
-    /// Which OpenCV bilinear arithmetic to reproduce bit for bit.
-    ///
-    /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
-    package enum Arithmetic: Sendable, Hashable {
-        /// MediaPipe's `cv::warpPerspective(INTER_LINEAR)` on uint8 as in OpenCV up to 4.10 (the
-        /// OpenCV MediaPipe is built with): the ROI corners come from `cv::boxPoints` in float32,
-        /// sample coordinates are rounded to 1/32 pixel (`INTER_BITS` = 5) and the four taps are
-        /// weighted with 15-bit fixed-point weights (`INTER_REMAP_COEF_BITS` = 15).
-        case fixedPoint
-        /// `cv::warpAffine(INTER_LINEAR)` on uint8 as in OpenCV ≥ 4.11 (its SIMD path): float32
-        /// affine coefficients, fused multiply-adds for the coordinates and the two lerps,
-        /// rounding half to even. This is how the model-level golden inputs in the fixtures were
-        /// made; the ROI is used in double precision as given.
-        case float32
-    }
-
     /// Conversion parameters.
     ///
     /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
@@ -56,18 +43,15 @@ package enum ImageToTensor {
         /// Grow the ROI to the tensor's aspect ratio (letterbox) instead of stretching it.
         package var keepAspectRatio: Bool
         package var borderMode: BorderMode
-        package var arithmetic: Arithmetic
 
         package init(outputWidth: Int, outputHeight: Int, rangeMin: Float, rangeMax: Float,
-                    keepAspectRatio: Bool, borderMode: BorderMode = .replicate,
-                    arithmetic: Arithmetic = .fixedPoint) {
+                    keepAspectRatio: Bool, borderMode: BorderMode = .replicate) {
             self.outputWidth = outputWidth
             self.outputHeight = outputHeight
             self.rangeMin = rangeMin
             self.rangeMax = rangeMax
             self.keepAspectRatio = keepAspectRatio
             self.borderMode = borderMode
-            self.arithmetic = arithmetic
         }
     }
 

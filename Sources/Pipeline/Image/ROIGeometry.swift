@@ -7,12 +7,11 @@ import Darwin
 /// The geometry shared by the ROI warps: letterboxing, MediaPipe's ROI matrix, and the maps from
 /// tensor pixels to image pixels.
 enum ROIGeometry {
-    /// MediaPipe's `PadRoi` (docs/PIPELINE.md, "ROI to tensor"), generic so that the float32 and
-    /// float64 paths each round as their reference does. Returns the enlarged size and the
-    /// horizontal and vertical padding fractions.
-    static func letterbox<T: BinaryFloatingPoint>(width: T, height: T, tensorWidth: Int, tensorHeight: Int)
-        -> (width: T, height: T, horizontal: T, vertical: T) {
-        let tensorAspect = T(tensorHeight) / T(tensorWidth)
+    /// MediaPipe's `PadRoi` (docs/PIPELINE.md, "ROI to tensor"), in float32 as MediaPipe computes
+    /// it. Returns the enlarged size and the horizontal and vertical padding fractions.
+    static func letterbox(width: Float, height: Float, tensorWidth: Int, tensorHeight: Int)
+        -> (width: Float, height: Float, horizontal: Float, vertical: Float) {
+        let tensorAspect = Float(tensorHeight) / Float(tensorWidth)
         let roiAspect = height / width
         if tensorAspect > roiAspect {
             return (width, width * tensorAspect, 0, (1 - roiAspect / tensorAspect) / 2)
@@ -54,24 +53,5 @@ enum ROIGeometry {
     /// `M_PI` in double, stored back as float.
     static func mediaPipeAngleDegrees(rotation: Float) -> Float {
         Float(Double(rotation * 180) / Double.pi)
-    }
-}
-
-/// An affine map from tensor pixel (x, y) to image pixel `(m0 x + m1 y + m2, m3 x + m4 y + m5)`
-/// with float32 coefficients, as `cv::warpAffine` (OpenCV ≥ 4.11) holds them.
-struct AffineMapF32: Sendable {
-    let m0, m1, m2, m3, m4, m5: Float
-
-    /// The inverse map of a rotated ROI: tensor pixel (i, j) → `c + R(θ)·(i·roiW/W_t − roiW/2, …)`,
-    /// computed in double and rounded to float32 once.
-    init(roi: RotatedPixelRect, tensorWidth: Int, tensorHeight: Int) {
-        let c = cos(roi.rotation), s = sin(roi.rotation)
-        let scaleX = roi.width / Double(tensorWidth), scaleY = roi.height / Double(tensorHeight)
-        m0 = Float(c * scaleX)
-        m1 = Float(-s * scaleY)
-        m2 = Float(roi.centerX - (c * roi.width) / 2 + (s * roi.height) / 2)
-        m3 = Float(s * scaleX)
-        m4 = Float(c * scaleY)
-        m5 = Float(roi.centerY - (s * roi.width) / 2 - (c * roi.height) / 2)
     }
 }

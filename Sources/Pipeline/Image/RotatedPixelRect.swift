@@ -6,8 +6,8 @@
 /// pixels) lands at `center + R(rotation)·(u, v)`, `R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]`; with
 /// y down a positive rotation turns clockwise on screen.
 ///
-/// Stored in `Double`. The MediaPipe-parity warp (``ImageToTensor/Arithmetic/fixedPoint``) rounds
-/// every field to `Float` first, as MediaPipe holds them; the other arithmetic uses them as given.
+/// Stored in `Double`. The warp (``ImageToTensor``) rounds every field to `Float` first, as
+/// MediaPipe holds them.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 package struct RotatedPixelRect: Sendable, Hashable {

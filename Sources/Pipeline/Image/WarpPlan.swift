@@ -9,17 +9,12 @@ struct WarpPlan {
     /// position finite.
     static let maxROIMagnitude = 1e7
 
-    private enum Sampler {
-        case fixedPoint(FixedPointBilinearSampler)
-        case float32(Float32BilinearSampler)
-    }
-
     let outputWidth: Int
     let outputHeight: Int
     /// `outputHeight × outputWidth × 3`.
     let outputElementCount: Int
     let transform: ImageToTensor.Transform
-    private let sampler: Sampler
+    private let sampler: FixedPointBilinearSampler
 
     init(image: RGBImage, roi: RotatedPixelRect, options: ImageToTensor.Options) throws(ImageWarpError) {
         let width = options.outputWidth, height = options.outputHeight
@@ -39,54 +34,31 @@ struct WarpPlan {
         // Both sides are at most 2^14, so the count is at most 3 × 2^28.
         outputElementCount = width * height * 3
 
-        switch options.arithmetic {
-        case .fixedPoint:
-            // MediaPipe holds the ROI in float32 and letterboxes it in float32.
-            let centerX = Float(roi.centerX), centerY = Float(roi.centerY)
-            let rotation = Float(roi.rotation)
-            var roiWidth = Float(roi.width), roiHeight = Float(roi.height)
-            guard roiWidth > 0, roiHeight > 0 else { throw .invalidROI(roi) }
-            var padding = LetterboxPadding.zero
-            if options.keepAspectRatio {
-                let padded = ROIGeometry.letterbox(width: roiWidth, height: roiHeight, tensorWidth: width, tensorHeight: height)
-                (roiWidth, roiHeight) = (padded.width, padded.height)
-                padding = .init(left: padded.horizontal, top: padded.vertical, right: padded.horizontal, bottom: padded.vertical)
-            }
-            let corners = ROIGeometry.boxPoints(
-                centerX: centerX, centerY: centerY, width: roiWidth, height: roiHeight,
-                angleDegrees: ROIGeometry.mediaPipeAngleDegrees(rotation: rotation))
-            guard let map = ProjectiveMap(topLeft: corners[1], topRight: corners[2], bottomRight: corners[3],
-                                          bottomLeft: corners[0], tensorWidth: width, tensorHeight: height) else {
-                throw .invalidROI(roi)
-            }
-            sampler = .fixedPoint(FixedPointBilinearSampler(map: map, border: options.borderMode))
-            transform = ImageToTensor.Transform(
-                padding: padding,
-                sampledROI: RotatedPixelRect(centerX: Double(centerX), centerY: Double(centerY),
-                                             width: Double(roiWidth), height: Double(roiHeight), rotation: Double(rotation)),
-                matrix: ROIGeometry.roiMatrix(centerX: centerX, centerY: centerY, width: roiWidth, height: roiHeight,
-                                              rotation: rotation, imageWidth: image.width, imageHeight: image.height))
-        case .float32:
-            var sampled = roi
-            var padding = LetterboxPadding.zero
-            if options.keepAspectRatio {
-                let padded = ROIGeometry.letterbox(width: roi.width, height: roi.height, tensorWidth: width, tensorHeight: height)
-                (sampled.width, sampled.height) = (padded.width, padded.height)
-                padding = .init(left: Float(padded.horizontal), top: Float(padded.vertical),
-                                right: Float(padded.horizontal), bottom: Float(padded.vertical))
-            }
-            let map = AffineMapF32(roi: sampled, tensorWidth: width, tensorHeight: height)
-            guard [map.m0, map.m1, map.m2, map.m3, map.m4, map.m5].allSatisfy(\.isFinite) else {
-                throw .invalidROI(roi)
-            }
-            sampler = .float32(Float32BilinearSampler(map: map, border: options.borderMode))
-            transform = ImageToTensor.Transform(
-                padding: padding, sampledROI: sampled,
-                matrix: ROIGeometry.roiMatrix(centerX: Float(sampled.centerX), centerY: Float(sampled.centerY),
-                                              width: Float(sampled.width), height: Float(sampled.height),
-                                              rotation: Float(sampled.rotation),
-                                              imageWidth: image.width, imageHeight: image.height))
+        // MediaPipe holds the ROI in float32 and letterboxes it in float32.
+        let centerX = Float(roi.centerX), centerY = Float(roi.centerY)
+        let rotation = Float(roi.rotation)
+        var roiWidth = Float(roi.width), roiHeight = Float(roi.height)
+        guard roiWidth > 0, roiHeight > 0 else { throw .invalidROI(roi) }
+        var padding = LetterboxPadding.zero
+        if options.keepAspectRatio {
+            let padded = ROIGeometry.letterbox(width: roiWidth, height: roiHeight, tensorWidth: width, tensorHeight: height)
+            (roiWidth, roiHeight) = (padded.width, padded.height)
+            padding = .init(left: padded.horizontal, top: padded.vertical, right: padded.horizontal, bottom: padded.vertical)
         }
+        let corners = ROIGeometry.boxPoints(
+            centerX: centerX, centerY: centerY, width: roiWidth, height: roiHeight,
+            angleDegrees: ROIGeometry.mediaPipeAngleDegrees(rotation: rotation))
+        guard let map = ProjectiveMap(topLeft: corners[1], topRight: corners[2], bottomRight: corners[3],
+                                      bottomLeft: corners[0], tensorWidth: width, tensorHeight: height) else {
+            throw .invalidROI(roi)
+        }
+        sampler = FixedPointBilinearSampler(map: map, border: options.borderMode)
+        transform = ImageToTensor.Transform(
+            padding: padding,
+            sampledROI: RotatedPixelRect(centerX: Double(centerX), centerY: Double(centerY),
+                                         width: Double(roiWidth), height: Double(roiHeight), rotation: Double(rotation)),
+            matrix: ROIGeometry.roiMatrix(centerX: centerX, centerY: centerY, width: roiWidth, height: roiHeight,
+                                          rotation: rotation, imageWidth: image.width, imageHeight: image.height))
     }
 
     /// Samples every tensor row in order, handing each one (`outputWidth × 3` RGB bytes) to `body`.
@@ -97,13 +69,8 @@ struct WarpPlan {
                 image.pixels.withUnsafeBufferPointer { pixels in
                     let source = pixels.baseAddress!
                     for y in 0..<outputHeight {
-                        switch sampler {
-                        case .fixedPoint(let fixed):
-                            fixed.sampleRow(y, image: image, source: source, outputWidth: width,
-                                            coordinates: coordinates.baseAddress!, into: row.baseAddress!)
-                        case .float32(let float):
-                            float.sampleRow(y, image: image, source: source, outputWidth: width, into: row.baseAddress!)
-                        }
+                        sampler.sampleRow(y, image: image, source: source, outputWidth: width,
+                                          coordinates: coordinates.baseAddress!, into: row.baseAddress!)
                         body(y, UnsafeBufferPointer(row))
                     }
                 }
