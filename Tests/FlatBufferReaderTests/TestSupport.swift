@@ -13,8 +13,8 @@ enum TestPaths {
 
     static let modelNames = [
         "pose_detection", "pose_landmark_full", "palm_detection_full", "palm_detection_lite",
-        "hand_landmark_full", "hand_landmark_lite", "face_detection_short_range", "face_landmark",
-        "hand_recrop",
+        "hand_landmark_full", "hand_landmark_lite", "face_detection_short_range",
+        "face_detection_full_range_sparse", "face_landmark", "hand_recrop",
     ]
 
     /// The path of `models/<name>.tflite`, recording a loud failure if it is missing.

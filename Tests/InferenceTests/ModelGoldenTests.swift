@@ -18,7 +18,7 @@ import Testing
     static let models = [
         "pose_detection", "pose_landmark_full", "palm_detection_full",
         "palm_detection_lite", "hand_landmark_full", "hand_landmark_lite",
-        "face_detection_short_range", "face_landmark", "hand_recrop",
+        "face_detection_short_range", "face_detection_full_range_sparse", "face_landmark", "hand_recrop",
     ]
 
     struct Golden {
