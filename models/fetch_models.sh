@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetches the MediaPipe models this project runs from the PyPI wheel
-# mediapipe==0.10.21 (the six pose and hand models, and the face detector, the face
+# mediapipe==0.10.21 (the six pose and hand models, and the face detectors, the face
 # landmark models and the holistic hand re-crop model the runtime is checked on), checks each
 # file's sha256, and assembles the .task bundles of the pose, hand and face landmarkers
 # (face_landmarker.task: 468 landmarks; face_landmarker_refined.task: 478, with the attention
@@ -25,6 +25,7 @@ models=(
   "hand_landmark_full|mediapipe/modules/hand_landmark/hand_landmark_full.tflite|11c272b891e1a99ab034208e23937a8008388cf11ed2a9d776ed3d01d0ba00e3"
   "hand_landmark_lite|mediapipe/modules/hand_landmark/hand_landmark_lite.tflite|048edd3645c9bf7397d19a9f6e3a42957d6e414c9bea6598030a2e9b624156e6"
   "face_detection_short_range|mediapipe/modules/face_detection/face_detection_short_range.tflite|bbff11cebd1eb27a1e004cae0b0e63ec8c551cbf34a4451148b4908b8db3eca8"
+  "face_detection_full_range_sparse|mediapipe/modules/face_detection/face_detection_full_range_sparse.tflite|2c3728e6da56f21e21a320433396fb06d40d9088f2247c05e5635a688d45dfe1"
   "face_landmark|mediapipe/modules/face_landmark/face_landmark.tflite|1055cb9d4a9ca8b8c688902a3a5194311138ba256bcc94e336d8373a5f30c814"
   "face_landmark_with_attention|mediapipe/modules/face_landmark/face_landmark_with_attention.tflite|e06a804e0144f9929eda782122916b35d60c697c3c9344013ca2bbe76a6ce2b4"
   "hand_recrop|mediapipe/modules/holistic_landmark/hand_recrop.tflite|67d996ce96f9d36fe17d2693022c6da93168026ab2f028f9e2365398d8ac7d5d"

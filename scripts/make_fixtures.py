@@ -22,8 +22,8 @@ Tests/MediaPipeTasksVisionTests and Tests/MLKitTests.
   ImageToTensorCalculator cuts them (its OpenCV arithmetic, scripts/make_opencv_crops.py):
   pose_detection letterboxes `bus`, palm_detection_* `t1_cards_left`, pose_landmark_full warps
   `bus_man` by the legacy graph's ROI from the detection, hand_landmark_* `t1_chip` by the legacy
-  graph's first ROI from a palm detection; face_detection_short_range letterboxes `grace_hopper`
-  and face_landmark warps it by the legacy face mesh graph's (face_landmark_front_cpu) first ROI
+  graph's first ROI from a palm detection; face_detection_short_range and
+  face_detection_full_range_sparse letterbox `grace_hopper` and face_landmark warps it by the legacy face mesh graph's (face_landmark_front_cpu) first ROI
   from a face detection; hand_recrop letterboxes `t1_chip`. Their LiteRT outputs are made by
   scripts/make_model_references.py.
 - inputs.json: every image and frame with its size and the FNV-1a 64 hash of its RGB bytes.
@@ -62,6 +62,7 @@ TENSOR_INPUTS = {
     "hand_landmark_full": ("t1_chip", "hand_rect_from_palm_detection", 224, (0, 1)),
     "hand_landmark_lite": ("t1_chip", "hand_rect_from_palm_detection", 224, (0, 1)),
     "face_detection_short_range": ("grace_hopper", "letterbox", 128, (-1, 1)),
+    "face_detection_full_range_sparse": ("grace_hopper", "letterbox", 192, (-1, 1)),
     "face_landmark": ("grace_hopper", "face_rect_from_detection", 192, (0, 1)),
     "hand_recrop": ("t1_chip", "letterbox", 256, (0, 1)),
 }

@@ -32,8 +32,8 @@ from fnv1a import fnv1a64  # noqa: E402
 SCRIPT = "make_model_references.py"
 FIXTURES = REPO_ROOT / "Tests" / "Fixtures"
 MODELS = ["pose_detection", "pose_landmark_full", "palm_detection_full", "palm_detection_lite",
-          "hand_landmark_full", "hand_landmark_lite", "face_detection_short_range", "face_landmark",
-          "hand_recrop"]
+          "hand_landmark_full", "hand_landmark_lite", "face_detection_short_range",
+          "face_detection_full_range_sparse", "face_landmark", "hand_recrop"]
 
 
 

@@ -195,10 +195,13 @@ struct ModelDecoder {
         func what() -> String { "\(location()) (\(builtin))" }
         let type = try view.scalar(table, OperatorField.builtinOptionsType, default: 0 as UInt8, what())
         let optionsTable = type == 0 ? nil : try view.table(table, OperatorField.builtinOptions, what())
+        let customOptions = try view.vector(table, OperatorField.customOptions, elementSize: 1, what())
         return OperatorInfo(
             opcodeIndex: opcodeIndex,
             inputs: (try view.int32s(table, OperatorField.inputs, what()) ?? []).map(Int.init),
             outputs: (try view.int32s(table, OperatorField.outputs, what()) ?? []).map(Int.init),
-            optionsType: type, optionsPosition: optionsTable?.position)
+            optionsType: type, optionsPosition: optionsTable?.position,
+            // The vector was checked to lie inside the bytes, which hold at most 2^31.
+            customOptions: customOptions.map { $0.start..<($0.start &+ $0.count) })
     }
 }

@@ -8,6 +8,10 @@ public struct OperatorCode: Sendable, Equatable {
     public let customCode: String?
     /// Operator version (schema default 1).
     public let version: Int32
+
+    /// The operator's name: the custom code of a CUSTOM operator (e.g.
+    /// `TransformTensorBilinear`), else the builtin name (e.g. `CONV_2D`).
+    public var name: String { builtin == .custom ? customCode ?? builtin.description : builtin.description }
 }
 
 /// Where a buffer's bytes lie in the model file. Validated at load to lie inside the file.
@@ -90,6 +94,11 @@ public struct OperatorInfo: Sendable, Equatable {
     public let optionsType: UInt8
     /// Where the options table starts (its vtable checked to lie inside the model), nil when absent.
     let optionsPosition: Int?
+    /// Where the operator's `custom_options` bytes lie in the model file (checked to lie inside
+    /// it), nil when it carries none. A CUSTOM operator's options: a FlexBuffer map for
+    /// MediaPipe's operators (`custom_options_format` FLEXBUFFERS, the only value the schema
+    /// allows), read through `OptionsTable.customOptions()`.
+    public let customOptions: Range<Int>?
 }
 
 /// A subgraph: tensors and the operators connecting them. Subgraph 0 is the main graph.

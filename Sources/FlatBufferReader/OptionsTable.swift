@@ -1,6 +1,7 @@
-/// One operator's `builtin_options` table, read field by field by the operator that owns it
-/// (its kernel file's `OperatorDescriptor`) through the table's generated fields
-/// (`BuiltinOptionsFields`), which carry the field ids and schema defaults.
+/// One operator's options as the model holds them: its `builtin_options` table, read field by
+/// field by the operator that owns it (its kernel file's `OperatorDescriptor`) through the
+/// table's generated fields (`BuiltinOptionsFields`), which carry the field ids and schema
+/// defaults; and, for a CUSTOM operator, its `custom_options` FlexBuffer (`customOptions()`).
 ///
 /// The verifier checked the table against the same fields, but the reads here do not rely on
 /// it (a caller may name a field of another table): every read checks that the field lies
@@ -14,21 +15,41 @@ public struct OptionsTable: Sendable {
     public let location: String
     /// The model's bytes and the table's position, nil when the operator carries no table.
     private let table: (bytes: ModelBytes, position: Int)?
+    /// A copy of the operator's `custom_options` bytes, nil when it carries none.
+    private let customOptionBytes: [UInt8]?
 
     /// An absent table: every field reads as its default.
     public static func absent(location: String) -> OptionsTable {
-        OptionsTable(type: 0, location: location, table: nil)
+        OptionsTable(type: 0, location: location, table: nil, customOptionBytes: nil)
     }
 
-    private init(type: UInt8, location: String, table: (bytes: ModelBytes, position: Int)?) {
+    /// The options of a CUSTOM operator that carries `customOptions` as its `custom_options`
+    /// bytes and no options table.
+    public static func custom(_ customOptions: [UInt8], location: String) -> OptionsTable {
+        OptionsTable(type: 0, location: location, table: nil, customOptionBytes: customOptions)
+    }
+
+    private init(type: UInt8, location: String, table: (bytes: ModelBytes, position: Int)?, customOptionBytes: [UInt8]?) {
         self.type = type
         self.location = location
         self.table = table
+        self.customOptionBytes = customOptionBytes
     }
 
-    /// The options table of `op`, an operator of `model`, named `location` in errors.
+    /// The options of `op`, an operator of `model`, named `location` in errors.
     init(of op: OperatorInfo, in bytes: ModelBytes, location: String) {
-        self.init(type: op.optionsType, location: location, table: op.optionsPosition.map { (bytes, $0) })
+        // The decoder checked that the custom options lie inside the bytes.
+        let custom = op.customOptions.map { range in bytes.withUnsafeBytes { Array($0[range]) } }
+        self.init(
+            type: op.optionsType, location: location, table: op.optionsPosition.map { (bytes, $0) },
+            customOptionBytes: custom)
+    }
+
+    /// The operator's `custom_options` as a FlexBuffer map, nil when it carries none (absent
+    /// or empty). `ModelError` when the bytes are not a FlexBuffer whose root is a map.
+    public func customOptions() throws -> FlexBufferMap? {
+        guard let customOptionBytes, !customOptionBytes.isEmpty else { return nil }
+        return try FlexBufferView(customOptionBytes, location: "\(location) custom_options").rootMap()
     }
 
     /// The scalar field `field`, or its schema default when absent.

@@ -37,7 +37,7 @@ struct LoadPlan {
     let shapes: [TensorShape]
     let constants: ConstantTensors
     let nodes: [Node]
-    /// Operators in the file by builtin name, folded ones included.
+    /// Operators in the file by name (a custom operator by its custom code), folded ones included.
     let histogram: [String: Int]
     /// The tensors that live in the arena, in `memoryPlan`'s request order.
     let plannedTensors: [Int]
@@ -73,7 +73,7 @@ struct LoadPlan {
         var histogram: [String: Int] = [:]
         for (index, op) in subgraph.operators.enumerated() {
             let builtin = model.operatorCodes[op.opcodeIndex].builtin
-            histogram[builtin.description, default: 0] += 1
+            histogram[model.operatorCodes[op.opcodeIndex].name, default: 0] += 1
             if try constants.fold(op, builtin: builtin, index: index) { continue }
             remaining.append((index, op, builtin))
         }
@@ -98,12 +98,13 @@ struct LoadPlan {
         }
         var nodes: [Node] = []
         for (entry, outcome) in zip(remaining, outcomes) {
-            let (index, op, builtin) = entry
+            let (index, op, _) = entry
             let prepared = try outcome.get()
             let outputShapes = prepared.outputShapes
+            let name = model.operatorCodes[op.opcodeIndex].name
             guard outputShapes.count == op.outputs.count else {
                 throw InterpreterError.invalidOperator(index: index, error: KernelError(
-                    op: builtin.description,
+                    op: name,
                     "has \(op.outputs.count) outputs, the kernel produces \(outputShapes.count)"))
             }
             for (k, tensorIndex) in op.outputs.enumerated() {
@@ -114,7 +115,7 @@ struct LoadPlan {
                 let computed = outputShapes[k]
                 if computed.elementCount != shapes[tensorIndex].elementCount {
                     throw InterpreterError.outputShapeMismatch(
-                        index: index, op: builtin.description, tensor: tensor.name,
+                        index: index, op: name, tensor: tensor.name,
                         declared: shapes[tensorIndex].dimensions, computed: computed.dimensions)
                 }
             }
@@ -214,9 +215,10 @@ struct LoadPlan {
             }
             // The operands in input order, nil for each absent (-1) input.
             var present = operands.makeIterator()
+            let code = model.operatorCodes[op.opcodeIndex]
             return try OperatorRegistry.prepare(
-                builtin: builtin, customCode: model.operatorCodes[op.opcodeIndex].customCode,
-                optionsTable: model.optionsTable(of: op, location: "operator \(index) (\(builtin)) options"),
+                builtin: builtin, customCode: code.customCode, version: code.version,
+                optionsTable: model.optionsTable(of: op, location: "operator \(index) (\(code.name)) options"),
                 inputs: op.inputs.map { $0 >= 0 ? present.next() : nil }, index: index, context: context)
         }
     }

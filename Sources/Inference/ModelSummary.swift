@@ -2,7 +2,8 @@
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct ModelSummary: Sendable, Codable {
-    /// Operators in the file by builtin name, folded ones included.
+    /// Operators in the file by name (a custom operator by its custom code, e.g.
+    /// `TransformLandmarks`), folded ones included.
     public let operatorHistogram: [String: Int]
     /// Operators that run at invoke time (after DEQUANTIZE/DENSIFY folding).
     public let preparedOperatorCount: Int

@@ -2,10 +2,11 @@ import FlatBufferReader
 import Kernels
 import Tensor
 
-/// Maps a TFLite builtin operator and its options table to a prepared operator. Every op with a
-/// kernel declares itself in its kernel file (`OperatorDescriptor`: builtin code, options
-/// table, option fields, optional inputs, preparation) and is added here with one line in
-/// `descriptors`; nothing here or in the model reader is specific to one op.
+/// Maps a TFLite operator (a builtin one, or a CUSTOM one by its custom code) and its options
+/// to a prepared operator. Every op with a kernel declares itself in its kernel file
+/// (`OperatorDescriptor`: builtin code or custom code and version, options, option fields,
+/// optional inputs, preparation) and is added here with one line in `descriptors`; nothing
+/// here or in the model reader is specific to one op.
 enum OperatorRegistry {
     /// The ops with a kernel, one line each.
     static var descriptors: [any OperatorDescriptor.Type] {
@@ -28,6 +29,9 @@ enum OperatorRegistry {
             Mul.self,
             Relu.self,
             StridedSlice.self,
+            LandmarksToTransformMatrix.self,
+            TransformTensorBilinear.self,
+            TransformLandmarks.self,
         ]
     }
 
@@ -36,28 +40,36 @@ enum OperatorRegistry {
     /// refused.
     static let foldedOperators: [BuiltinOperator] = [.dequantize, .densify]
 
-    /// Every op `prepare` gives a kernel.
-    static var operators: [BuiltinOperator] { descriptors.map { $0.builtin } }
+    /// Every op `prepare` gives a kernel, by name (a custom op by its custom code).
+    static var operators: [String] { descriptors.map { $0.name } }
+
+    /// The descriptor of a `builtin` operator, or of a CUSTOM one of `customCode`.
+    static func descriptor(builtin: BuiltinOperator, customCode: String?) -> (any OperatorDescriptor.Type)? {
+        guard builtin == .custom else { return descriptors.first { $0.builtin == builtin && $0.custom == nil } }
+        return descriptors.first { $0.custom != nil && $0.custom?.code == customCode }
+    }
 
     /// Prepares operator `index`, a `builtin`, for a load in `context` (with
     /// `context.readsWeights` false the weighted ops are only validated).
     /// - Parameters:
-    ///   - optionsTable: the operator's options table.
+    ///   - customCode: the operator code's `custom_code`, for a CUSTOM operator.
+    ///   - version: the operator code's `version`, which a custom operator's descriptor must
+    ///     implement (builtin ones take every version the model reader accepts).
+    ///   - optionsTable: the operator's options (table, or custom options).
     ///   - inputs: the operator's inputs in order, nil where the model gives -1 (absent), which
     ///     only the descriptor's `optionalInputPositions` accept; absent ones are dropped
     ///     before the descriptor prepares the operator.
-    ///   - customCode: the operator code's `custom_code`, for a CUSTOM operator.
     /// - Throws: `InterpreterError.unsupportedOperator` for an op without a descriptor
     ///   (`.unsupportedCustomOperator`, naming its code, for a CUSTOM one),
     ///   `.unsupportedOption` for a folded op that was not folded, `.invalidOperator` for what
-    ///   the kernel refuses (or an absent required input), `.invalidModel` for an options field
-    ///   that cannot be read.
+    ///   the kernel refuses (or an absent required input, or a custom operator's other
+    ///   version), `.invalidModel` for an options field that cannot be read.
     static func prepare(
-        builtin: BuiltinOperator, customCode: String? = nil, optionsTable: OptionsTable, inputs: [Operand?], index: Int,
-        context: PrepareContext
+        builtin: BuiltinOperator, customCode: String? = nil, version: Int32 = 1, optionsTable: OptionsTable,
+        inputs: [Operand?], index: Int, context: PrepareContext
     ) throws -> PreparedOperator {
-        let name = builtin.description
-        guard let descriptor = descriptors.first(where: { $0.builtin == builtin }) else {
+        guard let descriptor = descriptor(builtin: builtin, customCode: customCode) else {
+            let name = builtin.description
             if foldedOperators.contains(builtin) {
                 throw InterpreterError.unsupportedOption(
                     index: index, op: name, detail: "only constant inputs are supported (folded at load time)")
@@ -67,7 +79,11 @@ enum OperatorRegistry {
             }
             throw InterpreterError.unsupportedOperator(index: index, name: name)
         }
+        let name = descriptor.name
         do {
+            if let custom = descriptor.custom, custom.version != version {
+                throw KernelError(op: name, "has version \(version); only version \(custom.version) is supported")
+            }
             for (position, input) in inputs.enumerated()
             where input == nil && !descriptor.optionalInputPositions.contains(position) {
                 throw KernelError(op: name, "input \(position) is -1 (absent), but \(name) requires it")

@@ -1,12 +1,13 @@
 import FlatBufferReader
 import Tensor
 
-/// An operator as a TFLite model holds it, declared by its kernel: the builtin code, the
-/// options table it carries, how that table's fields are read and checked, which inputs may be
-/// absent, and how the kernel is prepared. Adding an operator is one kernel file that conforms,
-/// one line in the interpreter's registry (`OperatorRegistry.descriptors`) and its tests;
-/// nothing in the model reader, which only verifies the options table against the schema
-/// (`BuiltinOptionsFields`).
+/// An operator as a TFLite model holds it, declared by its kernel: the builtin code (and, for a
+/// CUSTOM operator, its custom code and version), the options table it carries, how that
+/// table's fields (or the custom operator's FlexBuffer options) are read and checked, which
+/// inputs may be absent, and how the kernel is prepared. Adding an operator is one kernel file
+/// that conforms, one line in the interpreter's registry (`OperatorRegistry.descriptors`) and
+/// its tests; nothing in the model reader, which only verifies the options table against the
+/// schema (`BuiltinOptionsFields`).
 ///
 /// Loading an operator of `builtin` runs `prepare(inputs:optionsTable:context:)`: the carried
 /// table must be `optionsType` or none (then every field reads as its schema default),
@@ -17,8 +18,13 @@ import Tensor
 public protocol OperatorDescriptor: PreparedKernel {
     /// The operator's options, as the kernel takes them.
     associatedtype Options: Sendable
-    /// The TFLite builtin operator code, e.g. `.mul`.
+    /// The TFLite builtin operator code, e.g. `.mul`; `.custom` for a custom operator.
     static var builtin: BuiltinOperator { get }
+    /// For a custom operator (`builtin` `.custom`), the `custom_code` and operator version it
+    /// implements, e.g. MediaPipe's `TransformLandmarks` version 2; nil (the default) for a
+    /// builtin one. A model's CUSTOM operator runs with the descriptor of its code, and only at
+    /// that version: another version of a custom operator may mean another computation.
+    static var custom: CustomOperatorCode? { get }
     /// The `BuiltinOptionsType` member the operator carries (e.g. `BuiltinOptionsType.mul`), 0
     /// when the schema gives it no options table.
     static var optionsType: UInt8 { get }
@@ -33,6 +39,19 @@ public protocol OperatorDescriptor: PreparedKernel {
     /// `prepare(inputs:options:)`, whatever the context; the weighted ops build their kernel for
     /// the context's instruction set, or only validate it when the load does not read weights.
     static func prepare(inputs: [Operand], options: Options, context: PrepareContext) throws -> PreparedOperator
+}
+
+/// The name and version a custom operator's kernel implements (`OperatorDescriptor.custom`).
+public struct CustomOperatorCode: Sendable, Hashable {
+    /// The operator code's `custom_code`, e.g. `TransformTensorBilinear`.
+    public var code: String
+    /// The operator code's `version`.
+    public var version: Int32
+
+    public init(_ code: String, version: Int32) {
+        self.code = code
+        self.version = version
+    }
 }
 
 /// What a load tells every operator it prepares besides its operands and options. Only the
@@ -94,6 +113,11 @@ extension OperatorDescriptor where Options == NoOptions {
 
 extension OperatorDescriptor {
     public static var optionalInputPositions: [Int] { [] }
+    public static var custom: CustomOperatorCode? { nil }
+
+    /// The operator's name in errors: the custom code of a custom operator, else the builtin
+    /// name (e.g. `MUL`).
+    public static var name: String { custom?.code ?? builtin.description }
 
     public static func prepare(inputs: [Operand], options: Options, context: PrepareContext) throws -> PreparedOperator {
         .kernel(try prepare(inputs: inputs, options: options))
@@ -106,7 +130,7 @@ extension OperatorDescriptor {
     ) throws -> PreparedOperator {
         guard optionsTable.type == 0 || optionsTable.type == optionsType else {
             throw KernelError(
-                op: builtin.description,
+                op: name,
                 "carries an options table of union type \(optionsTable.type), expected "
                     + (optionsType == 0 ? "none" : "\(optionsType) or none"))
         }

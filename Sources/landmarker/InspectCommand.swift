@@ -45,8 +45,10 @@ struct InspectCommand: ParsableCommand {
             print("output \(k): \(output.name) \(output.shape) float32")
         }
         print("operators (in file):")
+        // Custom operators' names (e.g. Landmarks2TransformMatrix) can be longer than builtin ones.
+        let nameWidth = max(20, summary.operatorHistogram.keys.map(\.count).max() ?? 0)
         for (name, count) in summary.operatorHistogram.sorted(by: { $0.key < $1.key }) {
-            print("  \(padded(name, to: 20)) \(count)")
+            print("  \(padded(name, to: nameWidth)) \(count)")
         }
         print("operators run per invoke: \(summary.preparedOperatorCount)")
         print("parameters: \(summary.parameterCount)")

@@ -300,7 +300,7 @@ struct MalformedModelTests {
         }
     }
 
-    @Test("truncated real models are rejected", arguments: TestPaths.modelNames)
+    @Test("truncated real models are rejected", arguments: TestPaths.allModelNames)
     func truncatedRealModel(name: String) throws {
         guard let bytes = TestPaths.modelBytes(name) else { return }
         // These files hold the model table and buffer vector first, then the weights, then the

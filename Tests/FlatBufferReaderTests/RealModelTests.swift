@@ -88,7 +88,7 @@ struct RealModelTests {
         #expect(histogram == manifest.operatorHistogram)
     }
 
-    @Test("decodes options and constant buffers consistently", arguments: TestPaths.modelNames)
+    @Test("decodes options and constant buffers consistently", arguments: TestPaths.allModelNames)
     func optionsAndBuffers(name: String) throws {
         guard let path = TestPaths.model(name) else { return }
         let model = try TFLiteModel(contentsOfFile: path)
@@ -105,7 +105,7 @@ struct RealModelTests {
                 .fullyConnected: BuiltinOptionsType.fullyConnected, .pad: BuiltinOptionsType.pad,
                 .resizeBilinear: BuiltinOptionsType.resizeBilinear, .depthToSpace: BuiltinOptionsType.depthToSpace,
                 .mean: BuiltinOptionsType.reducer, .logistic: 0, .prelu: 0, .relu: 0,
-                .stridedSlice: BuiltinOptionsType.stridedSlice,
+                .stridedSlice: BuiltinOptionsType.stridedSlice, .mul: BuiltinOptionsType.mul, .custom: 0,
             ]
             guard let expected = expectedType[builtin] else {
                 Issue.record("operator \(index) (\(builtin)) is not an op of these models")
@@ -145,6 +145,43 @@ struct RealModelTests {
             dequantized += 1
         }
         #expect((dequantized > 0) == (name != "hand_recrop"), "\(dequantized) DEQUANTIZE operators")
+    }
+
+    @Test("face_landmark_with_attention's custom operators and their FlexBuffer options")
+    func customOperators() throws {
+        guard let path = TestPaths.model("face_landmark_with_attention") else { return }
+        let model = try TFLiteModel(contentsOfFile: path)
+        let graph = model.subgraphs[0]
+        var found: [String] = []
+        for (index, op) in graph.operators.enumerated() where model.operatorCodes[op.opcodeIndex].builtin == .custom {
+            let code = model.operatorCodes[op.opcodeIndex]
+            #expect(code.version == 2, "operator \(index)")
+            #expect(op.optionsType == 0, "operator \(index)")
+            found.append(code.name)
+            let options = try model.optionsTable(of: op, location: "operator \(index)").customOptions()
+            switch code.name {
+            case "Landmarks2TransformMatrix":
+                let map = try #require(options)
+                #expect(try [map.int32("output_height"), map.int32("output_width")] == [16, 16])
+                #expect(try [map.float("scale_x"), map.float("scale_y")] == [1.5, 1.5])
+                #expect(try map.float("target_rotation_radians") == 0)
+                let subset = try #require(try map.int32s("subset_idxs"))
+                #expect(subset.allSatisfy { (0..<468).contains($0) })
+                found[found.count - 1] += " \(subset.count)"
+            case "TransformTensorBilinear":
+                let map = try #require(options)
+                #expect(try map.keyNames() == ["output_height", "output_width"])
+                #expect(try [map.int32("output_height"), map.int32("output_width")] == [16, 16])
+            default:
+                #expect(options == nil, "operator \(index) (\(code.name))")
+            }
+        }
+        // Lips (80 landmarks), then the two eyes (71 each).
+        #expect(found == [
+            "Landmarks2TransformMatrix 80", "Landmarks2TransformMatrix 71", "Landmarks2TransformMatrix 71",
+            "TransformTensorBilinear", "TransformTensorBilinear", "TransformTensorBilinear",
+            "TransformLandmarks", "TransformLandmarks", "TransformLandmarks", "TransformLandmarks", "TransformLandmarks",
+        ])
     }
 
     @Test("pose_detection's sparse weights describe CSR matrices that fit their buffers")

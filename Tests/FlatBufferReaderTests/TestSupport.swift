@@ -13,9 +13,16 @@ enum TestPaths {
 
     static let modelNames = [
         "pose_detection", "pose_landmark_full", "palm_detection_full", "palm_detection_lite",
-        "hand_landmark_full", "hand_landmark_lite", "face_detection_short_range", "face_landmark",
-        "hand_recrop",
+        "hand_landmark_full", "hand_landmark_lite", "face_detection_short_range",
+        "face_detection_full_range_sparse", "face_landmark", "hand_recrop",
     ]
+
+    /// Models with MediaPipe's custom operators, which LiteRT cannot run (so the fixtures
+    /// manifest has no entry for them).
+    static let customOperatorModelNames = ["face_landmark_with_attention"]
+
+    /// Every model the tests read.
+    static let allModelNames = modelNames + customOperatorModelNames
 
     /// The path of `models/<name>.tflite`, recording a loud failure if it is missing.
     static func model(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {

@@ -5,7 +5,7 @@ import Testing
 
 /// Bad models and bad calls give typed errors, never a crash.
 @Suite struct InterpreterErrorTests {
-    static let models = ModelGoldenTests.models
+    static let models = ModelGoldenTests.allModels
 
     @Test func garbageBytesAreRejected() {
         #expect(throws: InterpreterError.self) { try Interpreter(bytes: []) }

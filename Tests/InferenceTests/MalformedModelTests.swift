@@ -52,7 +52,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ModelGoldenTests.models)
+    @Test(arguments: ModelGoldenTests.allModels)
     func corruptCopiesFailWithTypedErrors(model: String) throws {
         let path = try Fixtures.model(model)
         let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))

@@ -18,8 +18,13 @@ import Testing
     static let models = [
         "pose_detection", "pose_landmark_full", "palm_detection_full",
         "palm_detection_lite", "hand_landmark_full", "hand_landmark_lite",
-        "face_detection_short_range", "face_landmark", "hand_recrop",
+        "face_detection_short_range", "face_detection_full_range_sparse", "face_landmark", "hand_recrop",
     ]
+    /// Models with MediaPipe's custom operators, which LiteRT cannot run: no golden here
+    /// (`CustomOperatorModelTests` runs them).
+    static let customOperatorModels = ["face_landmark_with_attention"]
+    /// Every model the interpreter tests load.
+    static let allModels = models + customOperatorModels
 
     struct Golden {
         let name: String

@@ -8,7 +8,8 @@ import Testing
 
 /// One sweep over every operator the registry prepares, every kernel family this CPU runs
 /// (`KernelInstructionSet.supported`, each channel-last and with its channel-major regions)
-/// and the shapes the model benchmarks time: every operator of the models of `ModelGoldenTests`, prepared as the
+/// and the shapes the model benchmarks time: every operator of the models of `ModelGoldenTests`
+/// (and of its models with custom operators), prepared as the
 /// interpreter prepares it (fused, padding folded, weights packed), run alone on seeded random
 /// activations (uniform in -1...1); the registry's declared ops that no model uses, at a map of
 /// the models' size (`standaloneOperators`): a new op is swept with no line here.
@@ -18,7 +19,8 @@ import Testing
 /// 7 threads and in every family. The ops no model uses also stay within
 /// `relativeTolerance × max(1, max |reference|)` of their reference kernels; the models' ops
 /// meet their references at these shapes in ModelGoldenTests (every output of every model in
-/// reference mode against LiteRT's reference kernels), which keeps this sweep to a few seconds
+/// reference mode against LiteRT's reference kernels; the custom operators against their own
+/// references in KernelsTests), which keeps this sweep to a few seconds
 /// in a debug build. Each op's own sweep, in KernelsTests, covers its edge cases and its
 /// exactness against XNNPACK.
 @Suite struct OperatorSweepTests {
@@ -35,9 +37,12 @@ import Testing
         return String(name.prefix { $0 != "+" && $0 != "(" })
     }
 
+    /// The models swept: those with goldens and those with custom operators.
+    static let models = ModelGoldenTests.allModels
+
     /// The registry ops the nodes of those models run.
     static func opsInModels() throws -> Set<String> {
-        try Set(ModelGoldenTests.models.flatMap { model in
+        try Set(models.flatMap { model in
             try PreparedModel(
                 model: try TFLiteModel(contentsOfFile: try Fixtures.model(model)),
                 options: .init(threadCount: 1, instructionSet: .baseline, usesSparseKernels: false)
@@ -55,7 +60,7 @@ import Testing
         let map = Operand(shape: TensorShape(validated: [1, 64, 64, 24]))
         var kernels: [any PreparedKernel] = []
         var unprepared: [String] = []
-        for descriptor in OperatorRegistry.descriptors where !inModels.contains(descriptor.builtin.description) {
+        for descriptor in OperatorRegistry.descriptors where !inModels.contains(descriptor.name) {
             let noTable = OptionsTable.absent(location: "sweep")
             func kernel(_ inputs: [Operand]) -> (any PreparedKernel)? {
                 guard case .kernel(let kernel)? = try? descriptor.prepare(inputs: inputs, optionsTable: noTable)
@@ -65,7 +70,7 @@ import Testing
             if let kernel = kernel([map]) ?? kernel([map, map]) {
                 kernels.append(kernel)
             } else {
-                unprepared.append(descriptor.builtin.description)
+                unprepared.append(descriptor.name)
             }
         }
         return (kernels, unprepared)
@@ -79,11 +84,11 @@ import Testing
         #expect(standalone.unprepared.isEmpty,
                 "declared ops that no model uses and that prepare neither on one map nor on two: \(standalone.unprepared)")
         swept.formUnion(standalone.kernels.map(Self.registryOp))
-        let missing = OperatorRegistry.operators.map(\.description).filter { !swept.contains($0) }
+        let missing = OperatorRegistry.operators.filter { !swept.contains($0) }
         #expect(missing.isEmpty, "ops of the registry that no sweep runs: \(missing)")
     }
 
-    @Test(arguments: ModelGoldenTests.models)
+    @Test(arguments: models)
     func everyOperatorOfTheModelInEveryFamily(model: String) throws {
         let file = try TFLiteModel(contentsOfFile: try Fixtures.model(model))
         let seed = SeededGenerator.seed("\(#function) \(model)")

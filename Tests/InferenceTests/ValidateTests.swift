@@ -7,7 +7,7 @@ import Testing
 /// full load reports: the same operators, parameters, multiply-accumulates
 /// and arena, though it neither decodes nor packs the weights.
 @Suite struct ValidateTests {
-    @Test(arguments: ModelGoldenTests.models)
+    @Test(arguments: ModelGoldenTests.allModels)
     func validateAgreesWithLoad(model: String) throws {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.model(model))))
         let loaded = try Interpreter(bytes: bytes, options: .init(mode: .reference)).summary

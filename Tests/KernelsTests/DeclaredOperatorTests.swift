@@ -222,10 +222,10 @@ private typealias Support = ElementwiseTestSupport
             return false
         }
         let custom = SingleOperatorModel.bytes(
-            .custom, inputs: [.init(shape: [4])], outputShape: [4], customCode: "Landmarks2TransformMatrix")
+            .custom, inputs: [.init(shape: [4])], outputShape: [4], customCode: "MaxPoolingWithArgmax2D")
         SingleOperatorModel.expectLoadError(custom) {
-            guard case .unsupportedCustomOperator(0, "Landmarks2TransformMatrix") = $0 else { return false }
-            return "\($0)" == "operator 0: custom operator 'Landmarks2TransformMatrix' is not supported"
+            guard case .unsupportedCustomOperator(0, "MaxPoolingWithArgmax2D") = $0 else { return false }
+            return "\($0)" == "operator 0: custom operator 'MaxPoolingWithArgmax2D' is not supported"
         }
     }
 }

@@ -40,16 +40,18 @@ enum SingleOperatorModel {
     /// unless constant) and writes tensor `inputs.count` of `outputShape`, the graph output.
     /// `optionsType` and `options` become the operator's `builtin_options` union (absent when
     /// nil); `operatorInputs` replaces the operator's input list (e.g. to add a -1);
-    /// `customCode` names a CUSTOM operator.
+    /// `customCode` names a CUSTOM operator, `version` is the operator code's version and
+    /// `customOptions` the operator's `custom_options` bytes.
     static func bytes(
         _ builtin: BuiltinOperator, inputs: [Input], outputShape: [Int32], optionsType: UInt8? = nil,
-        options: [Int: TestModel.Field]? = nil, operatorInputs: [Int32]? = nil, customCode: String? = nil
+        options: [Int: TestModel.Field]? = nil, operatorInputs: [Int32]? = nil, customCode: String? = nil,
+        version: Int32 = 1, customOptions: [UInt8]? = nil
     ) -> [UInt8] {
         var model = TestModel()
         model.operatorCodes = [
             TestModel.OperatorCode(
                 deprecatedBuiltinCode: Int8(clamping: builtin.rawValue), builtinCode: builtin.rawValue,
-                customCode: customCode, version: 1),
+                customCode: customCode, version: version),
         ]
         var graph = TestModel.SubGraph()
         for (index, input) in inputs.enumerated() {
@@ -72,7 +74,7 @@ enum SingleOperatorModel {
         graph.operators = [
             TestModel.Operator(
                 opcodeIndex: 0, inputs: operatorInputs ?? (0..<output).map { $0 }, outputs: [output],
-                optionsType: optionsType, options: options),
+                optionsType: optionsType, options: options, customOptions: customOptions),
         ]
         model.subgraphs = [graph]
         return model.encode().bytes

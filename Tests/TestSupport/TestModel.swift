@@ -86,19 +86,23 @@ public struct TestModel: Sendable {
         public var optionsType: UInt8? = nil
         /// The union value's fields; nil leaves the value absent.
         public var options: [Int: Field]? = nil
+        /// The `custom_options` bytes; nil leaves them absent.
+        public var customOptions: [UInt8]? = nil
 
         public init(
             opcodeIndex: UInt32? = nil,
             inputs: [Int32] = [],
             outputs: [Int32] = [],
             optionsType: UInt8? = nil,
-            options: [Int: Field]? = nil
+            options: [Int: Field]? = nil,
+            customOptions: [UInt8]? = nil
         ) {
             self.opcodeIndex = opcodeIndex
             self.inputs = inputs
             self.outputs = outputs
             self.optionsType = optionsType
             self.options = options
+            self.customOptions = customOptions
         }
     }
 
@@ -347,12 +351,14 @@ public struct TestModel: Sendable {
             }
             return builder.endTable()
         }
+        let customOptions = op.customOptions.map { builder.createVector($0) }
         builder.startTable()
         if let index = op.opcodeIndex { builder.add(0, index) }
         builder.add(1, offset: inputs)
         builder.add(2, offset: outputs)
         if let type = op.optionsType { builder.add(3, type) }
         if let options { builder.add(4, offset: options) }
+        if let customOptions { builder.add(5, offset: customOptions) }
         return builder.endTable()
     }
 }
