@@ -49,6 +49,25 @@ import Testing
         #expect(Self.largestDistance(result.faceLandmarks, reference) <= 0.5)
     }
 
+    /// `face_landmarker_refined.task`: 478 landmarks, the irises (468–477) inside the eyes, equal
+    /// to legacy Face Mesh with refine_landmarks.
+    @Test func refinedBundleGivesLegacyRefinedFaceMesh() throws {
+        let options = FaceLandmarkerOptions()
+        options.baseOptions.modelAssetPath = Fixtures.modelsRoot.appendingPathComponent("face_landmarker_refined.task").path
+        options.baseOptions.numThreads = 2
+        let landmarker = try FaceLandmarker(options: options)
+        let result = try landmarker.detect(image: MPImage(contentsOfFile: Fixtures.path("images/grace_hopper.png")))
+        let reference = try FixtureGoldens.faces("legacy/face_mesh_refined_n1/grace_hopper.json")
+        let face = try #require(result.faceLandmarks.first)
+        #expect(face.count == 478)
+        #expect(Self.largestDistance(result.faceLandmarks, reference) <= 0.5)
+        // Each iris centre lies between its eye's corners (33–133 and 362–263).
+        for (iris, corners) in [(468, (33, 133)), (473, (362, 263))] {
+            let xs = [face[corners.0].x, face[corners.1].x]
+            #expect(face[iris].x > xs.min()! && face[iris].x < xs.max()!, "iris \(iris)")
+        }
+    }
+
     /// Video mode with 4 faces over the first 30 frames (two faces, then one): MediaPipe's faces
     /// in MediaPipe's order, and a face followed from frame to frame keeps its id.
     @Test func videoModeFollowsLegacyTrackingWithStableIds() throws {
