@@ -158,6 +158,26 @@ import Testing
         #expect(throws: (any Error).self) { _ = try FaceLandmarker(options: hand) }
     }
 
+    /// A bundle whose models have other tensor shapes is a `TaskError.invalidModel` naming the role.
+    @Test(arguments: [("palm_detection_lite", "face_landmark", "the face detector must have inputs [[1, 128, 128, 3]]"),
+                      ("face_detection_short_range", "hand_landmark_lite", "the face landmark model must have inputs [[1, 192, 192, 3]]")])
+    func bundleOfModelsWithOtherShapesIsAnInvalidModel(detector: String, landmarks: String, message: String) throws {
+        var writer = StoredZipWriter()
+        let kind = LandmarkerBundleKind.faceLandmarker
+        try writer.addEntry(named: kind.detectorModelName,
+                            contents: try #require(FileManager.default.contents(atPath: Fixtures.model(detector))).map { $0 })
+        try writer.addEntry(named: kind.landmarksDetectorModelName,
+                            contents: try #require(FileManager.default.contents(atPath: Fixtures.model(landmarks))).map { $0 })
+        let options = FaceLandmarkerOptions()
+        options.baseOptions.modelAssetBuffer = try writer.finish()
+        #expect {
+            _ = try FaceLandmarker(options: options)
+        } throws: { error in
+            guard case TaskError.invalidModel(let text) = error else { return false }
+            return text.hasPrefix(message)
+        }
+    }
+
     @Test func contoursConnectTheMesh() {
         #expect(FaceLandmarker.lipsConnections.count == 40)
         #expect(FaceLandmarker.leftEyeConnections.count == 16 && FaceLandmarker.rightEyeConnections.count == 16)
