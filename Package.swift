@@ -91,6 +91,10 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
+        // The POSIX plumbing every module above shares (errno text, EINTR-retrying calls, a
+        // read-only file mapping, pthread locks): imports only the C library, declares only
+        // `package` symbols, and is no product.
+        .target(name: "SystemInterface", swiftSettings: librarySettings),
         .target(name: "FlatBufferReader", dependencies: ["Tensor"], swiftSettings: librarySettings),
         .target(name: "Tensor", swiftSettings: librarySettings),
         // Kernel algorithms written once, generic over the vector type and a family marker;
@@ -148,6 +152,7 @@ let package = Package(
             name: "PortedCameraApp", dependencies: ["MediaPipeTasksVision", "MLKit", "ImageIO"],
             path: "Examples/PortedCameraApp"),
         .target(name: "TestSupport", dependencies: ["Tensor", "ImageIO"], path: "Tests/TestSupport"),
+        .testTarget(name: "SystemInterfaceTests", dependencies: ["SystemInterface"]),
         .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader", "TestSupport"]),
         .testTarget(name: "TensorTests", dependencies: ["Tensor", "TestSupport"]),
         .testTarget(
