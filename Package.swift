@@ -134,6 +134,7 @@ let package = Package(
                 "MediaPipeTasksVision",
                 "ImageIO",
                 "VideoFiles",
+                "SystemInterface",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: librarySettings),
