@@ -122,7 +122,7 @@ let package = Package(
             dependencies: ["Pipeline", "Inference", "ImageIO", "FlatBufferReader", "Tensor"],
             swiftSettings: computeSettings),
         .target(name: "MLKit", dependencies: ["MediaPipeTasksVision", "ImageIO"]),
-        .target(name: "VideoFiles", dependencies: ["ImageIO"]),
+        .target(name: "VideoFiles", dependencies: ["ImageIO", "SystemInterface"]),
         .target(name: "CBuildInfo", cSettings: [.define("LANDMARKER_BUILD_COMMIT", to: "\"\(buildCommit)\"")]),
         .executableTarget(
             name: "landmarker",
