@@ -112,7 +112,8 @@ let package = Package(
         // Debian's libyuv-dev has no pkg-config file; the module map links libyuv itself.
         .systemLibrary(name: "CLibYUV", providers: [.apt(["libyuv-dev"])]),
         .target(
-            name: "ImageIO", dependencies: ["CLibPNG", "CTurboJPEG", "CLibYUV"], swiftSettings: computeSettings),
+            name: "ImageIO", dependencies: ["CLibPNG", "CTurboJPEG", "CLibYUV", "SystemInterface"],
+            swiftSettings: computeSettings),
         .target(
             name: "Pipeline",
             dependencies: ["Inference", "ImageIO", "Tensor"],
