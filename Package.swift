@@ -60,7 +60,7 @@ let avx512Settings: [SwiftSetting] = [
 let avx512Targets: [Target] = nativeCodegen
     ? [.target(name: "KernelsAVX512", dependencies: ["KernelTemplates"], swiftSettings: avx512Settings)]
     : []
-let kernelsDependencies: [Target.Dependency] = ["Tensor", "FlatBufferReader", "KernelTemplates"]
+let kernelsDependencies: [Target.Dependency] = ["Tensor", "FlatBufferReader", "KernelTemplates", "SystemInterface"]
     + (nativeCodegen ? ["KernelsAVX512"] : [])
 let kernelsSettings: [SwiftSetting] = computeSettings + (nativeCodegen ? [.define("LANDMARKER_AVX512")] : [])
 
@@ -120,9 +120,9 @@ let package = Package(
             swiftSettings: computeSettings),
         .target(
             name: "MediaPipeTasksVision",
-            dependencies: ["Pipeline", "Inference", "ImageIO", "FlatBufferReader", "Tensor"],
+            dependencies: ["Pipeline", "Inference", "ImageIO", "FlatBufferReader", "Tensor", "SystemInterface"],
             swiftSettings: computeSettings),
-        .target(name: "MLKit", dependencies: ["MediaPipeTasksVision", "ImageIO"]),
+        .target(name: "MLKit", dependencies: ["MediaPipeTasksVision", "ImageIO", "SystemInterface"]),
         .target(name: "VideoFiles", dependencies: ["ImageIO", "SystemInterface"]),
         .target(name: "CBuildInfo", cSettings: [.define("LANDMARKER_BUILD_COMMIT", to: "\"\(buildCommit)\"")]),
         .executableTarget(
