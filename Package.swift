@@ -95,7 +95,7 @@ let package = Package(
         // read-only file mapping, pthread locks): imports only the C library, declares only
         // `package` symbols, and is no product.
         .target(name: "SystemInterface", swiftSettings: librarySettings),
-        .target(name: "FlatBufferReader", dependencies: ["Tensor"], swiftSettings: librarySettings),
+        .target(name: "FlatBufferReader", dependencies: ["Tensor", "SystemInterface"], swiftSettings: librarySettings),
         .target(name: "Tensor", swiftSettings: librarySettings),
         // Kernel algorithms written once, generic over the vector type and a family marker;
         // each family's target instantiates them with its own code generation.
@@ -103,7 +103,7 @@ let package = Package(
         .target(name: "Kernels", dependencies: kernelsDependencies, swiftSettings: kernelsSettings),
         .target(
             name: "Inference",
-            dependencies: ["FlatBufferReader", "Tensor", "Kernels"],
+            dependencies: ["FlatBufferReader", "Tensor", "Kernels", "SystemInterface"],
             swiftSettings: computeSettings),
         .systemLibrary(
             name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
