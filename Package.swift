@@ -129,7 +129,6 @@ let package = Package(
             name: "landmarker",
             dependencies: [
                 "CBuildInfo",
-                "FlatBufferReader",
                 "Inference",
                 "Kernels",
                 "MediaPipeTasksVision",
