@@ -60,7 +60,7 @@ let avx512Settings: [SwiftSetting] = [
 let avx512Targets: [Target] = nativeCodegen
     ? [.target(name: "KernelsAVX512", dependencies: ["KernelTemplates"], swiftSettings: avx512Settings)]
     : []
-let kernelsDependencies: [Target.Dependency] = ["Tensor", "FlatBufferReader", "KernelTemplates"]
+let kernelsDependencies: [Target.Dependency] = ["Tensor", "FlatBufferReader", "KernelTemplates", "SystemInterface"]
     + (nativeCodegen ? ["KernelsAVX512"] : [])
 let kernelsSettings: [SwiftSetting] = computeSettings + (nativeCodegen ? [.define("LANDMARKER_AVX512")] : [])
 
@@ -91,7 +91,11 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
-        .target(name: "FlatBufferReader", dependencies: ["Tensor"], swiftSettings: librarySettings),
+        // The POSIX plumbing every module above shares (errno text, EINTR-retrying calls, a
+        // read-only file mapping, pthread locks): imports only the C library, declares only
+        // `package` symbols, and is no product.
+        .target(name: "SystemInterface", swiftSettings: librarySettings),
+        .target(name: "FlatBufferReader", dependencies: ["Tensor", "SystemInterface"], swiftSettings: librarySettings),
         .target(name: "Tensor", swiftSettings: librarySettings),
         // Kernel algorithms written once, generic over the vector type and a family marker;
         // each family's target instantiates them with its own code generation.
@@ -99,7 +103,7 @@ let package = Package(
         .target(name: "Kernels", dependencies: kernelsDependencies, swiftSettings: kernelsSettings),
         .target(
             name: "Inference",
-            dependencies: ["FlatBufferReader", "Tensor", "Kernels"],
+            dependencies: ["FlatBufferReader", "Tensor", "Kernels", "SystemInterface"],
             swiftSettings: computeSettings),
         .systemLibrary(
             name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
@@ -108,28 +112,29 @@ let package = Package(
         // Debian's libyuv-dev has no pkg-config file; the module map links libyuv itself.
         .systemLibrary(name: "CLibYUV", providers: [.apt(["libyuv-dev"])]),
         .target(
-            name: "ImageIO", dependencies: ["CLibPNG", "CTurboJPEG", "CLibYUV"], swiftSettings: computeSettings),
+            name: "ImageIO", dependencies: ["CLibPNG", "CTurboJPEG", "CLibYUV", "SystemInterface"],
+            swiftSettings: computeSettings),
         .target(
             name: "Pipeline",
             dependencies: ["Inference", "ImageIO", "Tensor"],
             swiftSettings: computeSettings),
         .target(
             name: "MediaPipeTasksVision",
-            dependencies: ["Pipeline", "Inference", "ImageIO", "FlatBufferReader", "Tensor"],
+            dependencies: ["Pipeline", "Inference", "ImageIO", "FlatBufferReader", "Tensor", "SystemInterface"],
             swiftSettings: computeSettings),
-        .target(name: "MLKit", dependencies: ["MediaPipeTasksVision", "ImageIO"]),
-        .target(name: "VideoFiles", dependencies: ["ImageIO"]),
+        .target(name: "MLKit", dependencies: ["MediaPipeTasksVision", "ImageIO", "SystemInterface"]),
+        .target(name: "VideoFiles", dependencies: ["ImageIO", "SystemInterface"]),
         .target(name: "CBuildInfo", cSettings: [.define("LANDMARKER_BUILD_COMMIT", to: "\"\(buildCommit)\"")]),
         .executableTarget(
             name: "landmarker",
             dependencies: [
                 "CBuildInfo",
-                "FlatBufferReader",
                 "Inference",
                 "Kernels",
                 "MediaPipeTasksVision",
                 "ImageIO",
                 "VideoFiles",
+                "SystemInterface",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: librarySettings),
@@ -148,6 +153,7 @@ let package = Package(
             name: "PortedCameraApp", dependencies: ["MediaPipeTasksVision", "MLKit", "ImageIO"],
             path: "Examples/PortedCameraApp"),
         .target(name: "TestSupport", dependencies: ["Tensor", "ImageIO"], path: "Tests/TestSupport"),
+        .testTarget(name: "SystemInterfaceTests", dependencies: ["SystemInterface"]),
         .testTarget(name: "FlatBufferReaderTests", dependencies: ["FlatBufferReader", "TestSupport"]),
         .testTarget(name: "TensorTests", dependencies: ["Tensor", "TestSupport"]),
         .testTarget(

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemInterface
 import Tensor
 
 /// The immutable bytes of one model file, owned either as a read-only memory map of the
@@ -19,7 +20,7 @@ public final class ModelBytes: ImmutableBytes, @unchecked Sendable {
     public static let maximumSize = 1 << 31
 
     private enum Storage {
-        case mapped(UnsafeRawPointer)
+        case mapped(ReadOnlyFileMapping)
         case owned([UInt8])
         case borrowed(UnsafeRawBufferPointer)
     }
@@ -49,28 +50,27 @@ public final class ModelBytes: ImmutableBytes, @unchecked Sendable {
 
     /// `init(contentsOfFile:)`, populating the pages or not.
     package init(contentsOfFile path: String, populatesPages: Bool) throws {
-        let descriptor = Self.openReadOnly(path)
-        guard descriptor >= 0 else { throw ModelError.cannotOpen(path: path, errno: errno) }
-        defer { _ = close(descriptor) }
-
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw ModelError.cannotStat(path: path, errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw ModelError.notARegularFile(path: path) }
-        let size = Int(info.st_size)
-        guard size > 0 else { throw ModelError.emptyFile(path: path) }
-        guard size <= Self.maximumSize else {
-            throw ModelError.tooLarge(path: path, size: size, limit: Self.maximumSize)
+        let mapping: ReadOnlyFileMapping
+        do {
+            mapping = try ReadOnlyFileMapping(path: path, maximumSize: Self.maximumSize)
+        } catch {
+            switch error {
+            case let .cannotOpen(code): throw ModelError.cannotOpen(path: path, errno: code)
+            case let .cannotStat(code): throw ModelError.cannotStat(path: path, errno: code)
+            case .notARegularFile: throw ModelError.notARegularFile(path: path)
+            case let .tooLarge(size): throw ModelError.tooLarge(path: path, size: size, limit: Self.maximumSize)
+            case let .cannotMap(code): throw ModelError.cannotMap(path: path, errno: code)
+            }
         }
+        // An empty file is not mapped; it is no larger than the limit either, so this check
+        // coming after the size check changes no error.
+        guard mapping.count > 0 else { throw ModelError.emptyFile(path: path) }
+        if populatesPages { mapInPages(of: mapping.bytes) }
 
-        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0),
-              address != UnsafeMutableRawPointer(bitPattern: -1)
-        else { throw ModelError.cannotMap(path: path, errno: errno) }
-        if populatesPages { mapInPages(of: UnsafeRawBufferPointer(start: address, count: size)) }
-
-        storage = .mapped(UnsafeRawPointer(address))
-        count = size
+        storage = .mapped(mapping)
+        count = mapping.count
         self.path = path
-        sourceIdentity = Self.identity(of: info)
+        sourceIdentity = Self.identity(of: mapping.status)
     }
 
     /// A file's device, inode, size, modification and status-change times (seconds and
@@ -118,28 +118,15 @@ public final class ModelBytes: ImmutableBytes, @unchecked Sendable {
         self.sourceIdentity = sourceIdentity
     }
 
-    deinit {
-        if case let .mapped(address) = storage {
-            _ = munmap(UnsafeMutableRawPointer(mutating: address), count)
-        }
-    }
-
     /// Calls `body` with all the bytes. The pointer is valid only inside `body`.
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         switch storage {
-        case let .mapped(address):
-            return try body(UnsafeRawBufferPointer(start: address, count: count))
+        case let .mapped(mapping):
+            return try body(mapping.bytes)
         case let .owned(array):
             return try array.withUnsafeBytes(body)
         case let .borrowed(bytes):
             return try body(bytes)
-        }
-    }
-
-    private static func openReadOnly(_ path: String) -> Int32 {
-        while true {
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            if descriptor >= 0 || errno != EINTR { return descriptor }
         }
     }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemInterface
 
 /// Why a `.tflite` file could not be opened, verified or accepted.
 ///
@@ -63,11 +59,11 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .cannotOpen(path, code):
-            return "cannot open '\(path)': \(Self.systemMessage(code)) (errno \(code))"
+            return "cannot open '\(path)': \(systemErrorText(code)) (errno \(code))"
         case let .cannotStat(path, code):
-            return "cannot stat '\(path)': \(Self.systemMessage(code)) (errno \(code))"
+            return "cannot stat '\(path)': \(systemErrorText(code)) (errno \(code))"
         case let .cannotMap(path, code):
-            return "cannot mmap '\(path)': \(Self.systemMessage(code)) (errno \(code))"
+            return "cannot mmap '\(path)': \(systemErrorText(code)) (errno \(code))"
         case let .notARegularFile(path):
             return "'\(path)' is not a regular file"
         case let .emptyFile(path):
@@ -106,10 +102,5 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .graph(what):
             return "invalid graph: \(what)"
         }
-    }
-
-    private static func systemMessage(_ code: Int32) -> String {
-        guard let message = strerror(code) else { return "unknown error" }
-        return String(cString: message)
     }
 }

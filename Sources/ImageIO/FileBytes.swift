@@ -3,21 +3,24 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemInterface
 
 /// Whole-file reads and writes with POSIX calls, reporting failures with the system's message.
 enum FileBytes {
     /// Reads the whole regular file at `path`, refusing files larger than `limit` bytes
     /// before reading them.
     static func readAll(path: String, limit: Int) throws(ImageIOError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw .fileUnreadable(path: path, reason: systemMessage())
+        let descriptor: Int32
+        do {
+            descriptor = try SystemCalls.openForReading(path)
+        } catch {
+            throw .fileUnreadable(path: path, reason: error.text)
         }
         defer { close(descriptor) }
 
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            throw .fileUnreadable(path: path, reason: systemMessage())
+            throw .fileUnreadable(path: path, reason: systemErrorText())
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             throw .fileUnreadable(path: path, reason: "not a regular file")
@@ -28,22 +31,17 @@ enum FileBytes {
         }
 
         var bytes = [UInt8](repeating: 0, count: size)
-        var filled = 0
-        while filled < size {
-            let result = bytes.withUnsafeMutableBytes { buffer in
-                // filled < size == buffer.count, so the pointer stays inside the buffer.
-                read(descriptor, buffer.baseAddress! + filled, size - filled)
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw .fileUnreadable(path: path, reason: systemMessage())
-            }
-            if result == 0 {
-                throw .fileUnreadable(path: path, reason: "file shrank while being read")
-            }
-            filled += result
+        let filled = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(SystemError) in try SystemCalls.readFully(descriptor, into: buffer) }
         }
-        return bytes
+        switch filled {
+        case let .failure(error):
+            throw .fileUnreadable(path: path, reason: error.text)
+        case let .success(count) where count < size:
+            throw .fileUnreadable(path: path, reason: "file shrank while being read")
+        case .success:
+            return bytes
+        }
     }
 
     /// Writes `bytes` as the file at `path` (replacing it), through a temporary name.
@@ -51,33 +49,24 @@ enum FileBytes {
         // A temporary name in the same folder, renamed once whole: a file under `path` is
         // never half-written, even when the process stops midway.
         let temporary = path + ".partial.\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else {
-            throw .fileUnwritable(path: path, reason: systemMessage())
+        let descriptor: Int32
+        do {
+            descriptor = try SystemCalls.createFile(temporary)
+        } catch {
+            throw .fileUnwritable(path: path, reason: error.text)
         }
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { buffer in
-                // written < bytes.count, so the pointer stays inside the buffer.
-                write(descriptor, buffer.baseAddress! + written, bytes.count - written)
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                let reason = systemMessage()
-                close(descriptor)
-                unlink(temporary)
-                throw .fileUnwritable(path: path, reason: reason)
-            }
-            written += result
+        let written = bytes.withUnsafeBytes { buffer in
+            Result { () throws(SystemError) in try SystemCalls.writeAll(buffer, to: descriptor) }
+        }
+        if case let .failure(error) = written {
+            close(descriptor)
+            unlink(temporary)
+            throw .fileUnwritable(path: path, reason: error.text)
         }
         guard close(descriptor) == 0, rename(temporary, path) == 0 else {
-            let reason = systemMessage()
+            let reason = systemErrorText()
             unlink(temporary)
             throw .fileUnwritable(path: path, reason: reason)
         }
-    }
-
-    private static func systemMessage() -> String {
-        String(cString: strerror(errno))
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemInterface
 
 /// Reads uncompressed video frames from a YUV4MPEG2 (`.y4m`) stream, one frame at a time.
 ///
@@ -71,9 +72,11 @@ public final class Y4MReader {
             try self.init(descriptor: STDIN_FILENO, ownsDescriptor: false, name: "standard input", limits: limits)
             return
         }
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        let descriptor: Int32
+        do {
+            descriptor = try SystemCalls.openForReading(path)
+        } catch {
+            throw .cannotOpen(path: path, reason: error.text)
         }
         try self.init(descriptor: descriptor, ownsDescriptor: true, name: path, limits: limits)
     }
@@ -388,24 +391,19 @@ private struct BufferedDescriptor {
         _ descriptor: Int32, name: String, into destination: inout [UInt8], at offset: Int, count: Int
     ) throws(Y4MError) -> Int {
         precondition(offset >= 0 && count > 0 && offset + count <= destination.count, "read out of bounds")
-        while true {
-            let result = destination.withUnsafeMutableBytes { bytes in
-                // The precondition keeps offset + count inside the buffer.
-                systemRead(descriptor, bytes.baseAddress! + offset, count)
+        let result = destination.withUnsafeMutableBytes { bytes in
+            // The precondition keeps offset + count inside the buffer.
+            Result { () throws(SystemError) in
+                try SystemCalls.readSome(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
             }
-            if result >= 0 { return result }
-            if errno != EINTR {
-                throw .readFailed(path: name, reason: String(cString: strerror(errno)))
-            }
+        }
+        do {
+            return try result.get()
+        } catch {
+            throw .readFailed(path: name, reason: error.text)
         }
     }
 }
-
-#if canImport(Glibc)
-private let systemRead = Glibc.read
-#elseif canImport(Darwin)
-private let systemRead = Darwin.read
-#endif
 // MARK: - Errors
 
 /// Everything that can go wrong while reading a YUV4MPEG2 (`.y4m`) stream.

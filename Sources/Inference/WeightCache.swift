@@ -5,6 +5,7 @@ import Darwin
 #endif
 import FlatBufferReader
 import Kernels
+import SystemInterface
 import Tensor
 
 /// A folder of packed weights saved by earlier loads, so that loading a model
@@ -101,7 +102,7 @@ public struct WeightCache: Sendable, Equatable {
     /// executable), mapped read-only.
     func store(for entry: Entry) -> PackedWeightStore {
         guard let executable = ExecutableIdentity.current,
-              let file = MappedCacheFile(path: path(of: entry)),
+              let file = ReadOnlyFileMapping.cacheFile(atPath: path(of: entry)),
               let buffers = CacheFileFormat.buffers(in: file, for: entry, writtenBy: executable)
         else { return PackedWeightStore() }
         return PackedWeightStore(reusable: buffers)
@@ -115,8 +116,7 @@ public struct WeightCache: Sendable, Equatable {
         guard let executable = ExecutableIdentity.current, Self.makeFolder(folder) else { return false }
         let final = path(of: entry)
         let temporary = "\(folder)/.\(entry.fileName).\(getpid()).\(UInt32.random(in: 0 ... .max)).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return false }
+        guard let descriptor = try? SystemCalls.createFile(temporary, exclusive: true) else { return false }
         let written = CacheFileFormat.writeFile(store.buffers, for: entry, writtenBy: executable, to: descriptor)
         let closed = close(descriptor) == 0
         guard written, closed, rename(temporary, final) == 0 else {
@@ -195,30 +195,18 @@ struct ExecutableIdentity: Equatable {
     }()
 }
 
-/// A cache file mapped read-only, its pages made resident at once; unmapped
-/// when the last buffer over it goes.
-final class MappedCacheFile: @unchecked Sendable {
-    let bytes: UnsafeRawBufferPointer
-
-    /// Maps the regular file at `path`; nil when it cannot be opened, is not
-    /// a regular file, is empty or cannot be mapped.
-    init?(path: String) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
-              info.st_size <= Int64(ModelBytes.maximumSize) * 2
+extension ReadOnlyFileMapping {
+    /// Maps the cache file at `path` read-only (a private mapping that could be written would
+    /// be copied page by page), its pages made resident at once; nil when it cannot be opened,
+    /// is not a regular file, is empty, is larger than twice `ModelBytes.maximumSize` or cannot
+    /// be mapped. The buffers borrowed from it keep it as their owner: it is unmapped when the
+    /// last of them goes.
+    static func cacheFile(atPath path: String) -> ReadOnlyFileMapping? {
+        guard let file = try? ReadOnlyFileMapping(path: path, maximumSize: ModelBytes.maximumSize * 2), file.count > 0
         else { return nil }
-        let size = Int(info.st_size)
-        // Read-only: a private mapping that could be written would be copied page by page.
-        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED
-        else { return nil }
-        bytes = UnsafeRawBufferPointer(start: address, count: size)
-        mapInPages(of: bytes)
+        mapInPages(of: file.bytes)
+        return file
     }
-
-    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
 }
 
 /// The layout of a cache file, all integers 64-bit little-endian:
@@ -254,7 +242,7 @@ enum CacheFileFormat {
     /// of its own and lies inside the file, aligned, at most
     /// `TensorShape.maxElements` floats.
     static func buffers(
-        in file: MappedCacheFile, for entry: WeightCache.Entry, writtenBy executable: ExecutableIdentity
+        in file: ReadOnlyFileMapping, for entry: WeightCache.Entry, writtenBy executable: ExecutableIdentity
     ) -> [PackedWeightStore.Key: AlignedBuffer]? {
         let bytes = file.bytes
         let wordSize = MemoryLayout<UInt64>.size
@@ -304,7 +292,7 @@ enum CacheFileFormat {
         var position = 0
         func append(_ raw: UnsafeRawBufferPointer) -> Bool {
             position += raw.count
-            return writeFully(raw, to: descriptor)
+            return (try? SystemCalls.writeAll(raw, to: descriptor)) != nil
         }
         let zeros = [UInt8](repeating: 0, count: alignment)
         guard words.map(\.littleEndian).withUnsafeBytes(append) else { return false }

@@ -1,3 +1,4 @@
+import SystemInterface
 import Tensor
 
 /// The packed weights of one model load, kept so that a later load of the

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import SystemInterface
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

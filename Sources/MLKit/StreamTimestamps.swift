@@ -1,4 +1,5 @@
 import MediaPipeTasksVision
+import SystemInterface
 
 /// Stream-mode timestamps for a ``PoseDetector``: milliseconds on a monotonic clock since the
 /// detector was made, forced strictly increasing (a call in the same millisecond as the

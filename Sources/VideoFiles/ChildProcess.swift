@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemInterface
 
 /// A program run as a child process (`posix_spawnp`, found on `PATH`) with its standard output
 /// and standard error connected to pipes; standard input is a pipe too when the caller writes
@@ -33,7 +34,7 @@ final class ChildProcess {
         for _ in 0..<(writesInput ? 3 : 2) {
             var ends: [Int32] = [-1, -1]
             guard pipe(&ends) == 0, fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0 else {
-                let reason = String(cString: strerror(errno))
+                let reason = systemErrorText()
                 (pipes.joined() + ends.filter { $0 >= 0 }).forEach { close($0) }
                 throw .io("pipe: \(reason)")
             }
@@ -81,7 +82,7 @@ final class ChildProcess {
             close(outputPipe[0]); close(errorPipe[0])
             if writesInput { close(pipes[2][1]) }
             if status == ENOENT { throw .programNotFound(arguments[0]) }
-            throw .io("\(arguments[0]): \(String(cString: strerror(status)))")
+            throw .io("\(arguments[0]): \(systemErrorText(status))")
         }
         pid = child
         standardOutput = outputPipe[0]
@@ -92,14 +93,10 @@ final class ChildProcess {
 
     /// Writes all of `bytes` to the child's standard input.
     func write(_ bytes: UnsafeRawBufferPointer) throws(VideoFileError) {
-        var written = 0
-        while written < bytes.count {
-            let count = writeToDescriptor(standardInput, bytes.baseAddress! + written, bytes.count - written)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .io("write: \(String(cString: strerror(errno)))")
-            }
-            written += count
+        do {
+            try SystemCalls.writeAll(bytes, to: standardInput)
+        } catch {
+            throw .io("write: \(error.text)")
         }
     }
 
@@ -112,17 +109,11 @@ final class ChildProcess {
 
     /// Reads from `descriptor` until `buffer` is full or the stream ends; returns the bytes read.
     static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(VideoFileError) -> Int {
-        var filled = 0
-        while filled < buffer.count {
-            let count = read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .io("read: \(String(cString: strerror(errno)))")
-            }
-            filled += count
+        do {
+            return try SystemCalls.readFully(descriptor, into: buffer)
+        } catch {
+            throw .io("read: \(error.text)")
         }
-        return filled
     }
 
     /// `readFully(_:into:)` into the whole of `bytes`.
@@ -136,10 +127,10 @@ final class ChildProcess {
     /// Reads what `descriptor` has, up to `buffer.count` bytes, waiting for at least one byte;
     /// returns 0 at the end of the stream.
     static func readAvailable(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(VideoFileError) -> Int {
-        while true {
-            let count = read(descriptor, buffer.baseAddress!, buffer.count)
-            if count >= 0 { return count }
-            if errno != EINTR { throw .io("read: \(String(cString: strerror(errno)))") }
+        do {
+            return try SystemCalls.readSome(descriptor, into: buffer)
+        } catch {
+            throw .io("read: \(error.text)")
         }
     }
 
@@ -165,11 +156,8 @@ final class ChildProcess {
         closeInput()
         closeOutput()
         close(standardError)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as macros.
-        let signal = status & 0x7f
-        let result = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        // 0, as a zero wait status reads, should the child already have been reaped.
+        let result = SystemCalls.waitForExit(of: pid) ?? 0
         exitStatus = result
         return result
     }
@@ -181,9 +169,4 @@ final class ChildProcess {
             wait()
         }
     }
-}
-
-/// `write(2)`, under a name the methods named `write` do not hide.
-private func writeToDescriptor(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
 }

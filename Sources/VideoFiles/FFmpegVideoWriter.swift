@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import SystemInterface
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -118,7 +119,7 @@ public final class FFmpegVideoWriter {
             throw .decoderFailed(path: path, status: status, message: lastMessages(or: "no message"))
         }
         guard rename(temporaryPath, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = systemErrorText()
             unlink(temporaryPath)
             throw .io("\(path): \(reason)")
         }

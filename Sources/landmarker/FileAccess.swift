@@ -3,7 +3,7 @@ import Glibc
 #else
 import Darwin
 #endif
-import FlatBufferReader
+import SystemInterface
 
 /// What a path names, by `stat` (following symbolic links).
 enum PathKind {
@@ -28,36 +28,46 @@ final class PosixFile {
     /// Opens `path` for reading.
     init(readingAtPath path: String) throws {
         self.path = path
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw CommandFailure("\(path): cannot be read: \(systemErrorText())") }
+        do {
+            descriptor = try SystemCalls.openForReading(path)
+        } catch {
+            throw CommandFailure("\(path): cannot be read: \(error.text)")
+        }
     }
 
     /// Creates (or truncates) `path` for writing, readable by everyone, writable by the owner.
     init(creatingAtPath path: String) throws {
         self.path = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw CommandFailure("\(path): cannot be created: \(systemErrorText())") }
+        do {
+            descriptor = try SystemCalls.createFile(path)
+        } catch {
+            throw CommandFailure("\(path): cannot be created: \(error.text)")
+        }
     }
 
     deinit { closeFile() }
 
     /// The next piece of at most `count` bytes; empty at the end of the file.
     func readPiece(upTo count: Int) throws -> [UInt8] {
-        while true {
-            var received = 0
-            let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                received = read(descriptor, buffer.baseAddress, count)
-                initialized = max(received, 0)
+        var failure: SystemError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(SystemError) {
+                initialized = try SystemCalls.readSome(descriptor, into: UnsafeMutableRawBufferPointer(buffer))
+            } catch {
+                failure = error
+                initialized = 0
             }
-            if received >= 0 { return bytes }
-            guard errno == EINTR else { throw CommandFailure("\(path): cannot be read: \(systemErrorText())") }
         }
+        if let failure { throw CommandFailure("\(path): cannot be read: \(failure.text)") }
+        return bytes
     }
 
     /// Writes all of `bytes`.
     func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
-        guard writeFully(bytes, to: descriptor) else {
-            throw CommandFailure("\(path): cannot be written: \(systemErrorText())")
+        do {
+            try SystemCalls.writeAll(bytes, to: descriptor)
+        } catch {
+            throw CommandFailure("\(path): cannot be written: \(error.text)")
         }
     }
 

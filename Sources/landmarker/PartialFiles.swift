@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
+import SystemInterface
 import VideoFiles
 
 /// The files this process is writing under a temporary name, and the end of the process on
@@ -79,8 +80,7 @@ final class PartialFiles: Sendable {
         state.withLock { state in
             for case let child? in state.files.values {
                 kill(child, SIGKILL)
-                var info = siginfo_t()
-                while waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+                SystemCalls.waitUntilEnded(child)
             }
             let removed = state.files.keys.filter { unlink($0) == 0 }.count
             let name = signalNumber == SIGINT ? "SIGINT" : "SIGTERM"

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemInterface
 
 /// The process's resident set size, from `/proc/self/statm` (Linux).
 enum ResidentMemory {
@@ -10,13 +11,12 @@ enum ResidentMemory {
     /// Reads into a fixed buffer, so that measuring allocates nothing that could itself show
     /// up as growth.
     static func currentBytes() throws -> Int {
-        let descriptor = open("/proc/self/statm", O_RDONLY)
-        guard descriptor >= 0 else {
+        guard let descriptor = try? SystemCalls.openForReading("/proc/self/statm") else {
             throw CommandFailure("cannot open /proc/self/statm: resident memory is measured on Linux only")
         }
         defer { close(descriptor) }
         var buffer = (0..<128).map { _ in UInt8(0) }
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        let count = buffer.withUnsafeMutableBytes { (try? SystemCalls.readSome(descriptor, into: $0)) ?? 0 }
         guard count > 0 else { throw CommandFailure("cannot read /proc/self/statm") }
         let fields = buffer[..<count].split(separator: UInt8(ascii: " "))
         guard fields.count >= 2, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else {

@@ -3,7 +3,7 @@ import Glibc
 #else
 import Darwin
 #endif
-import FlatBufferReader
+import SystemInterface
 
 /// Writes a line to standard error.
 func printError(_ message: String) {
@@ -14,5 +14,5 @@ func printError(_ message: String) {
 /// dropped, as there is nowhere left to report it.
 func writeStandardError(_ text: String) {
     var text = text
-    _ = text.withUTF8 { writeFully(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
+    _ = text.withUTF8 { try? SystemCalls.writeAll(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
 }

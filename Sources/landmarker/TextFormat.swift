@@ -8,6 +8,7 @@ import Glibc
 #else
 import Darwin
 #endif
+import SystemInterface
 
 /// `printf`-style formatting through the C library's `vsnprintf`: the tool links
 /// FoundationEssentials, which has no `String(format:)`. Pass `Int` with `%ld`, `Double` with
@@ -32,9 +33,11 @@ func padded(_ text: String, to width: Int) -> String {
     text + String(repeating: " ", count: max(0, width - text.count))
 }
 
-/// The text of a failed system call's `errno`, e.g. "No such file or directory".
+/// The text of a failed system call's `errno`, e.g. "No such file or directory": SystemInterface's
+/// `systemErrorText(_:)`, under the same name for the files of this module that do not import
+/// SystemInterface (Extraction.swift).
 func systemErrorText(_ code: Int32 = errno) -> String {
-    String(cString: strerror(code))
+    SystemInterface.systemErrorText(code)
 }
 
 /// A short description of an error: for one thrown by FoundationEssentials' file operations,

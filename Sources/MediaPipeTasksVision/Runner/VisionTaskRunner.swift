@@ -1,4 +1,5 @@
 import Dispatch
+import SystemInterface
 
 /// The running-mode engine behind a landmarker: it owns the running mode, checks that each call
 /// fits it, enforces timestamp order, serialises work and, in live-stream mode, runs frames

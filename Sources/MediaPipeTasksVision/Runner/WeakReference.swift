@@ -1,3 +1,5 @@
+import SystemInterface
+
 /// A thread-safe weak reference that a `@Sendable` closure can capture.
 ///
 /// A landmarker's live-stream handler needs the landmarker itself (the delegate's first
