@@ -14,7 +14,10 @@ typealias PreparedNode = (kernel: any PreparedKernel, inputs: [Int], outputs: [I
 ///   and skip the padding's taps, which contribute nothing;
 /// - the ADD and PRELU operators that finish a CONV_2D go into its epilogue
 ///   (`Conv2D.fusing(add:residualIsFirstOperand:)`,
-///   `Conv2D.fusing(prelu:alpha:)`), computed with the same float operations.
+///   `Conv2D.fusing(prelu:alpha:)`), computed with the same float operations;
+/// - the RELU that alone reads an ADD's sum (an ADD not folded into a
+///   convolution) goes into the ADD (`Add.fusing(relu:)`), one pass instead of
+///   two.
 ///
 /// A CONV_2D absorbs the ADD that is the only reader of its output when
 /// the ADD's other operand (the residual) has the same shape, is not a
@@ -40,8 +43,30 @@ enum OperatorFusion {
         shapes: [TensorShape], graphOutputs: [Int]
     ) rethrows -> [PreparedNode] {
         let unpadded = foldPadding(nodes, graphOutputs: graphOutputs)
-        return try foldEpilogues(
+        let finished = try foldEpilogues(
             unpadded, constantValue: constantValue, isConstant: isConstant, shapes: shapes, graphOutputs: graphOutputs)
+        return foldRectifiers(finished, graphOutputs: graphOutputs)
+    }
+
+    /// Folds each RELU that alone reads an ADD's output, which is not a graph output, into
+    /// that ADD.
+    static func foldRectifiers(_ nodes: [PreparedNode], graphOutputs: [Int]) -> [PreparedNode] {
+        var readers: [Int: [Int]] = [:]
+        for (index, node) in nodes.enumerated() {
+            for tensor in node.inputs { readers[tensor, default: []].append(index) }
+        }
+        var result = nodes
+        var folded = Set<Int>()
+        for (index, node) in nodes.enumerated() {
+            guard let add = node.kernel as? Add, node.outputs.count == 1, !graphOutputs.contains(node.outputs[0]),
+                  let users = readers[node.outputs[0]], users.count == 1,
+                  let relu = nodes[users[0]].kernel as? Relu, nodes[users[0]].inputs == [node.outputs[0]],
+                  let fused = add.fusing(relu: relu)
+            else { continue }
+            result[index] = (fused, node.inputs, nodes[users[0]].outputs)
+            folded.insert(users[0])
+        }
+        return result.enumerated().filter { !folded.contains($0.offset) }.map(\.element)
     }
 
     /// Removes every PAD whose output only convolutions read (as their

@@ -14,6 +14,11 @@ import Tensor
 /// range with finite bounds: without an activation an infinite sum becomes
 /// ±`Float.greatestFiniteMagnitude`, and RELU caps at the largest finite
 /// float. NaN passes through unchanged.
+///
+/// A RELU operator that alone reads the sum can be fused (``fusing(relu:)``,
+/// "ADD+RELU"): after the clamp each value becomes `0 < v ? v : 0`, what the
+/// RELU kernel computes, so the output is bit-identical to running both
+/// (−0 and NaN become +0 there, which the clamp alone would keep).
 public struct Add: OperatorDescriptor {
     /// ADD's options (TFLite `AddOptions`).
     public struct Options: Sendable, Hashable {
@@ -34,7 +39,7 @@ public struct Add: OperatorDescriptor {
         Options(activation: try FusedActivation(table, BuiltinOptionsFields.Add.fusedActivationFunction, op: "ADD"))
     }
 
-    public let opName = "ADD"
+    public var opName: String { rectifies ? "ADD+RELU" : "ADD" }
     public let outputShapes: [TensorShape]
     let broadcast: BinaryBroadcast
     /// The broadcast walked as rows, for `run`.
@@ -42,6 +47,8 @@ public struct Add: OperatorDescriptor {
     /// Finite clamp bounds of the activation.
     let lower: Float
     let upper: Float
+    /// Whether a fused RELU follows the clamp (``fusing(relu:)``).
+    private(set) var rectifies = false
 
     /// Whether both operands have the output's shape (no broadcasting): each
     /// output element is the sum of the operands' elements at its own index,
@@ -65,6 +72,15 @@ public struct Add: OperatorDescriptor {
             upper: min(range.upper, Float.greatestFiniteMagnitude))
     }
 
+    /// This ADD followed by `relu`, run as one kernel, bit-identical to running both. Nil when
+    /// a RELU is already fused or `relu`'s shape is not this ADD's output shape.
+    public func fusing(relu: Relu) -> Add? {
+        guard !rectifies, relu.outputShapes[0] == outputShapes[0] else { return nil }
+        var fused = self
+        fused.rectifies = true
+        return fused
+    }
+
     /// Eight lanes at a time along each output row, split over `runner` in
     /// memory-bound tasks. Bit-identical to `runReference`.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
@@ -76,10 +92,24 @@ public struct Add: OperatorDescriptor {
     fileprivate func writeElements(_ range: Range<Int>, _ io: KernelIO) {
         let lower = self.lower, upper = self.upper
         let lowerLanes = SIMD8<Float>(repeating: lower), upperLanes = SIMD8<Float>(repeating: upper)
+        guard rectifies else {
+            rows.combine(
+                range, lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0],
+                vector: { left, right in clamp(left + right, lower: lowerLanes, upper: upperLanes) },
+                scalar: { left, right in clamp(left + right, lower: lower, upper: upper) })
+            return
+        }
+        let zero = SIMD8<Float>(repeating: 0)
         rows.combine(
             range, lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0],
-            vector: { left, right in clamp(left + right, lower: lowerLanes, upper: upperLanes) },
-            scalar: { left, right in clamp(left + right, lower: lower, upper: upper) })
+            vector: { left, right in
+                let sum = clamp(left + right, lower: lowerLanes, upper: upperLanes)
+                return select(zero .< sum, sum, zero)
+            },
+            scalar: { left, right in
+                let sum = clamp(left + right, lower: lower, upper: upper)
+                return 0 < sum ? sum : 0
+            })
     }
 
     public func runReference(_ io: KernelIO) {
@@ -91,7 +121,9 @@ public struct Add: OperatorDescriptor {
             // `std::min` keep their first argument when comparisons fail, so
             // NaN stays NaN and -0 stays -0).
             let raised = sum < lower ? lower : sum
-            y[output] = upper < raised ? upper : raised
+            let clamped = upper < raised ? upper : raised
+            // The fused RELU: `std::max(0.0f, v)`.
+            y[output] = rectifies ? (0 < clamped ? clamped : 0) : clamped
         }
     }
 }

@@ -54,6 +54,20 @@ import Testing
         #expect(fused[0].inputs == [0, 1, 2, 4] && fused[0].outputs == [7])
     }
 
+    /// An ADD that no convolution absorbs takes the RELU that alone reads it; one with another
+    /// reader, or whose sum is a graph output, does not.
+    @Test func anAddAbsorbsTheReluThatAloneReadsIt() throws {
+        let relu = try Relu.prepare(inputs: [Operand(shape: Self.shape)], options: NoOptions())
+        let nodes: [PreparedNode] = [(try add(), [4, 8], [5]), (relu, [5], [7])]
+        let fused = fuse(nodes, outputs: [7])
+        try #require(fused.count == 1)
+        #expect(fused[0].kernel.opName == "ADD+RELU")
+        #expect(fused[0].inputs == [4, 8] && fused[0].outputs == [7])
+        #expect(fuse(nodes, outputs: [5, 7]).map(\.kernel.opName) == ["ADD", "RELU"])
+        let twoReaders: [PreparedNode] = nodes + [(try prelu(), [5, 6], [3])]
+        #expect(fuse(twoReaders, outputs: [7, 3]).map(\.kernel.opName) == ["ADD", "RELU", "PRELU"])
+    }
+
     @Test func graphOutputsAreNeverFoldedAway() throws {
         let nodes: [PreparedNode] = [
             (try conv(), [0, 1, 2], [3]), (try add(), [3, 4], [5]), (try prelu(), [5, 6], [7]),

@@ -134,15 +134,20 @@ func randomElementwiseShape(using rng: inout SeededGenerator) -> [Int] {
             var (lhs, rhs) = randomBroadcastPair(output, using: &rng)
             if Bool.random(using: &rng) { swap(&lhs, &rhs) }
             let activation = activations.randomElement(using: &rng)!
-            let kernel = try Add.prepare(
+            var kernel = try Add.prepare(
                 inputs: [ElementwiseTestSupport.operand(lhs), ElementwiseTestSupport.operand(rhs)],
                 options: .init(activation: activation))
+            // Half of the cases with a fused RELU ("ADD+RELU").
+            if Bool.random(using: &rng) {
+                let relu = try Relu.prepare(inputs: [Operand(shape: kernel.outputShapes[0])], options: NoOptions())
+                kernel = try #require(kernel.fusing(relu: relu))
+            }
             let lhsValues = sweepValues(lhs.reduce(1, *), specialEvery: 17, using: &rng)
             var rhsValues = sweepValues(rhs.reduce(1, *), specialEvery: 17, using: &rng)
             // Sums that overflow to infinity, which the kernel clamps to finite.
             if let first = rhsValues.indices.first { rhsValues[first] = Float.greatestFiniteMagnitude }
             expectFastMatchesReference(
-                kernel, [lhsValues, rhsValues], "lhs \(lhs) rhs \(rhs) \(activation), seed \(seed)")
+                kernel, [lhsValues, rhsValues], "\(kernel.opName) lhs \(lhs) rhs \(rhs) \(activation), seed \(seed)")
         }
     }
 
