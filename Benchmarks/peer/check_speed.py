@@ -126,12 +126,13 @@ def print_table(rows, machine, settings):
           f"load {machine['loadAverage'][0]:.2f} -> {machine['loadAverageAtEnd'][0]:.2f}; "
           f"{settings['rounds']} rounds of {settings['warmup']} + {settings['runs']} runs per side, 1 thread")
     avx512 = settings["avx512"]
-    header = f"{'model':<22}" + (f"{'AVX-512 ms':>12}" if avx512 else "") + f"{'AVX2 ms':>10}{'LiteRT ms':>11}"
+    width = max([len("model")] + [len(row["model"]) for row in rows]) + 2
+    header = f"{'model':<{width}}" + (f"{'AVX-512 ms':>12}" if avx512 else "") + f"{'AVX2 ms':>10}{'LiteRT ms':>11}"
     header += (f"{'512/AVX2':>10}" if avx512 else "") + f"{'ours/LiteRT':>13}  verdict"
     print(header)
     for row in rows:
         medians = row["medianMs"]
-        line = f"{row['model']:<22}" + (f"{medians['avx512']:>12.2f}" if avx512 else "")
+        line = f"{row['model']:<{width}}" + (f"{medians['avx512']:>12.2f}" if avx512 else "")
         line += f"{medians['avx2']:>10.2f}{medians['litert']:>11.2f}"
         line += (f"{row['avx512OverAvx2']:>10.2f}" if avx512 else "") + f"{row['oursOverLitert']:>13.2f}"
         print(line + ("  FAIL" if row["failures"] else "  ok"))
@@ -143,7 +144,7 @@ def print_table(rows, machine, settings):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=MODELS, choices=MODELS, metavar="MODEL",
-                        help="models to check (default: all six)")
+                        help="models to check (default: all ten)")
     parser.add_argument("--rounds", type=positive, default=7, help="alternating rounds (default: 7)")
     parser.add_argument("--runs", type=positive, default=40, help="timed invocations per round and side (default: 40)")
     parser.add_argument("--warmup", type=positive, default=5, help="untimed invocations per round and side (default: 5)")

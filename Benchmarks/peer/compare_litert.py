@@ -48,6 +48,10 @@ MODELS = [
     "palm_detection_lite",
     "hand_landmark_full",
     "hand_landmark_lite",
+    "face_detection_short_range",
+    "face_detection_full_range_sparse",
+    "face_landmark",
+    "hand_recrop",
 ]
 
 
@@ -232,7 +236,7 @@ def print_markdown(rows, machine, settings, peaks):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=MODELS, choices=MODELS, metavar="MODEL",
-                        help="models to run (default: all six)")
+                        help="models to run (default: all of them)")
     parser.add_argument("--threads", nargs="+", type=int, default=[1, 2], help="thread counts (default: 1 2)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds K (default: 3)")
     parser.add_argument("--runs", type=int, default=50, help="timed invocations per round and side (default: 50)")
