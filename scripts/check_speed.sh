@@ -2,8 +2,8 @@
 # Fails when a kernel family goes backwards, on the machine at hand: one thread, all ten models
 # (pose, hand, face and the holistic hand re-crop), rounds alternating our AVX-512 family (where
 # the CPU has it), our AVX2 family and LiteRT (Benchmarks/peer/check_speed.py says how and what
-# the bounds are). LiteRT 2.3.0 is installed
-# from PyPI into Benchmarks/.venv when it is not there yet. Each run's report (CPU, date, load,
+# the bounds are). LiteRT 2.3.0 is installed from PyPI into Benchmarks/.venv when it is not there
+# yet. Each run's report (CPU, date, load,
 # commit, every round) is kept in Benchmarks/peer/results/speed-check/, named after its date and
 # the CPU's family and model, and printed as a table.
 #
