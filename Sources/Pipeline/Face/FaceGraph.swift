@@ -91,10 +91,8 @@ package final class FaceGraph {
 
     package let configuration: Configuration
     package let landmarkModelKind: LandmarkModelKind
-    private let detector: Interpreter
+    private let detector: WholeImageDetector
     private let landmarkModel: Interpreter
-    private let decoder: DetectionDecoder
-    private let suppression = WeightedNonMaxSuppression.faceDetector
     private let presenceGate: PresenceGate
 
     /// Next-frame ROIs from the previous frame's faces, with their track ids (stream mode only).
@@ -121,10 +119,12 @@ package final class FaceGraph {
             of: landmarkModel, inputs: [[1, 192, 192, 3]], outputs: kind.outputShapes,
             role: kind == .refined ? "refined face landmark model" : "face landmark model")
         self.landmarkModelKind = kind
-        self.detector = detector
+        self.detector = WholeImageDetector(
+            interpreter: detector, inputSize: Self.detectorInputSize, valueRange: (-1, 1),
+            decoder: DetectionDecoder.faceDetector(minScoreThreshold: configuration.minDetectionConfidence),
+            suppression: .faceDetector)
         self.landmarkModel = landmarkModel
         self.configuration = configuration
-        self.decoder = DetectionDecoder.faceDetector(minScoreThreshold: configuration.minDetectionConfidence)
         self.presenceGate = PresenceGate(threshold: configuration.minPresenceConfidence)
     }
 
@@ -169,20 +169,8 @@ package final class FaceGraph {
     /// detection surviving NMS, in descending score.
     private func detectROIs(in image: RGBImage) throws -> [NormalizedRect] {
         detectorRuns += 1
-        let options = ImageToTensor.Options(
-            outputWidth: Self.detectorInputSize, outputHeight: Self.detectorInputSize,
-            rangeMin: -1, rangeMax: 1, keepAspectRatio: true, borderMode: .zero)
-        let transform = try detector.withInputBuffer(at: 0) { buffer in
-            try ImageToTensor.convert(
-                image, roi: .fullImage(width: image.width, height: image.height), options: options, into: buffer)
-        }
-        detector.invoke()
-        let detections = try detector.withOutputBuffer(at: 0) { boxes in
-            try detector.withOutputBuffer(at: 1) { scores in
-                try decoder.decode(boxes: boxes, scores: scores)
-            }
-        }
-        return try suppression.apply(detections).map { detection in
+        let (detections, transform) = try detector.detect(in: image)
+        return try detections.map { detection in
             let face = DetectionProjection.project(detection, through: transform.matrix)
             let rect = try DetectionToRect.faceDetector.rect(for: face, imageWidth: image.width, imageHeight: image.height)
             return RectTransformation.face.apply(to: rect, imageWidth: image.width, imageHeight: image.height)

@@ -9,9 +9,9 @@
 /// Padding whose two sides add up to 1 leaves no image and gives non-finite results.
 ///
 /// Legacy pose, legacy palm and Tasks pose detections use this removal. Tasks palm detections
-/// are instead projected through the detector ROI's matrix (docs/PIPELINE.md,
-/// "Back to image coordinates"), which gives the same result when the ROI is the unrotated full
-/// image.
+/// and face detections are instead projected through the detector ROI's matrix
+/// (``DetectionProjection``, docs/PIPELINE.md, "Back to image coordinates"), which can differ
+/// from this in the last bits.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 package struct LetterboxPadding: Sendable, Hashable, Codable {

@@ -67,10 +67,8 @@ package final class HandGraph {
     package static let handedness = HandednessConvention.tasks
 
     package let configuration: Configuration
-    private let detector: Interpreter
+    private let detector: WholeImageDetector
     private let landmarkModel: Interpreter
-    private let decoder: DetectionDecoder
-    private let suppression = WeightedNonMaxSuppression.palmDetector
     private let presenceGate: PresenceGate
 
     /// Next-frame ROIs from the previous frame's hands, with their track ids (stream mode only).
@@ -92,10 +90,12 @@ package final class HandGraph {
         try ModelShapeError.requireShapes(
             of: landmarkModel, inputs: [[1, 224, 224, 3]], outputs: [[1, 63], [1, 1], [1, 1], [1, 63]],
             role: "hand landmark model")
-        self.detector = detector
+        self.detector = WholeImageDetector(
+            interpreter: detector, inputSize: Self.detectorInputSize, valueRange: (0, 1),
+            decoder: DetectionDecoder.palmDetector(minScoreThreshold: configuration.minDetectionConfidence),
+            suppression: .palmDetector)
         self.landmarkModel = landmarkModel
         self.configuration = configuration
-        self.decoder = DetectionDecoder.palmDetector(minScoreThreshold: configuration.minDetectionConfidence)
         self.presenceGate = PresenceGate(threshold: configuration.minPresenceConfidence)
     }
 
@@ -148,27 +148,12 @@ package final class HandGraph {
     /// shifted half a box towards the fingers, squared and scaled by 2.6.
     private func detectROIs(in image: RGBImage) throws -> [NormalizedRect] {
         detectorRuns += 1
-        let options = ImageToTensor.Options(
-            outputWidth: Self.detectorInputSize, outputHeight: Self.detectorInputSize,
-            rangeMin: 0, rangeMax: 1, keepAspectRatio: true, borderMode: .zero)
-        let transform = try detector.withInputBuffer(at: 0) { buffer in
-            try ImageToTensor.convert(
-                image, roi: .fullImage(width: image.width, height: image.height), options: options, into: buffer)
-        }
-        detector.invoke()
-        let detections = try detector.withOutputBuffer(at: 0) { boxes in
-            try detector.withOutputBuffer(at: 1) { scores in
-                try decoder.decode(boxes: boxes, scores: scores)
-            }
-        }
-        // The Tasks graph projects palms back through the warp matrix; for the unrotated
-        // whole-image ROI used here that equals removing the letterbox padding (docs/PIPELINE.md,
+        let (detections, transform) = try detector.detect(in: image)
+        // The letterbox removed as the legacy graph removes it; the Tasks graph projects palms
+        // through the warp matrix instead, which can differ in the last bits (docs/PIPELINE.md,
         // "Back to image coordinates").
-        let padding = LetterboxPadding(
-            left: transform.padding.left, top: transform.padding.top,
-            right: transform.padding.right, bottom: transform.padding.bottom)
-        return try suppression.apply(detections).map { detection in
-            let palm = padding.removing(from: detection)
+        return try detections.map { detection in
+            let palm = transform.padding.removing(from: detection)
             let rect = try DetectionToRect.palmDetector.rect(for: palm, imageWidth: image.width, imageHeight: image.height)
             return RectTransformation.handFromPalm.apply(to: rect, imageWidth: image.width, imageHeight: image.height)
         }

@@ -63,10 +63,8 @@ package final class PoseGraph {
     package static let heatmapSize = 64
 
     package let configuration: Configuration
-    private let detector: Interpreter
+    private let detector: WholeImageDetector
     private let landmarkModel: Interpreter
-    private let decoder: DetectionDecoder
-    private let suppression = WeightedNonMaxSuppression.poseDetector
 
     /// Next-frame ROIs from the previous frame, with their track ids (stream mode only).
     private var trackedROIs: [TrackedRect] = []
@@ -90,10 +88,12 @@ package final class PoseGraph {
         try ModelShapeError.requireShapes(
             of: landmarkModel, inputs: [[1, 256, 256, 3]],
             outputs: [[1, 195], [1, 1], [1, 256, 256, 1], [1, 64, 64, 39], [1, 117]], role: "pose landmark model")
-        self.detector = detector
+        self.detector = WholeImageDetector(
+            interpreter: detector, inputSize: Self.detectorInputSize, valueRange: (-1, 1),
+            decoder: DetectionDecoder.poseDetector(minScoreThreshold: configuration.minDetectionConfidence),
+            suppression: .poseDetector)
         self.landmarkModel = landmarkModel
         self.configuration = configuration
-        self.decoder = DetectionDecoder.poseDetector(minScoreThreshold: configuration.minDetectionConfidence)
     }
 
     /// Forgets tracking and smoothing state; the tracks found after it get new ids.
@@ -152,20 +152,8 @@ package final class PoseGraph {
     /// surviving NMS, in descending score.
     private func detectROIs(in image: RGBImage) throws -> [NormalizedRect] {
         detectorRuns += 1
-        let options = ImageToTensor.Options(
-            outputWidth: Self.detectorInputSize, outputHeight: Self.detectorInputSize,
-            rangeMin: -1, rangeMax: 1, keepAspectRatio: true, borderMode: .zero)
-        let transform = try detector.withInputBuffer(at: 0) { buffer in
-            try ImageToTensor.convert(
-                image, roi: .fullImage(width: image.width, height: image.height), options: options, into: buffer)
-        }
-        detector.invoke()
-        let detections = try detector.withOutputBuffer(at: 0) { boxes in
-            try detector.withOutputBuffer(at: 1) { scores in
-                try decoder.decode(boxes: boxes, scores: scores)
-            }
-        }
-        return try suppression.apply(detections).map { detection in
+        let (detections, transform) = try detector.detect(in: image)
+        return try detections.map { detection in
             let unpadded = transform.padding.removing(from: detection)
             let rect = try DetectionToRect.poseDetector.rect(for: unpadded, imageWidth: image.width, imageHeight: image.height)
             return RectTransformation.pose.apply(to: rect, imageWidth: image.width, imageHeight: image.height)
