@@ -137,8 +137,9 @@ struct PipelineBenchCommand: ParsableCommand {
 
     /// Creates a landmarker and returns a closure that runs one frame through it (in video mode
     /// the frame index gives the timestamp) and says whether it found at least one pose, hand or
-    /// face (face: `numFaces` 1).
+    /// face (hand: `numHands` 2; face: `numFaces` 1).
     private func makeDetector(mode runningMode: RunningMode, modelPath: String) throws -> (MPImage, Int) throws -> Bool {
+        let landmarker: any TaskLandmarker
         do {
             switch task {
             case .pose:
@@ -147,41 +148,27 @@ struct PipelineBenchCommand: ParsableCommand {
                 options.baseOptions.numThreads = threads
                 options.runningMode = runningMode
                 options.numPoses = numPoses
-                let landmarker = try PoseLandmarker(options: options)
-                return { image, index in
-                    let result = runningMode == .video
-                        ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: index * Self.frameIntervalMs)
-                        : try landmarker.detect(image: image)
-                    return !result.landmarks.isEmpty
-                }
+                landmarker = try PoseLandmarker(options: options)
             case .hand:
                 let options = HandLandmarkerOptions()
                 options.baseOptions.modelAssetPath = modelPath
                 options.baseOptions.numThreads = threads
                 options.runningMode = runningMode
                 options.numHands = 2
-                let landmarker = try HandLandmarker(options: options)
-                return { image, index in
-                    let result = runningMode == .video
-                        ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: index * Self.frameIntervalMs)
-                        : try landmarker.detect(image: image)
-                    return !result.landmarks.isEmpty
-                }
+                landmarker = try HandLandmarker(options: options)
             case .face:
                 let options = FaceLandmarkerOptions()
                 options.baseOptions.modelAssetPath = modelPath
                 options.baseOptions.numThreads = threads
                 options.runningMode = runningMode
-                let landmarker = try FaceLandmarker(options: options)
-                return { image, index in
-                    let result = runningMode == .video
-                        ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: index * Self.frameIntervalMs)
-                        : try landmarker.detect(image: image)
-                    return !result.faceLandmarks.isEmpty
-                }
+                landmarker = try FaceLandmarker(options: options)
             }
         } catch {
             throw CommandFailure("\(modelPath): \(error)")
+        }
+        return { image, index in
+            try landmarker.findsAny(
+                in: image, video: runningMode == .video, timestampInMilliseconds: index * Self.frameIntervalMs)
         }
     }
 }

@@ -124,6 +124,8 @@ struct SoakCommand: ParsableCommand {
     private func makeFeeder(modelPath: String) throws -> any SoakFeeder {
         let runningMode: RunningMode = mode == .video ? .video : .liveStream
         let receiver = LiveStreamSoakReceiver()
+        let liveStream = runningMode == .liveStream
+        let landmarker: any TaskLandmarker
         do {
             switch task {
             case .pose:
@@ -131,51 +133,35 @@ struct SoakCommand: ParsableCommand {
                 options.baseOptions.modelAssetPath = modelPath
                 options.baseOptions.numThreads = threads
                 options.runningMode = runningMode
-                if runningMode == .liveStream { options.poseLandmarkerLiveStreamDelegate = receiver }
-                let landmarker = try PoseLandmarker(options: options)
-                if runningMode == .video {
-                    return VideoSoakFeeder(detect: { image, timestamp in
-                        !(try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp).landmarks.isEmpty)
-                    }, close: landmarker.close)
-                }
-                return LiveStreamSoakFeeder(receiver: receiver, submit: { image, timestamp in
-                    try landmarker.detectAsync(image: image, timestampInMilliseconds: timestamp)
-                }, close: landmarker.close)
+                if liveStream { options.poseLandmarkerLiveStreamDelegate = receiver }
+                landmarker = try PoseLandmarker(options: options)
             case .hand:
                 let options = HandLandmarkerOptions()
                 options.baseOptions.modelAssetPath = modelPath
                 options.baseOptions.numThreads = threads
                 options.runningMode = runningMode
                 options.numHands = 2
-                if runningMode == .liveStream { options.handLandmarkerLiveStreamDelegate = receiver }
-                let landmarker = try HandLandmarker(options: options)
-                if runningMode == .video {
-                    return VideoSoakFeeder(detect: { image, timestamp in
-                        !(try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp).landmarks.isEmpty)
-                    }, close: landmarker.close)
-                }
-                return LiveStreamSoakFeeder(receiver: receiver, submit: { image, timestamp in
-                    try landmarker.detectAsync(image: image, timestampInMilliseconds: timestamp)
-                }, close: landmarker.close)
+                if liveStream { options.handLandmarkerLiveStreamDelegate = receiver }
+                landmarker = try HandLandmarker(options: options)
             case .face:
                 let options = FaceLandmarkerOptions()
                 options.baseOptions.modelAssetPath = modelPath
                 options.baseOptions.numThreads = threads
                 options.runningMode = runningMode
                 options.numFaces = 2
-                if runningMode == .liveStream { options.faceLandmarkerLiveStreamDelegate = receiver }
-                let landmarker = try FaceLandmarker(options: options)
-                if runningMode == .video {
-                    return VideoSoakFeeder(detect: { image, timestamp in
-                        !(try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp).faceLandmarks.isEmpty)
-                    }, close: landmarker.close)
-                }
-                return LiveStreamSoakFeeder(receiver: receiver, submit: { image, timestamp in
-                    try landmarker.detectAsync(image: image, timestampInMilliseconds: timestamp)
-                }, close: landmarker.close)
+                if liveStream { options.faceLandmarkerLiveStreamDelegate = receiver }
+                landmarker = try FaceLandmarker(options: options)
             }
         } catch {
             throw CommandFailure("\(modelPath): \(error)")
         }
+        guard liveStream else {
+            return VideoSoakFeeder(detect: { image, timestamp in
+                try landmarker.findsAny(in: image, video: true, timestampInMilliseconds: timestamp)
+            }, close: landmarker.close)
+        }
+        return LiveStreamSoakFeeder(receiver: receiver, submit: { image, timestamp in
+            try landmarker.detectAsync(image: image, timestampInMilliseconds: timestamp)
+        }, close: landmarker.close)
     }
 }
