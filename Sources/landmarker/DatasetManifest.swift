@@ -83,7 +83,8 @@ struct DatasetManifest {
                 throw Refusal("\(source):\(lineNumber): the entry holds a control character")
             }
             let resolved = line.hasPrefix("/") ? line : folder + "/" + line
-            let name = URL(fileURLWithPath: line).deletingPathExtension().lastPathComponent
+            // Not a directory, whatever the path names: no file system look-up per entry.
+            let name = URL(fileURLWithPath: line, isDirectory: false).deletingPathExtension().lastPathComponent
             guard !name.isEmpty, name != ".", name != "..", !name.contains("/") else {
                 throw Refusal("\(source):\(lineNumber): '\(line)' gives no output name")
             }
