@@ -4,7 +4,17 @@
 // docs/TESTING.md, "Fuzzing"):
 // - ModelFuzzer: model bytes through every load-time check;
 // - InputFuzzer: untrusted image-side bytes (PNG, JPEG and EXIF, Y4M streams,
-//   `.task` bundles, raw pixel buffers).
+//   `.task` bundles, raw pixel buffers);
+// - ManifestFuzzer: `landmarker extract` manifests (DatasetManifest);
+// - VideoProbeFuzzer: the video reader's reading of ffprobe's reports and
+//   ffmpeg's log lines, and what it concludes from them (VideoProbe,
+//   FFmpegLogLine, VideoShortfall);
+// - YUVFuzzer: YUV frames of fuzzed sizes, strides and formats through
+//   YUVConversion (libyuv);
+// - Y4MFuzzer: YUV4MPEG2 streams through Y4MReader.
+// ManifestFuzzer and VideoProbeFuzzer compile the parsers' own source files,
+// linked into their folders (symbolic links): the landmarker executable and
+// VideoFiles are no library products. FuzzSupport holds what the targets share.
 import Foundation
 import PackageDescription
 
@@ -27,6 +37,10 @@ let package = Package(
     ],
     targets: [
         .target(
+            name: "FuzzSupport",
+            dependencies: [.product(name: "ImageIO", package: "landmarker")],
+            swiftSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]),
+        .target(
             name: "ModelFuzzer",
             dependencies: [.product(name: "Inference", package: "landmarker")],
             swiftSettings: fuzzerSwiftSettings,
@@ -34,10 +48,25 @@ let package = Package(
         .target(
             name: "InputFuzzer",
             dependencies: [
+                "FuzzSupport",
                 .product(name: "ImageIO", package: "landmarker"),
                 .product(name: "MediaPipeTasksVision", package: "landmarker"),
             ],
             swiftSettings: fuzzerSwiftSettings + [.unsafeFlags(["-package-name", landmarkerPackageName])],
             linkerSettings: fuzzerLinkerSettings),
+        .target(
+            name: "ManifestFuzzer", dependencies: ["FuzzSupport"], swiftSettings: fuzzerSwiftSettings,
+            linkerSettings: fuzzerLinkerSettings),
+        .target(
+            name: "VideoProbeFuzzer", dependencies: ["FuzzSupport"], swiftSettings: fuzzerSwiftSettings,
+            linkerSettings: fuzzerLinkerSettings),
+        .target(
+            name: "YUVFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "ImageIO", package: "landmarker")],
+            swiftSettings: fuzzerSwiftSettings, linkerSettings: fuzzerLinkerSettings),
+        .target(
+            name: "Y4MFuzzer",
+            dependencies: ["FuzzSupport", .product(name: "ImageIO", package: "landmarker")],
+            swiftSettings: fuzzerSwiftSettings, linkerSettings: fuzzerLinkerSettings),
     ]
 )

@@ -8,12 +8,15 @@
 #   - a rerun skips the finished entries and redoes one whose output was removed, removing the
 #     temporary files of a dead run on this host and leaving another host's alone;
 #   - SIGTERM mid-entry: exit status 143, no temporary file left; --out naming a file: status 64;
-#   - a folder, a non-UTF-8 file or an oversized file as the manifest: a message, exit status 1,
-#     no output folder; options out of range: a usage message, exit status 64, no output folder;
+#   - a folder, a non-UTF-8 file, an oversized file or a missing file as the manifest, and
+#     --shard -1/2: a usage message, exit status 64, no output folder; options out of range: the
+#     same;
 #   - without libcrypto (hidden in a private mount namespace, as root): a message naming it,
 #     exit status 1, no output folder;
 #   - a video cut short: its <name>.error.json and no output; with --allow-short its output,
-#     whose header records the shortfall.
+#     whose header records the shortfall;
+#   - a folder of frames with a subfolder: the frames `pose FOLDER` reads; a name too long for
+#     the file system: a hashed output name, the full name in the header.
 # Usage: scripts/check_extract.sh LANDMARKER_BINARY   (needs ffmpeg and scripts/fetch_samples.sh)
 set -euo pipefail
 if (($# != 1)); then echo "usage: scripts/check_extract.sh LANDMARKER_BINARY" >&2; exit 2; fi
@@ -108,23 +111,26 @@ status=0
 ((status == 64)) && grep -q "the folder long.txt cannot be created: long.txt is a file" refused.log \
   || fail "--out naming a file: exit $status, $(cat refused.log)"
 
-# Manifests the run refuses before any work, each with its message and exit status 1: a folder,
-# a file that is not UTF-8, and one over the 64 MiB limit (a sparse file, read up to the limit).
+# Manifests the run refuses before any work, each a usage error (exit status 64) with its
+# message: a folder, a file that is not UTF-8, one over the 64 MiB limit (a sparse file, read up
+# to the limit) and a missing one.
 mkdir not_a_manifest
 printf 'videos/first.mp4\n\xff\xfe\n' > latin1.txt
 truncate -s 65M huge.txt
-for bad in "not_a_manifest:the manifest cannot be read" "latin1.txt:the manifest is not UTF-8 text" \
-            "huge.txt:the manifest is more than 67108864 bytes"; do
+for bad in "not_a_manifest:the manifest is a folder, not a text file" "latin1.txt:the manifest is not UTF-8 text" \
+            "huge.txt:the manifest is more than 67108864 bytes" \
+            "missing.txt:the manifest missing.txt: cannot be read: No such file or directory"; do
   status=0
   "$bin" extract pose --manifest "${bad%%:*}" --out refused 2> refused.log || status=$?
-  ((status == 1)) && grep -q "${bad#*:}" refused.log \
-    || fail "manifest ${bad%%:*}: exit $status, expected 1 and '${bad#*:}': $(cat refused.log)"
+  ((status == 64)) && grep -q "${bad#*:}" refused.log && grep -q "^Usage: landmarker extract pose" refused.log \
+    || fail "manifest ${bad%%:*}: exit $status, expected 64 and '${bad#*:}': $(cat refused.log)"
 done
 [[ ! -e refused ]] || fail "a refused manifest created the output folder"
 
 # Options the landmarker would refuse are a usage error (exit status 64) before any entry is read.
 for bad in "--num-poses 0:--num-poses must be in 1...64" "--min-detection-confidence 1.5:--min-detection-confidence must be in" \
-            "--threads 0:--threads must be in 1...256" "--num-poses -1:--num-poses must be in 1...64"; do
+            "--threads 0:--threads must be in 1...256" "--num-poses -1:--num-poses must be in 1...64" \
+            "--shard -1/2:the shard I must be in 0...1 (0-based, below N = 2), got -1"; do
   status=0
   # shellcheck disable=SC2086  # the option and its value are two words
   "$bin" extract pose --manifest manifest.txt --out refused ${bad%%:*} 2> refused.log || status=$?
@@ -159,5 +165,25 @@ status=0
   && head -n 1 short/cut.ndjson | grep -q '"shortfall":{"framesDecoded":[0-9]*,"framesPromised":90}' \
   || fail "a video cut short with --allow-short: exit $status, wrote $(ls -A short | tr '\n' ' '), $(cat short.log)"
 
+# A folder of frames with a subfolder (named like a frame) and a hidden frame: the entry reads the
+# frames `pose FOLDER` reads; an entry named with 250 bytes, too long for <name>.ndjson: a prefix
+# and a hash for its output's name, and the full name in its header.
+long="$(printf 'f%.0s' $(seq 250))"
+mkdir -p "videos/$long" videos/mixed/sub.png
+cp "$root"/samples/bus_tilt/frame_000[0-2].png "videos/$long/"
+cp "$root"/samples/bus_tilt/frame_000[0-2].png videos/mixed/
+cp "$root"/samples/bus_tilt/frame_0003.png videos/mixed/sub.png/x.png
+cp "$root"/samples/bus_tilt/frame_0003.png videos/mixed/.hidden.png
+printf 'videos/mixed\nvideos/%s\n' "$long" > mixed.txt
+status=0
+"$bin" extract pose --manifest mixed.txt --out mixed --quiet 2> mixed.log || status=$?
+((status == 0)) || fail "a folder with a subfolder and a long name: exit $status, $(cat mixed.log)"
+"$bin" pose videos/mixed --json --quiet > mixed_pose.ndjson 2> /dev/null || fail "pose on a folder with a subfolder failed"
+[[ "$(wc -l < mixed_pose.ndjson)" == 3 && "$(tail -n +2 mixed/mixed.ndjson | wc -l)" == 3 ]] \
+  || fail "pose and extract read other frames of a folder with a subfolder: $(wc -l < mixed_pose.ndjson) and $(tail -n +2 mixed/mixed.ndjson | wc -l)"
+hashed="$(ls mixed | grep -E "^f{149}-[0-9a-f]{16}\.ndjson$" || true)"
+[[ -n "$hashed" ]] && head -n 1 "mixed/$hashed" | grep -q "\"shortenedName\":{\"name\":\"$long\"" \
+  || fail "no hashed output for the long name: $(ls mixed)"
+
 ((failures == 0)) || { echo "check_extract: $failures failure(s)" >&2; exit 1; }
-echo "check_extract: whole files, failures isolated, resume, identical bytes for 1 and 3 shards and 1 and 2 threads, a clear stop without libcrypto, videos cut short"
+echo "check_extract: whole files, failures isolated, resume, identical bytes for 1 and 3 shards and 1 and 2 threads, a clear stop without libcrypto, videos cut short, folders with subfolders, long names"

@@ -109,7 +109,7 @@ public final class FFmpegVideoReader {
                 guard let line = log.next() else {
                     throw VideoFileError.badPresentationTime(index: index, detail: "ffmpeg logged no line for it")
                 }
-                guard line.width * line.height * 3 == buffer.count else {
+                guard line.rgbByteCount == buffer.count else {
                     throw VideoFileError.frameSizeMismatch(
                         expected: "\(buffer.count / 3) pixels per frame", actual: "\(line.width)x\(line.height) (frame \(index))")
                 }
@@ -192,11 +192,7 @@ public final class FFmpegVideoReader {
 /// presentation time, the other lines are kept (the last few) for error messages, and the first
 /// few error lines for ``VideoShortfall``.
 private final class ShowinfoLog: Sendable {
-    struct Entry: Sendable {
-        let width: Int
-        let height: Int
-        let seconds: Double
-    }
+    typealias Entry = FFmpegLogLine.Frame
 
     private struct State {
         var entries: [Entry] = []
@@ -208,10 +204,6 @@ private final class ShowinfoLog: Sendable {
 
     /// The error lines kept, at most.
     private static let keptErrorCount = 3
-    /// ffmpeg's levels that mean an error (`-loglevel level+…` tags).
-    private static let errorLevels: Set<Substring> = ["error", "fatal", "panic"]
-    /// Every level ffmpeg tags lines with.
-    private static let levels: Set<Substring> = ["quiet", "panic", "fatal", "error", "warning", "info", "verbose", "debug", "trace"]
 
     private let state = Mutex(State())
     /// Signalled once per entry and once at the end of the stream.
@@ -262,15 +254,15 @@ private final class ShowinfoLog: Sendable {
     }
 
     private func handle(_ taggedLine: String) {
-        let (level, context, text) = Self.split(taggedLine)
+        let (level, context, text) = FFmpegLogLine.split(taggedLine)
         let line = String(context + text)
-        if let level, Self.errorLevels.contains(level), !text.isEmpty {
+        if let level, FFmpegLogLine.errorLevels.contains(level), !text.isEmpty {
             let error = String(text)
             state.withLock { state in
                 if state.errors.count < Self.keptErrorCount, !state.errors.contains(error) { state.errors.append(error) }
             }
         }
-        if line.contains("Parsed_showinfo"), let entry = Self.entry(line) {
+        if line.contains("Parsed_showinfo"), let entry = FFmpegLogLine.frame(line) {
             state.withLock { $0.entries.append(entry) }
             available.signal()
         } else if !line.contains("Parsed_showinfo"), !line.hasPrefix(" "), !line.isEmpty {
@@ -279,36 +271,5 @@ private final class ShowinfoLog: Sendable {
                 if state.messages.count > 16 { state.messages.removeFirst() }
             }
         }
-    }
-
-    /// A line of `-loglevel level+…`: its level (`nil` when untagged), its context prefix
-    /// (`[mov,mp4,… @ 0x…] `, or empty) and the text after both.
-    static func split(_ line: String) -> (level: Substring?, context: Substring, text: Substring) {
-        var context = line[line.startIndex..<line.startIndex]
-        var rest = line[...]
-        for _ in 0..<2 {
-            guard rest.hasPrefix("["), let close = rest.firstRange(of: "] ") else { break }
-            let name = rest[rest.index(after: rest.startIndex)..<close.lowerBound]
-            if levels.contains(name) { return (name, context, rest[close.upperBound...]) }
-            context = line[line.startIndex..<close.upperBound]
-            rest = rest[close.upperBound...]
-        }
-        return (nil, line[line.startIndex..<line.startIndex], line[...])
-    }
-
-    /// The size (`s:WxH`) and time (`pts_time:T`, NaN when ffmpeg writes `NOPTS`) of a
-    /// `showinfo` frame line (one with `n:`), or `nil` for its other lines.
-    static func entry(_ line: String) -> Entry? {
-        func field(_ name: String) -> Substring? {
-            guard let start = line.firstRange(of: " " + name + ":")?.upperBound else { return nil }
-            let rest = line[start...].drop { $0 == " " }
-            return rest.prefix { $0 != " " }
-        }
-        guard field("n") != nil else { return nil }
-        let size = field("s") ?? ""
-        let x = size.firstIndex(of: "x") ?? size.endIndex
-        let width = Int(size[..<x]) ?? 0
-        let height = x < size.endIndex ? Int(size[size.index(after: x)...]) ?? 0 : 0
-        return Entry(width: width, height: height, seconds: field("pts_time").flatMap { Double($0) } ?? .nan)
     }
 }

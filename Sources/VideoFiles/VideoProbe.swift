@@ -5,7 +5,9 @@ import Foundation
 #endif
 
 /// What the container says about a file's first video stream (that is not an attached
-/// picture), read with `ffprobe`: the frame count, rate and duration where it states them.
+/// picture), read with `ffprobe` (`init(path:)`, in FFprobe.swift): the frame count, rate and
+/// duration where it states them. This file needs Foundation only: the video probe fuzzer
+/// (`Fuzz/Sources/VideoProbeFuzzer`) compiles it as it is.
 ///
 /// Thread safety: a `Sendable` value.
 public struct VideoProbe: Sendable, Equatable {
@@ -21,17 +23,12 @@ public struct VideoProbe: Sendable, Equatable {
     /// the file last longer than its video).
     public let durationSeconds: Double?
 
-    /// Probes `path` with `ffprobe`.
-    /// - Throws: `VideoFileError.programNotFound` without `ffprobe`, `.unreadable` when it
-    ///   cannot read the file, the file has no video stream, or the stream has no size (what
-    ///   `ffprobe` says of bytes it takes for a raw stream, such as H.263, without a picture).
-    public init(path: String) throws(VideoFileError) {
-        let output = try Self.run([
-            "ffprobe", "-v", "error", "-select_streams", "V:0",
-            "-show_entries",
-            "stream=nb_frames,avg_frame_rate,width,height,duration,start_time:stream_tags=DURATION:format=duration,nb_streams",
-            "-of", "json", "--", path,
-        ], path: path)
+    /// What `report`, the JSON `ffprobe` writes for the entries `probeEntries` (FFprobe.swift) asks
+    /// for (`-of json`), says of the file at `path` (named in errors). Takes the first stream.
+    /// - Throws: `.unreadable` when the report does not parse, lists no stream, or its stream
+    ///   has no size (what `ffprobe` says of bytes it takes for a raw stream, such as H.263,
+    ///   without a picture).
+    init(ffprobeReport report: [UInt8], path: String) throws(VideoFileError) {
         struct Report: Decodable {
             struct Stream: Decodable {
                 struct Tags: Decodable {
@@ -52,7 +49,7 @@ public struct VideoProbe: Sendable, Equatable {
             let streams: [Stream]?
             let format: Format?
         }
-        guard let report = try? JSONDecoder().decode(Report.self, from: Data(output)),
+        guard let report = try? JSONDecoder().decode(Report.self, from: Data(report)),
               let stream = report.streams?.first else {
             throw .unreadable(path: path, message: "no video stream")
         }
@@ -102,24 +99,5 @@ public struct VideoProbe: Sendable, Equatable {
               denominator > 0, numerator > 0 else { return nil }
         let rate = numerator / denominator
         return rate.isFinite ? rate : nil
-    }
-
-    /// Runs `ffprobe` and returns its standard output (at most 1 MiB); its standard error
-    /// becomes the message of `.unreadable` when it fails.
-    private static func run(_ arguments: [String], path: String) throws(VideoFileError) -> [UInt8] {
-        let process = try ChildProcess(arguments)
-        let limit = 1 << 20
-        var output = [UInt8](repeating: 0, count: limit)
-        var errorText = [UInt8](repeating: 0, count: 4096)
-        let outputCount = try ChildProcess.readFully(process.standardOutput, into: &output)
-        let errorCount = try ChildProcess.readFully(process.standardError, into: &errorText)
-        if outputCount == limit { process.closeOutput(); process.terminate() }
-        let status = process.wait()
-        guard status == 0 else {
-            let message = String(decoding: errorText[..<errorCount], as: UTF8.self)
-                .split(separator: "\n").last.map(String.init) ?? "status \(status)"
-            throw .unreadable(path: path, message: message)
-        }
-        return Array(output[..<outputCount])
     }
 }

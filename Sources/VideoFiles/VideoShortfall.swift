@@ -69,8 +69,11 @@ public struct VideoShortfall: Sendable, Equatable, CustomStringConvertible {
         return end + ": cut short or corrupt" + errors
     }
 
-    /// `value` rounded to hundredths, written with two decimals.
+    /// `value` rounded to hundredths, written with two decimals; as Swift writes it from
+    /// 10^15 on (`1e+300`), where hundredths no longer fit an `Int` exactly (a container can
+    /// state any duration).
     private static func twoDecimals(_ value: Double) -> String {
+        guard abs(value) < 1e15 else { return "\(value)" }
         let hundredths = Int((value * 100).rounded())
         let fraction = hundredths % 100
         return "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"

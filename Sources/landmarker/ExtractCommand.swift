@@ -25,10 +25,13 @@ struct ExtractCommand: ParsableCommand {
         @Option(help: "The folder that receives <name>.ndjson per video (and <name>.error.json per failure).")
         var out: String
 
-        @Option(help: "Run shard I of N (0-based): the entries whose position k in the manifest has k mod N = I.")
+        @Option(
+            parsing: .unconditional,
+            help: "Run shard I of N (0-based): the entries whose position k in the manifest has k mod N = I.",
+            transform: Shard.parse)
         var shard = Shard(index: 0, count: 1)
 
-        @Flag(help: "No per-video lines on standard error (the summary stays).")
+        @Flag(help: "No per-video lines and no progress within videos on standard error (the summary stays).")
         var quiet = false
 
         @Flag(help: """
@@ -39,12 +42,27 @@ struct ExtractCommand: ParsableCommand {
         var allowShort = false
     }
 
-    /// Runs the extraction of `task` ("pose", "hand" or "face") with its options.
+    /// Runs the extraction of `task` ("pose", "hand" or "face") with its options. The output
+    /// folder and the manifest are checked first: a usage error (`ValidationError`) when either
+    /// is refused, before the model is looked for or anything is written.
     static func extract(_ dataset: DatasetOptions, task: String, options: some LandmarkerTaskOptions) throws {
         try OutputPlan.checkWritableFolder(dataset.out, option: "--out \(dataset.out)")
+        let manifest = try readManifest(dataset.manifest)
         let modelPath = try ModelLocation.resolve(options.modelArgument)
-        let extraction = try Extraction(dataset: dataset, task: task, options: options.recorded, modelPath: modelPath)
+        let extraction = try Extraction(
+            manifest: manifest, dataset: dataset, task: task, options: options.recorded, modelPath: modelPath)
         try extraction.run { try options.makeEntryRun(modelPath: modelPath) }
+    }
+
+    /// The manifest at `path`.
+    /// - Throws: `ValidationError` (a usage error) when it is refused (`DatasetManifest.Refusal`);
+    ///   `CommandFailure` when libcrypto, needed to hash a long entry name, cannot be loaded.
+    static func readManifest(_ path: String) throws -> DatasetManifest {
+        do {
+            return try DatasetManifest(contentsOf: path)
+        } catch let refusal as DatasetManifest.Refusal {
+            throw ValidationError(refusal.description)
+        }
     }
 
     struct Pose: ParsableCommand {

@@ -13,11 +13,17 @@ import VideoFiles
 
 /// A dataset run of `landmarker extract`: for each manifest entry of the shard, in manifest
 /// order, `DIR/<name>.ndjson`: a header line (`ExtractionHeader`), then one line per frame.
+/// `<name>` is the entry's output name (`DatasetManifest.Entry.outputName`): its file name
+/// without the extension, or, where that is too long for the file system, a prefix of it and a
+/// hash, which the header records (`ShortenedName`).
 ///
 /// - **Whole files only.** The frame lines go to a temporary file, then header and frames to a
 ///   second one, renamed to `<name>.ndjson` when complete; a file under that name is whole.
 /// - **Resume.** An entry whose output exists with a header naming the same input (size and
 ///   SHA-256), task, options, model files and tool version is skipped; any other is redone.
+/// - **Progress.** Within each video, frames done, frames per second and the time left go to
+///   standard error (`ProgressReport`, labelled with the entry), as in `landmarker pose VIDEO`;
+///   `--quiet` silences them with the per-entry lines.
 /// - **Failures stay local.** An entry that fails gets `DIR/<name>.error.json` (what failed,
 ///   where) and the run goes on; a later success removes it. The last line on standard error
 ///   summarises done / skipped / failed; the exit status is 1 when any failed.
@@ -39,9 +45,15 @@ struct Extraction {
     let task: String
     let options: [String: String]
     let models: [String: String]
+    /// Where the progress within a video goes (standard error; tests collect it).
+    var progressOutput = ProgressReport.Output.standardError
 
-    init(dataset: ExtractCommand.DatasetOptions, task: String, options: [String: String], modelPath: String) throws {
-        entries = try DatasetManifest(contentsOf: dataset.manifest).shard(dataset.shard.index, of: dataset.shard.count)
+    /// The run of `dataset`'s shard of `manifest`, `task` with its recorded `options` and the
+    /// model at `modelPath` (hashed here); creates the output folder.
+    /// - Throws: `CommandFailure` when the model cannot be hashed or the folder created.
+    init(manifest: DatasetManifest, dataset: ExtractCommand.DatasetOptions, task: String, options: [String: String],
+         modelPath: String) throws {
+        entries = manifest.shard(dataset.shard.index, of: dataset.shard.count)
         shard = dataset.shard
         outputFolder = dataset.out
         quiet = dataset.quiet
@@ -66,15 +78,15 @@ struct Extraction {
             do {
                 let input = try InputDescription(entry)
                 let expected = ExtractionHeader(
-                    input: input, frames: nil, framesPerSecond: nil, shortfall: nil, task: task, options: options,
-                    models: models, version: VersionReport.packageVersion)
+                    input: input, shortenedName: try ShortenedName(entry), frames: nil, framesPerSecond: nil,
+                    shortfall: nil, task: task, options: options, models: models, version: VersionReport.packageVersion)
                 if let existing = ExtractionHeader.read(fromFirstLineOf: outputPath(entry)), existing.sameWork(as: expected),
                    existing.shortfall == nil || allowShort {
                     skipped += 1
                     if !quiet { printError("\(label): already done") }
                     continue
                 }
-                let (frames, shortfall) = try extract(entry, expecting: expected, with: makeRun())
+                let (frames, shortfall) = try extract(entry, expecting: expected, with: makeRun(), label: label)
                 try? FileManager.default.removeItem(atPath: errorPath(entry))
                 done += 1
                 if let shortfall { printError("\(label): warning: \(shortfall); accepted (--allow-short)") }
@@ -91,31 +103,39 @@ struct Extraction {
         if failed > 0 { throw ExitCode.failure }
     }
 
-    private func outputPath(_ entry: DatasetManifest.Entry) -> String { outputFolder + "/" + entry.name + ".ndjson" }
-    private func errorPath(_ entry: DatasetManifest.Entry) -> String { outputFolder + "/" + entry.name + ".error.json" }
+    private func outputPath(_ entry: DatasetManifest.Entry) -> String {
+        outputFolder + "/" + entry.outputName + ".ndjson"
+    }
+
+    private func errorPath(_ entry: DatasetManifest.Entry) -> String {
+        outputFolder + "/" + entry.outputName + ".error.json"
+    }
 
     /// The suffix of this process's temporary files: `.partial.<host>.<pid>`. The host name
     /// keeps runs on several machines that share the output folder from judging each other's
     /// process ids.
     private static let partialSuffix = ".partial.\(hostName).\(getpid())"
 
+    /// The host name, at most 64 bytes (Linux's `HOST_NAME_MAX`, which
+    /// `DatasetManifest.maxOutputNameBytes` counts on).
     private static let hostName: String = {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let bytes = buffer.prefix { $0 != 0 }.prefix(64).map { UInt8(bitPattern: $0) }
+        let name = String(decoding: bytes, as: UTF8.self)
         return name.isEmpty ? "localhost" : name
     }()
 
     /// The temporary file `<kind>` of `entry` (`.<name>.<kind>.partial.<host>.<pid>`).
     private func partialPath(_ entry: DatasetManifest.Entry, _ kind: String) -> String {
-        outputFolder + "/." + entry.name + "." + kind + Self.partialSuffix
+        outputFolder + "/." + entry.outputName + "." + kind + Self.partialSuffix
     }
 
     /// Removes the temporary files a stopped run on this host left for `entry`
     /// (`.<name>.*.partial.<host>.<pid>` of a process that no longer runs); those of other hosts
     /// are left alone.
     private func removeStalePartials(of entry: DatasetManifest.Entry) {
-        let prefix = "." + entry.name + "."
+        let prefix = "." + entry.outputName + "."
         let thisHost = ".partial." + Self.hostName + "."
         StalePartialFiles.remove(in: outputFolder) { file in
             guard file.hasPrefix(prefix), let marker = file.ranges(of: thisHost).last else { return nil }
@@ -123,11 +143,11 @@ struct Extraction {
         }
     }
 
-    /// Writes `entry`'s output; returns its frame count and, for a video file that ended short
-    /// of its container's promise (which only a run that allows short videos accepts), the
-    /// shortfall.
+    /// Writes `entry`'s output, reporting progress under `label`; returns its frame count and,
+    /// for a video file that ended short of its container's promise (which only a run that
+    /// allows short videos accepts), the shortfall.
     private func extract(
-        _ entry: DatasetManifest.Entry, expecting header: ExtractionHeader, with run: EntryRun
+        _ entry: DatasetManifest.Entry, expecting header: ExtractionHeader, with run: EntryRun, label: String
     ) throws -> (frames: Int, shortfall: VideoShortfall?) {
         removeStalePartials(of: entry)
         let framesPath = partialPath(entry, "frames")
@@ -145,7 +165,10 @@ struct Extraction {
         // A folder's frames are named by their file names alone, so that outputs do not depend
         // on where the manifest lies.
         let folderPrefix = entry.resolvedPath + "/"
-        try input.forEachFrame(quiet: true) { frame, image in
+        let progress = ProgressReport(total: input.frameCount, quiet: quiet, label: label, output: progressOutput)
+        // Also when a frame fails: the terminal's line is cleared before the entry's FAILED line.
+        defer { progress.finish() }
+        try input.forEachFrame(reporting: progress) { frame, image in
             let name = frame.name.hasPrefix(folderPrefix) ? String(frame.name.dropFirst(folderPrefix.count)) : frame.name
             do {
                 try frames.append(try run.line(image, name, frame.timestampMs))
@@ -157,7 +180,7 @@ struct Extraction {
         try frames.close()
 
         let complete = ExtractionHeader(
-            input: header.input, frames: count, framesPerSecond: input.framesPerSecond,
+            input: header.input, shortenedName: header.shortenedName, frames: count, framesPerSecond: input.framesPerSecond,
             shortfall: input.shortfall.map(ShortfallRecord.init), task: task, options: options, models: models,
             version: header.version)
         let whole = try PartialFiles.shared.creating(wholePath) { try LineFile(creating: wholePath) }
@@ -196,7 +219,8 @@ struct Extraction {
 }
 
 /// What an entry's input is: its path as the manifest writes it, its size in bytes and its
-/// SHA-256 (for a folder of frames: over the frame files' names and contents, in name order).
+/// SHA-256 (for a folder of frames: over the names and contents of the frame files
+/// `FrameInput.frameNames(inFolder:)` lists, the frames the entry reads, in name order).
 struct InputDescription: Codable, Equatable {
     let path: String
     let bytes: Int
@@ -212,8 +236,7 @@ struct InputDescription: Codable, Equatable {
         }
         let digest = try FileDigest()
         var total = 0
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: entry.resolvedPath).sorted()) ?? []
-        for name in names where !name.hasPrefix(".") {
+        for name in try FrameInput.frameNames(inFolder: entry.resolvedPath) {
             Data((name + "\n").utf8).withUnsafeBytes { digest.update($0) }
             total += try digest.update(contentsOf: entry.resolvedPath + "/" + name)
         }
@@ -221,10 +244,28 @@ struct InputDescription: Codable, Equatable {
     }
 }
 
+/// How an output name was shortened (`DatasetManifest.outputName(for:sha256:)`): the entry's
+/// full name and its SHA-256, whose first hex digits end the output's name.
+struct ShortenedName: Codable, Equatable {
+    let name: String
+    let sha256: String
+
+    /// The record of `entry`'s shortened output name; `nil` when its name is kept.
+    /// - Throws: `CommandFailure` when libcrypto cannot be loaded.
+    init?(_ entry: DatasetManifest.Entry) throws {
+        guard entry.outputName != entry.name else { return nil }
+        name = entry.name
+        sha256 = try FileDigest.sha256(ofText: entry.name)
+    }
+}
+
 /// The first line of an extraction output.
 struct ExtractionHeader: Codable, Equatable {
     var format = "landmarker-extract/1"
     let input: InputDescription
+    /// The entry's full name and its SHA-256, where its output name is a shortened one;
+    /// absent where the output is named after the entry as it is.
+    let shortenedName: ShortenedName?
     /// Frames in the output, and the rate the timestamps of a folder or the output videos use;
     /// `nil` only in the header a run expects before it has read the video.
     let frames: Int?

@@ -54,6 +54,14 @@ struct FileDigest {
         return digest.prefix(Int(length)).map { formatted("%02x", UInt32($0)) }.joined()
     }
 
+    /// The SHA-256 of `text`'s UTF-8 bytes, as 64 lower-case hex digits.
+    static func sha256(ofText text: String) throws -> String {
+        let digest = try FileDigest()
+        var text = text
+        text.withUTF8 { digest.update(UnsafeRawBufferPointer($0)) }
+        return digest.finish()
+    }
+
     /// The SHA-256 of a file and its size in bytes.
     static func sha256(ofFile path: String) throws -> (hex: String, bytes: Int) {
         let digest = try FileDigest()

@@ -7,8 +7,9 @@ import ImageIO
 import MediaPipeTasksVision
 import VideoFiles
 
-/// The frames of a video run: a folder of PNG/JPEG frames sorted by name, a YUV4MPEG2 stream (a
-/// `.y4m` file, or `-` for standard input), or any other video file, decoded through ffmpeg.
+/// The frames of a video run: a folder of PNG/JPEG frames sorted by name
+/// (`frameNames(inFolder:)`), a YUV4MPEG2 stream (a `.y4m` file, or `-` for standard input), or
+/// any other video file, decoded through ffmpeg.
 ///
 /// An input without frames is an error in every kind; a video file that ends before its
 /// container said it would is one unless the input accepts it (`--allow-short`, see
@@ -51,15 +52,7 @@ final class FrameInput {
     /// may end short of its container's promise when `acceptingShortfall`.
     static func open(_ path: String, folderFramesPerSecond: Double, acceptingShortfall: Bool = false) throws -> FrameInput {
         if path != "-", PathKind(atPath: path) == .folder {
-            let entries: [String]
-            do {
-                entries = try FileManager.default.contentsOfDirectory(atPath: path)
-            } catch {
-                throw CommandFailure("\(path): the folder cannot be read: \(errorText(error))")
-            }
-            let names = entries
-                .filter { ["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
-                .sorted()
+            let names = try frameNames(inFolder: path)
             guard !names.isEmpty else { throw CommandFailure("\(path): no PNG or JPEG frames in the folder") }
             return FrameInput(
                 source: .folder(names.map { path + "/" + $0 }), path: path, framesPerSecond: folderFramesPerSecond,
@@ -82,10 +75,36 @@ final class FrameInput {
         }
     }
 
+    /// The frames of the folder at `path`, by file name, sorted: its files named `*.png`, `*.jpg`
+    /// or `*.jpeg` (any case). Subfolders, whatever their names, and hidden files (`.*`) are no
+    /// frames. `landmarker pose|hand|face FOLDER` and `extract` (which hashes these files) read
+    /// the same frames.
+    /// - Throws: `CommandFailure` when the folder cannot be read.
+    static func frameNames(inFolder path: String) throws -> [String] {
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw CommandFailure("\(path): the folder cannot be read: \(errorText(error))")
+        }
+        return entries.filter { name in
+            !name.hasPrefix(".") && frameExtensions.contains(URL(fileURLWithPath: name).pathExtension.lowercased())
+                && PathKind(atPath: path + "/" + name) == .file
+        }.sorted()
+    }
+
+    /// The extensions of frame files, lower case.
+    private static let frameExtensions: Set<String> = ["png", "jpg", "jpeg"]
+
     /// Calls `body` with every frame (as an upright `MPImage`) in order, reporting progress on
-    /// standard error (`ProgressReport`).
+    /// standard error (`ProgressReport`, unlabelled).
     func forEachFrame(quiet: Bool, _ body: (Frame, MPImage) throws -> Void) throws {
-        let progress = ProgressReport(total: frameCount, quiet: quiet)
+        try forEachFrame(reporting: ProgressReport(total: frameCount, quiet: quiet), body)
+    }
+
+    /// Calls `body` with every frame (as an upright `MPImage`) in order, counting each one done
+    /// in `progress`.
+    func forEachFrame(reporting progress: ProgressReport, _ body: (Frame, MPImage) throws -> Void) throws {
         while let frame = try next() {
             try body(frame, try MPImage(rgbImage: frame.image))
             progress.frameDone()

@@ -140,7 +140,9 @@ import Testing
         func extract(_ extra: [String]) throws {
             let dataset = try ExtractCommand.DatasetOptions.parse(
                 ["--manifest", clips["manifest.txt"], "--out", clips["out"], "--quiet"] + extra)
-            let extraction = try Extraction(dataset: dataset, task: "pose", options: [:], modelPath: clips["model.task"])
+            let extraction = try Extraction(
+                manifest: ExtractCommand.readManifest(dataset.manifest), dataset: dataset, task: "pose", options: [:],
+                modelPath: clips["model.task"])
             try extraction.run { EntryRun { _, _ in NothingFound() } }
         }
         func header(_ name: String) throws -> ExtractionHeader {

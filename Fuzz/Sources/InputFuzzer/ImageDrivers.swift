@@ -1,3 +1,4 @@
+import FuzzSupport
 import ImageIO
 import MediaPipeTasksVision
 

@@ -1,3 +1,4 @@
+import FuzzSupport
 import ImageIO
 
 /// The parser an input drives, from its first byte (modulo the number of
@@ -54,45 +55,9 @@ enum InputKind: UInt8, CaseIterable {
         case .imageFile: return ImageDrivers.loadImageFile(Array(payload))
         case .jpegMarkers: return ImageDrivers.readOrientation(jpeg: payload)
         case .exifTIFF: return ImageDrivers.readOrientation(tiff: payload)
-        case .y4mStream: return Y4MDriver.readStream(payload)
+        case .y4mStream: return Y4MDriver.readStream(payload, limits: Self.decodeLimits)
         case .taskBundle: return TaskBundleDriver.readBundle(Array(payload))
         case .rawPixels: return RawPixelDriver.makeImage(payload)
         }
-    }
-}
-
-/// How one execution ended, printed when `$INPUT_FUZZER_REPORT` is set.
-enum Outcome: CustomStringConvertible {
-    /// The parser accepted the input; the text says what it read.
-    case parsed(String)
-    /// The parser refused the input with a typed error.
-    case refused(any Error & CustomStringConvertible)
-
-    var description: String {
-        switch self {
-        case .parsed(let summary): return "parsed: \(summary)"
-        case .refused(let error): return "refused: \(error)"
-        }
-    }
-}
-
-/// Invariants the fuzzer checks on every success.
-enum FuzzCheck {
-    /// Stops the process (a finding) with `message` unless `condition` holds.
-    static func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-        if !condition { fatalError("InputFuzzer invariant broken: \(message())") }
-    }
-
-    /// Checks that `image` has a positive size and `width × height × 3` bytes.
-    static func requireConsistent(_ image: RGBImage, _ context: String) {
-        require(image.width > 0 && image.height > 0 && image.pixels.count == image.width * image.height * 3,
-                "\(context): inconsistent \(image.width)x\(image.height) image of \(image.pixels.count) bytes")
-    }
-
-    /// Checks that a thrown error describes itself (its message is what a user
-    /// sees) and returns it as the execution's outcome.
-    static func refused(_ error: some Error & CustomStringConvertible) -> Outcome {
-        require(!error.description.isEmpty, "empty message for \(error)")
-        return .refused(error)
     }
 }

@@ -1,3 +1,4 @@
+import FuzzSupport
 import ImageIO
 import MediaPipeTasksVision
 
@@ -29,7 +30,7 @@ enum Seeds {
         for (name, tiff) in exifStructures() {
             add(.exifTIFF, name, tiff)
         }
-        for (name, stream) in y4mStreams() {
+        for (name, stream) in Y4MSeeds.streams() {
             add(.y4mStream, name, stream)
         }
         for (name, bundle) in try taskBundles() {
@@ -43,7 +44,7 @@ enum Seeds {
 
     /// `count` bytes of a deterministic pattern (a gradient with some texture).
     static func pattern(_ count: Int, step: Int = 37) -> [UInt8] {
-        (0..<count).map { UInt8(truncatingIfNeeded: $0 * step + ($0 >> 3) * 11) }
+        SeedBytes.pattern(count, step: step)
     }
 
     // MARK: PNG
@@ -159,25 +160,6 @@ enum Seeds {
             tiff += type == 3 && count == 1 ? u16(UInt16(value)) + [0, 0] : u32(value)
         }
         return tiff + u32(0)
-    }
-
-    // MARK: Y4M
-
-    private static func y4mStreams() -> [(String, [UInt8])] {
-        /// A stream header line, then `frames` frames of `planeBytes` bytes.
-        func stream(_ header: String, frames: Int, planeBytes: Int, frameLine: String = "FRAME") -> [UInt8] {
-            Array("YUV4MPEG2 \(header)\n".utf8)
-                + (0..<frames).flatMap { Array("\(frameLine)\n".utf8) + pattern(planeBytes, step: 13 + $0) }
-        }
-        return [
-            ("420jpeg", stream("W4 H2 F25:1 Ip A1:1 C420jpeg", frames: 2, planeBytes: 8 + 2 * 2)),
-            ("420-odd-size", stream("W5 H3 F30000:1001 It A0:0 C420 XYSCSS=420JPEG", frames: 2, planeBytes: 15 + 2 * 6)),
-            ("444", stream("W3 H3 F0:0 C444", frames: 1, planeBytes: 27, frameLine: "FRAME Ixyz")),
-            ("mono", stream("W4 H4 Cmono", frames: 3, planeBytes: 16)),
-            ("no-colour-space", stream("H2 W2", frames: 1, planeBytes: 4 + 2)),
-            // Three 160x120 frames (28,800 bytes each) cross the reader's 64 KiB buffer.
-            ("420-three-buffers", stream("W160 H120 F30:1 C420mpeg2", frames: 3, planeBytes: 160 * 120 + 2 * 80 * 60)),
-        ]
     }
 
     // MARK: .task bundles

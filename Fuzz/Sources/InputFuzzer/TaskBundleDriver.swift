@@ -1,3 +1,4 @@
+import FuzzSupport
 import MediaPipeTasksVision
 
 /// Reads a `.task` bundle from memory: the archive's validation, the data of

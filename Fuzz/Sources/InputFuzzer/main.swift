@@ -1,3 +1,4 @@
+import FuzzSupport
 import Foundation
 
 /// Whether each execution prints its kind and outcome (`$INPUT_FUZZER_REPORT`).

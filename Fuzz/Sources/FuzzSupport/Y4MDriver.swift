@@ -8,27 +8,28 @@ import Glibc
 /// input), so the stream goes through a scratch file of this process, opened
 /// once and unlinked at once (nothing is left behind, even after a crash) and
 /// reached as `/proc/self/fd/N`.
-enum Y4MDriver {
+public enum Y4MDriver {
     private static let scratchDescriptor: Int32 = {
-        let path = NSTemporaryDirectory() + "input-fuzzer-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).y4m"
+        let path = NSTemporaryDirectory() + "y4m-driver-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).y4m"
         let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
-            fatalError("InputFuzzer: cannot create \(path): \(String(cString: strerror(errno)))")
+            fatalError("Y4MDriver: cannot create \(path): \(String(cString: strerror(errno)))")
         }
         unlink(path)
         return descriptor
     }()
 
-    static func readStream(_ bytes: UnsafeRawBufferPointer) -> Outcome {
+    /// Reads the stream `bytes` hold with `limits` and checks what the reader gives.
+    public static func readStream(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits) -> Outcome {
         let path = "/proc/self/fd/\(scratchDescriptor)"
         replaceScratchContents(with: bytes)
         let reader: Y4MReader
         do {
-            reader = try Y4MReader(path: path, limits: InputKind.decodeLimits)
+            reader = try Y4MReader(path: path, limits: limits)
         } catch {
             return FuzzCheck.refused(error)
         }
-        FuzzCheck.require(reader.width * reader.height <= InputKind.decodeLimits.maxPixelCount,
+        FuzzCheck.require(reader.width * reader.height <= limits.maxPixelCount,
                           "Y4M frames of \(reader.width)x\(reader.height) passed the pixel cap")
         do {
             while let frame = try reader.nextFrame() {
@@ -51,14 +52,14 @@ enum Y4MDriver {
 
     private static func replaceScratchContents(with bytes: UnsafeRawBufferPointer) {
         guard ftruncate(scratchDescriptor, 0) == 0 else {
-            fatalError("InputFuzzer: cannot truncate the scratch file: \(String(cString: strerror(errno)))")
+            fatalError("Y4MDriver: cannot truncate the scratch file: \(String(cString: strerror(errno)))")
         }
         var written = 0
         while written < bytes.count {
             let result = pwrite(scratchDescriptor, bytes.baseAddress! + written, bytes.count - written, off_t(written))
             if result < 0 && errno == EINTR { continue }
             guard result > 0 else {
-                fatalError("InputFuzzer: cannot write the scratch file: \(String(cString: strerror(errno)))")
+                fatalError("Y4MDriver: cannot write the scratch file: \(String(cString: strerror(errno)))")
             }
             written += result
         }

@@ -1,0 +1,1 @@
+../../../Sources/landmarker/DatasetManifest.swift

@@ -1,0 +1,1 @@
+../../../Sources/VideoFiles/FFmpegLogLine.swift

@@ -1,0 +1,1 @@
+../../../Sources/VideoFiles/VideoShortfall.swift
