@@ -220,7 +220,11 @@ def main():
 
     frames = load_frames(numpy, args.frames)
     machine = machine_description({"mediapipe": "mediapipe", "numpy": "numpy"})
-    settings = {"frames": str(args.frames), "frameCount": len(frames),
+    frames_folder = args.frames.resolve()
+    # Recorded relative to the repository, so that a report names no machine's folders.
+    recorded_frames = (str(frames_folder.relative_to(REPO_ROOT)) if frames_folder.is_relative_to(REPO_ROOT)
+                       else frames_folder.name)
+    settings = {"frames": recorded_frames, "frameCount": len(frames),
                 "size": f"{frames[0].shape[1]}x{frames[0].shape[0]}", "rounds": args.rounds, "runs": args.runs}
     combos = [(task, mode, threads) for task in args.tasks for mode in args.modes for threads in args.threads]
     ours = {combo: [] for combo in combos}

@@ -3,12 +3,14 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import Testing
 import SystemInterface
 
 /// A fresh temporary folder (`mkdtemp`), removed with what it holds by `cleanup`.
 private func temporaryFolder() throws -> (path: String, cleanup: () -> Void) {
-    var template = Array("/tmp/system-interface-tests-XXXXXX".utf8CString)
+    let folder = FileManager.default.temporaryDirectory.path
+    var template = Array((folder + "/system-interface-tests-XXXXXX").utf8CString)
     let made: UnsafeMutablePointer<CChar>? = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
     let path = String(cString: try #require(made))
     return (path, {
