@@ -2,9 +2,9 @@
 # Fetches the MediaPipe models this project runs from the PyPI wheel
 # mediapipe==0.10.21 (the six pose and hand models, and the face detectors, the face
 # landmark models and the holistic hand re-crop model the runtime is checked on), checks each
-# file's sha256, and assembles the .task bundles of the pose, hand and face landmarkers
-# (face_landmarker.task: 468 landmarks; face_landmarker_refined.task: 478, with the attention
-# model). Idempotent: files already present with the right checksum are kept.
+# file's sha256, and assembles the .task bundles of the pose, hand, face and holistic landmarkers
+# (face_landmarker.task and holistic_landmarker.task: 468 face landmarks; the _refined ones: 478,
+# with the attention model). Idempotent: files already present with the right checksum are kept.
 #
 # Usage: models/fetch_models.sh [DEST_DIR]   (default: the folder of this script)
 set -euo pipefail
@@ -81,27 +81,42 @@ fi
 # Task bundles: stored (uncompressed) zips under the member names the
 # landmarkers look up. Rebuilt only when missing or older than a member.
 bundle() {
-  local out="$dest/$1" detector="$dest/$2.tflite" landmarks="$dest/$3.tflite" detector_name="$4" landmarks_name="$5"
-  if [[ -f "$out" && "$out" -nt "$detector" && "$out" -nt "$landmarks" ]]; then
-    say "$1 present"
+  # bundle OUT MEMBER=MODEL...: MEMBER is the name inside the bundle, MODEL a .tflite here.
+  local out="$dest/$1" fresh=1 pair
+  shift
+  for pair in "$@"; do
+    [[ -f "$out" && "$out" -nt "$dest/${pair#*=}.tflite" ]] || fresh=0
+  done
+  if ((fresh)); then
+    say "$(basename "$out") present"
     return
   fi
-  say "assembling $1"
-  python3 - "$out" "$detector" "$detector_name" "$landmarks" "$landmarks_name" <<'PY'
+  say "assembling $(basename "$out")"
+  python3 - "$out" "$dest" "$@" <<'PY'
 import sys, zipfile
-out, detector, detector_name, landmarks, landmarks_name = sys.argv[1:]
+out, folder, pairs = sys.argv[1], sys.argv[2], sys.argv[3:]
 with zipfile.ZipFile(out + ".part", "w", compression=zipfile.ZIP_STORED) as z:
-    for path, name in ((detector, detector_name), (landmarks, landmarks_name)):
+    for pair in pairs:
+        name, model = pair.split("=", 1)
         info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
         info.external_attr = 0o644 << 16
-        with open(path, "rb") as f:
+        with open(f"{folder}/{model}.tflite", "rb") as f:
             z.writestr(info, f.read())
 PY
   mv "$out.part" "$out"
 }
-bundle pose_landmarker_full.task pose_detection pose_landmark_full pose_detector.tflite pose_landmarks_detector.tflite
-bundle hand_landmarker_full.task palm_detection_full hand_landmark_full hand_detector.tflite hand_landmarks_detector.tflite
-bundle hand_landmarker_lite.task palm_detection_lite hand_landmark_lite hand_detector.tflite hand_landmarks_detector.tflite
-bundle face_landmarker.task face_detection_short_range face_landmark face_detector.tflite face_landmarks_detector.tflite
-bundle face_landmarker_refined.task face_detection_short_range face_landmark_with_attention face_detector.tflite face_landmarks_detector.tflite
+bundle pose_landmarker_full.task pose_detector.tflite=pose_detection pose_landmarks_detector.tflite=pose_landmark_full
+bundle hand_landmarker_full.task hand_detector.tflite=palm_detection_full hand_landmarks_detector.tflite=hand_landmark_full
+bundle hand_landmarker_lite.task hand_detector.tflite=palm_detection_lite hand_landmarks_detector.tflite=hand_landmark_lite
+bundle face_landmarker.task face_detector.tflite=face_detection_short_range face_landmarks_detector.tflite=face_landmark
+bundle face_landmarker_refined.task face_detector.tflite=face_detection_short_range \
+  face_landmarks_detector.tflite=face_landmark_with_attention
+for variant in "" _refined; do
+  face_model=face_landmark
+  [[ -n "$variant" ]] && face_model=face_landmark_with_attention
+  bundle "holistic_landmarker$variant.task" pose_detector.tflite=pose_detection \
+    pose_landmarks_detector.tflite=pose_landmark_full face_detector.tflite=face_detection_short_range \
+    face_landmarks_detector.tflite=$face_model hand_recrop.tflite=hand_recrop \
+    hand_landmarks_detector.tflite=hand_landmark_full
+done
 say "all models in $dest"

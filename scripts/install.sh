@@ -45,11 +45,12 @@ put() {
   mv -f "$2.part.$$" "$2"
 }
 models=(pose_detection pose_landmark_full palm_detection_full palm_detection_lite hand_landmark_full hand_landmark_lite
-        face_detection_short_range face_landmark face_landmark_with_attention)
+        face_detection_short_range face_landmark face_landmark_with_attention hand_recrop)
 for model in "${models[@]}"; do
   put "models/$model.tflite" "$prefix/share/landmarker/models/$model.tflite" 644
 done
-for bundle in pose_landmarker_full hand_landmarker_full hand_landmarker_lite face_landmarker face_landmarker_refined; do
+for bundle in pose_landmarker_full hand_landmarker_full hand_landmarker_lite face_landmarker face_landmarker_refined holistic_landmarker \
+  holistic_landmarker_refined; do
   put "models/$bundle.task" "$prefix/share/landmarker/models/$bundle.task" 644
 done
 put models/fetch_models.sh "$prefix/share/landmarker/models/fetch_models.sh" 755

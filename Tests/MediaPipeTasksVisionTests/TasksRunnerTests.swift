@@ -152,6 +152,34 @@ struct TasksRunnerTests {
         #expect(try runner.processVideoFrame(0, timestampInMilliseconds: Int.max / 1000) == "0@\(Int.max / 1000)s")
     }
 
+    @Test("microsecond timestamps: one clock with milliseconds; millisecond processors see them rounded down")
+    func microsecondTimestamps() throws {
+        let runner = Runner(mode: .video, label: "test", processor: describeFrame)
+        #expect(try runner.processVideoFrame(1, timestampInMicroseconds: -1500) == "1@-2s")
+        #expect(try runner.processVideoFrame(2, timestampInMicroseconds: 33_333) == "2@33s")
+        #expect(throws: TaskError.nonMonotonicMicrosecondTimestamp(previous: 33_333, received: 33_000)) {
+            try runner.processVideoFrame(3, timestampInMicroseconds: 33_000)
+        }
+        #expect(throws: TaskError.nonMonotonicTimestamp(previous: 33, received: 33)) {
+            try runner.processVideoFrame(4, timestampInMilliseconds: 33)
+        }
+        #expect(try runner.processVideoFrame(5, timestampInMilliseconds: 34) == "5@34s")
+
+        let exact = Runner(microsecondMode: .video, label: "test") { input, microseconds, _ in "\(input)@\(microseconds)" }
+        #expect(try exact.processVideoFrame(6, timestampInMilliseconds: 2) == "6@2000")
+        #expect(try exact.processVideoFrame(7, timestampInMicroseconds: 2001) == "7@2001")
+
+        let deliveries = TasksRecorder<Delivery>()
+        let live = liveRunner(deliveries)
+        try live.processLiveStreamFrame(8, timestampInMicroseconds: 66_666)
+        #expect(throws: TaskError.nonMonotonicMicrosecondTimestamp(previous: 66_666, received: 66_666)) {
+            try live.processLiveStreamFrame(9, timestampInMicroseconds: 66_666)
+        }
+        live.close()
+        #expect(deliveries.values.map(\.timestamp) == [66])
+        #expect(deliveries.values.map(\.output) == ["8@66s"])
+    }
+
     @Test("a frame whose processing fails still uses up its timestamp")
     func failedFrameKeepsTimestamp() throws {
         let runner = Runner(mode: .video, label: "test") { _, timestamp, _ in

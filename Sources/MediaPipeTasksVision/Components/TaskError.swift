@@ -32,6 +32,8 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible, Loca
     case runningModeMismatch(required: RunningMode, current: RunningMode)
     /// A video or live-stream timestamp (ms) was not strictly greater than the previous one.
     case nonMonotonicTimestamp(previous: Int, received: Int)
+    /// A video or live-stream timestamp (µs) was not strictly greater than the previous one.
+    case nonMonotonicMicrosecondTimestamp(previous: Int64, received: Int64)
     /// A timestamp (ms) too large in magnitude to be expressed in microseconds as an `Int`.
     case timestampOutOfRange(Int)
     /// The task was used after `close()`.
@@ -70,6 +72,9 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible, Loca
         case .nonMonotonicTimestamp(let previous, let received):
             return "Input timestamp must be monotonically increasing. "
                 + "Received \(received) ms after \(previous) ms."
+        case .nonMonotonicMicrosecondTimestamp(let previous, let received):
+            return "Input timestamp must be monotonically increasing. "
+                + "Received \(received) µs after \(previous) µs."
         case .timestampOutOfRange(let value):
             return "Timestamp \(value) ms is out of range: its magnitude must be at most "
                 + "\(Int.max / 1000) ms."

@@ -89,7 +89,7 @@ public final class FaceLandmarker: Sendable {
             kind: .faceLandmarker, source: configuration.modelAsset, baseOptions: options.baseOptions)
         let graph = try ModelLoading.graph {
             try FaceGraph(
-                detector: models.detector, landmarkModel: models.landmarkModel,
+                detector: models[0], landmarkModel: models[1],
                 configuration: .init(
                     numFaces: configuration.numFaces,
                     minDetectionConfidence: configuration.minFaceDetectionConfidence,

@@ -107,7 +107,7 @@ public final class HandLandmarker: Sendable {
             kind: .handLandmarker, source: configuration.modelAsset, baseOptions: options.baseOptions)
         let graph = try ModelLoading.graph {
             try HandGraph(
-                detector: models.detector, landmarkModel: models.landmarkModel,
+                detector: models[0], landmarkModel: models[1],
                 configuration: .init(
                     numHands: configuration.numHands,
                     minDetectionConfidence: configuration.minHandDetectionConfidence,

@@ -81,27 +81,31 @@ package enum LandmarkerBundleKind: Sendable, CaseIterable {
     case handLandmarker
     /// `face_landmarker*.task`: `face_detector.tflite` + `face_landmarks_detector.tflite`.
     case faceLandmarker
+    /// `holistic_landmarker*.task`: the pose landmarker's two models, the face landmarker's two,
+    /// `hand_recrop.tflite` and `hand_landmarks_detector.tflite`.
+    case holisticLandmarker
 
-    /// The detector model's member name (pose, palm or face detector).
-    package var detectorModelName: String {
+    /// Every member the landmarker reads, detector first, in the order its graph takes them.
+    package var modelNames: [String] {
         switch self {
-        case .poseLandmarker: "pose_detector.tflite"
-        case .handLandmarker: "hand_detector.tflite"
-        case .faceLandmarker: "face_detector.tflite"
+        case .poseLandmarker: ["pose_detector.tflite", "pose_landmarks_detector.tflite"]
+        case .handLandmarker: ["hand_detector.tflite", "hand_landmarks_detector.tflite"]
+        case .faceLandmarker: ["face_detector.tflite", "face_landmarks_detector.tflite"]
+        case .holisticLandmarker:
+            ["pose_detector.tflite", "pose_landmarks_detector.tflite", "face_detector.tflite",
+             "face_landmarks_detector.tflite", "hand_recrop.tflite", "hand_landmarks_detector.tflite"]
         }
     }
 
-    /// The landmark model's member name.
-    package var landmarksDetectorModelName: String {
-        switch self {
-        case .poseLandmarker: "pose_landmarks_detector.tflite"
-        case .handLandmarker: "hand_landmarks_detector.tflite"
-        case .faceLandmarker: "face_landmarks_detector.tflite"
-        }
-    }
+    /// The first detector model's member name (pose, palm or face detector).
+    package var detectorModelName: String { modelNames[0] }
+
+    /// The first landmark model's member name.
+    package var landmarksDetectorModelName: String { modelNames[1] }
 }
 
-/// The two `.tflite` models of a landmarker, as bytes. Other members of the bundle are ignored.
+/// The detector and the first landmark model of a landmarker (`LandmarkerBundleKind`'s first
+/// two members), as bytes. Other members of the bundle are ignored.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 package struct LandmarkerModels: Sendable, Equatable {
@@ -111,7 +115,7 @@ package struct LandmarkerModels: Sendable, Equatable {
     /// `face_landmarks_detector.tflite`).
     package let landmarksDetectorModel: [UInt8]
 
-    /// Loads the bundle that `source` names and extracts the models `kind` needs.
+    /// Loads the bundle that `source` names and extracts `kind`'s first two models.
     ///
     /// - Throws: `ModelAssetError`.
     package init(kind: LandmarkerBundleKind, source: ModelAssetSource) throws(ModelAssetError) {

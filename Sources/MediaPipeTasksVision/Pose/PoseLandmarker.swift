@@ -90,7 +90,7 @@ public final class PoseLandmarker: Sendable {
             kind: .poseLandmarker, source: configuration.modelAsset, baseOptions: options.baseOptions)
         let graph = try ModelLoading.graph {
             try PoseGraph(
-                detector: models.detector, landmarkModel: models.landmarkModel,
+                detector: models[0], landmarkModel: models[1],
                 configuration: .init(
                     numPoses: configuration.numPoses,
                     minDetectionConfidence: configuration.minPoseDetectionConfidence,

@@ -1,12 +1,12 @@
 import Inference
 import Pipeline
 
-/// Loading and checking the two models of a landmarker bundle.
+/// Loading and checking the models of a landmarker bundle.
 enum ModelLoading {
-    /// The detector and the landmark model of the bundle that `source` names, as interpreters
-    /// that share their activation memory, scratch memory and worker threads
+    /// The models of the bundle that `source` names (`kind.modelNames`, in that order), as
+    /// interpreters that share their activation memory, scratch memory and worker threads
     /// (`Interpreter.sharingMemory(_:)`): a landmarker's graph runs them one after the other,
-    /// reading each one's outputs before the other runs. Both models are read in place from
+    /// reading each one's outputs before the next runs. Both models are read in place from
     /// the bundle (a file is mapped, not copied), which is let go before the shared memory is
     /// allocated. Model failures are reported as `TaskError.invalidModel` naming the member.
     ///
@@ -21,21 +21,19 @@ enum ModelLoading {
     /// folder (`WeightCache`).
     static func interpreters(
         kind: LandmarkerBundleKind, source: ModelAssetSource, baseOptions: BaseOptions
-    ) throws -> (detector: Interpreter, landmarkModel: Interpreter) {
+    ) throws -> [Interpreter] {
         let options = Interpreter.Options(
             threadCount: try baseOptions.validatedThreadCount(), usesSparseKernels: true,
             weightCache: baseOptions.weightCacheFolder.map(WeightCache.init(folder:)))
-        let interpreters = Interpreter.sharingMemory(try preparedModels(kind: kind, source: source, options: options))
-        return (interpreters[0], interpreters[1])
+        return Interpreter.sharingMemory(try preparedModels(kind: kind, source: source, options: options))
     }
 
-    /// The detector and the landmark model of the bundle, prepared; the bundle is released
-    /// on return.
+    /// The models `kind` reads from the bundle, prepared; the bundle is released on return.
     private static func preparedModels(
         kind: LandmarkerBundleKind, source: ModelAssetSource, options: Interpreter.Options
     ) throws -> [PreparedModel] {
         let bundle = try ModelAssetBundle(source: source)
-        let names = [kind.detectorModelName, kind.landmarksDetectorModelName]
+        let names = kind.modelNames
         let identities = try bundle.sourceIdentities(ofModelsNamed: names)
         return try bundle.withModels(named: names) { models in
             Result {

@@ -7,7 +7,10 @@ import SystemInterface
 ///
 /// A landmarker wraps one runner and supplies a `Processor`, the per-frame pipeline, which
 /// receives the frame, its timestamp in milliseconds, and whether the mode is a stream mode
-/// (video or live stream: track across frames) or image mode (every call stands alone).
+/// (video or live stream: track across frames) or image mode (every call stands alone); or a
+/// `MicrosecondProcessor`, which receives the timestamp in microseconds. Timestamps may be given
+/// in either unit (`timestampInMilliseconds:` or `timestampInMicroseconds:` entry points); the
+/// runner orders them in microseconds.
 ///
 /// | Mode | Entry point | Timestamps given to the processor |
 /// |---|---|---|
@@ -43,8 +46,13 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
     package typealias Processor =
         @Sendable (_ input: Input, _ timestampInMilliseconds: Int, _ isStreamMode: Bool) throws -> Output
 
+    /// The per-frame pipeline of a task that needs sub-millisecond timestamps:
+    /// `(input, timestampInMicroseconds, isStreamMode) throws -> output`.
+    package typealias MicrosecondProcessor =
+        @Sendable (_ input: Input, _ timestampInMicroseconds: Int64, _ isStreamMode: Bool) throws -> Output
+
     /// Receives each live-stream result: either an output or the error the processor threw,
-    /// with the frame's timestamp in milliseconds.
+    /// with the frame's timestamp in milliseconds (rounded down from microseconds).
     package typealias LiveStreamHandler =
         @Sendable (_ output: Output?, _ timestampInMilliseconds: Int, _ error: (any Error)?) -> Void
 
@@ -79,15 +87,15 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
 
     private struct Frame: Sendable {
         let input: Input
-        let timestampInMilliseconds: Int
+        let timestampInMicroseconds: Int64
     }
 
     private struct State {
         /// Released (set to nil) once the runner is closed and idle.
-        var processor: Processor?
+        var processor: MicrosecondProcessor?
         var isClosed = false
-        /// The last accepted video or live-stream timestamp.
-        var lastTimestamp: Int?
+        /// The last accepted video or live-stream timestamp, microseconds.
+        var lastTimestamp: Int64?
         var nextImageTimestamp = 0
         /// A live-stream frame is being processed or its delivery block is scheduled.
         var isDelivering = false
@@ -95,28 +103,56 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
         var queuedFrame: Frame?
 
         /// The processor, unless the runner is closed.
-        func openProcessor() throws(TaskError) -> Processor {
+        func openProcessor() throws(TaskError) -> MicrosecondProcessor {
             guard !isClosed, let processor else { throw .closed }
             return processor
         }
 
-        /// Records `timestamp` if it is in range and greater than the last accepted one.
-        mutating func accept(timestamp: Int) throws(TaskError) {
-            guard !timestamp.multipliedReportingOverflow(by: 1000).overflow else {
+        /// Records `timestamp` (ms) if it is in range and greater than the last accepted one;
+        /// returns it in microseconds.
+        mutating func accept(milliseconds timestamp: Int) throws(TaskError) -> Int64 {
+            let (microseconds, overflow) = Int64(timestamp).multipliedReportingOverflow(by: 1000)
+            guard !overflow, !timestamp.multipliedReportingOverflow(by: 1000).overflow else {
                 throw .timestampOutOfRange(timestamp)
             }
+            if let lastTimestamp, microseconds <= lastTimestamp {
+                throw .nonMonotonicTimestamp(previous: milliseconds(of: lastTimestamp), received: timestamp)
+            }
+            lastTimestamp = microseconds
+            return microseconds
+        }
+
+        /// Records `timestamp` (µs) if it is greater than the last accepted one.
+        mutating func accept(microseconds timestamp: Int64) throws(TaskError) {
             if let lastTimestamp, timestamp <= lastTimestamp {
-                throw .nonMonotonicTimestamp(previous: lastTimestamp, received: timestamp)
+                throw .nonMonotonicMicrosecondTimestamp(previous: lastTimestamp, received: timestamp)
             }
             lastTimestamp = timestamp
         }
+    }
+
+    /// Milliseconds rounded down from microseconds.
+    package static func milliseconds(of microseconds: Int64) -> Int {
+        Int(microseconds >= 0 ? microseconds / 1000 : -((-microseconds + 999) / 1000))
     }
 
     /// - Parameters:
     ///   - mode: the running mode; `.liveStream` carries the result handler.
     ///   - label: names the private delivery queue (for debuggers and logs).
     ///   - processor: the per-frame pipeline.
-    package init(mode: Mode, label: String, processor: @escaping Processor) {
+    package convenience init(mode: Mode, label: String, processor: @escaping Processor) {
+        // Millisecond entry points give whole milliseconds; microsecond ones are rounded down.
+        self.init(microsecondMode: mode, label: label) { input, microseconds, isStreamMode in
+            try processor(input, Self.milliseconds(of: microseconds), isStreamMode)
+        }
+    }
+
+    /// A runner whose processor is given timestamps in microseconds.
+    /// - Parameters:
+    ///   - mode: the running mode; `.liveStream` carries the result handler.
+    ///   - label: names the private delivery queue (for debuggers and logs).
+    ///   - processor: the per-frame pipeline, given timestamps in microseconds.
+    package init(microsecondMode mode: Mode, label: String, processor: @escaping MicrosecondProcessor) {
         switch mode {
         case .image:
             runningMode = .image
@@ -147,7 +183,7 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
             state.nextImageTimestamp += Self.imageModeTimestampStepInMilliseconds
             return (processor, timestamp)
         }
-        return try processor(input, timestamp, false)
+        return try processor(input, Int64(timestamp) * 1000, false)
     }
 
     /// Processes one video frame. Video mode only.
@@ -159,9 +195,25 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
         try requireRunningMode(.video)
         synchronousCallLock.lock()
         defer { synchronousCallLock.unlock() }
+        let (processor, microseconds) = try withState { state throws(TaskError) in
+            let processor = try state.openProcessor()
+            return (processor, try state.accept(milliseconds: timestamp))
+        }
+        return try processor(input, microseconds, true)
+    }
+
+    /// Processes one video frame timed in microseconds. Video mode only.
+    ///
+    /// - Throws: `TaskError.closed`, `TaskError.runningModeMismatch`,
+    ///   `TaskError.nonMonotonicMicrosecondTimestamp`, or what the processor throws. A frame
+    ///   whose processing throws still counts as accepted.
+    package func processVideoFrame(_ input: Input, timestampInMicroseconds timestamp: Int64) throws -> Output {
+        try requireRunningMode(.video)
+        synchronousCallLock.lock()
+        defer { synchronousCallLock.unlock() }
         let processor = try withState { state throws(TaskError) in
             let processor = try state.openProcessor()
-            try state.accept(timestamp: timestamp)
+            try state.accept(microseconds: timestamp)
             return processor
         }
         return try processor(input, timestamp, true)
@@ -175,17 +227,35 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
     ///   is not accepted. Processing errors go to the handler instead.
     package func processLiveStreamFrame(_ input: Input, timestampInMilliseconds timestamp: Int) throws(TaskError) {
         try requireRunningMode(.liveStream)
-        let frame = Frame(input: input, timestampInMilliseconds: timestamp)
         try withState { state throws(TaskError) in
             _ = try state.openProcessor()
-            try state.accept(timestamp: timestamp)
-            if state.isDelivering {
-                state.queuedFrame = frame
-            } else {
-                state.isDelivering = true
-                // Scheduled under the lock, so delivery blocks start in acceptance order.
-                deliveryQueue.async { self.deliverFrames(startingWith: frame) }
-            }
+            let frame = Frame(input: input, timestampInMicroseconds: try state.accept(milliseconds: timestamp))
+            schedule(frame, state: &state)
+        }
+    }
+
+    /// Submits one live-stream frame timed in microseconds; as
+    /// `processLiveStreamFrame(_:timestampInMilliseconds:)` otherwise.
+    ///
+    /// - Throws: `TaskError.closed`, `TaskError.runningModeMismatch` or
+    ///   `TaskError.nonMonotonicMicrosecondTimestamp`; a frame that throws is not accepted.
+    package func processLiveStreamFrame(_ input: Input, timestampInMicroseconds timestamp: Int64) throws(TaskError) {
+        try requireRunningMode(.liveStream)
+        try withState { state throws(TaskError) in
+            _ = try state.openProcessor()
+            try state.accept(microseconds: timestamp)
+            schedule(Frame(input: input, timestampInMicroseconds: timestamp), state: &state)
+        }
+    }
+
+    /// Queues an accepted live-stream frame, or starts delivering it. Called with `stateLock` held.
+    private func schedule(_ frame: Frame, state: inout State) {
+        if state.isDelivering {
+            state.queuedFrame = frame
+        } else {
+            state.isDelivering = true
+            // Scheduled under the lock, so delivery blocks start in acceptance order.
+            deliveryQueue.async { self.deliverFrames(startingWith: frame) }
         }
     }
 
@@ -244,9 +314,9 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
         guard let processor = withState({ $0.processor }), let handler = liveStreamHandler else {
             return
         }
-        let timestamp = frame.timestampInMilliseconds
+        let timestamp = Self.milliseconds(of: frame.timestampInMicroseconds)
         do {
-            let output = try processor(frame.input, timestamp, true)
+            let output = try processor(frame.input, frame.timestampInMicroseconds, true)
             handler(output, timestamp, nil)
         } catch {
             handler(nil, timestamp, error)

@@ -20,4 +20,22 @@ package struct Detection: Sendable, Hashable, Codable {
         self.box = box
         self.keypoints = keypoints
     }
+
+    /// Landmarks as a detection (MediaPipe `LandmarksToDetectionCalculator`): the box spans
+    /// every landmark's x and y (min to max, normalized; width = max − min), every landmark is
+    /// a keypoint, in order, and the score is 0. The running maxima start at the smallest
+    /// positive `Float` (not −∞), as MediaPipe's do.
+    package init(enclosing landmarks: [RawLandmark]) {
+        var (minX, maxX, minY, maxY) = (Float.greatestFiniteMagnitude, Float.leastNormalMagnitude,
+                                        Float.greatestFiniteMagnitude, Float.leastNormalMagnitude)
+        for landmark in landmarks {
+            minX = min(minX, landmark.x)
+            maxX = max(maxX, landmark.x)
+            minY = min(minY, landmark.y)
+            maxY = max(maxY, landmark.y)
+        }
+        self.init(
+            score: 0, box: RelativeBox(xmin: minX, ymin: minY, width: maxX - minX, height: maxY - minY),
+            keypoints: landmarks.map(\.point))
+    }
 }

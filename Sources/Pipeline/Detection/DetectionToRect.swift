@@ -16,6 +16,9 @@ package struct DetectionToRect: Sendable, Hashable {
         case alignmentPoints
         /// `DetectionsToRectsCalculator`: the detection box's centre and size.
         case boundingBox
+        /// `DetectionsToRectsCalculator` with `conversion_mode: USE_KEYPOINTS`: the box around
+        /// every keypoint (centre `(min + max)/2`, size `max − min`, normalized).
+        case keypointBox
     }
 
     package var startKeypoint: Int
@@ -55,6 +58,25 @@ package struct DetectionToRect: Sendable, Hashable {
     package static let faceLandmarks = DetectionToRect(
         startKeypoint: 33, endKeypoint: 263, targetAngle: 0, extent: .boundingBox)
 
+    /// Holistic: the pose's face landmarks 0–10 (as ``Detection/init(enclosing:)``) to the region
+    /// searched for a face (docs/PIPELINE.md, "Holistic face"): their box, rotation from
+    /// landmark 5 (right eye) → 2 (left eye) with target 0°. Follow with
+    /// ``RectTransformation/faceRegionFromPose``.
+    package static let faceRegionFromPose = DetectionToRect(
+        startKeypoint: 5, endKeypoint: 2, targetAngle: 0, extent: .boundingBox)
+
+    /// Holistic: a face detection in that region to the face ROI (docs/PIPELINE.md, "Holistic
+    /// face"): the box around its six keypoints, rotation from keypoint 0 (right eye) → 1 (left
+    /// eye) with target 0°. Follow with ``RectTransformation/faceFromRegionDetection``.
+    package static let faceFromRegionDetection = DetectionToRect(
+        startKeypoint: 0, endKeypoint: 1, targetAngle: 0, extent: .keypointBox)
+
+    /// Holistic: the hand-recrop model's two points to the hand ROI (docs/PIPELINE.md,
+    /// "Holistic hands"): alignment points from point 0 → 1 with target −90°. Follow with
+    /// ``RectTransformation/handFromRecrop``.
+    package static let handFromRecrop = DetectionToRect(
+        startKeypoint: 0, endKeypoint: 1, targetAngle: radians(fromDegrees: -90), extent: .alignmentPoints)
+
     /// The rect for `detection`, whose coordinates are normalized to the image.
     ///
     /// - Parameters:
@@ -84,6 +106,20 @@ package struct DetectionToRect: Sendable, Hashable {
             return NormalizedRect(
                 xCenter: box.xmin + box.width / 2, yCenter: box.ymin + box.height / 2,
                 width: box.width, height: box.height,
+                rotation: RectRotation.rotation(
+                    from: start, to: end, targetAngle: targetAngle,
+                    imageWidth: imageWidth, imageHeight: imageHeight))
+        case .keypointBox:
+            var (minX, maxX, minY, maxY) = (Float.greatestFiniteMagnitude, -Float.greatestFiniteMagnitude,
+                                            Float.greatestFiniteMagnitude, -Float.greatestFiniteMagnitude)
+            for keypoint in detection.keypoints {
+                minX = min(minX, keypoint.x)
+                minY = min(minY, keypoint.y)
+                maxX = max(maxX, keypoint.x)
+                maxY = max(maxY, keypoint.y)
+            }
+            return NormalizedRect(
+                xCenter: (minX + maxX) / 2, yCenter: (minY + maxY) / 2, width: maxX - minX, height: maxY - minY,
                 rotation: RectRotation.rotation(
                     from: start, to: end, targetAngle: targetAngle,
                     imageWidth: imageWidth, imageHeight: imageHeight))

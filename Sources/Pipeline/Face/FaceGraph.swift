@@ -16,10 +16,8 @@ import Inference
 /// 3. **Association**: the detections' ROIs, then the previous frame's ROIs from landmarks;
 ///    of two with axis-aligned IoU > 0.5 (`associationThreshold`) the later one stays (a
 ///    tracked face keeps its ROI).
-/// 4. **Landmark model** per ROI: the ROI stretched to 192×192 in [0, 1] (border replicate);
-///    the face flag logit through a sigmoid must be > `minPresenceConfidence`; 468 landmarks
-///    (x, y in crop pixels / 192, z / 192), or with the refined model 478
-///    (``FaceLandmarkRefinement``), projected through the ROI.
+/// 4. **Landmark model** per ROI (``FaceLandmarkModel``), the presence threshold
+///    `minPresenceConfidence`.
 /// 5. **Next-frame ROI** (stream mode) from the landmarks' bounding box, rotation from
 ///    landmark 33 to 263, squared and scaled by 1.5.
 ///
@@ -53,27 +51,6 @@ package final class FaceGraph {
         }
     }
 
-    /// Which face landmark model the graph runs, told apart by its outputs.
-    package enum LandmarkModelKind: Sendable, Equatable {
-        /// `face_landmark.tflite`: 468 landmarks.
-        case plain
-        /// `face_landmark_with_attention.tflite`: 468 mesh landmarks refined by lips, eyes and
-        /// irises into 478.
-        case refined
-
-        /// The model's output shapes, in its output order.
-        var outputShapes: [[Int]] {
-            switch self {
-            case .plain: return [[1, 1, 1, 1404], [1, 1, 1, 1]]
-            case .refined:
-                return [[1, 1, 1, 1404]] + FaceLandmarkRefinement.pointCounts.map { [1, 1, 1, 2 * $0] } + [[1, 1, 1, 1]]
-            }
-        }
-
-        /// The face flag's output index.
-        var flagOutput: Int { outputShapes.count - 1 }
-    }
-
     /// One face, in the coordinates of the upright image.
     package struct Face {
         /// 468 (plain model) or 478 (refined model) landmarks, normalized to the image; z in units of about the image width
@@ -87,13 +64,10 @@ package final class FaceGraph {
     }
 
     package static let detectorInputSize = 128
-    package static let landmarkInputSize = 192
 
     package let configuration: Configuration
-    package let landmarkModelKind: LandmarkModelKind
-    private let detector: WholeImageDetector
-    private let landmarkModel: Interpreter
-    private let presenceGate: PresenceGate
+    private let detector: SingleShotDetector
+    private let landmarkModel: FaceLandmarkModel
 
     /// Next-frame ROIs from the previous frame's faces, with their track ids (stream mode only).
     private var trackedROIs: [TrackedRect] = []
@@ -104,29 +78,23 @@ package final class FaceGraph {
     /// - Parameters:
     ///   - detector: `face_detection_short_range.tflite`: input `[1, 128, 128, 3]` in [−1, 1];
     ///     outputs `[1, 896, 16]` box/keypoint regressions and `[1, 896, 1]` score logits.
-    ///   - landmarkModel: `face_landmark.tflite`: input `[1, 192, 192, 3]` in [0, 1]; outputs
-    ///     landmarks `[1, 1, 1, 1404]` (pixels of the crop) and the face flag `[1, 1, 1, 1]`
-    ///     (a logit). Or `face_landmark_with_attention.tflite`: the same input; outputs the mesh
-    ///     `[1, 1, 1, 1404]`, lips `[1, 1, 1, 160]`, the eyes `[1, 1, 1, 142]` each, the irises
-    ///     `[1, 1, 1, 10]` each (x, y in crop pixels) and the face flag `[1, 1, 1, 1]`.
+    ///   - landmarkModel: `face_landmark.tflite` or `face_landmark_with_attention.tflite`
+    ///     (``FaceLandmarkModel/init(interpreter:presenceThreshold:)``).
     /// - Throws: `ModelShapeError` when a model has other tensor shapes.
     package init(detector: Interpreter, landmarkModel: Interpreter, configuration: Configuration) throws {
         try ModelShapeError.requireShapes(
             of: detector, inputs: [[1, 128, 128, 3]], outputs: [[1, 896, 16], [1, 896, 1]], role: "face detector")
-        let kind: LandmarkModelKind = landmarkModel.outputs.count == LandmarkModelKind.refined.outputShapes.count
-            ? .refined : .plain
-        try ModelShapeError.requireShapes(
-            of: landmarkModel, inputs: [[1, 192, 192, 3]], outputs: kind.outputShapes,
-            role: kind == .refined ? "refined face landmark model" : "face landmark model")
-        self.landmarkModelKind = kind
-        self.detector = WholeImageDetector(
+        self.detector = SingleShotDetector(
             interpreter: detector, inputSize: Self.detectorInputSize, valueRange: (-1, 1),
             decoder: DetectionDecoder.faceDetector(minScoreThreshold: configuration.minDetectionConfidence),
             suppression: .faceDetector)
-        self.landmarkModel = landmarkModel
+        self.landmarkModel = try FaceLandmarkModel(
+            interpreter: landmarkModel, presenceThreshold: configuration.minPresenceConfidence)
         self.configuration = configuration
-        self.presenceGate = PresenceGate(threshold: configuration.minPresenceConfidence)
     }
+
+    /// Which face landmark model the graph runs.
+    package var landmarkModelKind: FaceLandmarkModel.Kind { landmarkModel.kind }
 
     /// Forgets the tracked faces; the faces found after it get new track ids.
     package func reset() {
@@ -147,7 +115,7 @@ package final class FaceGraph {
 
         var faces: [Face] = []
         for roi in rois {
-            guard let landmarks = try landmarks(in: image, roi: roi.rect) else { continue }
+            guard let landmarks = try landmarkModel.landmarks(in: image, roi: roi.rect) else { continue }
             faces.append(Face(landmarks: landmarks, roi: roi.rect, trackId: roi.trackId))
         }
 
@@ -175,43 +143,5 @@ package final class FaceGraph {
             let rect = try DetectionToRect.faceDetector.rect(for: face, imageWidth: image.width, imageHeight: image.height)
             return RectTransformation.face.apply(to: rect, imageWidth: image.width, imageHeight: image.height)
         }
-    }
-
-    /// Runs the landmark model on one ROI (stretched to the model input) and returns the
-    /// landmarks projected to the image, or nil when the presence gate fails.
-    private func landmarks(in image: RGBImage, roi: NormalizedRect) throws -> [RawLandmark]? {
-        let options = ImageToTensor.Options(
-            outputWidth: Self.landmarkInputSize, outputHeight: Self.landmarkInputSize,
-            rangeMin: 0, rangeMax: 1, keepAspectRatio: false, borderMode: .replicate)
-        let pixelROI = RotatedPixelRect(
-            normalizedXCenter: roi.xCenter, yCenter: roi.yCenter, width: roi.width, height: roi.height,
-            rotation: roi.rotation, imageWidth: image.width, imageHeight: image.height)
-        _ = try landmarkModel.withInputBuffer(at: 0) { buffer in
-            try ImageToTensor.convert(image, roi: pixelROI, options: options, into: buffer)
-        }
-        landmarkModel.invoke()
-
-        let present = try landmarkModel.withOutputBuffer(at: landmarkModelKind.flagOutput) { flag in
-            guard flag.count == 1 else {
-                throw PipelineInputError.tensorSizeMismatch(tensor: "face flag", expected: 1, actual: flag.count)
-            }
-            return presenceGate.passes(sigmoid(flag[0]))
-        }
-        guard present else { return nil }
-        var cropLandmarks = try landmarkModel.withOutputBuffer(at: 0) { try LandmarkTensorLayout.face.decodeLandmarks($0) }
-        if landmarkModelKind == .refined {
-            let sets = try FaceLandmarkRefinement.pointCounts.indices.map { set in
-                try landmarkModel.withOutputBuffer(at: 1 + set) { Self.decodePoints($0) }
-            }
-            cropLandmarks = try FaceLandmarkRefinement.refine(mesh: cropLandmarks, sets: sets)
-        }
-        return LandmarkProjection.project(cropLandmarks, through: roi)
-    }
-
-    /// A refinement set's (x, y) pairs in crop pixels, normalized to the crop (z 0), as
-    /// MediaPipe's `TensorsToLandmarksCalculator` decodes a two-value layout.
-    private static func decodePoints(_ values: UnsafeBufferPointer<Float>) -> [RawLandmark] {
-        let side = Float(landmarkInputSize)
-        return (0..<values.count / 2).map { RawLandmark(x: values[2 * $0] / side, y: values[2 * $0 + 1] / side, z: 0) }
     }
 }

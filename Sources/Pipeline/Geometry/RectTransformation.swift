@@ -37,6 +37,18 @@ package struct RectTransformation: Sendable, Hashable {
     /// Face ROI, from a detection and from landmarks for the next frame (docs/PIPELINE.md,
     /// "Face ROI from a detection", "Face tracking"): scale 1.5, no shift, square_long.
     package static let face = RectTransformation(scale: 1.5)
+    /// Holistic: the region searched for a face, from the pose's face landmarks
+    /// (docs/PIPELINE.md, "Holistic face"): scale 3, no shift, square_long.
+    package static let faceRegionFromPose = RectTransformation(scale: 3)
+    /// Holistic: the face ROI from a face detection in that region (docs/PIPELINE.md,
+    /// "Holistic face"): scale 2, shift_y −0.1, square_long.
+    package static let faceFromRegionDetection = RectTransformation(scale: 2, shiftY: -0.1)
+    /// Holistic: the region the hand-recrop model looks at, from the pose's wrist, pinky and
+    /// index landmarks (docs/PIPELINE.md, "Holistic hands"): scale 2.7, shift_y −0.1, square_long.
+    package static let handRegionFromPose = RectTransformation(scale: 2.7, shiftY: -0.1)
+    /// Holistic: the hand ROI from the hand-recrop model's two points (docs/PIPELINE.md,
+    /// "Holistic hands"): scale 1, shift_y −0.1, square_long.
+    package static let handFromRecrop = RectTransformation(scale: 1, shiftY: -0.1)
 
     /// Applies the transformation; the rotation is kept as is (not re-normalized).
     ///

@@ -11,11 +11,9 @@ import Inference
 ///   passes 90 to a field that expects radians (90 rad ≡ 116.62°, docs/PIPELINE.md,
 ///   "Detection to rotated rect"); that quirk tilts every palm-derived crop by +26.62° and is
 ///   deliberately not copied.
-/// - **Landmark crop letterboxed as in the legacy graph**: the crop keeps its aspect ratio and
-///   the letterbox is removed from the landmarks (docs/PIPELINE.md, "Hand landmark model"). A
-///   hand ROI is square, but its sides in pixels (normalized size × image size, in float32)
-///   can differ in their last bit; the legacy graph then crops a square of the longer side,
-///   where the Tasks graph stretches the crop by that bit.
+/// - **Landmark crop letterboxed as in the legacy graph** (``HandLandmarkModel``): the crop
+///   keeps its aspect ratio and the letterbox is removed from the landmarks (docs/PIPELINE.md,
+///   "Hand landmark model").
 /// - **Handedness in the Tasks convention** (index 0 = "Right", 1 = "Left": the subject's
 ///   actual hand in a non-mirrored image), the opposite of the legacy labels for the same
 ///   model score.
@@ -63,13 +61,11 @@ package final class HandGraph {
     }
 
     package static let detectorInputSize = 192
-    package static let landmarkInputSize = 224
     package static let handedness = HandednessConvention.tasks
 
     package let configuration: Configuration
-    private let detector: WholeImageDetector
-    private let landmarkModel: Interpreter
-    private let presenceGate: PresenceGate
+    private let detector: SingleShotDetector
+    private let landmarkModel: HandLandmarkModel
 
     /// Next-frame ROIs from the previous frame's hands, with their track ids (stream mode only).
     private var trackedROIs: [TrackedRect] = []
@@ -80,23 +76,19 @@ package final class HandGraph {
     /// - Parameters:
     ///   - detector: `palm_detection_full/lite.tflite`: input `[1, 192, 192, 3]` in [0, 1];
     ///     outputs `[1, 2016, 18]` box/keypoint regressions and `[1, 2016, 1]` score logits.
-    ///   - landmarkModel: `hand_landmark_full/lite.tflite`: input `[1, 224, 224, 3]` in [0, 1];
-    ///     outputs landmarks `[1, 63]` (pixels of the crop), presence `[1, 1]`, handedness
-    ///     `[1, 1]` (both already sigmoid), world landmarks `[1, 63]` (metres).
+    ///   - landmarkModel: `hand_landmark_full/lite.tflite`
+    ///     (``HandLandmarkModel/init(interpreter:presenceThreshold:)``).
     /// - Throws: `ModelShapeError` when a model has other tensor shapes.
     package init(detector: Interpreter, landmarkModel: Interpreter, configuration: Configuration) throws {
         try ModelShapeError.requireShapes(
             of: detector, inputs: [[1, 192, 192, 3]], outputs: [[1, 2016, 18], [1, 2016, 1]], role: "palm detector")
-        try ModelShapeError.requireShapes(
-            of: landmarkModel, inputs: [[1, 224, 224, 3]], outputs: [[1, 63], [1, 1], [1, 1], [1, 63]],
-            role: "hand landmark model")
-        self.detector = WholeImageDetector(
+        self.detector = SingleShotDetector(
             interpreter: detector, inputSize: Self.detectorInputSize, valueRange: (0, 1),
             decoder: DetectionDecoder.palmDetector(minScoreThreshold: configuration.minDetectionConfidence),
             suppression: .palmDetector)
-        self.landmarkModel = landmarkModel
+        self.landmarkModel = try HandLandmarkModel(
+            interpreter: landmarkModel, presenceThreshold: configuration.minPresenceConfidence)
         self.configuration = configuration
-        self.presenceGate = PresenceGate(threshold: configuration.minPresenceConfidence)
     }
 
     /// Forgets the tracked hands; the hands found after it get new track ids.
@@ -120,9 +112,10 @@ package final class HandGraph {
 
         var hands: [Hand] = []
         for roi in rois {
-            guard var hand = try landmarks(in: image, roi: roi.rect) else { continue }
-            hand.trackId = roi.trackId
-            hands.append(hand)
+            guard let found = try landmarkModel.hand(in: image, roi: roi.rect) else { continue }
+            hands.append(Hand(
+                landmarks: found.landmarks, worldLandmarks: found.worldLandmarks,
+                handedness: Self.handedness.decode(score: found.handednessScore), roi: roi.rect, trackId: roi.trackId))
         }
         let retained = try HandDeduplication.retainedIndices(
             of: hands.map(\.landmarks), imageWidth: image.width, imageHeight: image.height)
@@ -157,37 +150,5 @@ package final class HandGraph {
             let rect = try DetectionToRect.palmDetector.rect(for: palm, imageWidth: image.width, imageHeight: image.height)
             return RectTransformation.handFromPalm.apply(to: rect, imageWidth: image.width, imageHeight: image.height)
         }
-    }
-
-    /// Runs the landmark model on one ROI, letterboxed, and removes the letterbox from the
-    /// landmarks. Returns nil when the presence gate fails.
-    private func landmarks(in image: RGBImage, roi: NormalizedRect) throws -> Hand? {
-        let options = ImageToTensor.Options(
-            outputWidth: Self.landmarkInputSize, outputHeight: Self.landmarkInputSize,
-            rangeMin: 0, rangeMax: 1, keepAspectRatio: true, borderMode: .replicate)
-        let pixelROI = RotatedPixelRect(
-            normalizedXCenter: roi.xCenter, yCenter: roi.yCenter, width: roi.width, height: roi.height,
-            rotation: roi.rotation, imageWidth: image.width, imageHeight: image.height)
-        let transform = try landmarkModel.withInputBuffer(at: 0) { buffer in
-            try ImageToTensor.convert(image, roi: pixelROI, options: options, into: buffer)
-        }
-        landmarkModel.invoke()
-
-        let present = try landmarkModel.withOutputBuffer(at: 1) { try presenceGate.passes(flagTensor: $0) }
-        guard present else { return nil }
-
-        let cropLandmarks = transform.padding.removing(
-            from: try landmarkModel.withOutputBuffer(at: 0) { try LandmarkTensorLayout.hand.decodeLandmarks($0) })
-        let handedness = try landmarkModel.withOutputBuffer(at: 2) { scores in
-            guard scores.count == 1 else {
-                throw PipelineInputError.tensorSizeMismatch(tensor: "handedness", expected: 1, actual: scores.count)
-            }
-            return Self.handedness.decode(score: scores[0])
-        }
-        let world = try landmarkModel.withOutputBuffer(at: 3) { try LandmarkTensorLayout.hand.decodeWorldLandmarks($0) }
-        return Hand(
-            landmarks: LandmarkProjection.project(cropLandmarks, through: roi),
-            worldLandmarks: LandmarkProjection.rotate(world, by: roi.rotation),
-            handedness: handedness, roi: roi, trackId: nil)
     }
 }

@@ -41,6 +41,13 @@ package struct RotatedPixelRect: Sendable, Hashable {
                   rotation: Double(rotation))
     }
 
+    /// The pixel rect of a MediaPipe `NormalizedRect`: ``init(normalizedXCenter:yCenter:width:height:rotation:imageWidth:imageHeight:)``
+    /// with the rect's fields.
+    package init(_ rect: NormalizedRect, imageWidth: Int, imageHeight: Int) {
+        self.init(normalizedXCenter: rect.xCenter, yCenter: rect.yCenter, width: rect.width, height: rect.height,
+                  rotation: rect.rotation, imageWidth: imageWidth, imageHeight: imageHeight)
+    }
+
     /// The whole image, unrotated: centre (W/2, H/2), size W × H.
     package static func fullImage(width: Int, height: Int) -> RotatedPixelRect {
         RotatedPixelRect(centerX: Double(Float(width) * 0.5), centerY: Double(Float(height) * 0.5),

@@ -29,9 +29,16 @@ package struct HeatmapRefinement: Sendable, Hashable {
         self.minConfidenceToRefine = minConfidenceToRefine
     }
 
-    /// Pose landmark model: kernel 7, min confidence 0.5; presence and visibility are not
-    /// refined.
+    /// Pose landmark model, Tasks graph: kernel 7, min confidence 0.5; presence and visibility
+    /// are not refined.
     package static let pose = HeatmapRefinement(kernelSize: 7)
+
+    /// Pose landmark model, legacy graph (`pose_landmark_cpu`, also inside the holistic graph):
+    /// kernel **9**, min confidence 0.5. The graph's config asks for 7, but MediaPipe 0.10.21
+    /// refines its legacy pose landmarks with 9, the option's default (docs/PIPELINE.md,
+    /// "Legacy pose"): found by refining the model's heatmap both ways and comparing with the
+    /// legacy references.
+    package static let legacyPose = HeatmapRefinement(kernelSize: 9)
 
     /// Refines `landmarks` in place.
     ///

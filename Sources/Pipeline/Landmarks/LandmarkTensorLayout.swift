@@ -2,15 +2,16 @@
 /// (MediaPipe `TensorsToLandmarksCalculator`, docs/PIPELINE.md, "Landmark decoding and projection",
 /// "Pose landmark model" and "Hand landmark model").
 ///
-/// Landmark *i* reads values `[i·d, i·d + d)`: x, y, z, then visibility and presence if
-/// `d ≥ 4` / `d ≥ 5`, both passed through a sigmoid. The normalized output is
-/// `x/W_t`, `y/H_t`, `z/W_t/normalizeZ` in the crop's frame.
+/// Landmark *i* reads values `[i·d, i·d + d)`: x, y, then z if `d ≥ 3`, visibility and presence
+/// if `d ≥ 4` / `d ≥ 5`, both passed through a sigmoid. The normalized output is
+/// `x/W_t`, `y/H_t`, `z/W_t/normalizeZ` (0 without z) in the crop's frame.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 package struct LandmarkTensorLayout: Sendable, Hashable {
     /// Landmarks in the tensor (39 pose, 21 hand, 468 face).
     package let landmarkCount: Int
-    /// Values per landmark in the normalized-landmark tensor, 3...5 (5 pose, 3 hand and face).
+    /// Values per landmark in the normalized-landmark tensor, 2...5 (5 pose, 3 hand and face,
+    /// 2 hand recrop).
     package let valuesPerLandmark: Int
     /// Model input width in pixels, the unit of x and z in the tensor (256 pose, 224 hand, 192 face).
     package let inputWidth: Int
@@ -20,15 +21,15 @@ package struct LandmarkTensorLayout: Sendable, Hashable {
     package let normalizeZ: Float
 
     /// - Throws: ``PipelineInputError/invalidOption(name:reason:)`` for non-positive counts or
-    ///   sizes, `valuesPerLandmark` outside 3...5, a non-positive `normalizeZ`, or a tensor size
+    ///   sizes, `valuesPerLandmark` outside 2...5, a non-positive `normalizeZ`, or a tensor size
     ///   that overflows `Int`.
     package init(landmarkCount: Int, valuesPerLandmark: Int, inputWidth: Int, inputHeight: Int, normalizeZ: Float) throws {
         guard landmarkCount > 0 else {
             throw PipelineInputError.invalidOption(name: "landmarkCount", reason: "\(landmarkCount) is not positive")
         }
-        guard (3...5).contains(valuesPerLandmark) else {
+        guard (2...5).contains(valuesPerLandmark) else {
             throw PipelineInputError.invalidOption(
-                name: "valuesPerLandmark", reason: "\(valuesPerLandmark) is not in 3...5")
+                name: "valuesPerLandmark", reason: "\(valuesPerLandmark) is not in 2...5")
         }
         guard inputWidth > 0, inputHeight > 0 else {
             throw PipelineInputError.invalidOption(
@@ -68,6 +69,11 @@ package struct LandmarkTensorLayout: Sendable, Hashable {
     package static let face = LandmarkTensorLayout(
         validLandmarkCount: 468, valuesPerLandmark: 3, inputWidth: 192, inputHeight: 192, normalizeZ: 1)
 
+    /// hand_recrop.tflite: `output_crop` [1,1,1,4] = 2 × (x, y) in pixels of the 256×256 crop:
+    /// the two points that align the holistic graph's hand ROI. No world landmarks.
+    package static let handRecrop = LandmarkTensorLayout(
+        validLandmarkCount: 2, valuesPerLandmark: 2, inputWidth: 256, inputHeight: 256, normalizeZ: 1)
+
     /// Decodes the landmark tensor to landmarks normalized to the crop.
     ///
     /// - Parameter values: `[1, landmarkCount · valuesPerLandmark]` float32.
@@ -84,7 +90,7 @@ package struct LandmarkTensorLayout: Sendable, Hashable {
             let base = index * stride
             var landmark = RawLandmark(
                 x: values[base] / width, y: values[base + 1] / height,
-                z: values[base + 2] / width / normalizeZ)
+                z: stride > 2 ? values[base + 2] / width / normalizeZ : 0)
             if stride > 3 { landmark.visibility = sigmoid(values[base + 3]) }
             if stride > 4 { landmark.presence = sigmoid(values[base + 4]) }
             return landmark

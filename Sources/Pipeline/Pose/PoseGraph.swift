@@ -6,16 +6,34 @@ import Darwin
 import ImageIO
 import Inference
 
-/// One frame's work of the Tasks-flavour pose landmarker (docs/PIPELINE.md, "Pose landmarker"):
-/// detector when tracking does not cover `numPoses` people, one landmark-model
-/// run per ROI, presence gate, heatmap refinement, projection, world
-/// landmarks, segmentation mask, track ids, smoothing and next-frame ROIs.
+/// One frame's work of the pose landmarker (docs/PIPELINE.md, "Pose landmarker"): detector
+/// when tracking does not cover `numPoses` people, one landmark-model run per ROI, presence
+/// gate, heatmap refinement, projection, world landmarks, segmentation mask, track ids,
+/// smoothing and next-frame ROIs.
+///
+/// Two flavours (``Flavour``): the Tasks `PoseLandmarker`'s, and the legacy `pose_landmark_cpu`
+/// graph's, which MediaPipe's holistic graph runs (docs/PIPELINE.md, "Legacy pose").
 ///
 /// Holds mutable tracking state and the interpreters' tensor memory: one
 /// graph serves one caller at a time (the task runner serialises calls).
 package final class PoseGraph {
+    /// Which MediaPipe pose graph to reproduce.
+    package enum Flavour: Sendable, Equatable {
+        /// The Tasks `PoseLandmarker`: detector NMS at IoU 0.5, the landmark crop stretched to
+        /// the model input, smoothing of the landmarks only, next-frame ROIs from the raw
+        /// auxiliary landmarks.
+        case tasks
+        /// The legacy `pose_landmark_cpu` graph: detector NMS at IoU 0.3, the landmark crop
+        /// letterboxed (the letterbox removed from the landmarks), and in stream mode with one
+        /// pose the auxiliary landmarks smoothed too, the next-frame ROI built from the smoothed
+        /// ones (``LegacyPoseSmoother``). Its presence threshold is the caller's
+        /// `min_tracking_confidence`: pass it as `minPresenceConfidence`.
+        case legacy
+    }
+
     /// What the graph needs from the task options.
     package struct Configuration {
+        package var flavour: Flavour
         package var numPoses: Int
         package var minDetectionConfidence: Float
         package var minPresenceConfidence: Float
@@ -30,8 +48,9 @@ package final class PoseGraph {
         package init(
             numPoses: Int, minDetectionConfidence: Float, minPresenceConfidence: Float,
             minTrackingConfidence: Float, outputSegmentationMasks: Bool, streamMode: Bool,
-            smoothsEachTrack: Bool = false
+            smoothsEachTrack: Bool = false, flavour: Flavour = .tasks
         ) {
+            self.flavour = flavour
             self.numPoses = numPoses
             self.minDetectionConfidence = minDetectionConfidence
             self.minPresenceConfidence = minPresenceConfidence
@@ -50,8 +69,13 @@ package final class PoseGraph {
         package var worldLandmarks: [RawWorldLandmark]
         /// `[height, width]` of the image, row-major, in [0, 1]; nil unless masks were asked for.
         package var mask: [Float]?
+        /// The rotated square ROI the landmark model saw (normalized to the image).
+        package var roi: NormalizedRect
+        /// The two auxiliary landmarks (body centre and scale point), normalized to the image;
+        /// smoothed in the legacy flavour's stream mode.
+        package var auxiliaryLandmarks: [RawLandmark]
         /// The next frame's ROI, built from this pose's auxiliary landmarks (docs/PIPELINE.md,
-        /// "Pose tracking"), normalized; also the smoother's object scale.
+        /// "Pose tracking"), normalized; also the Tasks smoother's object scale.
         package var trackingROI: NormalizedRect
         /// Stream mode: the id of the track this pose belongs to (docs/PIPELINE.md, "Track ids");
         /// nil in image mode.
@@ -63,7 +87,7 @@ package final class PoseGraph {
     package static let heatmapSize = 64
 
     package let configuration: Configuration
-    private let detector: WholeImageDetector
+    private let detector: SingleShotDetector
     private let landmarkModel: Interpreter
 
     /// Next-frame ROIs from the previous frame, with their track ids (stream mode only).
@@ -73,6 +97,8 @@ package final class PoseGraph {
     private var smoother = PoseSmoother()
     /// Per-track smoothing: the filters of each track found on the previous frame, by track id.
     private var trackSmoothers: [Int: PoseSmoother] = [:]
+    /// The legacy flavour's smoothing of the one pose of `numPoses` 1 (stream mode).
+    private var legacySmoother = LegacyPoseSmoother()
     /// How many times the detector ran (for tests and profiling).
     package private(set) var detectorRuns = 0
 
@@ -88,10 +114,10 @@ package final class PoseGraph {
         try ModelShapeError.requireShapes(
             of: landmarkModel, inputs: [[1, 256, 256, 3]],
             outputs: [[1, 195], [1, 1], [1, 256, 256, 1], [1, 64, 64, 39], [1, 117]], role: "pose landmark model")
-        self.detector = WholeImageDetector(
+        self.detector = SingleShotDetector(
             interpreter: detector, inputSize: Self.detectorInputSize, valueRange: (-1, 1),
             decoder: DetectionDecoder.poseDetector(minScoreThreshold: configuration.minDetectionConfidence),
-            suppression: .poseDetector)
+            suppression: configuration.flavour == .legacy ? .poseDetectorLegacy : .poseDetector)
         self.landmarkModel = landmarkModel
         self.configuration = configuration
     }
@@ -101,6 +127,7 @@ package final class PoseGraph {
         trackedROIs = []
         smoother.reset()
         trackSmoothers = [:]
+        legacySmoother.reset()
     }
 
     /// Processes one upright RGB image.
@@ -123,12 +150,17 @@ package final class PoseGraph {
         }
 
         if configuration.streamMode {
-            trackedROIs = poses.map { TrackedRect(rect: $0.trackingROI, trackId: $0.trackId) }
             if configuration.smoothsEachTrack {
                 try smoothEachTrack(&poses, width: width, height: height, timestampMicroseconds: timestampMicroseconds)
             } else if configuration.numPoses == 1 {
-                try smooth(&poses, width: width, height: height, timestampMicroseconds: timestampMicroseconds)
+                switch configuration.flavour {
+                case .tasks:
+                    try smooth(&poses, width: width, height: height, timestampMicroseconds: timestampMicroseconds)
+                case .legacy:
+                    try smoothLegacy(&poses, width: width, height: height, timestampMicroseconds: timestampMicroseconds)
+                }
             }
+            trackedROIs = poses.map { TrackedRect(rect: $0.trackingROI, trackId: $0.trackId) }
         }
         return poses
     }
@@ -165,10 +197,8 @@ package final class PoseGraph {
         let width = image.width, height = image.height
         let options = ImageToTensor.Options(
             outputWidth: Self.landmarkInputSize, outputHeight: Self.landmarkInputSize,
-            rangeMin: 0, rangeMax: 1, keepAspectRatio: false, borderMode: .replicate)
-        let pixelROI = RotatedPixelRect(
-            normalizedXCenter: roi.xCenter, yCenter: roi.yCenter, width: roi.width, height: roi.height,
-            rotation: roi.rotation, imageWidth: width, imageHeight: height)
+            rangeMin: 0, rangeMax: 1, keepAspectRatio: configuration.flavour == .legacy, borderMode: .replicate)
+        let pixelROI = RotatedPixelRect(roi, imageWidth: width, imageHeight: height)
         let transform = try landmarkModel.withInputBuffer(at: 0) { buffer in
             try ImageToTensor.convert(image, roi: pixelROI, options: options, into: buffer)
         }
@@ -179,7 +209,7 @@ package final class PoseGraph {
 
         var raw = try landmarkModel.withOutputBuffer(at: 0) { try LandmarkTensorLayout.pose.decodeLandmarks($0) }
         try landmarkModel.withOutputBuffer(at: 3) { heatmap in
-            try HeatmapRefinement.pose.refine(
+            try (configuration.flavour == .legacy ? HeatmapRefinement.legacyPose : .pose).refine(
                 &raw, heatmap: heatmap, height: Self.heatmapSize, width: Self.heatmapSize, channels: 39)
         }
         let (poseLandmarks, auxiliary) = try PoseLandmarkSplit.split(raw)
@@ -197,11 +227,13 @@ package final class PoseGraph {
                     roi: transform.sampledROI, imageWidth: width, imageHeight: height)
             }
         }
+        let projectedAuxiliary = LandmarkProjection.project(transform.padding.removing(from: auxiliary), through: roi)
         let trackingROI = try PoseTrackingRect.nextFrameROI(
-            auxiliary: LandmarkProjection.project(auxiliary, through: roi), imageWidth: width, imageHeight: height)
+            auxiliary: projectedAuxiliary, imageWidth: width, imageHeight: height)
         return Pose(
-            landmarks: LandmarkProjection.project(poseLandmarks, through: roi),
-            worldLandmarks: world, mask: mask, trackingROI: trackingROI, trackId: nil)
+            landmarks: LandmarkProjection.project(transform.padding.removing(from: poseLandmarks), through: roi),
+            worldLandmarks: world, mask: mask, roi: roi, auxiliaryLandmarks: projectedAuxiliary, trackingROI: trackingROI,
+            trackId: nil)
     }
 
     /// Tasks smoothing for a single tracked pose (docs/PIPELINE.md, "Pose smoothing"): a frame
@@ -215,6 +247,23 @@ package final class PoseGraph {
         (poses[0].landmarks, poses[0].worldLandmarks) = try smoother.smooth(
             landmarks: pose.landmarks, worldLandmarks: pose.worldLandmarks, objectScaleRect: pose.trackingROI,
             imageWidth: width, imageHeight: height, timestampMicroseconds: timestampMicroseconds)
+    }
+
+    /// The legacy graph's smoothing of its one pose (docs/PIPELINE.md, "Legacy pose
+    /// smoothing"): the next-frame ROI is rebuilt from the smoothed auxiliary landmarks.
+    private func smoothLegacy(_ poses: inout [Pose], width: Int, height: Int, timestampMicroseconds: Int64) throws {
+        guard let pose = poses.first else {
+            legacySmoother.poseLost()
+            return
+        }
+        let smoothed = try legacySmoother.smooth(
+            landmarks: pose.landmarks, worldLandmarks: pose.worldLandmarks, auxiliary: pose.auxiliaryLandmarks,
+            imageWidth: width, imageHeight: height, timestampMicroseconds: timestampMicroseconds)
+        poses[0].landmarks = smoothed.landmarks
+        poses[0].worldLandmarks = smoothed.worldLandmarks
+        poses[0].auxiliaryLandmarks = smoothed.auxiliary
+        poses[0].trackingROI = try PoseTrackingRect.nextFrameROI(
+            auxiliary: smoothed.auxiliary, imageWidth: width, imageHeight: height)
     }
 
     /// Per-track smoothing (docs/PIPELINE.md, "Per-track smoothing"): each pose goes through its

@@ -1,14 +1,15 @@
 import ImageIO
 import Inference
 
-/// An SSD detector run on the whole image, as the pose, palm and face detectors are
-/// (docs/PIPELINE.md, "ROI to tensor", "Decoding detections", "Weighted non-maximum
-/// suppression"): the image letterboxed to the model's square input (border zero), one
-/// invocation, the outputs decoded against the anchors, then weighted NMS.
+/// An SSD detector run on the whole image, as the pose, palm and face detectors are, or on a
+/// rotated region of it, as the holistic graph's face detector is (docs/PIPELINE.md, "ROI to
+/// tensor", "Decoding detections", "Weighted non-maximum suppression"): the region letterboxed
+/// to the model's square input (border zero), one invocation, the outputs decoded against the
+/// anchors, then weighted NMS.
 ///
 /// Holds the interpreter's tensor memory: one detector serves one caller at a time (the graphs
 /// that own one are used by one thread at a time).
-package struct WholeImageDetector {
+package struct SingleShotDetector {
     /// The model: input `[1, inputSize, inputSize, 3]`; outputs box regressions and score logits.
     let interpreter: Interpreter
     /// The model input's side, pixels.
@@ -29,17 +30,26 @@ package struct WholeImageDetector {
         self.suppression = suppression
     }
 
-    /// Runs the detector on `image`.
+    /// Runs the detector on the whole of `image`.
     /// - Returns: the detections surviving NMS in descending score, normalized to the
     ///   letterboxed tensor, and the letterbox transform that maps them back to the image
     ///   (its padding, or its matrix).
     package func detect(in image: RGBImage) throws -> (detections: [Detection], transform: ImageToTensor.Transform) {
+        try detect(in: image, roi: .fullImage(width: image.width, height: image.height))
+    }
+
+    /// Runs the detector on the region `roi` of `image`.
+    /// - Returns: the detections surviving NMS in descending score, normalized to the tensor,
+    ///   and the crop's transform, whose matrix maps them back to the image
+    ///   (``DetectionProjection``).
+    package func detect(
+        in image: RGBImage, roi: RotatedPixelRect
+    ) throws -> (detections: [Detection], transform: ImageToTensor.Transform) {
         let options = ImageToTensor.Options(
             outputWidth: inputSize, outputHeight: inputSize, rangeMin: valueRange.min, rangeMax: valueRange.max,
             keepAspectRatio: true, borderMode: .zero)
         let transform = try interpreter.withInputBuffer(at: 0) { buffer in
-            try ImageToTensor.convert(
-                image, roi: .fullImage(width: image.width, height: image.height), options: options, into: buffer)
+            try ImageToTensor.convert(image, roi: roi, options: options, into: buffer)
         }
         interpreter.invoke()
         let detections = try interpreter.withOutputBuffer(at: 0) { boxes in

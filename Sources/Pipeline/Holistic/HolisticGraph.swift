@@ -1,0 +1,223 @@
+import ImageIO
+import Inference
+
+/// One frame's work of MediaPipe's legacy holistic graph (`holistic_landmark_cpu`, model
+/// complexity 1; docs/PIPELINE.md, "Holistic"): the body, then the face and both hands found
+/// from the body.
+///
+/// 1. **Pose**: ``PoseGraph`` in its legacy flavour with one pose (detector only when last
+///    frame gave no pose ROI; in stream mode the legacy smoothing).
+/// 2. **Face**: the region around pose landmarks 0–10 (``HolisticFaceRegion``), the short-range
+///    face detector inside it, the first detection's face ROI; ``RoiTracking/holisticFace``
+///    keeps last frame's face ROI while it still fits; the face landmark model
+///    (``FaceLandmarkModel``, plain or refined).
+/// 3. **Hands**, each side the same way: when the wrist is visible, the region around the
+///    wrist, pinky and index landmarks (``HolisticHandRegion``), narrowed by the hand-recrop
+///    model (``HandRecropModel``); ``RoiTracking/holisticHand`` keeps last frame's hand ROI
+///    while it still fits; the hand landmark model (``HandLandmarkModel``).
+///
+/// The face and hands are tracked from frame to frame in every mode, as MediaPipe's graph
+/// does whenever it sees consecutive frames (its static mode only stops the pose from being
+/// tracked and smoothed): call ``reset()`` between unrelated images. Nothing of the face or
+/// the hands is smoothed.
+///
+/// Holds mutable tracking state and the interpreters' tensor memory: one graph serves one
+/// caller at a time.
+package final class HolisticGraph {
+    /// What the graph needs from the task options.
+    package struct Configuration {
+        /// Legacy `min_detection_confidence`: the pose detector's score threshold.
+        package var minDetectionConfidence: Float
+        /// Legacy `min_tracking_confidence`: the pose landmark model's presence threshold.
+        package var minTrackingConfidence: Float
+        /// The face detector's score threshold (a constant 0.5 in the legacy graph).
+        package var minFaceDetectionConfidence: Float
+        /// The face landmark model's presence threshold (a constant 0.5 in the legacy graph).
+        package var minFacePresenceConfidence: Float
+        /// The hand landmark model's presence threshold (a constant 0.5 in the legacy graph).
+        package var minHandPresenceConfidence: Float
+        /// Video and live-stream modes: the pose is tracked (the detector skipped while it is
+        /// found) and smoothed; legacy `static_image_mode` off.
+        package var streamMode: Bool
+
+        package init(
+            minDetectionConfidence: Float, minTrackingConfidence: Float, minFaceDetectionConfidence: Float = 0.5,
+            minFacePresenceConfidence: Float = 0.5, minHandPresenceConfidence: Float = 0.5, streamMode: Bool
+        ) {
+            self.minDetectionConfidence = minDetectionConfidence
+            self.minTrackingConfidence = minTrackingConfidence
+            self.minFaceDetectionConfidence = minFaceDetectionConfidence
+            self.minFacePresenceConfidence = minFacePresenceConfidence
+            self.minHandPresenceConfidence = minHandPresenceConfidence
+            self.streamMode = streamMode
+        }
+    }
+
+    /// The models the graph runs.
+    package struct Models {
+        /// `pose_detection.tflite`.
+        package var poseDetector: Interpreter
+        /// `pose_landmark_full.tflite`.
+        package var poseLandmarks: Interpreter
+        /// `face_detection_short_range.tflite`.
+        package var faceDetector: Interpreter
+        /// `face_landmark.tflite`, or `face_landmark_with_attention.tflite` for 478 refined landmarks.
+        package var faceLandmarks: Interpreter
+        /// `hand_recrop.tflite`.
+        package var handRecrop: Interpreter
+        /// `hand_landmark_full.tflite`.
+        package var handLandmarks: Interpreter
+
+        package init(
+            poseDetector: Interpreter, poseLandmarks: Interpreter, faceDetector: Interpreter,
+            faceLandmarks: Interpreter, handRecrop: Interpreter, handLandmarks: Interpreter
+        ) {
+            self.poseDetector = poseDetector
+            self.poseLandmarks = poseLandmarks
+            self.faceDetector = faceDetector
+            self.faceLandmarks = faceLandmarks
+            self.handRecrop = handRecrop
+            self.handLandmarks = handLandmarks
+        }
+    }
+
+    /// A part (face or hand) found on a frame: its landmarks and the ROI the landmark model saw.
+    package struct Part<Landmarks> {
+        package var landmarks: Landmarks
+        /// Normalized to the image.
+        package var roi: NormalizedRect
+    }
+
+    /// One person, in the coordinates of the upright image.
+    package struct Person {
+        /// The body: landmarks, world landmarks, next-frame ROI.
+        package var pose: PoseGraph.Pose
+        /// 468 (plain model) or 478 (refined model) face landmarks, normalized to the image;
+        /// nil when no face was found.
+        package var face: Part<[RawLandmark]>?
+        /// The person's left hand, nil when not found.
+        package var leftHand: Part<HandLandmarkModel.Output>?
+        /// The person's right hand, nil when not found.
+        package var rightHand: Part<HandLandmarkModel.Output>?
+    }
+
+    /// The ROIs a frame built on the way to its parts (for tests and profiling): nil where the
+    /// graph built none.
+    package struct IntermediateROIs {
+        /// The region searched for a face (``HolisticFaceRegion/region(poseLandmarks:imageWidth:imageHeight:)``).
+        package var faceRegion: NormalizedRect?
+        /// The face ROI from the first face detection in that region.
+        package var faceRecrop: NormalizedRect?
+        /// Each hand's region around the pose's wrist, pinky and index.
+        package var handRegions: [HolisticHandRegion.Side: NormalizedRect] = [:]
+        /// Each hand's ROI from the hand-recrop model.
+        package var handRecrops: [HolisticHandRegion.Side: NormalizedRect] = [:]
+    }
+
+    package static let faceDetectorInputSize = 128
+
+    package let configuration: Configuration
+    private let poseGraph: PoseGraph
+    private let faceDetector: SingleShotDetector
+    private let faceModel: FaceLandmarkModel
+    private let handRecrop: HandRecropModel
+    private let handModel: HandLandmarkModel
+
+    /// Last frame's face and hands with the ROIs built from their landmarks, for
+    /// ``RoiTracking``; nil where last frame had none.
+    private var previousFace: (landmarks: [RawLandmark], rect: NormalizedRect)?
+    private var previousHands: [HolisticHandRegion.Side: (landmarks: [RawLandmark], rect: NormalizedRect)] = [:]
+    /// The last frame's intermediate ROIs.
+    package private(set) var intermediate = IntermediateROIs()
+
+    /// - Throws: `ModelShapeError` when a model has other tensor shapes than the graph's.
+    package init(models: Models, configuration: Configuration) throws {
+        poseGraph = try PoseGraph(
+            detector: models.poseDetector, landmarkModel: models.poseLandmarks,
+            configuration: PoseGraph.Configuration(
+                numPoses: 1, minDetectionConfidence: configuration.minDetectionConfidence,
+                minPresenceConfidence: configuration.minTrackingConfidence,
+                minTrackingConfidence: configuration.minTrackingConfidence, outputSegmentationMasks: false,
+                streamMode: configuration.streamMode, flavour: .legacy))
+        try ModelShapeError.requireShapes(
+            of: models.faceDetector, inputs: [[1, 128, 128, 3]], outputs: [[1, 896, 16], [1, 896, 1]],
+            role: "face detector")
+        faceDetector = SingleShotDetector(
+            interpreter: models.faceDetector, inputSize: Self.faceDetectorInputSize, valueRange: (-1, 1),
+            decoder: DetectionDecoder.faceDetector(minScoreThreshold: configuration.minFaceDetectionConfidence),
+            suppression: .faceDetector)
+        faceModel = try FaceLandmarkModel(
+            interpreter: models.faceLandmarks, presenceThreshold: configuration.minFacePresenceConfidence)
+        handRecrop = try HandRecropModel(interpreter: models.handRecrop)
+        handModel = try HandLandmarkModel(
+            interpreter: models.handLandmarks, presenceThreshold: configuration.minHandPresenceConfidence)
+        self.configuration = configuration
+    }
+
+    /// Which face landmark model the graph runs.
+    package var faceModelKind: FaceLandmarkModel.Kind { faceModel.kind }
+
+    /// Forgets everything tracked and smoothed.
+    package func reset() {
+        poseGraph.reset()
+        previousFace = nil
+        previousHands = [:]
+    }
+
+    /// Processes one upright RGB image.
+    /// - Parameter timestampMicroseconds: the frame time (stream mode smoothing).
+    /// - Returns: the person found, or nothing.
+    package func process(_ image: RGBImage, timestampMicroseconds: Int64) throws -> [Person] {
+        intermediate = IntermediateROIs()
+        guard let pose = try poseGraph.process(image, timestampMicroseconds: timestampMicroseconds).first else {
+            previousFace = nil
+            previousHands = [:]
+            return []
+        }
+        var person = Person(pose: pose)
+        person.face = try face(in: image, poseLandmarks: pose.landmarks)
+        person.leftHand = try hand(.left, in: image, poseLandmarks: pose.landmarks)
+        person.rightHand = try hand(.right, in: image, poseLandmarks: pose.landmarks)
+        return [person]
+    }
+
+    private func face(in image: RGBImage, poseLandmarks: [RawLandmark]) throws -> Part<[RawLandmark]>? {
+        let width = image.width, height = image.height
+        let region = try HolisticFaceRegion.region(poseLandmarks: poseLandmarks, imageWidth: width, imageHeight: height)
+        let (detections, transform) = try faceDetector.detect(
+            in: image, roi: RotatedPixelRect(region, imageWidth: width, imageHeight: height))
+        let recrop = try detections.first.map { detection in
+            try HolisticFaceRegion.roi(
+                fromDetection: DetectionProjection.project(detection, through: transform.matrix),
+                imageWidth: width, imageHeight: height)
+        }
+        intermediate.faceRegion = region
+        intermediate.faceRecrop = recrop
+        let found = try RoiTracking.holisticFace
+            .roi(recrop: recrop, previous: previousFace, imageWidth: width, imageHeight: height)
+            .flatMap { roi in try faceModel.landmarks(in: image, roi: roi).map { Part(landmarks: $0, roi: roi) } }
+        previousFace = try found.map {
+            ($0.landmarks, try FaceTrackingRect.nextFrameROI(landmarks: $0.landmarks, imageWidth: width, imageHeight: height))
+        }
+        return found
+    }
+
+    private func hand(
+        _ side: HolisticHandRegion.Side, in image: RGBImage, poseLandmarks: [RawLandmark]
+    ) throws -> Part<HandLandmarkModel.Output>? {
+        let width = image.width, height = image.height
+        let region = try HolisticHandRegion.region(
+            poseLandmarks: poseLandmarks, side: side, imageWidth: width, imageHeight: height)
+        let recrop = try region.map { try handRecrop.roi(in: image, region: $0) }
+        intermediate.handRegions[side] = region
+        intermediate.handRecrops[side] = recrop
+        let found = try RoiTracking.holisticHand
+            .roi(recrop: recrop, previous: previousHands[side], imageWidth: width, imageHeight: height)
+            .flatMap { roi in try handModel.hand(in: image, roi: roi).map { Part(landmarks: $0, roi: roi) } }
+        previousHands[side] = try found.map {
+            ($0.landmarks.landmarks,
+             try HandTrackingRect.nextFrameROI(landmarks: $0.landmarks.landmarks, imageWidth: width, imageHeight: height))
+        }
+        return found
+    }
+}

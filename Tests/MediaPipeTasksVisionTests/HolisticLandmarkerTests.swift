@@ -1,0 +1,131 @@
+import Foundation
+import LandmarkTestSupport
+@testable import MediaPipeTasksVision
+import TestSupport
+import Testing
+
+/// `HolisticLandmarker` through the public API: image mode (one landmarker for a run of images,
+/// each standing alone) and video mode on the legacy solutions' microsecond clock against
+/// MediaPipe's legacy Holistic references, the result's shape, microsecond timestamps, and the
+/// options it refuses. The graph's exactness is `HolisticGraphGoldenTests`'.
+@Suite struct HolisticLandmarkerTests {
+    static func landmarker(mode: RunningMode, refined: Bool = false) throws -> HolisticLandmarker {
+        let options = HolisticLandmarkerOptions()
+        options.baseOptions.modelAssetPath = Fixtures.modelsRoot
+            .appendingPathComponent(refined ? "holistic_landmarker_refined.task" : "holistic_landmarker.task").path
+        options.baseOptions.numThreads = 2
+        options.runningMode = mode
+        return try HolisticLandmarker(options: options)
+    }
+
+    /// The largest distance, in pixels, between our landmarks and the reference's.
+    static func largestDistance(_ ours: [NormalizedLandmark], _ theirs: [SIMD3<Double>]?, _ width: Int, _ height: Int) -> Double {
+        zip(ours, theirs ?? []).map { point, their in
+            let dx = (Double(point.x) - their.x) * Double(width)
+            let dy = (Double(point.y) - their.y) * Double(height)
+            return (dx * dx + dy * dy).squareRoot()
+        }.max() ?? 0
+    }
+
+    /// Person 0's parts against a reference frame: the same parts found, body and face within
+    /// 0.05 px, hands within 2 px (docs/PIPELINE.md, "Holistic exactness").
+    static func expectMatches(_ result: HolisticLandmarkerResult, _ reference: ReferenceHolisticFrame, _ label: String) {
+        let size = (reference.width, reference.height)
+        #expect(result.poseLandmarks.count == (reference.pose == nil ? 0 : 1), "\(label): people")
+        guard let pose = reference.pose, result.poseLandmarks.count == 1 else { return }
+        #expect(result.poseWorldLandmarks[0].count == 33)
+        #expect(largestDistance(result.poseLandmarks[0], pose.landmarks, size.0, size.1) <= 0.05, "\(label): pose")
+        #expect(result.faceLandmarks[0].count == (reference.face?.count ?? 0), "\(label): face")
+        #expect(largestDistance(result.faceLandmarks[0], reference.face, size.0, size.1) <= 0.05, "\(label): face")
+        for (side, ours, world, theirs) in [
+            ("left", result.leftHandLandmarks[0], result.leftHandWorldLandmarks[0], reference.leftHand.landmarks),
+            ("right", result.rightHandLandmarks[0], result.rightHandWorldLandmarks[0], reference.rightHand.landmarks),
+        ] {
+            #expect(ours.count == (theirs == nil ? 0 : 21) && world.count == ours.count, "\(label): \(side) hand")
+            #expect(largestDistance(ours, theirs, size.0, size.1) <= 2, "\(label): \(side) hand")
+        }
+    }
+
+    @Test func imageModeGivesLegacyHolisticForEveryImageOnItsOwn() throws {
+        let landmarker = try Self.landmarker(mode: .image)
+        // One landmarker for all: a face or hand found in one image must not steer the next.
+        for name in ["bus_man", "t1_chip", "zidane", "t1_chip_mirror", "grace_hopper", "t1_cards_left"] {
+            let result = try landmarker.detect(image: MPImage(contentsOfFile: Fixtures.path("images/\(name).png")))
+            #expect(result.trackIds == nil && result.faceBlendshapes.isEmpty)
+            Self.expectMatches(result, try FixtureGoldens.holistic("legacy/holistic_plain/\(name).json"), name)
+        }
+    }
+
+    @Test func refinedBundleGivesTheIrises() throws {
+        let landmarker = try Self.landmarker(mode: .image, refined: true)
+        let result = try landmarker.detect(image: MPImage(contentsOfFile: Fixtures.path("images/bus_man.png")))
+        Self.expectMatches(result, try FixtureGoldens.holistic("legacy/holistic_refined/bus_man.json"), "bus_man refined")
+        #expect(result.faceLandmarks.first?.count == 478)
+    }
+
+    @Test func videoModeOnTheLegacyClockGivesLegacyHolistic() throws {
+        let landmarker = try Self.landmarker(mode: .video)
+        var trackIds: Set<Int> = []
+        for frame in 0..<50 {
+            let name = String(format: "frame_%04d", frame)
+            let image = try MPImage(contentsOfFile: Fixtures.path("video/t1_sweep/\(name).png"))
+            let microseconds = Int64(frame + 1) * 33_333
+            let result = try landmarker.detect(videoFrame: image, timestampInMicroseconds: microseconds)
+            #expect(result.timestampInMilliseconds == Int(microseconds / 1000))
+            #expect(result.trackIds?.count == result.poseLandmarks.count)
+            trackIds.formUnion(result.trackIds ?? [])
+            Self.expectMatches(
+                result, try FixtureGoldens.holistic("legacy/video/t1_sweep/holistic_plain_tracking/\(name).json"), name)
+        }
+        #expect(!trackIds.isEmpty)
+    }
+
+    @Test func microsecondTimestampsMustIncrease() throws {
+        let landmarker = try Self.landmarker(mode: .video)
+        let image = try MPImage(contentsOfFile: Fixtures.path("images/coffee.png"))
+        _ = try landmarker.detect(videoFrame: image, timestampInMicroseconds: 33_333)
+        #expect(throws: TaskError.nonMonotonicMicrosecondTimestamp(previous: 33_333, received: 33_333)) {
+            try landmarker.detect(videoFrame: image, timestampInMicroseconds: 33_333)
+        }
+        // Milliseconds and microseconds share one clock: 33 ms is before 33 333 µs.
+        #expect(throws: TaskError.nonMonotonicTimestamp(previous: 33, received: 33)) {
+            try landmarker.detect(videoFrame: image, timestampInMilliseconds: 33)
+        }
+        #expect(try landmarker.detect(videoFrame: image, timestampInMilliseconds: 34).timestampInMilliseconds == 34)
+        #expect(try landmarker.detect(videoFrame: image, timestampInMicroseconds: 34_001).timestampInMilliseconds == 34)
+    }
+
+    @Test func unsupportedOptionsAreRefusedByName() throws {
+        func refusal(_ change: (HolisticLandmarkerOptions) -> Void) -> TaskError? {
+            let options = HolisticLandmarkerOptions()
+            options.baseOptions.modelAssetPath = Fixtures.modelsRoot.appendingPathComponent("holistic_landmarker.task").path
+            change(options)
+            do {
+                _ = try HolisticLandmarker(options: options)
+                return nil
+            } catch {
+                return error as? TaskError
+            }
+        }
+        #expect(refusal { $0.numPoses = 2 } == .countOutOfRange(option: "numPoses", value: 2, allowed: 1...1))
+        #expect(refusal { $0.minHandLandmarksConfidence = 1.5 }
+                == .confidenceOutOfRange(option: "minHandLandmarksConfidence", value: 1.5))
+        guard case .unavailableOutput(let option, _) = refusal({ $0.outputFaceBlendshapes = true }) else {
+            Issue.record("blendshapes not refused")
+            return
+        }
+        #expect(option == "outputFaceBlendshapes")
+        guard case .unavailableOutput(let masks, _) = refusal({ $0.outputPoseSegmentationMasks = true }) else {
+            Issue.record("masks not refused")
+            return
+        }
+        #expect(masks == "outputPoseSegmentationMasks")
+    }
+
+    @Test func resultRoundTripsThroughJSON() throws {
+        let landmarker = try Self.landmarker(mode: .image)
+        let result = try landmarker.detect(image: MPImage(contentsOfFile: Fixtures.path("images/bus_man.png")))
+        let decoded = try JSONDecoder().decode(HolisticLandmarkerResult.self, from: JSONEncoder().encode(result))
+        #expect(decoded == result)
+    }
+}
