@@ -105,3 +105,37 @@ public enum Padding: Int8, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { self == .same ? "SAME" : "VALID" }
 }
+
+/// The fields of a convolution's options that describe its sliding window: `Conv2DOptions` and
+/// `DepthwiseConv2DOptions` name them alike.
+protocol ConvolutionWindowFields {
+    static var padding: OptionsField<Int8> { get }
+    static var strideW: OptionsField<Int32> { get }
+    static var strideH: OptionsField<Int32> { get }
+    static var dilationWFactor: OptionsField<Int32> { get }
+    static var dilationHFactor: OptionsField<Int32> { get }
+}
+
+extension BuiltinOptionsFields.Conv2D: ConvolutionWindowFields {}
+extension BuiltinOptionsFields.DepthwiseConv2D: ConvolutionWindowFields {}
+
+/// The sliding window of CONV_2D's and DEPTHWISE_CONV_2D's options, read once for both: what
+/// their `readOptions` share.
+struct ConvolutionWindowOptions {
+    var padding: Padding
+    var strideH: Int
+    var strideW: Int
+    var dilationH: Int
+    var dilationW: Int
+
+    /// `stride_w` and `stride_h` (default 0) and `dilation_w_factor` and `dilation_h_factor`
+    /// (default 1), each refused below 1 with a `KernelError` naming `op`, then `padding`.
+    init<Fields: ConvolutionWindowFields>(_ table: OptionsTable, _: Fields.Type, op: String) throws {
+        // In the schema's order, so that the first bad field is the one reported.
+        strideW = try table.int(Fields.strideW, atLeast: 1, op: op)
+        strideH = try table.int(Fields.strideH, atLeast: 1, op: op)
+        dilationW = try table.int(Fields.dilationWFactor, atLeast: 1, op: op)
+        dilationH = try table.int(Fields.dilationHFactor, atLeast: 1, op: op)
+        padding = try Padding(table, Fields.padding)
+    }
+}

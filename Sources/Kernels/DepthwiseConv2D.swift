@@ -74,14 +74,10 @@ public struct DepthwiseConv2D: OperatorDescriptor {
     public static func readOptions(_ table: OptionsTable) throws -> Options {
         typealias Fields = BuiltinOptionsFields.DepthwiseConv2D
         let op = "DEPTHWISE_CONV_2D"
-        // In the schema's order, so that the first bad field is the one reported.
-        let strideW = try table.int(Fields.strideW, atLeast: 1, op: op)
-        let strideH = try table.int(Fields.strideH, atLeast: 1, op: op)
-        let dilationW = try table.int(Fields.dilationWFactor, atLeast: 1, op: op)
-        let dilationH = try table.int(Fields.dilationHFactor, atLeast: 1, op: op)
+        let window = try ConvolutionWindowOptions(table, Fields.self, op: op)
         return Options(
-            padding: try Padding(table, Fields.padding), strideH: strideH, strideW: strideW,
-            dilationH: dilationH, dilationW: dilationW,
+            padding: window.padding, strideH: window.strideH, strideW: window.strideW,
+            dilationH: window.dilationH, dilationW: window.dilationW,
             depthMultiplier: try table.int(Fields.depthMultiplier, atLeast: 0, op: op),
             activation: try FusedActivation(table, Fields.fusedActivationFunction, op: op))
     }

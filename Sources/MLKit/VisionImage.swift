@@ -16,8 +16,9 @@ import MediaPipeTasksVision
 /// detector copies what it needs when a call starts, so changing the image afterwards does not
 /// affect a detection already under way.
 public final class VisionImage {
-    /// The stored pixels, layout `[bufferHeight, bufferWidth, 3]` RGB8.
-    public let rgbImage: RGBImage
+    /// The stored pixels, layout `[bufferHeight, bufferWidth, 3]` RGB8 (ImageIO's type, so
+    /// `package`, as `MPImage`'s: the public API is in ML Kit's terms).
+    package let rgbImage: RGBImage
     /// How the stored pixels must be turned (and mirrored) to be displayed upright (UIKit's
     /// `UIImage.Orientation` meaning).
     public var orientation: ImageOrientation

@@ -9,6 +9,7 @@ import Glibc
 #else
 import Darwin
 #endif
+import SystemInterface
 import VideoFiles
 
 /// A dataset run of `landmarker extract`: for each manifest entry of the shard, in manifest

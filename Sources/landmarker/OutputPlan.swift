@@ -9,6 +9,7 @@ import Glibc
 #else
 import Darwin
 #endif
+import SystemInterface
 
 /// A file option of `pose` and `hand`.
 enum OutputKind: String, CaseIterable {

@@ -31,14 +31,13 @@ struct PoseTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     @Option(parsing: .unconditional, help: "Maximum number of people.")
     var numPoses = 1
 
-    @Option(parsing: .unconditional, help: "Minimum detector score.")
-    var minDetectionConfidence: Float = 0.5
+    @OptionGroup var confidences: ConfidenceOptions<ConfidenceHelp>
 
-    @Option(parsing: .unconditional, help: "Minimum pose presence score.")
-    var minPresenceConfidence: Float = 0.5
-
-    @Option(parsing: .unconditional, help: "Minimum IoU to keep tracking a person (video).")
-    var minTrackingConfidence: Float = 0.5
+    enum ConfidenceHelp: ConfidenceOptionsHelp {
+        static let detection: ArgumentHelp = "Minimum detector score."
+        static let presence: ArgumentHelp = "Minimum pose presence score."
+        static let tracking: ArgumentHelp = "Minimum IoU to keep tracking a person (video)."
+    }
 
     @Flag(help: """
         Smooth every tracked person with their own filters, so that --num-poses above 1 is \
@@ -52,17 +51,16 @@ struct PoseTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     func validate() throws {
         try checkTaskOptions(
             count: numPoses, countFlag: "--num-poses", maximum: PoseLandmarkerOptions.maximumNumPoses,
-            confidences: [(minDetectionConfidence, "--min-detection-confidence"),
-                          (minPresenceConfidence, "--min-presence-confidence"),
-                          (minTrackingConfidence, "--min-tracking-confidence")],
+            confidences: confidences.flagged,
             threads: threads)
     }
 
     var modelArgument: String { model }
 
     var recorded: [String: String] {
-        ["numPoses": "\(numPoses)", "minPoseDetectionConfidence": "\(minDetectionConfidence)",
-         "minPosePresenceConfidence": "\(minPresenceConfidence)", "minTrackingConfidence": "\(minTrackingConfidence)",
+        ["numPoses": "\(numPoses)", "minPoseDetectionConfidence": "\(confidences.minDetectionConfidence)",
+         "minPosePresenceConfidence": "\(confidences.minPresenceConfidence)",
+         "minTrackingConfidence": "\(confidences.minTrackingConfidence)",
          "shouldSmoothEachTrack": "\(smoothEachTrack)"]
     }
 
@@ -78,9 +76,9 @@ struct PoseTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         options.baseOptions.numThreads = threads
         options.runningMode = mode
         options.numPoses = numPoses
-        options.minPoseDetectionConfidence = minDetectionConfidence
-        options.minPosePresenceConfidence = minPresenceConfidence
-        options.minTrackingConfidence = minTrackingConfidence
+        options.minPoseDetectionConfidence = confidences.minDetectionConfidence
+        options.minPosePresenceConfidence = confidences.minPresenceConfidence
+        options.minTrackingConfidence = confidences.minTrackingConfidence
         options.shouldOutputSegmentationMasks = masks
         options.shouldSmoothEachTrack = smoothEachTrack
         let landmarker: PoseLandmarker
@@ -109,14 +107,13 @@ struct HandTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     @Option(parsing: .unconditional, help: "Maximum number of hands.")
     var numHands = 1
 
-    @Option(parsing: .unconditional, help: "Minimum palm detector score.")
-    var minDetectionConfidence: Float = 0.5
+    @OptionGroup var confidences: ConfidenceOptions<ConfidenceHelp>
 
-    @Option(parsing: .unconditional, help: "Minimum hand presence score.")
-    var minPresenceConfidence: Float = 0.5
-
-    @Option(parsing: .unconditional, help: "IoU above which a new palm counts as an already tracked hand (video).")
-    var minTrackingConfidence: Float = 0.5
+    enum ConfidenceHelp: ConfidenceOptionsHelp {
+        static let detection: ArgumentHelp = "Minimum palm detector score."
+        static let presence: ArgumentHelp = "Minimum hand presence score."
+        static let tracking: ArgumentHelp = "IoU above which a new palm counts as an already tracked hand (video)."
+    }
 
     @Option(parsing: .unconditional, help: "Threads for the model kernels (results are the same for every count).")
     var threads = ProcessInfo.processInfo.activeProcessorCount
@@ -125,9 +122,7 @@ struct HandTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         guard !(lite && model != nil) else { throw ValidationError("give --lite or --model, not both") }
         try checkTaskOptions(
             count: numHands, countFlag: "--num-hands", maximum: HandLandmarkerOptions.maximumNumHands,
-            confidences: [(minDetectionConfidence, "--min-detection-confidence"),
-                          (minPresenceConfidence, "--min-presence-confidence"),
-                          (minTrackingConfidence, "--min-tracking-confidence")],
+            confidences: confidences.flagged,
             threads: threads)
     }
 
@@ -135,8 +130,9 @@ struct HandTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     var modelArgument: String { model ?? (lite ? ModelLocation.liteHandBundle : ModelLocation.handBundle) }
 
     var recorded: [String: String] {
-        ["numHands": "\(numHands)", "minHandDetectionConfidence": "\(minDetectionConfidence)",
-         "minHandPresenceConfidence": "\(minPresenceConfidence)", "minTrackingConfidence": "\(minTrackingConfidence)"]
+        ["numHands": "\(numHands)", "minHandDetectionConfidence": "\(confidences.minDetectionConfidence)",
+         "minHandPresenceConfidence": "\(confidences.minPresenceConfidence)",
+         "minTrackingConfidence": "\(confidences.minTrackingConfidence)"]
     }
 
     func makeEntryRun(modelPath: String) throws -> EntryRun {
@@ -151,9 +147,9 @@ struct HandTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         options.baseOptions.numThreads = threads
         options.runningMode = mode
         options.numHands = numHands
-        options.minHandDetectionConfidence = minDetectionConfidence
-        options.minHandPresenceConfidence = minPresenceConfidence
-        options.minTrackingConfidence = minTrackingConfidence
+        options.minHandDetectionConfidence = confidences.minDetectionConfidence
+        options.minHandPresenceConfidence = confidences.minPresenceConfidence
+        options.minTrackingConfidence = confidences.minTrackingConfidence
         let landmarker: HandLandmarker
         do {
             landmarker = try HandLandmarker(options: options)
@@ -183,14 +179,13 @@ struct FaceTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     @Option(parsing: .unconditional, help: "Maximum number of faces.")
     var numFaces = 1
 
-    @Option(parsing: .unconditional, help: "Minimum face detector score.")
-    var minDetectionConfidence: Float = 0.5
+    @OptionGroup var confidences: ConfidenceOptions<ConfidenceHelp>
 
-    @Option(parsing: .unconditional, help: "Minimum face presence score (MediaPipe Face Mesh's min_tracking_confidence).")
-    var minPresenceConfidence: Float = 0.5
-
-    @Option(parsing: .unconditional, help: "IoU above which a tracked face replaces a new detection of it (video).")
-    var minTrackingConfidence: Float = 0.5
+    enum ConfidenceHelp: ConfidenceOptionsHelp {
+        static let detection: ArgumentHelp = "Minimum face detector score."
+        static let presence: ArgumentHelp = "Minimum face presence score (MediaPipe Face Mesh's min_tracking_confidence)."
+        static let tracking: ArgumentHelp = "IoU above which a tracked face replaces a new detection of it (video)."
+    }
 
     @Option(parsing: .unconditional, help: "Threads for the model kernels (results are the same for every count).")
     var threads = ProcessInfo.processInfo.activeProcessorCount
@@ -199,9 +194,7 @@ struct FaceTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         guard !(refine && model != nil) else { throw ValidationError("give --refine or --model, not both") }
         try checkTaskOptions(
             count: numFaces, countFlag: "--num-faces", maximum: FaceLandmarkerOptions.maximumNumFaces,
-            confidences: [(minDetectionConfidence, "--min-detection-confidence"),
-                          (minPresenceConfidence, "--min-presence-confidence"),
-                          (minTrackingConfidence, "--min-tracking-confidence")],
+            confidences: confidences.flagged,
             threads: threads)
     }
 
@@ -209,8 +202,9 @@ struct FaceTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     var modelArgument: String { model ?? (refine ? ModelLocation.refinedFaceBundle : ModelLocation.faceBundle) }
 
     var recorded: [String: String] {
-        ["numFaces": "\(numFaces)", "minFaceDetectionConfidence": "\(minDetectionConfidence)",
-         "minFacePresenceConfidence": "\(minPresenceConfidence)", "minTrackingConfidence": "\(minTrackingConfidence)"]
+        ["numFaces": "\(numFaces)", "minFaceDetectionConfidence": "\(confidences.minDetectionConfidence)",
+         "minFacePresenceConfidence": "\(confidences.minPresenceConfidence)",
+         "minTrackingConfidence": "\(confidences.minTrackingConfidence)"]
     }
 
     func makeEntryRun(modelPath: String) throws -> EntryRun {
@@ -225,9 +219,9 @@ struct FaceTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         options.baseOptions.numThreads = threads
         options.runningMode = mode
         options.numFaces = numFaces
-        options.minFaceDetectionConfidence = minDetectionConfidence
-        options.minFacePresenceConfidence = minPresenceConfidence
-        options.minTrackingConfidence = minTrackingConfidence
+        options.minFaceDetectionConfidence = confidences.minDetectionConfidence
+        options.minFacePresenceConfidence = confidences.minPresenceConfidence
+        options.minTrackingConfidence = confidences.minTrackingConfidence
         let landmarker: FaceLandmarker
         do {
             landmarker = try FaceLandmarker(options: options)
@@ -237,6 +231,34 @@ struct FaceTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         releaseFreedHeap()
         return landmarker
     }
+}
+
+/// The confidence options every task has, `--min-detection-confidence`,
+/// `--min-presence-confidence` and `--min-tracking-confidence` (default 0.5 each), with the
+/// task's own help (`Help`). They are checked by the task's `validate()`, in its order.
+struct ConfidenceOptions<Help: ConfidenceOptionsHelp>: ParsableArguments {
+    @Option(parsing: .unconditional, help: Help.detection)
+    var minDetectionConfidence: Float = 0.5
+
+    @Option(parsing: .unconditional, help: Help.presence)
+    var minPresenceConfidence: Float = 0.5
+
+    @Option(parsing: .unconditional, help: Help.tracking)
+    var minTrackingConfidence: Float = 0.5
+
+    /// The three values with their flags, as `checkTaskOptions` takes them.
+    var flagged: [(value: Float, flag: String)] {
+        [(minDetectionConfidence, "--min-detection-confidence"),
+         (minPresenceConfidence, "--min-presence-confidence"),
+         (minTrackingConfidence, "--min-tracking-confidence")]
+    }
+}
+
+/// A task's help for its ``ConfidenceOptions``.
+protocol ConfidenceOptionsHelp {
+    static var detection: ArgumentHelp { get }
+    static var presence: ArgumentHelp { get }
+    static var tracking: ArgumentHelp { get }
 }
 
 /// Checks a task's options with the landmarkers' own rules before any input is read (so that

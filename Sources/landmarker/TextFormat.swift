@@ -33,13 +33,6 @@ func padded(_ text: String, to width: Int) -> String {
     text + String(repeating: " ", count: max(0, width - text.count))
 }
 
-/// The text of a failed system call's `errno`, e.g. "No such file or directory": SystemInterface's
-/// `systemErrorText(_:)`, under the same name for the files of this module that do not import
-/// SystemInterface (Extraction.swift).
-func systemErrorText(_ code: Int32 = errno) -> String {
-    SystemInterface.systemErrorText(code)
-}
-
 /// A short description of an error: for one thrown by FoundationEssentials' file operations,
 /// the text of the underlying POSIX error where there is one, else what its code says (never the
 /// error value itself); the error's own description otherwise.
