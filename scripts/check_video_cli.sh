@@ -3,8 +3,8 @@
 #   - `pose CLIP.mp4 --json --annotate OUT.mp4 --mask MASK.mp4` on a clip encoded from the
 #     sample clip's frames: one JSON line per frame with the presentation times, landmarks equal
 #     to the run on the same video's frames exported as PNG, and videos out with the input's
-#     frame count, rate and size; the same for `hand` and `face` on the hand clip; every frame's line holds
-#     one track id per pose, hand or face (`trackIds`);
+#     frame count, rate and size; the same for `hand`, `face` and `holistic` on the hand clip; every frame's line holds
+#     one track id per pose, hand or face (`trackIds`), or per person (`trackId`);
 #   - a batch of images with an unreadable one: one line each, an error line, exit status 1, and
 #     no track ids; a single unreadable image with --json: its error object, exit status 1;
 #   - usage errors, exit status 64 and nothing written: options that do not apply to the input
@@ -38,12 +38,14 @@ compare() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
 a, b = ([json.loads(line) for line in open(path)] for path in sys.argv[1:])
-keys = ("timestampMs", "landmarks", "worldLandmarks", "handedness", "trackIds")
+keys = ("timestampMs", "landmarks", "worldLandmarks", "handedness", "trackIds", "people")
 same = len(a) == len(b) and all(x.get(k) == y.get(k) for x, y in zip(a, b) for k in keys)
-found = sum(1 for x in a if x["landmarks"])
-tracked = all(len(x.get("trackIds", [None])) == len(x["landmarks"]) for x in a)
+found = sum(1 for x in a if x.get("landmarks") or x.get("people"))
+# Pose, hand and face lines carry trackIds beside their landmarks; holistic people a trackId each.
+tracked = all(len(x.get("trackIds", [None])) == len(x["landmarks"]) if "landmarks" in x
+              else all("trackId" in person for person in x["people"]) for x in a)
 print(f"check_video_cli: {sys.argv[1]}: {len(a)} frames, {found} with a result, "
-      f"track ids {sorted({i for x in a for i in x.get('trackIds', [])})}; "
+      f"track ids {sorted({i for x in a for i in x.get('trackIds', [p['trackId'] for p in x.get('people', [])])})}; "
       f"{'equal to' if same else 'DIFFERENT from'} {sys.argv[2]}")
 sys.exit(0 if same and found > 0 and tracked else 1)
 PY
@@ -76,6 +78,7 @@ check_task() {
 check_task pose bus_tilt --annotate pose_annotated.mp4 --mask pose_mask.mkv
 check_task hand t1_pan --annotate hand_annotated.webm
 check_task face t1_pan --annotate face_annotated.mp4
+check_task holistic t1_pan --annotate holistic_annotated.mp4
 
 # A batch with an unreadable image: a line per image, an error line, status 1.
 head -c 5000 "$samples/bus.jpg" > broken.jpg
@@ -119,6 +122,9 @@ pose @/bus.jpg pose.mp4|pose.mp4 is a video
 hand --smooth-each-track @/bus.jpg|Unknown option '--smooth-each-track' for 'landmarker hand': an option of 'landmarker pose'
 pose --lite @/bus.jpg|Unknown option '--lite' for 'landmarker pose': an option of 'landmarker hand'
 face --refine --model face_landmarker.task @/bus.jpg|give --refine or --model, not both
+holistic @/bus.jpg --frame-step-us 33333|--frame-step-us applies to a folder of frames, not to images
+holistic pose.mp4 --frame-step-us 33333|--frame-step-us applies to a folder of frames: pose.mp4 carries its own timing
+holistic @/bus.jpg --num-poses 2|--num-poses must be in 1...1
 pose a/x.jpg b/x.jpg --annotate refused/out|a/x.jpg and b/x.jpg would both be written to refused/out/x.png
 pose a/x.jpg b/x.jpg --mask refused/out|give --keep-paths
 pose input.png --annotate ./input.png|--annotate ./input.png would overwrite the input input.png

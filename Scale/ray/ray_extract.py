@@ -20,7 +20,7 @@ every entry is done or skipped, 1 when an entry failed or a task was lost after 
 options, models not found).
 
 Usage:
-  ray_extract.py pose|hand|face --manifest LIST --out DIR [--address ADDR] [--landmarker PATH]
+  ray_extract.py pose|hand|face|holistic --manifest LIST --out DIR [--address ADDR] [--landmarker PATH]
                  [--threads T] [--tasks N] [--retries R] [-- LANDMARKER OPTIONS...]
 """
 
@@ -91,7 +91,7 @@ def parse_arguments(argv):
     parser = argparse.ArgumentParser(
         description="Runs `landmarker extract` over a manifest on a Ray cluster, one task per "
                     "entry or shard. Options after -- go to landmarker extract.")
-    parser.add_argument("task", choices=["pose", "hand", "face"])
+    parser.add_argument("task", choices=["pose", "hand", "face", "holistic"])
     parser.add_argument("--manifest", required=True, help="one video or folder of frames per line")
     parser.add_argument("--out", required=True, help="the folder for <name>.ndjson and <name>.error.json")
     parser.add_argument("--address", default=os.environ.get("RAY_ADDRESS", "auto"),

@@ -43,6 +43,23 @@ enum AnnotatedOutput {
         return canvas
     }
 
+    /// Every person's skeleton, face contours and hands drawn over the upright image; in video
+    /// mode all of a person's parts in their track's colour.
+    static func drawHolistic(_ result: HolisticLandmarkerResult, on image: MPImage) -> RGBImage {
+        var canvas = image.uprightRGBImage()
+        for index in result.poseLandmarks.indices {
+            let color = trackColor(result.trackIds, index)
+            LandmarkDrawing.drawPose(on: &canvas, landmarks: result.poseLandmarks[index], connectionColor: color)
+            if !result.faceLandmarks[index].isEmpty {
+                LandmarkDrawing.drawFace(on: &canvas, landmarks: result.faceLandmarks[index], connectionColor: color)
+            }
+            for hand in [result.leftHandLandmarks[index], result.rightHandLandmarks[index]] where !hand.isEmpty {
+                LandmarkDrawing.drawHand(on: &canvas, landmarks: hand, label: nil, connectionColor: color)
+            }
+        }
+        return canvas
+    }
+
     /// The colour of the track of pose, hand or face `index`; nil without track ids (image mode).
     private static func trackColor(_ trackIds: [Int]?, _ index: Int) -> DrawingColor? {
         guard let trackIds, trackIds.indices.contains(index) else { return nil }

@@ -12,7 +12,7 @@ struct ExtractCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract",
         abstract: "Extract landmarks from every video of a manifest into DIR/<name>.ndjson (resumable, sharded).",
-        subcommands: [Pose.self, Hand.self, Face.self])
+        subcommands: [Pose.self, Hand.self, Face.self, Holistic.self])
 
     /// The options of a dataset run, shared by every task.
     struct DatasetOptions: ParsableArguments {
@@ -83,6 +83,17 @@ struct ExtractCommand: ParsableCommand {
         @OptionGroup var task: HandTaskOptions
 
         func run() throws { try ExtractCommand.extract(dataset, task: "hand", options: task) }
+    }
+
+    struct Holistic: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "holistic",
+            abstract: "Body, face and hand landmarks of every video of the manifest (video mode).")
+
+        @OptionGroup var dataset: DatasetOptions
+        @OptionGroup var task: HolisticTaskOptions
+
+        func run() throws { try ExtractCommand.extract(dataset, task: "holistic", options: task) }
     }
 
     struct Face: ParsableCommand {

@@ -54,7 +54,7 @@ struct FaceCommand: ParsableCommand {
     private func makeRun(_ landmarker: FaceLandmarker) -> LandmarkerRun<FaceLandmarkerResult> {
         LandmarkerRun(
             detectImage: { try landmarker.detect(image: $0) },
-            detectFrame: { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) },
+            detectFrame: { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: Int($1 / 1000)) },
             describe: { result, image in
                 ("\(result.faceLandmarks.count) face(s)", result.faceLandmarks.enumerated().map { k, face in
                     // Landmark 1 is the nose tip.

@@ -19,9 +19,13 @@ final class FrameInput {
         /// The frame's file name, or "frame N" for a stream.
         let name: String
         let image: RGBImage
-        /// In milliseconds: frame index / frames per second, rounded, for a folder or a Y4M
-        /// stream; the presentation time for a video file.
-        let timestampMs: Int
+        /// In microseconds: frame index / frames per second, rounded to milliseconds, for a
+        /// folder or a Y4M stream, or (frame index + 1) · the folder's frame step when one is
+        /// given; the presentation time for a video file.
+        let timestampMicroseconds: Int64
+
+        /// The timestamp in milliseconds, rounded down.
+        var timestampMs: Int { VisionTaskRunner<MPImage, Int>.milliseconds(of: timestampMicroseconds) }
     }
 
     private enum Source {
@@ -31,6 +35,9 @@ final class FrameInput {
     }
 
     private let source: Source
+    /// A folder's frame step in microseconds (`--frame-step-us`), which replaces its frame rate
+    /// for the timestamps: frame k at (k + 1) · step, as MediaPipe's legacy solutions time frames.
+    private var folderFrameStepMicroseconds: Int64?
     /// The path given (`-` for standard input).
     let path: String
     /// The rate timestamps and output videos use: the folder's `--fps`, the Y4M header's, or
@@ -50,13 +57,21 @@ final class FrameInput {
     /// Opens `path`: a folder (timestamps from `folderFramesPerSecond`), `-` or a `.y4m` file
     /// (timestamps from the header's frame rate), or a video file (presentation times), which
     /// may end short of its container's promise when `acceptingShortfall`.
-    static func open(_ path: String, folderFramesPerSecond: Double, acceptingShortfall: Bool = false) throws -> FrameInput {
+    /// With `folderFrameStepMicroseconds`, a folder's frames are timed by that step instead
+    /// (frame k at (k + 1) · step µs; the rate for output videos is 10⁶ / step).
+    static func open(
+        _ path: String, folderFramesPerSecond: Double, folderFrameStepMicroseconds: Int64? = nil,
+        acceptingShortfall: Bool = false
+    ) throws -> FrameInput {
         if path != "-", PathKind(atPath: path) == .folder {
             let names = try frameNames(inFolder: path)
             guard !names.isEmpty else { throw CommandFailure("\(path): no PNG or JPEG frames in the folder") }
-            return FrameInput(
-                source: .folder(names.map { path + "/" + $0 }), path: path, framesPerSecond: folderFramesPerSecond,
+            let input = FrameInput(
+                source: .folder(names.map { path + "/" + $0 }), path: path,
+                framesPerSecond: folderFrameStepMicroseconds.map { 1_000_000 / Double($0) } ?? folderFramesPerSecond,
                 frameCount: names.count)
+            input.folderFrameStepMicroseconds = folderFrameStepMicroseconds
+            return input
         }
         do {
             if path == "-" || URL(fileURLWithPath: path).pathExtension.lowercased() == "y4m" {
@@ -151,7 +166,8 @@ final class FrameInput {
     /// - Throws: `CommandFailure` naming the input or the frame, among them a video file's
     ///   `VideoFileError.noFrames` and `.cutShort` and a Y4M stream's `noFrames`.
     func next() throws -> Frame? {
-        let timestampMs = Int((Double(index) * 1000 / framesPerSecond).rounded())
+        let timestamp = folderFrameStepMicroseconds.map { Int64(index + 1) * $0 }
+            ?? Int64((Double(index) * 1000 / framesPerSecond).rounded()) * 1000
         defer { index += 1 }
         switch source {
         case .folder(let paths):
@@ -159,7 +175,7 @@ final class FrameInput {
             do {
                 let decoded = try ImageDecoder.decode(contentsOfFile: paths[index])
                 let image = decoded.exifOrientation.map { decoded.image.applyingExifOrientation($0) } ?? decoded.image
-                return Frame(name: paths[index], image: image, timestampMs: timestampMs)
+                return Frame(name: paths[index], image: image, timestampMicroseconds: timestamp)
             } catch {
                 throw CommandFailure("\(paths[index]): \(errorText(error))")
             }
@@ -169,7 +185,7 @@ final class FrameInput {
                     if index == 0 { throw VideoFileError.noFrames(path: path == "-" ? "standard input" : path) }
                     return nil
                 }
-                return Frame(name: "frame \(index)", image: image, timestampMs: timestampMs)
+                return Frame(name: "frame \(index)", image: image, timestampMicroseconds: timestamp)
             } catch let error as VideoFileError {
                 throw CommandFailure(error.description)
             } catch {
@@ -178,7 +194,8 @@ final class FrameInput {
         case .videoFile(let reader):
             do throws(VideoFileError) {
                 guard let frame = try reader.nextFrame() else { return nil }
-                return Frame(name: "frame \(frame.index)", image: frame.image, timestampMs: frame.timestampMs)
+                return Frame(
+                    name: "frame \(frame.index)", image: frame.image, timestampMicroseconds: Int64(frame.timestampMs) * 1000)
             } catch {
                 switch error {
                 case .noFrames, .cutShort, .decoderFailed: throw CommandFailure(error.description)  // they name the file

@@ -60,7 +60,7 @@ struct HandCommand: ParsableCommand {
     private func makeRun(_ landmarker: HandLandmarker) -> LandmarkerRun<HandLandmarkerResult> {
         LandmarkerRun(
             detectImage: { try landmarker.detect(image: $0) },
-            detectFrame: { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) },
+            detectFrame: { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: Int($1 / 1000)) },
             describe: { result, image in
                 ("\(result.landmarks.count) hand(s)", result.landmarks.enumerated().map { k, hand in
                     let label = result.handedness[k].first.map(LandmarkDrawing.handLabel(for:)) ?? "?"

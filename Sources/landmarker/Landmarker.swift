@@ -5,7 +5,7 @@ struct Landmarker: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "landmarker",
         abstract: "Pose, hand and face landmark detection with a pure-Swift TensorFlow Lite runtime.",
-        subcommands: [PoseCommand.self, HandCommand.self, FaceCommand.self, ExtractCommand.self, InspectCommand.self, RunCommand.self, BenchCommand.self,
+        subcommands: [PoseCommand.self, HandCommand.self, FaceCommand.self, HolisticCommand.self, ExtractCommand.self, InspectCommand.self, RunCommand.self, BenchCommand.self,
                       PipelineBenchCommand.self, SoakCommand.self])
 
     @Flag(help: "Print the version, the commit it was built from, the kernel family chosen on this CPU and the model folder.")

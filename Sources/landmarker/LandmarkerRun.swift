@@ -18,8 +18,8 @@ import VideoFiles
 struct LandmarkerRun<Result: RecordFields> {
     /// Runs the landmarker on one image (image mode).
     let detectImage: (MPImage) throws -> Result
-    /// Runs the landmarker on one frame with its timestamp in milliseconds (video mode).
-    let detectFrame: (MPImage, Int) throws -> Result
+    /// Runs the landmarker on one frame with its timestamp in microseconds (video mode).
+    let detectFrame: (MPImage, Int64) throws -> Result
     /// What is printed for one image or frame without `--json`: a count ("2 pose(s)"), printed
     /// after the image's name, then one indented line per pose or hand.
     let describe: (Result, MPImage) -> (count: String, lines: [String])
@@ -75,9 +75,11 @@ struct LandmarkerRun<Result: RecordFields> {
     /// An input without frames fails, and so does a video file that ends before its container
     /// said it would (`VideoShortfall`), its output videos never appearing, unless
     /// `allowShort`: then the run succeeds with a warning on standard error.
-    func runVideo(_ source: String, folderFramesPerSecond fps: Double, json: Bool, outputs: OutputPlan,
-                  quiet: Bool, allowShort: Bool) throws {
-        let input = try FrameInput.open(source, folderFramesPerSecond: fps, acceptingShortfall: allowShort)
+    func runVideo(_ source: String, folderFramesPerSecond fps: Double, folderFrameStepMicroseconds frameStepMicroseconds: Int64? = nil,
+                  json: Bool, outputs: OutputPlan, quiet: Bool, allowShort: Bool) throws {
+        let input = try FrameInput.open(
+            source, folderFramesPerSecond: fps, folderFrameStepMicroseconds: frameStepMicroseconds,
+            acceptingShortfall: allowShort)
         let annotate = outputs.path(.annotate, for: source)
         let mask = maskPixels == nil ? nil : outputs.path(.mask, for: source)
         var annotatedVideo: FFmpegVideoWriter?
@@ -88,7 +90,7 @@ struct LandmarkerRun<Result: RecordFields> {
         }
         do {
             try input.forEachFrame(quiet: quiet) { frame, image in
-                let result = try detectFrame(image, frame.timestampMs)
+                let result = try detectFrame(image, frame.timestampMicroseconds)
                 if json {
                     let record = ResultRecord(image: frame.name, width: image.width, height: image.height, result: result,
                                               timestampMs: frame.timestampMs)
@@ -148,7 +150,7 @@ struct ImageFailureRecord: Encodable {
 
 /// The keys of a `--json` record.
 enum RecordKey: String, CodingKey {
-    case image, width, height, handedness, landmarks, worldLandmarks, trackIds, timestampMs
+    case image, width, height, handedness, landmarks, worldLandmarks, trackIds, people, timestampMs
 }
 
 /// A result that contributes its fields (with the iOS API's names) to a `--json` record.
@@ -182,6 +184,58 @@ extension FaceLandmarkerResult: RecordFields {
     func encodeRecordFields(into container: inout KeyedEncodingContainer<RecordKey>) throws {
         try container.encode(faceLandmarks, forKey: .landmarks)
         try container.encodeIfPresent(trackIds, forKey: .trackIds)
+    }
+}
+
+extension HolisticLandmarkerResult: RecordFields {
+    /// `people`: one object per person with `poseLandmarks`, `poseWorldLandmarks`,
+    /// `faceLandmarks`, `leftHandLandmarks`, `leftHandWorldLandmarks`, `rightHandLandmarks` and
+    /// `rightHandWorldLandmarks` (null where the part was not found; left is the person's left)
+    /// and, in video mode, `trackId`.
+    func encodeRecordFields(into container: inout KeyedEncodingContainer<RecordKey>) throws {
+        try container.encode(poseLandmarks.indices.map { HolisticPersonRecord(self, person: $0) }, forKey: .people)
+    }
+}
+
+/// One person of a holistic `--json` record.
+struct HolisticPersonRecord: Encodable {
+    let poseLandmarks: [NormalizedLandmark]
+    let poseWorldLandmarks: [Landmark]
+    let faceLandmarks: [NormalizedLandmark]?
+    let leftHandLandmarks: [NormalizedLandmark]?
+    let leftHandWorldLandmarks: [Landmark]?
+    let rightHandLandmarks: [NormalizedLandmark]?
+    let rightHandWorldLandmarks: [Landmark]?
+    let trackId: Int?
+
+    init(_ result: HolisticLandmarkerResult, person index: Int) {
+        func found<Point>(_ parts: [[Point]]) -> [Point]? { parts[index].isEmpty ? nil : parts[index] }
+        poseLandmarks = result.poseLandmarks[index]
+        poseWorldLandmarks = result.poseWorldLandmarks[index]
+        faceLandmarks = found(result.faceLandmarks)
+        leftHandLandmarks = found(result.leftHandLandmarks)
+        leftHandWorldLandmarks = found(result.leftHandWorldLandmarks)
+        rightHandLandmarks = found(result.rightHandLandmarks)
+        rightHandWorldLandmarks = found(result.rightHandWorldLandmarks)
+        trackId = result.trackIds.flatMap { $0.indices.contains(index) ? $0[index] : nil }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case poseLandmarks, poseWorldLandmarks, faceLandmarks, leftHandLandmarks, leftHandWorldLandmarks
+        case rightHandLandmarks, rightHandWorldLandmarks, trackId
+    }
+
+    /// Missing parts are written as null, not left out; `trackId` only in video mode.
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(poseLandmarks, forKey: .poseLandmarks)
+        try container.encode(poseWorldLandmarks, forKey: .poseWorldLandmarks)
+        try container.encode(faceLandmarks, forKey: .faceLandmarks)
+        try container.encode(leftHandLandmarks, forKey: .leftHandLandmarks)
+        try container.encode(leftHandWorldLandmarks, forKey: .leftHandWorldLandmarks)
+        try container.encode(rightHandLandmarks, forKey: .rightHandLandmarks)
+        try container.encode(rightHandWorldLandmarks, forKey: .rightHandWorldLandmarks)
+        try container.encodeIfPresent(trackId, forKey: .trackId)
     }
 }
 

@@ -9,6 +9,8 @@ enum ModelLocation {
     static let liteHandBundle = "hand_landmarker_lite.task"
     static let faceBundle = "face_landmarker.task"
     static let refinedFaceBundle = "face_landmarker_refined.task"
+    static let holisticBundle = "holistic_landmarker.task"
+    static let refinedHolisticBundle = "holistic_landmarker_refined.task"
 
     /// The file `argument` names.
     /// - Throws: `CommandFailure` listing every folder searched and how to fetch the models.

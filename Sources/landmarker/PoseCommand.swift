@@ -65,7 +65,7 @@ struct PoseCommand: ParsableCommand {
     private func makeRun(_ landmarker: PoseLandmarker) -> LandmarkerRun<PoseLandmarkerResult> {
         LandmarkerRun(
             detectImage: { try landmarker.detect(image: $0) },
-            detectFrame: { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) },
+            detectFrame: { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: Int($1 / 1000)) },
             describe: { result, image in
                 ("\(result.landmarks.count) pose(s)", result.landmarks.enumerated().map { k, pose in
                     "  pose \(k)" + trackDescription(result.trackIds, k)

@@ -233,6 +233,77 @@ struct FaceTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     }
 }
 
+/// The holistic landmarker's options, shared by `landmarker holistic` and
+/// `landmarker extract holistic`.
+struct HolisticTaskOptions: ParsableArguments, LandmarkerTaskOptions {
+    @Option(help: """
+        The holistic landmarker bundle (.task) holding the pose, face and hand models \
+        (pose_detector, pose_landmarks_detector, face_detector, face_landmarks_detector, \
+        hand_recrop, hand_landmarks_detector .tflite): a path, or a name looked up in the model \
+        folders (default \(ModelLocation.holisticBundle); see landmarker --version).
+        """)
+    var model: String?
+
+    @Flag(help: """
+        Refine the eyes and lips and add the irises: 478 face landmarks instead of 468 \
+        (\(ModelLocation.refinedHolisticBundle), MediaPipe's refine_face_landmarks).
+        """)
+    var refine = false
+
+    @Option(parsing: .unconditional, help: "Maximum number of people (1: MediaPipe's holistic graph follows one person).")
+    var numPoses = 1
+
+    @Option(parsing: .unconditional, help: "Minimum pose detector score (MediaPipe Holistic's min_detection_confidence).")
+    var minDetectionConfidence: Float = 0.5
+
+    @Option(parsing: .unconditional, help: "Minimum pose presence score (MediaPipe Holistic's min_tracking_confidence).")
+    var minPresenceConfidence: Float = 0.5
+
+    @Option(parsing: .unconditional, help: "Threads for the model kernels (results are the same for every count).")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    func validate() throws {
+        guard !(refine && model != nil) else { throw ValidationError("give --refine or --model, not both") }
+        try checkTaskOptions(
+            count: numPoses, countFlag: "--num-poses", maximum: 1,
+            confidences: [(minDetectionConfidence, "--min-detection-confidence"),
+                          (minPresenceConfidence, "--min-presence-confidence")],
+            threads: threads)
+    }
+
+    /// The bundle argument: `--model`, or the plain or refined default.
+    var modelArgument: String { model ?? (refine ? ModelLocation.refinedHolisticBundle : ModelLocation.holisticBundle) }
+
+    var recorded: [String: String] {
+        ["numPoses": "\(numPoses)", "minPoseDetectionConfidence": "\(minDetectionConfidence)",
+         "minPosePresenceConfidence": "\(minPresenceConfidence)"]
+    }
+
+    func makeEntryRun(modelPath: String) throws -> EntryRun {
+        let landmarker = try makeLandmarker(modelPath: modelPath, mode: .video)
+        return EntryRun { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) }
+    }
+
+    /// A landmarker with these options.
+    func makeLandmarker(modelPath: String, mode: RunningMode) throws -> HolisticLandmarker {
+        let options = HolisticLandmarkerOptions()
+        options.baseOptions.modelAssetPath = modelPath
+        options.baseOptions.numThreads = threads
+        options.runningMode = mode
+        options.numPoses = numPoses
+        options.minPoseDetectionConfidence = minDetectionConfidence
+        options.minPosePresenceConfidence = minPresenceConfidence
+        let landmarker: HolisticLandmarker
+        do {
+            landmarker = try HolisticLandmarker(options: options)
+        } catch {
+            throw CommandFailure("\(modelPath): \(error)")
+        }
+        releaseFreedHeap()
+        return landmarker
+    }
+}
+
 /// The confidence options every task has, `--min-detection-confidence`,
 /// `--min-presence-confidence` and `--min-tracking-confidence` (default 0.5 each), with the
 /// task's own help (`Help`). They are checked by the task's `validate()`, in its order.

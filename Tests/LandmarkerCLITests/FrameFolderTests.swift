@@ -28,6 +28,24 @@ import Testing
         #expect(names == ["a.png", "b.png", "c.PNG"].map { folder["frames/" + $0] })
     }
 
+    /// `landmarker holistic FOLDER --frame-step-us 33333`: frame k at (k + 1) · 33333 µs, the
+    /// legacy solutions' clock, rounded down to milliseconds where milliseconds are shown; the
+    /// rate of output videos follows the step. Without a step, --fps as before.
+    @Test func aFrameStepTimesTheFramesInMicroseconds() throws {
+        let folder = try TemporaryFolder("frame-folder")
+        defer { folder.remove() }
+        try Self.makeFolder(in: folder)
+        let stepped = try FrameInput.open(folder["frames"], folderFramesPerSecond: 30, folderFrameStepMicroseconds: 33_333)
+        var times: [(Int64, Int)] = []
+        try stepped.forEachFrame(quiet: true) { frame, _ in times.append((frame.timestampMicroseconds, frame.timestampMs)) }
+        #expect(times.map(\.0) == [33_333, 66_666, 99_999] && times.map(\.1) == [33, 66, 99])
+        #expect(abs(stepped.framesPerSecond - 1_000_000.0 / 33_333) < 1e-9)
+        let rated = try FrameInput.open(folder["frames"], folderFramesPerSecond: 25)
+        var milliseconds: [Int] = []
+        try rated.forEachFrame(quiet: true) { frame, _ in milliseconds.append(frame.timestampMs) }
+        #expect(milliseconds == [0, 40, 80])
+    }
+
     @Test func extractReadsAndHashesTheSameFrames() throws {
         let folder = try TemporaryFolder("frame-folder")
         defer { folder.remove() }
