@@ -2,7 +2,8 @@
 # Installs the CLI under PREFIX (scripts/install.sh) and checks it as a user of a
 # minimal box would run it: from another folder, with an environment holding only
 # PATH=/usr/bin:/bin (no Swift toolchain) and a HOME of its own.
-#   - `pose PHOTO --json`, `hand PHOTO --json` and `face PHOTO --json` print results;
+#   - `pose PHOTO --json`, `hand PHOTO --json`, `face PHOTO --json` and `holistic PHOTO --json`
+#     print results;
 #   - `--version` prints the version, the commit, the kernel family, the model folder and the
 #     weight cache folder;
 #   - the runs save their packed weights in the user's cache, and a second pose run, which maps
@@ -80,6 +81,18 @@ echo "check_install: $saved weight cache files in $weights"
 cp "$work/pose.json" "$work/pose_first.json"
 check_json pose "$root/samples/bus.jpg"
 cmp -s "$work/pose.json" "$work/pose_first.json" || fail "pose with its packed weights mapped printed other JSON"
+# The installed holistic bundle: a person with body and face on the portrait.
+if as_user "$bin" holistic "$root/samples/grace_hopper.jpg" --json > "$work/holistic.json"; then
+  python3 - "$work/holistic.json" <<'PY' || fail "holistic --json: no person with a face in the output"
+import json, sys
+people = json.load(open(sys.argv[1]))["people"]
+print(f"check_install: holistic: {len(people)} person(s), face landmarks "
+      f"{[len(p['faceLandmarks'] or []) for p in people]}")
+sys.exit(0 if people and people[0]["faceLandmarks"] else 1)
+PY
+else
+  fail "holistic --json exited with status $?"
+fi
 
 # `bench` finds a model by name in the prefix, and its per-layer report gives every operator
 # a mean and a fastest pass (the fastest no slower than the mean).
