@@ -12,7 +12,7 @@ import MediaPipeTasksVision
 struct PipelineBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pipeline-bench",
-        abstract: "Time the whole pose, hand or face landmarker per frame: median, p10 and p90 in ms.",
+        abstract: "Time the whole pose, hand, face or holistic landmarker per frame: median, p10 and p90 in ms.",
         discussion: """
             The PNG/JPEG frames of --frames (sorted by name) are decoded into memory first; decoding
             is not timed. Image mode times detect(image:) on every frame; video mode times
@@ -22,7 +22,7 @@ struct PipelineBenchCommand: ParsableCommand {
             """)
 
     enum Task: String, ExpressibleByArgument, CaseIterable {
-        case pose, hand, face
+        case pose, hand, face, holistic
 
         /// The bundle used without `--model`.
         var defaultBundle: String {
@@ -30,6 +30,7 @@ struct PipelineBenchCommand: ParsableCommand {
             case .pose: return ModelLocation.poseBundle
             case .hand: return ModelLocation.handBundle
             case .face: return ModelLocation.faceBundle
+            case .holistic: return ModelLocation.holisticBundle
             }
         }
     }
@@ -41,7 +42,7 @@ struct PipelineBenchCommand: ParsableCommand {
     /// Milliseconds between two video-mode timestamps (25 fps).
     static let frameIntervalMs = 40
 
-    @Argument(help: "pose, hand or face.")
+    @Argument(help: "pose, hand, face or holistic.")
     var task: Task
 
     @Option(help: "A folder of PNG/JPEG frames.")
@@ -62,7 +63,7 @@ struct PipelineBenchCommand: ParsableCommand {
     @Option(help: """
         The landmarker bundle (.task): a path, or a name looked up in the model folders; \
         default \(ModelLocation.poseBundle) for pose, \(ModelLocation.handBundle) for hand, \
-        \(ModelLocation.faceBundle) for face.
+        \(ModelLocation.faceBundle) for face, \(ModelLocation.holisticBundle) for holistic.
         """)
     var model: String?
 
@@ -137,7 +138,7 @@ struct PipelineBenchCommand: ParsableCommand {
 
     /// Creates a landmarker and returns a closure that runs one frame through it (in video mode
     /// the frame index gives the timestamp) and says whether it found at least one pose, hand or
-    /// face (hand: `numHands` 2; face: `numFaces` 1).
+    /// face (hand: `numHands` 2; face: `numFaces` 1; holistic: one person).
     private func makeDetector(mode runningMode: RunningMode, modelPath: String) throws -> (MPImage, Int) throws -> Bool {
         let landmarker: any TaskLandmarker
         do {
@@ -162,6 +163,12 @@ struct PipelineBenchCommand: ParsableCommand {
                 options.baseOptions.numThreads = threads
                 options.runningMode = runningMode
                 landmarker = try FaceLandmarker(options: options)
+            case .holistic:
+                let options = HolisticLandmarkerOptions()
+                options.baseOptions.modelAssetPath = modelPath
+                options.baseOptions.numThreads = threads
+                options.runningMode = runningMode
+                landmarker = try HolisticLandmarker(options: options)
             }
         } catch {
             throw CommandFailure("\(modelPath): \(error)")

@@ -11,7 +11,7 @@ import MediaPipeTasksVision
 struct SoakCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soak",
-        abstract: "Run a pose, hand or face landmarker over many frames and check that resident memory stays flat.",
+        abstract: "Run a pose, hand, face or holistic landmarker over many frames and check that resident memory stays flat.",
         discussion: """
             The PNG/JPEG frames of --frames (sorted by name) are decoded into memory first, then fed
             in a cycle until --count frames have run, with timestamps 40 ms apart (25 fps). Video
@@ -30,7 +30,7 @@ struct SoakCommand: ParsableCommand {
     /// Milliseconds between two timestamps (25 fps).
     static let frameIntervalMs = 40
 
-    @Argument(help: "pose, hand or face.")
+    @Argument(help: "pose, hand, face or holistic.")
     var task: PipelineBenchCommand.Task
 
     @Option(help: "A folder of PNG/JPEG frames, fed in a cycle.")
@@ -59,7 +59,7 @@ struct SoakCommand: ParsableCommand {
     @Option(help: """
         The landmarker bundle (.task): a path, or a name looked up in the model folders; \
         default \(ModelLocation.poseBundle) for pose, \(ModelLocation.handBundle) for hand, \
-        \(ModelLocation.faceBundle) for face.
+        \(ModelLocation.faceBundle) for face, \(ModelLocation.holisticBundle) for holistic.
         """)
     var model: String?
 
@@ -151,6 +151,13 @@ struct SoakCommand: ParsableCommand {
                 options.numFaces = 2
                 if liveStream { options.faceLandmarkerLiveStreamDelegate = receiver }
                 landmarker = try FaceLandmarker(options: options)
+            case .holistic:
+                let options = HolisticLandmarkerOptions()
+                options.baseOptions.modelAssetPath = modelPath
+                options.baseOptions.numThreads = threads
+                options.runningMode = runningMode
+                if liveStream { options.holisticLandmarkerLiveStreamDelegate = receiver }
+                landmarker = try HolisticLandmarker(options: options)
             }
         } catch {
             throw CommandFailure("\(modelPath): \(error)")

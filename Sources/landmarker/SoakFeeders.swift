@@ -100,7 +100,7 @@ final class LiveStreamSoakFeeder: SoakFeeder {
 /// dropped. Called on the landmarker's queue while the feeding thread waits for a free slot:
 /// every field is guarded by `lock`.
 final class LiveStreamSoakReceiver: PoseLandmarkerLiveStreamDelegate, HandLandmarkerLiveStreamDelegate,
-    FaceLandmarkerLiveStreamDelegate, @unchecked Sendable
+    FaceLandmarkerLiveStreamDelegate, HolisticLandmarkerLiveStreamDelegate, @unchecked Sendable
 {
     /// Frames outstanding at most: one running and one waiting, which keeps the landmarker busy
     /// while dropping a frame only when a result and the next submission cross.
@@ -147,6 +147,13 @@ final class LiveStreamSoakReceiver: PoseLandmarkerLiveStreamDelegate, HandLandma
         timestampInMilliseconds: Int, error: Error?
     ) {
         settle(upTo: timestampInMilliseconds, found: result.map { !$0.faceLandmarks.isEmpty } ?? false, failed: error != nil)
+    }
+
+    func holisticLandmarker(
+        _ holisticLandmarker: HolisticLandmarker, didFinishDetection result: HolisticLandmarkerResult?,
+        timestampInMilliseconds: Int, error: Error?
+    ) {
+        settle(upTo: timestampInMilliseconds, found: result.map { !$0.poseLandmarks.isEmpty } ?? false, failed: error != nil)
     }
 
     private func settle(upTo timestamp: Int, found: Bool, failed: Bool) {

@@ -2,7 +2,8 @@ import MediaPipeTasksVision
 
 /// What `pipeline-bench` and `soak` do with a landmarker, whatever its task: run a frame in
 /// image or video mode and tell whether it found anything, submit a live-stream frame, close.
-/// `PoseLandmarker`, `HandLandmarker` and `FaceLandmarker` have these calls already.
+/// `PoseLandmarker`, `HandLandmarker`, `FaceLandmarker` and `HolisticLandmarker` have these
+/// calls already.
 protocol TaskLandmarker: AnyObject {
     associatedtype Result
     func detect(image: MPImage) throws -> Result
@@ -33,4 +34,8 @@ extension HandLandmarker: TaskLandmarker {
 
 extension FaceLandmarker: TaskLandmarker {
     static func hasDetections(_ result: FaceLandmarkerResult) -> Bool { !result.faceLandmarks.isEmpty }
+}
+
+extension HolisticLandmarker: TaskLandmarker {
+    static func hasDetections(_ result: HolisticLandmarkerResult) -> Bool { !result.poseLandmarks.isEmpty }
 }
