@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates Tests/Fixtures: the golden tests' MediaPipe outputs (scripts/make_fixtures.py and, for
-# the legacy Face Mesh graph, scripts/make_face_fixtures.py), the
+# the legacy Face Mesh and Holistic graphs, scripts/make_face_fixtures.py and
+# scripts/make_holistic_fixtures.py), the
 # OpenCV 4.10 crops of its images (scripts/make_opencv_crops.py) and the LiteRT outputs of its model
 # inputs (scripts/make_model_references.sh). Creates the venvs Benchmarks/.venv-mediapipe (mediapipe)
 # and Benchmarks/.venv-opencv (opencv-python-headless 4.10) from PyPI when missing, fetches the
@@ -23,6 +24,7 @@ models/fetch_models.sh
 scripts/fetch_samples.sh
 "$venv/bin/python" scripts/make_fixtures.py
 "$venv/bin/python" scripts/make_face_fixtures.py
+"$venv/bin/python" scripts/make_holistic_fixtures.py
 opencv="$root/Benchmarks/.venv-opencv"
 if ! "$opencv/bin/python" -c 'import cv2' 2>/dev/null; then
   echo "make_fixtures: creating $opencv with OpenCV 4.10 from PyPI" >&2
