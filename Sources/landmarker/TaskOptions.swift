@@ -250,7 +250,7 @@ struct HolisticTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         """)
     var refine = false
 
-    @Option(parsing: .unconditional, help: "Maximum number of people (1: MediaPipe's holistic graph follows one person).")
+    @Option(parsing: .unconditional, help: "Maximum number of people (1 is MediaPipe's holistic graph; more are tracked as pose tracks them).")
     var numPoses = 1
 
     @Option(parsing: .unconditional, help: "Minimum pose detector score (MediaPipe Holistic's min_detection_confidence).")
@@ -265,7 +265,7 @@ struct HolisticTaskOptions: ParsableArguments, LandmarkerTaskOptions {
     func validate() throws {
         guard !(refine && model != nil) else { throw ValidationError("give --refine or --model, not both") }
         try checkTaskOptions(
-            count: numPoses, countFlag: "--num-poses", maximum: 1,
+            count: numPoses, countFlag: "--num-poses", maximum: HolisticLandmarkerOptions.maximumNumPoses,
             confidences: [(minDetectionConfidence, "--min-detection-confidence"),
                           (minPresenceConfidence, "--min-presence-confidence")],
             threads: threads)

@@ -80,6 +80,59 @@ import Testing
         #expect(!trackIds.isEmpty)
     }
 
+    /// Each person's face and hands lie on that person's own body: within the box of their
+    /// pose landmarks grown by half its size.
+    static func expectPartsOnTheirOwnBody(_ result: HolisticLandmarkerResult, _ label: String) {
+        for person in result.poseLandmarks.indices {
+            let pose = result.poseLandmarks[person]
+            let xs = pose.map(\.x), ys = pose.map(\.y)
+            let (width, height) = (xs.max()! - xs.min()!, ys.max()! - ys.min()!)
+            let inside = { (point: NormalizedLandmark) in
+                point.x > xs.min()! - width / 2 && point.x < xs.max()! + width / 2
+                    && point.y > ys.min()! - height / 2 && point.y < ys.max()! + height / 2
+            }
+            for part in [result.faceLandmarks[person], result.leftHandLandmarks[person], result.rightHandLandmarks[person]] {
+                #expect(part.allSatisfy(inside), "\(label): person \(person) has a part off their body")
+            }
+        }
+    }
+
+    /// Several people (beyond MediaPipe): image mode gives the single-person result as person 0
+    /// and more people after it, each with parts on their own body; video mode follows them with
+    /// distinct track ids.
+    @Test func severalPeopleEachGetTheirOwnFaceAndHands() throws {
+        let options = HolisticLandmarkerOptions()
+        options.baseOptions.modelAssetPath = Fixtures.modelsRoot.appendingPathComponent("holistic_landmarker.task").path
+        options.baseOptions.numThreads = 2
+        options.numPoses = 3
+        let several = try HolisticLandmarker(options: options)
+        let single = try Self.landmarker(mode: .image)
+        for name in ["t1"] {
+            let image = try MPImage(contentsOfFile: Fixtures.path("images/\(name).png"))
+            let many = try several.detect(image: image)
+            let one = try single.detect(image: image)
+            #expect(many.poseLandmarks.count > 1, "\(name): several people")
+            #expect(many.poseLandmarks.first == one.poseLandmarks.first && many.faceLandmarks.first == one.faceLandmarks.first
+                    && many.leftHandLandmarks.first == one.leftHandLandmarks.first
+                    && many.rightHandLandmarks.first == one.rightHandLandmarks.first, "\(name): person 0")
+            Self.expectPartsOnTheirOwnBody(many, name)
+        }
+        options.runningMode = .video
+        let video = try HolisticLandmarker(options: options)
+        var most = 0
+        for frame in 0..<20 {
+            let name = String(format: "frame_%04d", frame)
+            let result = try video.detect(
+                videoFrame: MPImage(contentsOfFile: Fixtures.path("video/t1_sweep/\(name).png")),
+                timestampInMicroseconds: Int64(frame + 1) * 33_333)
+            let ids = result.trackIds ?? []
+            #expect(ids.count == result.poseLandmarks.count && Set(ids).count == ids.count, "\(name): track ids")
+            most = max(most, ids.count)
+            Self.expectPartsOnTheirOwnBody(result, name)
+        }
+        #expect(most > 1)
+    }
+
     @Test func microsecondTimestampsMustIncrease() throws {
         let landmarker = try Self.landmarker(mode: .video)
         let image = try MPImage(contentsOfFile: Fixtures.path("images/coffee.png"))
@@ -107,7 +160,7 @@ import Testing
                 return error as? TaskError
             }
         }
-        #expect(refusal { $0.numPoses = 2 } == .countOutOfRange(option: "numPoses", value: 2, allowed: 1...1))
+        #expect(refusal { $0.numPoses = 65 } == .countOutOfRange(option: "numPoses", value: 65, allowed: 1...64))
         #expect(refusal { $0.minHandLandmarksConfidence = 1.5 }
                 == .confidenceOutOfRange(option: "minHandLandmarksConfidence", value: 1.5))
         guard case .unavailableOutput(let option, _) = refusal({ $0.outputFaceBlendshapes = true }) else {

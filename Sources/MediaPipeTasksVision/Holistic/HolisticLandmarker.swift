@@ -23,7 +23,8 @@ extension HolisticLandmarkerOptions {
 /// MediaPipe's Holistic on Linux: the body (33 landmarks and world landmarks), the face (468, or
 /// 478 with `holistic_landmarker_refined.task`) and both hands (21 landmarks and world landmarks
 /// each) of a person, with the numbers of MediaPipe's legacy holistic graph
-/// (`holistic_landmark_cpu`, docs/PIPELINE.md, "Holistic").
+/// (`holistic_landmark_cpu`, docs/PIPELINE.md, "Holistic"); with `numPoses` > 1, of up to that
+/// many people, each with a track id in video and live-stream modes (beyond MediaPipe).
 ///
 /// - `.image`: `detect(image:)`; every image stands alone.
 /// - `.video`: `detect(videoFrame:timestampInMilliseconds:)` or
@@ -62,7 +63,7 @@ public final class HolisticLandmarker: Sendable {
                     poseDetector: models[0], poseLandmarks: models[1], faceDetector: models[2],
                     faceLandmarks: models[3], handRecrop: models[4], handLandmarks: models[5]),
                 configuration: .init(
-                    minDetectionConfidence: configuration.minPoseDetectionConfidence,
+                    numPoses: configuration.numPoses, minDetectionConfidence: configuration.minPoseDetectionConfidence,
                     minTrackingConfidence: configuration.minPosePresenceConfidence,
                     minFaceDetectionConfidence: configuration.minFaceDetectionConfidence,
                     minFacePresenceConfidence: configuration.minFacePresenceConfidence,

@@ -14,6 +14,9 @@
 /// Thread safety: not `Sendable` (a mutable class): set it up on one thread. The landmarker
 /// reads it once, when it is created.
 public final class HolisticLandmarkerOptions {
+    /// The largest accepted `numPoses`. Each person runs up to five models per frame.
+    public static let maximumNumPoses = 64
+
     /// Where the `.task` bundle comes from: `holistic_landmarker.task` (468 face landmarks) or
     /// `holistic_landmarker_refined.task` (478), which `models/fetch_models.sh` assembles
     /// (members: see `LandmarkerBundleKind.holisticLandmarker`).
@@ -22,8 +25,10 @@ public final class HolisticLandmarkerOptions {
     /// The running mode; `.image` by default.
     public var runningMode: RunningMode = .image
 
-    /// The most people reported per image or frame. Only 1 is supported so far (MediaPipe's
-    /// holistic graph follows one person); other values throw `TaskError.countOutOfRange`.
+    /// The most people reported per image or frame, in `1...maximumNumPoses`; 1 by default,
+    /// MediaPipe's holistic graph, which follows one person. More people are found and tracked
+    /// as the pose landmarker finds and tracks them, each with their own face and hands and
+    /// each smoothed on their own track (not part of MediaPipe).
     public var numPoses = 1
 
     /// The minimum pose-detector score (after the sigmoid) for a detection to be kept, in [0, 1].
@@ -68,7 +73,7 @@ public final class HolisticLandmarkerOptions {
         try OptionValidation.checkLiveStreamDelegate(
             isPresent: liveStreamDelegateObject != nil, runningMode: runningMode,
             option: "holisticLandmarkerLiveStreamDelegate")
-        try OptionValidation.checkCount(numPoses, option: "numPoses", maximum: 1)
+        try OptionValidation.checkCount(numPoses, option: "numPoses", maximum: Self.maximumNumPoses)
         let confidences = [
             ("minPoseDetectionConfidence", minPoseDetectionConfidence),
             ("minPosePresenceConfidence", minPosePresenceConfidence),

@@ -3,10 +3,11 @@ import Inference
 
 /// One frame's work of MediaPipe's legacy holistic graph (`holistic_landmark_cpu`, model
 /// complexity 1; docs/PIPELINE.md, "Holistic"): the body, then the face and both hands found
-/// from the body.
+/// from the body; with `numPoses` > 1, the same for every person (beyond MediaPipe).
 ///
-/// 1. **Pose**: ``PoseGraph`` in its legacy flavour with one pose (detector only when last
-///    frame gave no pose ROI; in stream mode the legacy smoothing).
+/// 1. **Pose**: ``PoseGraph`` in its legacy flavour (one pose: detector only when last frame
+///    gave no pose ROI; in stream mode the legacy smoothing; several: the pose graph's
+///    multi-person tracking, each track smoothed on its own).
 /// 2. **Face**: the region around pose landmarks 0–10 (``HolisticFaceRegion``), the short-range
 ///    face detector inside it, the first detection's face ROI; ``RoiTracking/holisticFace``
 ///    keeps last frame's face ROI while it still fits; the face landmark model
@@ -18,14 +19,19 @@ import Inference
 ///
 /// The face and hands are tracked from frame to frame in every mode, as MediaPipe's graph
 /// does whenever it sees consecutive frames (its static mode only stops the pose from being
-/// tracked and smoothed): call ``reset()`` between unrelated images. Nothing of the face or
-/// the hands is smoothed.
+/// tracked and smoothed): call ``reset()`` between unrelated images. Each person's face and
+/// hands are tracked from that person's own last frame (by track id), never from another's.
+/// Nothing of the face or the hands is smoothed.
 ///
 /// Holds mutable tracking state and the interpreters' tensor memory: one graph serves one
 /// caller at a time.
 package final class HolisticGraph {
     /// What the graph needs from the task options.
     package struct Configuration {
+        /// The most people per frame. 1 is MediaPipe's graph; more is the pose graph's
+        /// multi-person tracking with each person smoothed on their own track
+        /// (docs/PIPELINE.md, "Holistic, several people").
+        package var numPoses: Int
         /// Legacy `min_detection_confidence`: the pose detector's score threshold.
         package var minDetectionConfidence: Float
         /// Legacy `min_tracking_confidence`: the pose landmark model's presence threshold.
@@ -41,9 +47,11 @@ package final class HolisticGraph {
         package var streamMode: Bool
 
         package init(
-            minDetectionConfidence: Float, minTrackingConfidence: Float, minFaceDetectionConfidence: Float = 0.5,
-            minFacePresenceConfidence: Float = 0.5, minHandPresenceConfidence: Float = 0.5, streamMode: Bool
+            numPoses: Int = 1, minDetectionConfidence: Float, minTrackingConfidence: Float,
+            minFaceDetectionConfidence: Float = 0.5, minFacePresenceConfidence: Float = 0.5,
+            minHandPresenceConfidence: Float = 0.5, streamMode: Bool
         ) {
+            self.numPoses = numPoses
             self.minDetectionConfidence = minDetectionConfidence
             self.minTrackingConfidence = minTrackingConfidence
             self.minFaceDetectionConfidence = minFaceDetectionConfidence
@@ -123,22 +131,29 @@ package final class HolisticGraph {
     private let handRecrop: HandRecropModel
     private let handModel: HandLandmarkModel
 
-    /// Last frame's face and hands with the ROIs built from their landmarks, for
-    /// ``RoiTracking``; nil where last frame had none.
-    private var previousFace: (landmarks: [RawLandmark], rect: NormalizedRect)?
-    private var previousHands: [HolisticHandRegion.Side: (landmarks: [RawLandmark], rect: NormalizedRect)] = [:]
-    /// The last frame's intermediate ROIs.
-    package private(set) var intermediate = IntermediateROIs()
+    /// A person's face and hands on the last frame, with the ROIs built from their landmarks,
+    /// for ``RoiTracking``; nil where last frame had none.
+    private struct PartHistory {
+        var face: (landmarks: [RawLandmark], rect: NormalizedRect)?
+        var hands: [HolisticHandRegion.Side: (landmarks: [RawLandmark], rect: NormalizedRect)] = [:]
+    }
+
+    /// Last frame's parts of each person, by track id (by position without track ids: image
+    /// mode, or the legacy static mode of one person).
+    private var histories: [Int: PartHistory] = [:]
+    /// The last frame's intermediate ROIs, one per person.
+    package private(set) var intermediate: [IntermediateROIs] = []
 
     /// - Throws: `ModelShapeError` when a model has other tensor shapes than the graph's.
     package init(models: Models, configuration: Configuration) throws {
         poseGraph = try PoseGraph(
             detector: models.poseDetector, landmarkModel: models.poseLandmarks,
             configuration: PoseGraph.Configuration(
-                numPoses: 1, minDetectionConfidence: configuration.minDetectionConfidence,
+                numPoses: configuration.numPoses, minDetectionConfidence: configuration.minDetectionConfidence,
                 minPresenceConfidence: configuration.minTrackingConfidence,
                 minTrackingConfidence: configuration.minTrackingConfidence, outputSegmentationMasks: false,
-                streamMode: configuration.streamMode, flavour: .legacy))
+                streamMode: configuration.streamMode, smoothsEachTrack: configuration.streamMode && configuration.numPoses > 1,
+                flavour: .legacy))
         try ModelShapeError.requireShapes(
             of: models.faceDetector, inputs: [[1, 128, 128, 3]], outputs: [[1, 896, 16], [1, 896, 1]],
             role: "face detector")
@@ -160,28 +175,37 @@ package final class HolisticGraph {
     /// Forgets everything tracked and smoothed.
     package func reset() {
         poseGraph.reset()
-        previousFace = nil
-        previousHands = [:]
+        histories = [:]
     }
 
     /// Processes one upright RGB image.
     /// - Parameter timestampMicroseconds: the frame time (stream mode smoothing).
-    /// - Returns: the person found, or nothing.
+    /// - Returns: at most `numPoses` people, in the pose graph's order, each with the face and
+    ///   hands found from their own body.
     package func process(_ image: RGBImage, timestampMicroseconds: Int64) throws -> [Person] {
-        intermediate = IntermediateROIs()
-        guard let pose = try poseGraph.process(image, timestampMicroseconds: timestampMicroseconds).first else {
-            previousFace = nil
-            previousHands = [:]
-            return []
+        let poses = try poseGraph.process(image, timestampMicroseconds: timestampMicroseconds)
+        var people: [Person] = []
+        var newHistories: [Int: PartHistory] = [:]
+        intermediate = []
+        for (index, pose) in poses.enumerated() {
+            let key = pose.trackId ?? index
+            var history = histories[key] ?? PartHistory()
+            var rois = IntermediateROIs()
+            var person = Person(pose: pose)
+            person.face = try face(in: image, poseLandmarks: pose.landmarks, history: &history, rois: &rois)
+            person.leftHand = try hand(.left, in: image, poseLandmarks: pose.landmarks, history: &history, rois: &rois)
+            person.rightHand = try hand(.right, in: image, poseLandmarks: pose.landmarks, history: &history, rois: &rois)
+            people.append(person)
+            intermediate.append(rois)
+            newHistories[key] = history
         }
-        var person = Person(pose: pose)
-        person.face = try face(in: image, poseLandmarks: pose.landmarks)
-        person.leftHand = try hand(.left, in: image, poseLandmarks: pose.landmarks)
-        person.rightHand = try hand(.right, in: image, poseLandmarks: pose.landmarks)
-        return [person]
+        histories = newHistories
+        return people
     }
 
-    private func face(in image: RGBImage, poseLandmarks: [RawLandmark]) throws -> Part<[RawLandmark]>? {
+    private func face(
+        in image: RGBImage, poseLandmarks: [RawLandmark], history: inout PartHistory, rois: inout IntermediateROIs
+    ) throws -> Part<[RawLandmark]>? {
         let width = image.width, height = image.height
         let region = try HolisticFaceRegion.region(poseLandmarks: poseLandmarks, imageWidth: width, imageHeight: height)
         let (detections, transform) = try faceDetector.detect(
@@ -191,30 +215,31 @@ package final class HolisticGraph {
                 fromDetection: DetectionProjection.project(detection, through: transform.matrix),
                 imageWidth: width, imageHeight: height)
         }
-        intermediate.faceRegion = region
-        intermediate.faceRecrop = recrop
+        rois.faceRegion = region
+        rois.faceRecrop = recrop
         let found = try RoiTracking.holisticFace
-            .roi(recrop: recrop, previous: previousFace, imageWidth: width, imageHeight: height)
+            .roi(recrop: recrop, previous: history.face, imageWidth: width, imageHeight: height)
             .flatMap { roi in try faceModel.landmarks(in: image, roi: roi).map { Part(landmarks: $0, roi: roi) } }
-        previousFace = try found.map {
+        history.face = try found.map {
             ($0.landmarks, try FaceTrackingRect.nextFrameROI(landmarks: $0.landmarks, imageWidth: width, imageHeight: height))
         }
         return found
     }
 
     private func hand(
-        _ side: HolisticHandRegion.Side, in image: RGBImage, poseLandmarks: [RawLandmark]
+        _ side: HolisticHandRegion.Side, in image: RGBImage, poseLandmarks: [RawLandmark], history: inout PartHistory,
+        rois: inout IntermediateROIs
     ) throws -> Part<HandLandmarkModel.Output>? {
         let width = image.width, height = image.height
         let region = try HolisticHandRegion.region(
             poseLandmarks: poseLandmarks, side: side, imageWidth: width, imageHeight: height)
         let recrop = try region.map { try handRecrop.roi(in: image, region: $0) }
-        intermediate.handRegions[side] = region
-        intermediate.handRecrops[side] = recrop
+        rois.handRegions[side] = region
+        rois.handRecrops[side] = recrop
         let found = try RoiTracking.holisticHand
-            .roi(recrop: recrop, previous: previousHands[side], imageWidth: width, imageHeight: height)
+            .roi(recrop: recrop, previous: history.hands[side], imageWidth: width, imageHeight: height)
             .flatMap { roi in try handModel.hand(in: image, roi: roi).map { Part(landmarks: $0, roi: roi) } }
-        previousHands[side] = try found.map {
+        history.hands[side] = try found.map {
             ($0.landmarks.landmarks,
              try HandTrackingRect.nextFrameROI(landmarks: $0.landmarks.landmarks, imageWidth: width, imageHeight: height))
         }

@@ -99,6 +99,8 @@ package final class PoseGraph {
     private var trackSmoothers: [Int: PoseSmoother] = [:]
     /// The legacy flavour's smoothing of the one pose of `numPoses` 1 (stream mode).
     private var legacySmoother = LegacyPoseSmoother()
+    /// The legacy flavour's per-track smoothing, by track id.
+    private var legacyTrackSmoothers: [Int: LegacyPoseSmoother] = [:]
     /// How many times the detector ran (for tests and profiling).
     package private(set) var detectorRuns = 0
 
@@ -128,6 +130,7 @@ package final class PoseGraph {
         smoother.reset()
         trackSmoothers = [:]
         legacySmoother.reset()
+        legacyTrackSmoothers = [:]
     }
 
     /// Processes one upright RGB image.
@@ -149,6 +152,20 @@ package final class PoseGraph {
             poses.append(pose)
         }
 
+        if configuration.flavour == .legacy && !configuration.streamMode {
+            // The legacy graph's static mode still smooths the auxiliary landmarks of consecutive
+            // frames and round-trips the landmarks through pixels (docs/PIPELINE.md, "Legacy pose");
+            // several people get the round trip alone.
+            if configuration.numPoses == 1 {
+                legacySmoother.smoothsLandmarks = false
+                try smoothLegacy(&poses, width: width, height: height, timestampMicroseconds: timestampMicroseconds)
+            } else {
+                for index in poses.indices {
+                    poses[index].landmarks = LandmarksSmoother.pixelRoundTrip(
+                        poses[index].landmarks, imageWidth: width, imageHeight: height)
+                }
+            }
+        }
         if configuration.streamMode {
             if configuration.smoothsEachTrack {
                 try smoothEachTrack(&poses, width: width, height: height, timestampMicroseconds: timestampMicroseconds)
@@ -252,24 +269,46 @@ package final class PoseGraph {
     /// The legacy graph's smoothing of its one pose (docs/PIPELINE.md, "Legacy pose
     /// smoothing"): the next-frame ROI is rebuilt from the smoothed auxiliary landmarks.
     private func smoothLegacy(_ poses: inout [Pose], width: Int, height: Int, timestampMicroseconds: Int64) throws {
-        guard let pose = poses.first else {
+        guard !poses.isEmpty else {
             legacySmoother.poseLost()
             return
         }
-        let smoothed = try legacySmoother.smooth(
+        try Self.smooth(&poses[0], with: &legacySmoother, width: width, height: height, timestampMicroseconds: timestampMicroseconds)
+    }
+
+    /// One pose through a ``LegacyPoseSmoother``; its next-frame ROI rebuilt from the smoothed
+    /// auxiliary landmarks.
+    private static func smooth(
+        _ pose: inout Pose, with smoother: inout LegacyPoseSmoother, width: Int, height: Int, timestampMicroseconds: Int64
+    ) throws {
+        let smoothed = try smoother.smooth(
             landmarks: pose.landmarks, worldLandmarks: pose.worldLandmarks, auxiliary: pose.auxiliaryLandmarks,
             imageWidth: width, imageHeight: height, timestampMicroseconds: timestampMicroseconds)
-        poses[0].landmarks = smoothed.landmarks
-        poses[0].worldLandmarks = smoothed.worldLandmarks
-        poses[0].auxiliaryLandmarks = smoothed.auxiliary
-        poses[0].trackingROI = try PoseTrackingRect.nextFrameROI(
+        pose.landmarks = smoothed.landmarks
+        pose.worldLandmarks = smoothed.worldLandmarks
+        pose.auxiliaryLandmarks = smoothed.auxiliary
+        pose.trackingROI = try PoseTrackingRect.nextFrameROI(
             auxiliary: smoothed.auxiliary, imageWidth: width, imageHeight: height)
     }
 
     /// Per-track smoothing (docs/PIPELINE.md, "Per-track smoothing"): each pose goes through its
-    /// track's own ``PoseSmoother``, a new track's starting afresh; the filters of a track not
-    /// found on this frame are dropped, as its id never returns.
+    /// track's own ``PoseSmoother`` (legacy flavour: ``LegacyPoseSmoother``), a new track's
+    /// starting afresh; the filters of a track not found on this frame are dropped, as its id
+    /// never returns.
     private func smoothEachTrack(_ poses: inout [Pose], width: Int, height: Int, timestampMicroseconds: Int64) throws {
+        if configuration.flavour == .legacy {
+            var smoothers: [Int: LegacyPoseSmoother] = [:]
+            for index in poses.indices {
+                guard let trackId = poses[index].trackId else { continue }
+                var trackSmoother = legacyTrackSmoothers[trackId] ?? LegacyPoseSmoother()
+                try Self.smooth(
+                    &poses[index], with: &trackSmoother, width: width, height: height,
+                    timestampMicroseconds: timestampMicroseconds)
+                smoothers[trackId] = trackSmoother
+            }
+            legacyTrackSmoothers = smoothers
+            return
+        }
         var smoothers: [Int: PoseSmoother] = [:]
         for index in poses.indices {
             let pose = poses[index]

@@ -66,6 +66,21 @@ package struct LandmarksSmoother: Sendable {
         }
     }
 
+    /// What MediaPipe's normalized smoothing calculator gives with no filter (`no_filter`): the
+    /// landmarks converted to pixels and back, `(x·W)/W`, `(y·H)/H`, `(z·W)/W` in `Float`, which
+    /// can move a coordinate by its last bit.
+    package static func pixelRoundTrip(_ landmarks: [RawLandmark], imageWidth: Int, imageHeight: Int) -> [RawLandmark] {
+        let width = Float(imageWidth)
+        let height = Float(imageHeight)
+        return landmarks.map { landmark in
+            var result = landmark
+            result.x = landmark.x * width / width
+            result.y = landmark.y * height / height
+            result.z = landmark.z * width / width
+            return result
+        }
+    }
+
     /// Smooths world landmarks (metres). MediaPipe never resets the world smoothers: after a
     /// gap they continue from the old state (the long dt makes α ≈ 1). Call ``reset()`` only
     /// to deviate from that on purpose. An empty list returns empty and changes nothing.

@@ -6,9 +6,16 @@
 /// Both the landmarks' and the auxiliary landmarks' object scale is the alignment rect of this
 /// frame's *raw* auxiliary landmarks, without the ×1.25 (``PoseTrackingRect/alignmentRect(auxiliary:imageWidth:imageHeight:)``).
 ///
+/// Without landmark smoothing (legacy `smooth_landmarks` off: its static mode) the auxiliary
+/// landmarks are still smoothed (that filter is outside the graph's switch), and the landmarks
+/// go through the smoothing calculator's pixel round trip unfiltered
+/// (``LandmarksSmoother/pixelRoundTrip(_:imageWidth:imageHeight:)``).
+///
 /// Thread safety: a `Sendable` value that carries filter state: each copy filters on its own;
 /// mutate one copy from one thread at a time.
 struct LegacyPoseSmoother: Sendable {
+    /// Legacy `smooth_landmarks`: filter the landmarks, world landmarks and their visibility.
+    var smoothsLandmarks = true
     private var poseSmoother = PoseSmoother()
     private var auxiliaryVisibilitySmoother = VisibilitySmoother(alpha: 0.1)
     private var auxiliarySmoother = LandmarksSmoother(parameters: .legacyAuxiliaryLandmarks)
@@ -35,6 +42,10 @@ struct LegacyPoseSmoother: Sendable {
         let smoothedAuxiliary = try auxiliarySmoother.smooth(
             auxiliaryVisibilitySmoother.smooth(auxiliary), imageWidth: imageWidth, imageHeight: imageHeight,
             timestampMicroseconds: timestampMicroseconds, objectScaleRect: objectScale)
+        guard smoothsLandmarks else {
+            return (LandmarksSmoother.pixelRoundTrip(landmarks, imageWidth: imageWidth, imageHeight: imageHeight),
+                    worldLandmarks, smoothedAuxiliary)
+        }
         let (smoothed, smoothedWorld) = try poseSmoother.smooth(
             landmarks: landmarks, worldLandmarks: worldLandmarks, objectScaleRect: objectScale,
             imageWidth: imageWidth, imageHeight: imageHeight, timestampMicroseconds: timestampMicroseconds)
