@@ -133,6 +133,40 @@ import Testing
         #expect(most > 1)
     }
 
+    /// Live stream on the legacy clock, one frame at a time so that none is dropped: legacy
+    /// Holistic's tracked output, delivered in order with the frames' timestamps.
+    @Test func liveStreamOnTheLegacyClockGivesLegacyHolistic() throws {
+        let recorder = HolisticRecorder()
+        let options = HolisticLandmarkerOptions()
+        options.baseOptions.modelAssetPath = Fixtures.modelsRoot.appendingPathComponent("holistic_landmarker.task").path
+        options.baseOptions.numThreads = 2
+        options.runningMode = .liveStream
+        options.holisticLandmarkerLiveStreamDelegate = recorder
+        let live = try HolisticLandmarker(options: options)
+        let frames = 0..<8
+        for frame in frames {
+            let image = try MPImage(contentsOfFile: Fixtures.path(String(format: "video/t1_sweep/frame_%04d.png", frame)))
+            try live.detectAsync(image: image, timestampInMicroseconds: Int64(frame + 1) * 33_333)
+            let deadline = Date().addingTimeInterval(60)
+            while recorder.received.count <= frame && Date() < deadline {
+                usleep(1000)
+            }
+        }
+        live.close()
+        let received = recorder.received
+        #expect(received.map(\.timestamp) == frames.map { (($0 + 1) * 33_333) / 1000 })
+        for (frame, call) in zip(frames, received) {
+            #expect(call.error == nil)
+            let reference = try FixtureGoldens.holistic(
+                String(format: "legacy/video/t1_sweep/holistic_plain_tracking/frame_%04d.json", frame))
+            guard let result = call.result else {
+                Issue.record("frame \(frame): no result")
+                continue
+            }
+            Self.expectMatches(result, reference, "live frame \(frame)")
+        }
+    }
+
     @Test func microsecondTimestampsMustIncrease() throws {
         let landmarker = try Self.landmarker(mode: .video)
         let image = try MPImage(contentsOfFile: Fixtures.path("images/coffee.png"))
@@ -180,5 +214,26 @@ import Testing
         let result = try landmarker.detect(image: MPImage(contentsOfFile: Fixtures.path("images/bus_man.png")))
         let decoded = try JSONDecoder().decode(HolisticLandmarkerResult.self, from: JSONEncoder().encode(result))
         #expect(decoded == result)
+    }
+}
+
+/// Records live-stream callbacks (which arrive on the landmarker's private queue).
+final class HolisticRecorder: HolisticLandmarkerLiveStreamDelegate, @unchecked Sendable {
+    struct Call {
+        let timestamp: Int
+        let result: HolisticLandmarkerResult?
+        let error: (any Error)?
+    }
+
+    private let lock = NSLock()
+    private var calls: [Call] = []
+
+    var received: [Call] { lock.withLock { calls } }
+
+    func holisticLandmarker(
+        _ holisticLandmarker: HolisticLandmarker, didFinishDetection result: HolisticLandmarkerResult?,
+        timestampInMilliseconds: Int, error: Error?
+    ) {
+        lock.withLock { calls.append(Call(timestamp: timestampInMilliseconds, result: result, error: error)) }
     }
 }
