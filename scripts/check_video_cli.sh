@@ -125,6 +125,8 @@ face --refine --model face_landmarker.task @/bus.jpg|give --refine or --model, n
 holistic @/bus.jpg --frame-step-us 33333|--frame-step-us applies to a folder of frames, not to images
 holistic pose.mp4 --frame-step-us 33333|--frame-step-us applies to a folder of frames: pose.mp4 carries its own timing
 holistic @/bus.jpg --num-poses 65|--num-poses must be in 1...64
+holistic @/bus.jpg --frame-step-us 0|--frame-step-us must be in 1...10000000
+holistic @/bus.jpg --fps 25 --frame-step-us 33333|give --fps or --frame-step-us, not both
 pose a/x.jpg b/x.jpg --annotate refused/out|a/x.jpg and b/x.jpg would both be written to refused/out/x.png
 pose a/x.jpg b/x.jpg --mask refused/out|give --keep-paths
 pose input.png --annotate ./input.png|--annotate ./input.png would overwrite the input input.png

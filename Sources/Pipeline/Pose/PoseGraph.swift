@@ -97,8 +97,9 @@ package final class PoseGraph {
     private var smoother = PoseSmoother()
     /// Per-track smoothing: the filters of each track found on the previous frame, by track id.
     private var trackSmoothers: [Int: PoseSmoother] = [:]
-    /// The legacy flavour's smoothing of the one pose of `numPoses` 1 (stream mode).
-    private var legacySmoother = LegacyPoseSmoother()
+    /// The legacy flavour's smoothing of the one pose of `numPoses` 1 (stream mode; in image
+    /// mode only its auxiliary filter and the landmarks' pixel round trip).
+    private var legacySmoother: LegacyPoseSmoother
     /// The legacy flavour's per-track smoothing, by track id.
     private var legacyTrackSmoothers: [Int: LegacyPoseSmoother] = [:]
     /// How many times the detector ran (for tests and profiling).
@@ -122,6 +123,7 @@ package final class PoseGraph {
             suppression: configuration.flavour == .legacy ? .poseDetectorLegacy : .poseDetector)
         self.landmarkModel = landmarkModel
         self.configuration = configuration
+        legacySmoother = LegacyPoseSmoother(smoothsLandmarks: configuration.streamMode)
     }
 
     /// Forgets tracking and smoothing state; the tracks found after it get new ids.
@@ -157,7 +159,6 @@ package final class PoseGraph {
             // frames and round-trips the landmarks through pixels (docs/PIPELINE.md, "Legacy pose");
             // several people get the round trip alone.
             if configuration.numPoses == 1 {
-                legacySmoother.smoothsLandmarks = false
                 try smoothLegacy(&poses, width: width, height: height, timestampMicroseconds: timestampMicroseconds)
             } else {
                 for index in poses.indices {

@@ -15,10 +15,14 @@
 /// mutate one copy from one thread at a time.
 struct LegacyPoseSmoother: Sendable {
     /// Legacy `smooth_landmarks`: filter the landmarks, world landmarks and their visibility.
-    var smoothsLandmarks = true
+    let smoothsLandmarks: Bool
     private var poseSmoother = PoseSmoother()
     private var auxiliaryVisibilitySmoother = VisibilitySmoother(alpha: 0.1)
     private var auxiliarySmoother = LandmarksSmoother(parameters: .legacyAuxiliaryLandmarks)
+
+    init(smoothsLandmarks: Bool = true) {
+        self.smoothsLandmarks = smoothsLandmarks
+    }
 
     /// Smooths one frame's pose.
     ///
