@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the landmarker CLI under a prefix:
 #   PREFIX/bin/landmarker                       the release binary, Swift runtime linked statically
-#   PREFIX/share/landmarker/models/             the nine .tflite models of the pose, hand and face
-#                                               landmarkers and their five .task bundles
+#   PREFIX/share/landmarker/models/             the ten .tflite models of the pose, hand, face and
+#                                               holistic landmarkers and their seven .task bundles
 #   PREFIX/share/landmarker/models/fetch_models.sh   fetches the models again (into its folder, or DEST)
 # Installs the system packages the build needs first (as root; without root it
 # names them and stops) and fetches the models when they are missing. The
