@@ -107,9 +107,13 @@ public func depthwiseInteriorSegments<Shape: DepthwiseInteriorShape>(
 /// The interior pixels of one output row: the row in segments
 /// (`depthwiseInteriorSegments`, sized for a group of `Two`), and in each segment the channels
 /// two vectors at a time (`Two`), then one (`One`, the same vectors), then one vector of
-/// `Narrow` where it is narrower and fits, then one by one. Instantiate it with the family's
-/// own `KernelVectors` types from a non-generic or shape-generic `@inline(never)` function of
-/// the family's module.
+/// `Narrow` where it is narrower and fits. Channels left over after those (fewer than a
+/// `Narrow` vector: 28 = 16 + 8 + 4 in the AVX-512 family) are computed as the last `Narrow`
+/// vector of the row's channels, which overlaps channels already written and writes them
+/// again with the same values (each element's sum depends only on its own channel); only a
+/// tensor with fewer channels than a `Narrow` vector goes one channel at a time. Instantiate
+/// it with the family's own `KernelVectors` types from a non-generic or shape-generic
+/// `@inline(never)` function of the family's module.
 @inlinable @inline(__always)
 public func depthwiseInterior<
     Shape: DepthwiseInteriorShape, Two: KernelVectors, One: KernelVectors, Narrow: KernelVectors
@@ -130,7 +134,11 @@ public func depthwiseInterior<
             c += narrowWidth
         }
         if c < row.channels {
-            depthwiseInteriorScalarChannels(Shape.self, One.self, row, channels: c..<row.channels)
+            if row.channels >= narrowWidth {
+                depthwiseInteriorSweep(Shape.self, Narrow.self, row, channel: row.channels - narrowWidth)
+            } else {
+                depthwiseInteriorScalarChannels(Shape.self, One.self, row, channels: c..<row.channels)
+            }
         }
     }
 }

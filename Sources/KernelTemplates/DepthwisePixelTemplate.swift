@@ -33,7 +33,10 @@ public struct DepthwiseTapWalk {
 }
 
 /// All `channels` of one output pixel: four vectors of `Wide` at a time, then one, then one
-/// vector of `Narrow` where it is narrower and fits, then one by one. Same parameters as
+/// vector of `Narrow` where it is narrower and fits, then the channels left over as the last
+/// `Narrow` vector of the pixel (rewriting a few channels with the same values, as
+/// `depthwiseInterior` does), one by one only when the pixel has fewer channels than a
+/// `Narrow` vector. Same parameters as
 /// `depthwisePixelVectors`. Instantiate it with the family's own `KernelVectors` types from a
 /// non-generic `@inline(never)` function of the family's module.
 @inlinable @inline(__always)
@@ -62,7 +65,11 @@ public func depthwisePixel<Wide: KernelVectors, Narrow: KernelVectors>(
             output: output, channel: c, lower: lower, upper: upper)
         c += narrowWidth
     }
-    if c < channels {
+    if c < channels && channels >= narrowWidth {
+        depthwisePixelVectors(
+            Narrow.self, vectors: 1, walk: walk, input: input, weights: weights, bias: bias,
+            output: output, channel: channels - narrowWidth, lower: lower, upper: upper)
+    } else if c < channels {
         depthwisePixelScalarChannels(
             Wide.self, walk: walk, input: input, weights: weights, bias: bias, output: output,
             channels: c..<channels, lower: lower, upper: upper)

@@ -102,7 +102,8 @@ public struct MaxPool2D: OperatorDescriptor {
     }
 
     /// The reference's maximum over output rows split across `runner`: sixteen channels at a
-    /// time, then eight, then one by one. Bit-identical to `runReference`.
+    /// time, then eight, then the last eight for channels left over (one by one below eight
+    /// channels). Bit-identical to `runReference`.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         let g = window
         // Each output element reads up to KH·KW inputs: weigh a row by its taps.
@@ -148,11 +149,14 @@ public struct MaxPool2D: OperatorDescriptor {
                     for _ in taps {
                         var tap = tapRow
                         for _ in columns {
+                            // `select` on typed masks: `replace(with:where:)` goes lane by lane.
                             let value0 = loadVector8(tap)
-                            largest0.replace(with: value0, where: largest0 .< value0)
+                            let larger0: SIMDMask<SIMD8<Int32>> = largest0 .< value0
+                            largest0 = select(larger0, value0, largest0)
                             if pair {
                                 let value1 = loadVector8(tap + 8)
-                                largest1.replace(with: value1, where: largest1 .< value1)
+                                let larger1: SIMDMask<SIMD8<Int32>> = largest1 .< value1
+                                largest1 = select(larger1, value1, largest1)
                             }
                             tap += channels
                         }
@@ -170,6 +174,12 @@ public struct MaxPool2D: OperatorDescriptor {
                 if c &+ 8 <= channels {
                     storeVector8(clamp(largest(c, pair: false).0, lower: lower, upper: upper), destination + c)
                     c &+= 8
+                }
+                if c < channels && channels >= 8 {
+                    // The last 8 channels: those already written get the same values again.
+                    let last = channels &- 8
+                    storeVector8(clamp(largest(last, pair: false).0, lower: lower, upper: upper), destination + last)
+                    c = channels
                 }
                 while c < channels {
                     var largest = -Float.greatestFiniteMagnitude

@@ -97,7 +97,7 @@ private func avx512ConvolutionEpilogue(
 
 /// The interior of one depthwise output row for a `size × size` filter (3 or 5) at `stride`
 /// (1 or 2), undilated: 32 channels at a time (two zmm vectors), then 16, then 8 (one ymm
-/// vector), then one by one.
+/// vector), then the last 8 for channels left over.
 @inline(never)
 private func avx512DepthwiseInterior(size: Int, stride: Int, _ row: DepthwiseInteriorRow) {
     switch (size, stride) {
@@ -110,7 +110,8 @@ private func avx512DepthwiseInterior(size: Int, stride: Int, _ row: DepthwiseInt
 }
 
 /// One depthwise output pixel with any window of valid taps (the border of a row): 64 channels
-/// at a time with 4 `SIMD16<Float>` accumulators, then 16, then 8, then one by one.
+/// at a time with 4 `SIMD16<Float>` accumulators, then 16, then 8, then the last 8 for channels
+/// left over.
 @inline(never)
 private func avx512DepthwisePixel(
     walk: DepthwiseTapWalk, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,

@@ -126,8 +126,8 @@ private func baselineConvolutionEpilogue(
 
 /// The interior of one depthwise output row, compiled once per filter shape so that the tap
 /// loops unroll and neighbouring pixels share their input loads: channels 16 at a time in the
-/// outer loop (then 8, then one by one), so a group's weights stay in L1 while blocks of 4
-/// pixels sweep the row with 8 accumulators.
+/// outer loop (then 8, then the last 8 for channels left over), so a group's weights stay in
+/// L1 while blocks of 4 pixels sweep the row with 8 accumulators.
 @inline(never)
 private func baselineDepthwiseInterior(size: Int, stride: Int, _ row: DepthwiseInteriorRow) {
     switch (size, stride) {
@@ -140,7 +140,7 @@ private func baselineDepthwiseInterior(size: Int, stride: Int, _ row: DepthwiseI
 }
 
 /// One depthwise output pixel with any window of valid taps: 32 channels at a time with 4
-/// accumulators, then 8, then one by one.
+/// accumulators, then 8, then the last 8 for channels left over (one by one below 8 channels).
 @inline(never)
 private func baselineDepthwisePixel(
     walk: DepthwiseTapWalk, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,

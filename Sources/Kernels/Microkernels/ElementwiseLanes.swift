@@ -27,6 +27,9 @@ private struct LaneGroups<Function: LaneFunction>: ParallelWork {
     let output: UnsafeMutablePointer<Float>
     let count: Int
 
+    // Inlined into each op's specialised `forEach`, so that `function` is inlined too rather than
+    // called through its witness table for every group of eight.
+    @inline(__always)
     func run(_ groups: Range<Int>, thread: Int) {
         for group in groups {
             let start = group * 8
