@@ -56,9 +56,10 @@ def import_pillow():
     return Image
 
 
-def write_clip(samples, name, make_frames, description, tool):
-    """Writes samples/<name>/frame_NNNN.png from the Pillow images `make_frames()` yields, unless
-    that folder is complete already: through samples/<name>.part, renamed when every frame and the
+def write_clip(samples, name, make_frames, description, tool, extra_files=None):
+    """Writes samples/<name>/frame_NNNN.png from the Pillow images `make_frames()` yields, and
+    each text file of `extra_files` (file name: a function returning its text), unless that
+    folder is complete already: through samples/<name>.part, renamed when every file and the
     `.complete` marker (holding `description`) are written. `tool` starts the messages."""
     folder = samples / name
     if (folder / ".complete").exists():
@@ -70,6 +71,8 @@ def write_clip(samples, name, make_frames, description, tool):
     for index, frame in enumerate(make_frames()):
         frame.save(partial / f"frame_{index:04d}.png")
         count += 1
+    for file_name, make_text in (extra_files or {}).items():
+        (partial / file_name).write_text(make_text() + "\n")
     (partial / ".complete").write_text(description + "\n")
     if folder.exists():
         shutil.rmtree(folder)

@@ -4,7 +4,9 @@ canvas and moved, zoomed, turned or hidden from frame to frame.
 `scripts/fetch_samples.sh` writes their frames as PNG files under samples/<clip name>/ (run as
 `python3 scripts/video_clips.py SAMPLES_DIR`); `scripts/make_references.py` reads those files and
 runs MediaPipe on them (Tests/References/pose_clips.json and hands_clips.json), and the tests
-read the same files.
+read the same files. The identity clips (two people crossing, or one hidden while the other
+stays) also get samples/<clip>/actors.json, who is where on each frame, which the identity tests
+compare the track ids with.
 
 Every frame is made the same way: the subject's box is cut out of its photo, resized with
 Pillow's bicubic filter so that it is SUBJECT_HEIGHT pixels tall (the width keeps the box's
@@ -20,6 +22,7 @@ aspect ratio, rounded), then, depending on the clip,
 Frame i has the timestamp i * FRAME_INTERVAL_MS (25 fps). Translations paste the same resized
 pixels at every frame, so only their position changes.
 """
+import json
 import sys
 from pathlib import Path
 
@@ -78,10 +81,28 @@ PATH_CLIPS = [
                 {"subject": "t1_man", "xs": [CANVAS[0] - 20 - 176 - 12 * i for i in range(FRAMES)]},
                 {"subject": "bus_man", "xs": [20 + 12 * i for i in range(FRAMES)]}]},
 ]
+# Two people who cross or one who is hidden, for the identity tests (docs/PIPELINE.md, "Track
+# ids"); each also gets actors.json beside its frames (see `write_frames`).
+IDENTITY_FRAMES = 44
+IDENTITY_CLIPS = [
+    # bus_man walking right behind t1_man walking left, 10 px per frame each: their boxes overlap
+    # on frames 16 to 29, and t1_man covers all of bus_man on frames 22 to 24.
+    {"name": "poses_cross_behind", "subject": "bus_man", "frames": IDENTITY_FRAMES, "num_poses": 2,
+     "actors": [{"subject": "bus_man", "xs": [20 + 10 * i for i in range(IDENTITY_FRAMES)]},
+                {"subject": "t1_man", "xs": [CANVAS[0] - 20 - 176 - 10 * i for i in range(IDENTITY_FRAMES)]}]},
+    # The same walks with bus_man in front: he covers part of t1_man on frames 16 to 29.
+    {"name": "poses_cross_front", "subject": "bus_man", "frames": IDENTITY_FRAMES, "num_poses": 2,
+     "actors": [{"subject": "t1_man", "xs": [CANVAS[0] - 20 - 176 - 10 * i for i in range(IDENTITY_FRAMES)]},
+                {"subject": "bus_man", "xs": [20 + 10 * i for i in range(IDENTITY_FRAMES)]}]},
+    # bus_man and t1_man standing apart; bus_man is hidden on frames 10 to 14.
+    {"name": "poses_one_hidden", "subject": "bus_man", "frames": 30, "num_poses": 2,
+     "actors": [{"subject": "bus_man", "xs": [None if 10 <= i <= 14 else 80 for i in range(30)]},
+                {"subject": "t1_man", "xs": [400] * 30}]},
+]
 HAND_CLIPS = [_clip("hand_still", "t1_hand", dx=0)] + [
     _clip(f"hand_{'right' if dx > 0 else 'left'}_{abs(dx)}px", "t1_hand", dx=dx) for dx in (1, 5, -1, -5)
 ] + [_clip("hand_zoom", "t1_hand", zoom=2), _clip("hand_turn", "t1_hand", degrees=1)]
-CLIPS = POSE_CLIPS + PATH_CLIPS + HAND_CLIPS
+CLIPS = POSE_CLIPS + PATH_CLIPS + IDENTITY_CLIPS + HAND_CLIPS
 
 
 def subject_image(image_module, samples, subject):
@@ -125,11 +146,26 @@ def frames(image_module, samples, clip):
     return result
 
 
+def actors_json(image_module, samples, clip):
+    """Who is where on each frame of an identity clip, the tests' ground truth: the canvas size,
+    the frame interval, and each actor in paste order with its subject, its width and height in
+    pixels and its left edge on each frame (null where it is not pasted)."""
+    actors = []
+    for actor in clip["actors"]:
+        image = subject_image(image_module, samples, actor["subject"])[1]
+        actors.append({"subject": actor["subject"], "width": image.width, "height": image.height, "xs": actor["xs"]})
+    return json.dumps({"canvas": list(CANVAS), "frame_interval_ms": FRAME_INTERVAL_MS, "actors": actors}, indent=1)
+
+
 def write_frames(samples):
-    """Writes samples/<clip>/frame_NNNN.png for each clip whose folder is not complete yet."""
+    """Writes samples/<clip>/frame_NNNN.png for each clip whose folder is not complete yet, and
+    samples/<clip>/actors.json (`actors_json`) for each identity clip."""
     for clip in CLIPS:
+        extra = {}
+        if clip in IDENTITY_CLIPS:
+            extra["actors.json"] = lambda clip=clip: actors_json(import_pillow(), samples, clip)
         write_clip(samples, clip["name"], lambda clip=clip: frames(import_pillow(), samples, clip),
-                   f"{clip['frames']} frames of {clip['subject']}", "video_clips")
+                   f"{clip['frames']} frames of {clip['subject']}", "video_clips", extra)
 
 
 if __name__ == "__main__":
