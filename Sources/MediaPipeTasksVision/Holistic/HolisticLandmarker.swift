@@ -85,7 +85,7 @@ public final class HolisticLandmarker: Sendable {
             return HolisticLandmarkerResult(
                 people: people,
                 timestampInMilliseconds: VisionTaskRunner<MPImage, HolisticLandmarkerResult>.milliseconds(of: microseconds),
-                trackIds: streamMode ? people.compactMap(\.pose.trackId) : nil)
+                trackIds: streamMode ? people.compactMap(\.pose.personId) : nil)
         }
         if configuration.runningMode == .liveStream { owner.object = self }
     }

@@ -29,8 +29,8 @@ public struct HolisticLandmarkerResult: Codable, Sendable, Equatable {
     /// The input's timestamp: the caller's in video and live-stream modes (microsecond
     /// timestamps rounded down), synthetic in image mode.
     public var timestampInMilliseconds: Int
-    /// Video and live-stream modes: one track id per person (docs/PIPELINE.md, "Track ids");
-    /// nil in image mode. Not part of MediaPipe's API.
+    /// Video and live-stream modes: one person id per person, kept as the pose landmarker keeps
+    /// it (docs/PIPELINE.md, "Person ids"); nil in image mode. Not part of MediaPipe's API.
     public var trackIds: [Int]?
 
     public init(

@@ -34,7 +34,7 @@ extension PoseLandmarkerOptions {
 /// - `.image`: `detect(image:)`, detector on every call.
 /// - `.video`: `detect(videoFrame:timestampInMilliseconds:)`, strictly increasing timestamps;
 ///   people are tracked from frame to frame and, with `numPoses == 1`, smoothed. Each pose
-///   carries a track id (`PoseLandmarkerResult.trackIds`), and `shouldSmoothEachTrack` smooths
+///   carries a person id (`PoseLandmarkerResult.trackIds`), and `shouldSmoothEachTrack` smooths
 ///   every tracked person with their own filters.
 /// - `.liveStream`: `detectAsync(image:timestampInMilliseconds:)` returns at once; results go
 ///   to the delegate. One frame runs while at most one waits; a newer frame replaces the
@@ -118,7 +118,7 @@ public final class PoseLandmarker: Sendable {
                     pose.mask.map { Mask(width: upright.width, height: upright.height, float32Data: $0) }
                 },
                 timestampInMilliseconds: timestamp,
-                trackIds: streamMode ? poses.compactMap(\.trackId) : nil)
+                trackIds: streamMode ? poses.compactMap(\.personId) : nil)
         }
         // Only the live-stream handler reads `owner`. Forming a weak reference gives `self` a
         // side table that, once `owner` is freed at the end of this init, only the object's

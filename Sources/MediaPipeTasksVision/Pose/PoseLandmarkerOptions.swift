@@ -38,8 +38,9 @@ public final class PoseLandmarkerOptions {
 
     /// In video and live-stream modes: smooth every tracked person with their own filters, the
     /// same filters MediaPipe applies to the one pose of `numPoses` 1, so that `numPoses` > 1
-    /// is smoothed too. A person keeps their filters while they keep their track id
-    /// (`PoseLandmarkerResult.trackIds`); a new track starts with fresh ones. Off by default,
+    /// is smoothed too. A person keeps their filters while the landmarker follows them from frame
+    /// to frame; after a gap they start with fresh ones, though they keep their id
+    /// (`PoseLandmarkerResult.trackIds`). Off by default,
     /// which gives MediaPipe's output: only `numPoses` 1 is smoothed, and its filters carry
     /// over from one person to the next. Not part of MediaPipe's API (docs/PIPELINE.md,
     /// "Per-track smoothing"); refused in image mode.

@@ -20,7 +20,8 @@ import Inference
 /// The face and hands are tracked from frame to frame in every mode, as MediaPipe's graph
 /// does whenever it sees consecutive frames (its static mode only stops the pose from being
 /// tracked and smoothed): call ``reset()`` between unrelated images. Each person's face and
-/// hands are tracked from that person's own last frame (by track id), never from another's.
+/// hands are tracked from that person's own last frame (by ROI track id, docs/PIPELINE.md,
+/// "Per-person state"), never from another's; each person reports their person id.
 /// Nothing of the face or the hands is smoothed.
 ///
 /// Holds mutable tracking state and the interpreters' tensor memory: one graph serves one
@@ -138,8 +139,9 @@ package final class HolisticGraph {
         var hands: [HolisticHandRegion.Side: (landmarks: [RawLandmark], rect: NormalizedRect)] = [:]
     }
 
-    /// Last frame's parts of each person, by track id (by position without track ids: image
-    /// mode, or the legacy static mode of one person).
+    /// Last frame's parts of each person, by ROI track id, not person id (docs/PIPELINE.md,
+    /// "Per-person state"; by position without track ids: image mode, or the legacy static mode
+    /// of one person).
     private var histories: [Int: PartHistory] = [:]
     /// The last frame's intermediate ROIs, one per person.
     package private(set) var intermediate: [IntermediateROIs] = []

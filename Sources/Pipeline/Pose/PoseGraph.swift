@@ -77,9 +77,12 @@ package final class PoseGraph {
         /// The next frame's ROI, built from this pose's auxiliary landmarks (docs/PIPELINE.md,
         /// "Pose tracking"), normalized; also the Tasks smoother's object scale.
         package var trackingROI: NormalizedRect
-        /// Stream mode: the id of the track this pose belongs to (docs/PIPELINE.md, "Track ids");
-        /// nil in image mode.
+        /// Stream mode: the id of the ROI track this pose continues (docs/PIPELINE.md, "Track
+        /// ids"), which keys its smoothing; nil in image mode.
         package var trackId: Int?
+        /// Stream mode: the id of the person this pose is (``PersonIdentities``), which the
+        /// landmarker reports; nil in image mode.
+        package var personId: Int?
     }
 
     package static let detectorInputSize = 224
@@ -93,6 +96,8 @@ package final class PoseGraph {
     /// Next-frame ROIs from the previous frame, with their track ids (stream mode only).
     private var trackedROIs: [TrackedRect] = []
     private var trackIds = TrackIdSource()
+    /// Who each pose is, from frame to frame (stream mode only).
+    private var identities = PersonIdentities()
     /// The smoothing of the one pose of `numPoses` 1 (stream mode, without per-track smoothing).
     private var smoother = PoseSmoother()
     /// Per-track smoothing: the filters of each track found on the previous frame, by track id.
@@ -126,9 +131,11 @@ package final class PoseGraph {
         legacySmoother = LegacyPoseSmoother(smoothsLandmarks: configuration.streamMode)
     }
 
-    /// Forgets tracking and smoothing state; the tracks found after it get new ids.
+    /// Forgets tracking, smoothing and identity state; the tracks and people found after it get
+    /// new ids.
     package func reset() {
         trackedROIs = []
+        identities.reset()
         smoother.reset()
         trackSmoothers = [:]
         legacySmoother.reset()
@@ -179,6 +186,7 @@ package final class PoseGraph {
                 }
             }
             trackedROIs = poses.map { TrackedRect(rect: $0.trackingROI, trackId: $0.trackId) }
+            try identify(&poses, width: width, height: height, timestampMicroseconds: timestampMicroseconds)
         }
         return poses
     }
@@ -252,6 +260,19 @@ package final class PoseGraph {
             landmarks: LandmarkProjection.project(transform.padding.removing(from: poseLandmarks), through: roi),
             worldLandmarks: world, mask: mask, roi: roi, auxiliaryLandmarks: projectedAuxiliary, trackingROI: trackingROI,
             trackId: nil)
+    }
+
+    /// Gives each pose the id of the person it is (docs/PIPELINE.md, "Track ids"), from its
+    /// landmarks as returned; changes nothing else.
+    private func identify(_ poses: inout [Pose], width: Int, height: Int, timestampMicroseconds: Int64) throws {
+        let observations = try poses.map { pose in
+            try PersonIdentities.Observation(
+                trackId: pose.trackId, landmarks: pose.landmarks, worldLandmarks: pose.worldLandmarks,
+                imageWidth: width, imageHeight: height)
+        }
+        for (index, id) in identities.assign(observations, timestampMicroseconds: timestampMicroseconds).enumerated() {
+            poses[index].personId = id
+        }
     }
 
     /// Tasks smoothing for a single tracked pose (docs/PIPELINE.md, "Pose smoothing"): a frame
