@@ -66,6 +66,21 @@ import Testing
         }
     }
 
+    /// Two people with the same proportions standing in the same place, one nearer the camera
+    /// (a torso of 150 px against 100), whose ROI tracks swap: their sizes tell them apart.
+    @Test func sizesTellApartPeopleInTheSamePlace() {
+        func pose(_ x: Double, track: Int, torso: Double) -> PersonIdentities.Observation {
+            PersonIdentities.Observation(trackId: track, centre: SIMD2(x, 200), torsoLength: torso, signature: Self.tall)
+        }
+        var identities = PersonIdentities()
+        #expect(identities.assign([pose(300, track: 0, torso: 100), pose(320, track: 1, torso: 150)], timestampMicroseconds: 0) == [0, 1])
+        for frame in 1..<6 {
+            let ids = identities.assign(
+                [pose(320, track: 0, torso: 150), pose(300, track: 1, torso: 100)], timestampMicroseconds: Self.time(frame))
+            #expect(ids == [1, 0], "frame \(frame)")
+        }
+    }
+
     /// Outside every person's gate, a pose is someone new; the gate grows while a person is
     /// not found.
     @Test func gatesStartNewPeople() {

@@ -20,7 +20,7 @@ public struct PoseLandmarkerResult: Codable, Sendable, Equatable {
     public var timestampInMilliseconds: Int
     /// Video and live-stream modes: one person id per pose, in pose order. A person keeps their
     /// id from frame to frame, also when two people cross or one is hidden for up to a second,
-    /// as matched by torso position, motion and body proportions; a person not matched gets a
+    /// as matched by torso position, motion and size and body proportions; a person not matched gets a
     /// new id (ids count up from 0 and never repeat within a landmarker). Nil in image mode. Not
     /// part of MediaPipe's API (docs/PIPELINE.md, "Track ids").
     public var trackIds: [Int]?

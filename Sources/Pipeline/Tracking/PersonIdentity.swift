@@ -1,11 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Who each pose of a video is (docs/PIPELINE.md, "Track ids"): the person ids the pose
 /// landmarker reports, kept when two people cross or one is hidden for a while.
 ///
 /// The ROI tracks (``TrackedRect``) follow geometry: when two people overlap, a track can slide
 /// from one to the other, and a person found again after a gap starts a new track. The registry
 /// sits on top of them and changes no landmark and no ROI: it remembers, for each person, where
-/// their torso was, how fast it moved, and their body proportions, and gives each frame's poses
-/// the ids of the people they match best.
+/// their torso was, how fast it moved, how large it was, and their body proportions, and gives
+/// each frame's poses the ids of the people they match best.
 ///
 /// Each frame (``assign(_:timestampMicroseconds:)``):
 /// 1. For every pose and every remembered person, the **position cost**: the distance from the
@@ -13,12 +19,13 @@
 ///    the time since they were seen, the time capped at ``Parameters/maximumExtrapolation``) or
 ///    to where they were last seen, whichever is nearer, in the person's torso lengths; and the
 ///    **proportion cost**: the mean absolute log-ratio of the bone-length ratios the two share
-///    (``BodySignature``), capped at ``Parameters/signatureCap``. A pair is a candidate when the
-///    position cost is at most ``Parameters/positionGate`` grown by
+///    (``BodySignature``), capped at ``Parameters/signatureCap``; and the **size cost**: the
+///    absolute log-ratio of the pose's torso length to the person's. A pair is a candidate when
+///    the position cost is at most ``Parameters/positionGate`` grown by
 ///    ``Parameters/gateGrowthPerSecond`` per second since the person was seen.
-/// 2. Its cost: position cost + ``Parameters/signatureWeight`` × proportion cost, less
-///    ``Parameters/continuityBonus`` when the pose continues the ROI track the person had on
-///    the previous frame.
+/// 2. Its cost: position cost + ``Parameters/signatureWeight`` × proportion cost +
+///    ``Parameters/scaleWeight`` × size cost, less ``Parameters/continuityBonus`` when the pose
+///    continues the ROI track the person had on the previous frame.
 /// 3. Greedy assignment: the cheapest candidate pair first (ties: lower pose index, then
 ///    lower person index), each pose and each person at most once. A pose left without a person
 ///    is a new person, with a new id.
@@ -52,6 +59,8 @@ struct PersonIdentities: Sendable {
         var signatureCap = 0.25
         /// Weight of the proportion cost, torso lengths per unit of log-ratio.
         var signatureWeight = 4.0
+        /// Weight of the size cost, torso lengths per unit of log-ratio.
+        var scaleWeight = 2.0
         /// Weight of a new frame in the velocity and the torso length (the old value keeps the
         /// rest).
         var updateWeight = 0.25
@@ -118,6 +127,7 @@ struct PersonIdentities: Sendable {
         var centre: SIMD2<Double>
         /// Pixels per second.
         var velocity: SIMD2<Double>
+        /// Pixels, averaged over frames (``Parameters/updateWeight``).
         var torsoLength: Double
         var signature: BodySignature
         var lastSeenMicroseconds: Int64
@@ -210,9 +220,11 @@ struct PersonIdentities: Sendable {
             Observation.length(observation.centre - expected), Observation.length(observation.centre - person.centre))
         let position = distance / person.torsoLength
         guard position <= parameters.positionGate + parameters.gateGrowthPerSecond * seconds else { return nil }
-        let proportions = person.signature.distance(to: observation.signature) ?? 0
+        let proportions = min(person.signature.distance(to: observation.signature) ?? 0, parameters.signatureCap)
+        let size = abs(log(observation.torsoLength / person.torsoLength))
         let continues = observation.trackId != nil && observation.trackId == person.trackId
             && person.lastSeenMicroseconds == previousMicroseconds
-        return position + parameters.signatureWeight * min(proportions, parameters.signatureCap) - (continues ? parameters.continuityBonus : 0)
+        return position + parameters.signatureWeight * proportions + parameters.scaleWeight * size
+            - (continues ? parameters.continuityBonus : 0)
     }
 }
