@@ -53,31 +53,9 @@ import Testing
         try MPImage(contentsOfFile: Fixtures.sample("\(name)/" + String(format: "frame_%04d.png", index)))
     }
 
-    /// Identity switches against the ground truth: each time an actor identified on two frames
-    /// (not necessarily consecutive) has another id than the last time, and each time an id
-    /// identified as one actor is later identified as another.
-    struct SwitchCounter {
-        private var idOfActor: [String: Int] = [:]
-        private var actorOfId: [Int: String] = [:]
-        private(set) var switches: [String] = []
-        private(set) var identified: [String: Int] = [:]
-
-        mutating func observe(actor: String, id: Int, frame: Int) {
-            if let previous = idOfActor[actor], previous != id {
-                switches.append("frame \(frame): \(actor) went from id \(previous) to \(id)")
-            }
-            if let other = actorOfId[id], other != actor {
-                switches.append("frame \(frame): id \(id) went from \(other) to \(actor)")
-            }
-            idOfActor[actor] = id
-            actorOfId[id] = actor
-            identified[actor, default: 0] += 1
-        }
-    }
-
     /// Each actor is identified on enough frames for a zero count to mean something: at least
     /// half the frames where it is pasted.
-    static func expectEveryoneIdentified(_ counter: SwitchCounter, _ clip: Clip, _ name: String) {
+    static func expectEveryoneIdentified(_ counter: IdentitySwitchCounter, _ clip: Clip, _ name: String) {
         for actor in clip.actors {
             let pasted = actor.xs.count { $0 != nil }
             let seen = counter.identified[actor.subject, default: 0]
@@ -94,7 +72,7 @@ import Testing
         options.runningMode = .video
         options.numPoses = 2
         let landmarker = try PoseLandmarker(options: options)
-        var counter = SwitchCounter()
+        var counter = IdentitySwitchCounter()
         var log: [String] = []
         for frame in 0..<clip.frameCount {
             let result = try landmarker.detect(
@@ -127,7 +105,7 @@ import Testing
         options.runningMode = .video
         options.numPoses = 2
         let landmarker = try HolisticLandmarker(options: options)
-        var counter = SwitchCounter()
+        var counter = IdentitySwitchCounter()
         var log: [String] = []
         var partsChecked = 0
         let size = (Double(clip.canvas[0]), Double(clip.canvas[1]))

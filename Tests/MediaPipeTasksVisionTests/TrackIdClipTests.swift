@@ -79,29 +79,17 @@ import Testing
     func crossingPeopleKeepTheirIdsWhileBothAreVisible(clip: String, numPoses: Int) throws {
         let actors = try #require(Self.crossingActors[clip])
         let results = try Self.run(Self.poseLandmarker(numPoses: numPoses), clip: clip)
-        var personOfId: [Int: String] = [:]
-        var previousIds: [String: Int] = [:]
-        var identified: [String: Int] = [:]
-        var switches: [String] = []
+        var counter = IdentitySwitchCounter()
         for (frame, result) in results.enumerated() {
             guard !Self.t1Man.box(frame).overlaps(Self.busMan.box(frame)) else { continue }
-            var ids: [String: Int] = [:]
             for (pose, id) in zip(result.landmarks, result.trackIds ?? []) {
                 guard let person = Self.actor(of: pose, frame: frame, actors: actors) else { continue }
-                if let other = personOfId[id], other != person {
-                    switches.append("frame \(frame): id \(id) went from \(other) to \(person)")
-                }
-                if let previous = previousIds[person], previous != id {
-                    switches.append("frame \(frame): \(person) went from id \(previous) to \(id)")
-                }
-                personOfId[id] = person
-                ids[person] = id
-                identified[person, default: 0] += 1
+                counter.observe(actor: person, id: id, frame: frame)
             }
-            previousIds = ids
         }
+        let identified = counter.identified
         print("\(clip): frames identified \(identified); ids per frame \(results.map { $0.trackIds ?? [] })")
-        #expect(switches.isEmpty, "\(switches)")
+        #expect(counter.switches.isEmpty, "\(counter.switches)")
         // Each passer is certainly identified on enough frames for the check above to mean
         // something: on the two-person clip, on most of the 17 frames where both are in full
         // view; on the three-person clip, only while a passer's torso is outside the
