@@ -16,7 +16,8 @@
 #   - a video cut short: its <name>.error.json and no output; with --allow-short its output,
 #     whose header records the shortfall;
 #   - a folder of frames with a subfolder: the frames `pose FOLDER` reads; a name too long for
-#     the file system: a hashed output name, the full name in the header.
+#     the file system: a hashed output name, the full name in the header;
+#   - `extract holistic`: the same bytes for 1 and 2 shards, 1 and 2 threads, and a redone entry.
 # Usage: scripts/check_extract.sh LANDMARKER_BINARY   (needs ffmpeg and scripts/fetch_samples.sh)
 set -euo pipefail
 if (($# != 1)); then echo "usage: scripts/check_extract.sh LANDMARKER_BINARY" >&2; exit 2; fi
@@ -185,5 +186,33 @@ hashed="$(ls mixed | grep -E "^f{149}-[0-9a-f]{16}\.ndjson$" || true)"
 [[ -n "$hashed" ]] && head -n 1 "mixed/$hashed" | grep -q "\"shortenedName\":{\"name\":\"$long\"" \
   || fail "no hashed output for the long name: $(ls mixed)"
 
+# `extract holistic`, the same guarantees: one shard on one thread against two shards in reverse
+# order on two threads, and an output removed and redone, byte for byte; every frame a person
+# record with 33 pose landmarks and a face of 468.
+printf 'videos/first.mp4\nvideos/folder\n' > holistic.txt
+"$bin" extract holistic --manifest holistic.txt --out holistic1 --threads 1 --quiet 2> holistic.log \
+  || fail "extract holistic: $(cat holistic.log)"
+for shard in 1 0; do
+  "$bin" extract holistic --manifest holistic.txt --out holistic2 --shard "$shard/2" --threads 2 --quiet 2>> holistic.log \
+    || fail "extract holistic, shard $shard/2: $(cat holistic.log)"
+done
+for name in first folder; do
+  cmp -s "holistic1/$name.ndjson" "holistic2/$name.ndjson" \
+    || fail "holistic $name.ndjson differs between 1 shard (1 thread) and 2 shards (2 threads)"
+done
+python3 - holistic1/first.ndjson <<'PY' || fail "holistic1/first.ndjson is not a header and a person with a pose and a face per frame"
+import json, sys
+lines = [json.loads(line) for line in open(sys.argv[1])]
+header, frames = lines[0], lines[1:]
+ok = header["frames"] == len(frames) > 0 and all(
+    len(f["people"]) == 1 and len(f["people"][0]["poseLandmarks"]) == 33
+    and len(f["people"][0]["faceLandmarks"] or []) == 468 for f in frames)
+sys.exit(0 if ok else 1)
+PY
+rm holistic2/folder.ndjson
+"$bin" extract holistic --manifest holistic.txt --out holistic2 --threads 2 --quiet 2>> holistic.log \
+  || fail "extract holistic, rerun: $(cat holistic.log)"
+cmp -s holistic1/folder.ndjson holistic2/folder.ndjson || fail "the redone holistic folder.ndjson differs"
+
 ((failures == 0)) || { echo "check_extract: $failures failure(s)" >&2; exit 1; }
-echo "check_extract: whole files, failures isolated, resume, identical bytes for 1 and 3 shards and 1 and 2 threads, a clear stop without libcrypto, videos cut short, folders with subfolders, long names"
+echo "check_extract: whole files, failures isolated, resume, identical bytes for 1 and 3 shards and 1 and 2 threads, a clear stop without libcrypto, videos cut short, folders with subfolders, long names, holistic split and resumed byte for byte"
