@@ -94,8 +94,47 @@ import Testing
         // A pose without any proportions known is placed by position alone.
         let unknown = BodySignature(ratios: [0, 0, 0, 0, 0, 0], counts: [0, 0, 0, 0, 0, 0])
         #expect(identities.assign([Self.pose(185, track: 5, unknown)], timestampMicroseconds: Self.time(3)) == [0])
-        // Person 1, lost for three frames, is 1.15 torso lengths away: beyond 0.5 + 5 × 0.08.
-        #expect(identities.assign([Self.pose(185, track: 5), Self.pose(415, track: 6)], timestampMicroseconds: Self.time(4)) == [0, 2])
+        // Person 1, lost for three frames, is 2.3 torso lengths away: beyond the recovery gate,
+        // 1.5 + 5 × 0.12.
+        #expect(identities.assign([Self.pose(185, track: 5), Self.pose(530, track: 6)], timestampMicroseconds: Self.time(4)) == [0, 2])
+    }
+
+    /// A person lost for a few frames comes back farther from where they were last seen than
+    /// the tight gate allows (a pose found late, behind the body that hid it): the recovery
+    /// gate takes them back, but never from a person seen on the previous frame.
+    @Test func aPersonLostComesBackWithinTheRecoveryGate() {
+        var identities = PersonIdentities()
+        #expect(identities.assign([Self.pose(100, track: 0), Self.pose(600, track: 1)], timestampMicroseconds: 0) == [0, 1])
+        #expect(identities.assign([Self.pose(600, track: 1)], timestampMicroseconds: Self.time(1)) == [1])
+        #expect(identities.assign([Self.pose(600, track: 1)], timestampMicroseconds: Self.time(2)) == [1])
+        // 1.2 torso lengths from person 0, lost for three frames: beyond 0.5 + 5 × 0.12, within
+        // 1.5 + 5 × 0.12.
+        #expect(identities.assign([Self.pose(600, track: 1), Self.pose(220, track: 2)], timestampMicroseconds: Self.time(3)) == [1, 0])
+        // Person 1, seen on the previous frame, 1.2 torso lengths off: someone new.
+        #expect(identities.assign([Self.pose(220, track: 2), Self.pose(720, track: 3)], timestampMicroseconds: Self.time(4)) == [0, 2])
+    }
+
+    /// While one person hides another, a second ROI track can land on the body in front: two
+    /// poses of one body. The duplicate keeps the hidden person's id but does not move them onto
+    /// the body in front, so they are found again where they come out, 30 frames a second; a
+    /// duplicate that matches no one is not remembered.
+    @Test func aSecondPoseOnOneBodyMovesNoOne() {
+        let frame: Int64 = 33_333
+        var identities = PersonIdentities()
+        for index in 0..<30 {
+            let tall = 100 + 10 * Double(index), broad = 500 - 10 * Double(index)
+            let poses: [PersonIdentities.Observation]
+            switch index {
+            case ..<18: poses = [Self.pose(tall, track: 0), Self.pose(broad, track: 1, Self.broad)]
+            case 18..<24: poses = [Self.pose(broad, track: 1, Self.broad), Self.pose(broad + 2, track: 0, Self.broad)]
+            default: poses = [Self.pose(broad, track: 1, Self.broad), Self.pose(tall, track: 2)]
+            }
+            let ids = identities.assign(poses, timestampMicroseconds: Int64(index) * frame)
+            #expect(ids == (index < 18 ? [0, 1] : [1, 0]), "frame \(index)")
+        }
+        var fresh = PersonIdentities()
+        #expect(fresh.assign([Self.pose(300, track: 0), Self.pose(305, track: 1)], timestampMicroseconds: 0) == [0, 1])
+        #expect(fresh.rememberedCount == 1)
     }
 
     /// People not found are forgotten after a second, and at most `lostCapacity` are kept, the

@@ -39,4 +39,10 @@ package enum HolisticFaceRegion {
             for: detection, imageWidth: imageWidth, imageHeight: imageHeight)
         return RectTransformation.faceFromRegionDetection.apply(to: rect, imageWidth: imageWidth, imageHeight: imageHeight)
     }
+
+    /// Whether `point` (normalized to the image) lies in `box` (normalized, edges included): with
+    /// several people, a face detection is the person's own when its box holds their pose's nose.
+    package static func contains(_ point: RawLandmark, in box: RelativeBox) -> Bool {
+        box.xmin <= point.x && point.x <= box.xmin + box.width && box.ymin <= point.y && point.y <= box.ymin + box.height
+    }
 }

@@ -9,7 +9,9 @@ import Inference
 ///    gave no pose ROI; in stream mode the legacy smoothing; several: the pose graph's
 ///    multi-person tracking, each track smoothed on its own).
 /// 2. **Face**: the region around pose landmarks 0–10 (``HolisticFaceRegion``), the short-range
-///    face detector inside it, the first detection's face ROI; ``RoiTracking/holisticFace``
+///    face detector inside it, the first detection's face ROI (with several people, the first
+///    whose box holds the pose's nose: where two heads are close, the region can hold
+///    another person's face, found first); ``RoiTracking/holisticFace``
 ///    keeps last frame's face ROI while it still fits; the face landmark model
 ///    (``FaceLandmarkModel``, plain or refined).
 /// 3. **Hands**, each side the same way: when the wrist is visible, the region around the
@@ -115,7 +117,7 @@ package final class HolisticGraph {
     package struct IntermediateROIs {
         /// The region searched for a face (``HolisticFaceRegion/region(poseLandmarks:imageWidth:imageHeight:)``).
         package var faceRegion: NormalizedRect?
-        /// The face ROI from the first face detection in that region.
+        /// The face ROI from the face detection chosen in that region.
         package var faceRecrop: NormalizedRect?
         /// Each hand's region around the pose's wrist, pinky and index.
         package var handRegions: [HolisticHandRegion.Side: NormalizedRect] = [:]
@@ -212,10 +214,12 @@ package final class HolisticGraph {
         let region = try HolisticFaceRegion.region(poseLandmarks: poseLandmarks, imageWidth: width, imageHeight: height)
         let (detections, transform) = try faceDetector.detect(
             in: image, roi: RotatedPixelRect(region, imageWidth: width, imageHeight: height))
-        let recrop = try detections.first.map { detection in
-            try HolisticFaceRegion.roi(
-                fromDetection: DetectionProjection.project(detection, through: transform.matrix),
-                imageWidth: width, imageHeight: height)
+        let projected = try detections.map { try DetectionProjection.project($0, through: transform.matrix) }
+        let chosen = configuration.numPoses == 1
+            ? projected.first
+            : projected.first { HolisticFaceRegion.contains(poseLandmarks[0], in: $0.box) }
+        let recrop = try chosen.map { detection in
+            try HolisticFaceRegion.roi(fromDetection: detection, imageWidth: width, imageHeight: height)
         }
         rois.faceRegion = region
         rois.faceRecrop = recrop

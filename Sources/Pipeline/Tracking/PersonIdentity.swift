@@ -27,9 +27,16 @@ import Darwin
 ///    ``Parameters/scaleWeight`` × size cost, less ``Parameters/continuityBonus`` when the pose
 ///    continues the ROI track the person had on the previous frame.
 /// 3. Greedy assignment: the cheapest candidate pair first (ties: lower pose index, then
-///    lower person index), each pose and each person at most once. A pose left without a person
+///    lower person index), each pose and each person at most once.
+/// 4. Recovery: the poses left and the people not seen on the previous frame nor taken in 3
+///    are paired the same way within the wider ``Parameters/recoveryGate``. A pose still left
 ///    is a new person, with a new id.
-/// 4. Matched people take the pose's centre and track; their velocity and torso length move
+/// 5. Two poses that show one body (``Parameters/sameBodyDistance``,
+///    ``Parameters/sameBodySize``; two ROI tracks on one person, as while one person hides
+///    another): the one matched at the higher cost, or not at all, is a duplicate. It gets its
+///    person's id, or a new id, but changes no one: the hidden person's state is not pulled
+///    onto the body in front, and no one new is remembered.
+/// 6. Matched people take the pose's centre and track; their velocity and torso length move
 ///    towards this frame's by ``Parameters/updateWeight``; their proportions take in this
 ///    frame's when within ``Parameters/signatureCap`` of them. People not found are kept for
 ///    ``Parameters/memoryMicroseconds``, at most ``Parameters/lostCapacity`` of them (the most
@@ -50,7 +57,12 @@ struct PersonIdentities: Sendable {
         /// Largest position cost of a candidate pair, torso lengths, for a person seen an
         /// instant ago.
         var positionGate = 0.5
-        /// How much the position gate grows per second the person has not been seen, torso
+        /// Largest position cost, torso lengths, of a pose left over after the first matching
+        /// and a person lost before the previous frame (seen an instant ago). Wider than
+        /// ``positionGate``: a person coming out from behind another is seldom where they were
+        /// last seen well, and only the people nobody else took are left to choose from.
+        var recoveryGate = 1.5
+        /// How much the position gates grow per second the person has not been seen, torso
         /// lengths.
         var gateGrowthPerSecond = 5.0
         /// The proportion cost is capped at this (mean absolute log-ratio): the world landmarks
@@ -67,6 +79,12 @@ struct PersonIdentities: Sendable {
         /// Subtracted from the cost of a pose that continues the person's ROI track of the
         /// previous frame, torso lengths.
         var continuityBonus = 0.25
+        /// Two poses of one frame whose torso centres are this close, in the smaller torso's
+        /// lengths, and whose torsos are within ``sameBodySize`` of each other, show one body
+        /// (two ROI tracks on one person, as while one person hides another).
+        var sameBodyDistance = 0.25
+        /// Largest absolute log-ratio of the torso lengths of two poses showing one body.
+        var sameBodySize = 0.4
     }
 
     /// One pose as the registry sees it.
@@ -152,27 +170,44 @@ struct PersonIdentities: Sendable {
     ///   - observations: the frame's poses.
     ///   - timestampMicroseconds: the frame time; increasing from call to call.
     mutating func assign(_ observations: [Observation], timestampMicroseconds: Int64) -> [Int] {
-        var candidates: [(cost: Double, pose: Int, person: Int)] = []
-        for (poseIndex, observation) in observations.enumerated() {
-            for (personIndex, person) in people.enumerated() {
-                if let cost = cost(of: observation, for: person, at: timestampMicroseconds) {
-                    candidates.append((cost, poseIndex, personIndex))
+        var match = [(person: Int, cost: Double)?](repeating: nil, count: observations.count)
+        var taken = Set<Int>()
+        // Everyone within the tight gate first; then the people lost before the previous frame,
+        // within the wide gate, for the poses still left.
+        for recovering in [false, true] {
+            var candidates: [(cost: Double, pose: Int, person: Int)] = []
+            for (poseIndex, observation) in observations.enumerated() where match[poseIndex] == nil {
+                for (personIndex, person) in people.enumerated() where !taken.contains(personIndex) {
+                    if recovering && person.lastSeenMicroseconds == previousMicroseconds { continue }
+                    let gate = recovering ? parameters.recoveryGate : parameters.positionGate
+                    if let cost = cost(of: observation, for: person, at: timestampMicroseconds, gate: gate) {
+                        candidates.append((cost, poseIndex, personIndex))
+                    }
                 }
             }
+            candidates.sort { ($0.cost, $0.pose, $0.person) < ($1.cost, $1.pose, $1.person) }
+            for candidate in candidates where match[candidate.pose] == nil && !taken.contains(candidate.person) {
+                match[candidate.pose] = (candidate.person, candidate.cost)
+                taken.insert(candidate.person)
+            }
         }
-        candidates.sort { ($0.cost, $0.pose, $0.person) < ($1.cost, $1.pose, $1.person) }
-        var personOfPose = [Int?](repeating: nil, count: observations.count)
-        var taken = Set<Int>()
-        for candidate in candidates where personOfPose[candidate.pose] == nil && !taken.contains(candidate.person) {
-            personOfPose[candidate.pose] = candidate.person
-            taken.insert(candidate.person)
-        }
+        let duplicate = duplicates(observations, match: match)
 
         var result: [Int] = []
         var found: [Person] = []
         for (poseIndex, observation) in observations.enumerated() {
+            if duplicate[poseIndex] {
+                // The person keeps what they were; a new person is not remembered.
+                if let index = match[poseIndex]?.person {
+                    result.append(people[index].id)
+                    found.append(people[index])
+                } else {
+                    result.append(ids.newId())
+                }
+                continue
+            }
             var person: Person
-            if let index = personOfPose[poseIndex] {
+            if let index = match[poseIndex]?.person {
                 person = people[index]
                 let seconds = Double(timestampMicroseconds - person.lastSeenMicroseconds) / 1_000_000
                 if seconds > 0 {
@@ -212,19 +247,41 @@ struct PersonIdentities: Sendable {
         previousMicroseconds = nil
     }
 
-    /// The cost of giving `observation` the id of `person`, nil when the pair is outside a gate.
-    private func cost(of observation: Observation, for person: Person, at timestampMicroseconds: Int64) -> Double? {
+    /// The cost of giving `observation` the id of `person`, nil when the pair is outside the
+    /// position gate `gate` (torso lengths, grown by ``Parameters/gateGrowthPerSecond``).
+    private func cost(
+        of observation: Observation, for person: Person, at timestampMicroseconds: Int64, gate: Double
+    ) -> Double? {
         let seconds = Double(timestampMicroseconds - person.lastSeenMicroseconds) / 1_000_000
         let expected = person.centre + person.velocity * min(seconds, parameters.maximumExtrapolation)
         let distance = min(
             Observation.length(observation.centre - expected), Observation.length(observation.centre - person.centre))
         let position = distance / person.torsoLength
-        guard position <= parameters.positionGate + parameters.gateGrowthPerSecond * seconds else { return nil }
+        guard position <= gate + parameters.gateGrowthPerSecond * seconds else { return nil }
         let proportions = min(person.signature.distance(to: observation.signature) ?? 0, parameters.signatureCap)
         let size = abs(log(observation.torsoLength / person.torsoLength))
         let continues = observation.trackId != nil && observation.trackId == person.trackId
             && person.lastSeenMicroseconds == previousMicroseconds
         return position + parameters.signatureWeight * proportions + parameters.scaleWeight * size
             - (continues ? parameters.continuityBonus : 0)
+    }
+
+    /// Which poses are second sightings of a body another pose of the frame already shows: of
+    /// two poses whose torso centres are within ``Parameters/sameBodyDistance`` of the smaller
+    /// torso length and whose torso lengths are within ``Parameters/sameBodySize`` (log-ratio),
+    /// the one matched at the higher cost, or not matched (ties: the later pose).
+    private func duplicates(_ observations: [Observation], match: [(person: Int, cost: Double)?]) -> [Bool] {
+        var duplicate = [Bool](repeating: false, count: observations.count)
+        for first in observations.indices {
+            for second in observations.indices where second > first {
+                let a = observations[first], b = observations[second]
+                let distance = Observation.length(a.centre - b.centre) / min(a.torsoLength, b.torsoLength)
+                guard distance <= parameters.sameBodyDistance,
+                      abs(log(a.torsoLength / b.torsoLength)) <= parameters.sameBodySize else { continue }
+                let firstCost = match[first]?.cost ?? .infinity, secondCost = match[second]?.cost ?? .infinity
+                duplicate[secondCost >= firstCost ? second : first] = true
+            }
+        }
+        return duplicate
     }
 }
