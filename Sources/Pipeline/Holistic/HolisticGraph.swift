@@ -214,7 +214,7 @@ package final class HolisticGraph {
         let region = try HolisticFaceRegion.region(poseLandmarks: poseLandmarks, imageWidth: width, imageHeight: height)
         let (detections, transform) = try faceDetector.detect(
             in: image, roi: RotatedPixelRect(region, imageWidth: width, imageHeight: height))
-        let projected = try detections.map { try DetectionProjection.project($0, through: transform.matrix) }
+        let projected = detections.map { DetectionProjection.project($0, through: transform.matrix) }
         let chosen = configuration.numPoses == 1
             ? projected.first
             : projected.first { HolisticFaceRegion.contains(poseLandmarks[0], in: $0.box) }
