@@ -12,36 +12,59 @@ public struct OptionsTable: Sendable {
     /// The `BuiltinOptions` union type the operator carries (`BuiltinOptionsType`), 0 for none.
     public let type: UInt8
     /// Names the operator in errors, e.g. `operator 3 (MUL) options`.
-    public let location: String
+    public var location: String {
+        switch place {
+        case .named(let location): location
+        case .operator(let index, let name): "operator \(index) (\(name)) options"
+        }
+    }
+    /// What `location` is made from, kept apart so that a load that reads no bad field never
+    /// builds the words.
+    private let place: Place
     /// The model's bytes and the table's position, nil when the operator carries no table.
     private let table: (bytes: ModelBytes, position: Int)?
+    /// The table's vtable and sizes, found and checked once when the table is made; nil when
+    /// there is no table or it is malformed (each read then finds it again and throws).
+    private let resolved: TableView?
     /// A copy of the operator's `custom_options` bytes, nil when it carries none.
     private let customOptionBytes: [UInt8]?
 
+    /// How `location` names the table.
+    fileprivate enum Place: Sendable {
+        case named(String)
+        /// `operator <index> (<name>) options`.
+        case `operator`(index: Int, name: String)
+    }
+
     /// An absent table: every field reads as its default.
     public static func absent(location: String) -> OptionsTable {
-        OptionsTable(type: 0, location: location, table: nil, customOptionBytes: nil)
+        OptionsTable(type: 0, place: .named(location), table: nil, customOptionBytes: nil)
     }
 
     /// The options of a CUSTOM operator that carries `customOptions` as its `custom_options`
     /// bytes and no options table.
     public static func custom(_ customOptions: [UInt8], location: String) -> OptionsTable {
-        OptionsTable(type: 0, location: location, table: nil, customOptionBytes: customOptions)
+        OptionsTable(type: 0, place: .named(location), table: nil, customOptionBytes: customOptions)
     }
 
-    private init(type: UInt8, location: String, table: (bytes: ModelBytes, position: Int)?, customOptionBytes: [UInt8]?) {
+    private init(type: UInt8, place: Place, table: (bytes: ModelBytes, position: Int)?, customOptionBytes: [UInt8]?) {
         self.type = type
-        self.location = location
+        self.place = place
         self.table = table
         self.customOptionBytes = customOptionBytes
+        self.resolved = table.flatMap { table in
+            table.bytes.withUnsafeBytes { raw in
+                try? FlatBufferView(raw).table(at: table.position, what: "")
+            }
+        }
     }
 
-    /// The options of `op`, an operator of `model`, named `location` in errors.
-    init(of op: OperatorInfo, in bytes: ModelBytes, location: String) {
+    /// The options of `op`, an operator of `model`, named as `place` says in errors.
+    fileprivate init(of op: OperatorInfo, in bytes: ModelBytes, place: Place) {
         // The decoder checked that the custom options lie inside the bytes.
         let custom = op.customOptions.map { range in bytes.withUnsafeBytes { Array($0[range]) } }
         self.init(
-            type: op.optionsType, location: location, table: op.optionsPosition.map { (bytes, $0) },
+            type: op.optionsType, place: place, table: op.optionsPosition.map { (bytes, $0) },
             customOptionBytes: custom)
     }
 
@@ -117,7 +140,7 @@ public struct OptionsTable: Sendable {
         }
         return try table.bytes.withUnsafeBytes { raw in
             let view = try FlatBufferView(raw)
-            return try body(view, try view.table(at: table.position, what: location))
+            return try body(view, try resolved ?? view.table(at: table.position, what: location))
         }
     }
 }
@@ -126,6 +149,12 @@ extension TFLiteModel {
     /// The options table of `op`, an operator of this model's subgraphs; `location` names the
     /// operator in errors.
     public func optionsTable(of op: OperatorInfo, location: String) -> OptionsTable {
-        OptionsTable(of: op, in: bytes, location: location)
+        OptionsTable(of: op, in: bytes, place: .named(location))
+    }
+
+    /// The options table of `op`, operator `index` of one of this model's subgraphs, named
+    /// `operator <index> (<name>) options` in errors (e.g. `operator 3 (MUL) options`).
+    public func optionsTable(of op: OperatorInfo, index: Int) -> OptionsTable {
+        OptionsTable(of: op, in: bytes, place: .operator(index: index, name: operatorCodes[op.opcodeIndex].name))
     }
 }

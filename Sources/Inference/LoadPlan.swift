@@ -198,6 +198,7 @@ struct LoadPlan {
         // Float16 weights are read in place while the kernel is prepared.
         return try constants.withValues(of: inputIndices, readsFloats: context.readsWeights) { values in
             var operands: [Operand] = []
+            operands.reserveCapacity(inputIndices.count)
             for (tensorIndex, value) in zip(inputIndices, values) {
                 let tensor = subgraph.tensors[tensorIndex]
                 if let value {
@@ -213,13 +214,12 @@ struct LoadPlan {
                     operands.append(Operand(shape: shapes[tensorIndex]))
                 }
             }
-            // The operands in input order, nil for each absent (-1) input.
-            var present = operands.makeIterator()
             let code = model.operatorCodes[op.opcodeIndex]
             return try OperatorRegistry.prepare(
                 builtin: builtin, customCode: code.customCode, version: code.version,
-                optionsTable: model.optionsTable(of: op, location: "operator \(index) (\(code.name)) options"),
-                inputs: op.inputs.map { $0 >= 0 ? present.next() : nil }, index: index, context: context)
+                optionsTable: model.optionsTable(of: op, index: index),
+                inputs: operands, absentInputPositions: op.inputs.indices.filter { op.inputs[$0] < 0 },
+                index: index, context: context)
         }
     }
 

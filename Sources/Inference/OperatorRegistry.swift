@@ -9,8 +9,7 @@ import Tensor
 /// here or in the model reader is specific to one op.
 enum OperatorRegistry {
     /// The ops with a kernel, one line each.
-    static var descriptors: [any OperatorDescriptor.Type] {
-        [
+    static let descriptors: [any OperatorDescriptor.Type] = [
             Conv2D.self,
             DepthwiseConv2D.self,
             FullyConnected.self,
@@ -33,7 +32,6 @@ enum OperatorRegistry {
             TransformTensorBilinear.self,
             TransformLandmarks.self,
         ]
-    }
 
     /// The ops that only fold into constants at load time (`ConstantTensors.fold`: DEQUANTIZE
     /// of float weights, DENSIFY of a sparse constant); one whose input is anything else is
@@ -43,10 +41,18 @@ enum OperatorRegistry {
     /// Every op `prepare` gives a kernel, by name (a custom op by its custom code).
     static var operators: [String] { descriptors.map { $0.name } }
 
+    /// The builtin ops' descriptors by builtin code (the first declared for a code wins).
+    private static let builtinDescriptors: [BuiltinOperator: any OperatorDescriptor.Type] =
+        Dictionary(descriptors.filter { $0.custom == nil }.map { ($0.builtin, $0) }, uniquingKeysWith: { first, _ in first })
+
+    /// The custom ops' descriptors by custom code (the first declared for a code wins).
+    private static let customDescriptors: [String: any OperatorDescriptor.Type] =
+        Dictionary(descriptors.compactMap { d in d.custom.map { ($0.code, d) } }, uniquingKeysWith: { first, _ in first })
+
     /// The descriptor of a `builtin` operator, or of a CUSTOM one of `customCode`.
     static func descriptor(builtin: BuiltinOperator, customCode: String?) -> (any OperatorDescriptor.Type)? {
-        guard builtin == .custom else { return descriptors.first { $0.builtin == builtin && $0.custom == nil } }
-        return descriptors.first { $0.custom != nil && $0.custom?.code == customCode }
+        guard builtin == .custom else { return builtinDescriptors[builtin] }
+        return customCode.flatMap { customDescriptors[$0] }
     }
 
     /// Prepares operator `index`, a `builtin`, for a load in `context` (with
@@ -56,9 +62,9 @@ enum OperatorRegistry {
     ///   - version: the operator code's `version`, which a custom operator's descriptor must
     ///     implement (builtin ones take every version the model reader accepts).
     ///   - optionsTable: the operator's options (table, or custom options).
-    ///   - inputs: the operator's inputs in order, nil where the model gives -1 (absent), which
-    ///     only the descriptor's `optionalInputPositions` accept; absent ones are dropped
-    ///     before the descriptor prepares the operator.
+    ///   - inputs: the operator's present inputs in order (those the model gives as -1 left out).
+    ///   - absentInputPositions: the input positions at which the model gives -1 (absent), which
+    ///     only the descriptor's `optionalInputPositions` accept.
     /// - Throws: `InterpreterError.unsupportedOperator` for an op without a descriptor
     ///   (`.unsupportedCustomOperator`, naming its code, for a CUSTOM one),
     ///   `.unsupportedOption` for a folded op that was not folded, `.invalidOperator` for what
@@ -66,7 +72,7 @@ enum OperatorRegistry {
     ///   version), `.invalidModel` for an options field that cannot be read.
     static func prepare(
         builtin: BuiltinOperator, customCode: String? = nil, version: Int32 = 1, optionsTable: OptionsTable,
-        inputs: [Operand?], index: Int, context: PrepareContext
+        inputs: [Operand], absentInputPositions: [Int] = [], index: Int, context: PrepareContext
     ) throws -> PreparedOperator {
         guard let descriptor = descriptor(builtin: builtin, customCode: customCode) else {
             let name = builtin.description
@@ -84,11 +90,13 @@ enum OperatorRegistry {
             if let custom = descriptor.custom, custom.version != version {
                 throw KernelError(op: name, "has version \(version); only version \(custom.version) is supported")
             }
-            for (position, input) in inputs.enumerated()
-            where input == nil && !descriptor.optionalInputPositions.contains(position) {
-                throw KernelError(op: name, "input \(position) is -1 (absent), but \(name) requires it")
+            if !absentInputPositions.isEmpty {
+                let optional = descriptor.optionalInputPositions
+                if let position = absentInputPositions.first(where: { !optional.contains($0) }) {
+                    throw KernelError(op: name, "input \(position) is -1 (absent), but \(name) requires it")
+                }
             }
-            return try descriptor.prepare(inputs: inputs.compactMap { $0 }, optionsTable: optionsTable, context: context)
+            return try descriptor.prepare(inputs: inputs, optionsTable: optionsTable, context: context)
         } catch let error as KernelError {
             throw InterpreterError.invalidOperator(index: index, error: error)
         } catch let error as ModelError {
