@@ -12,9 +12,10 @@ typealias PreparedNode = (kernel: any PreparedKernel, inputs: [Int], outputs: [I
 ///   their windows (`Conv2D.foldingPadding(of:)`,
 ///   `DepthwiseConv2D.foldingPadding(of:)`): they read the unpadded tensor
 ///   and skip the padding's taps, which contribute nothing;
-/// - the ADD and PRELU operators that finish a CONV_2D go into its epilogue
-///   (`Conv2D.fusing(add:residualIsFirstOperand:)`,
-///   `Conv2D.fusing(prelu:alpha:)`), computed with the same float operations;
+/// - the ADD, PRELU and RELU operators that finish a CONV_2D go into its
+///   epilogue (`Conv2D.fusing(add:residualIsFirstOperand:)`,
+///   `Conv2D.fusing(prelu:alpha:)`, `Conv2D.fusing(relu:)`), computed with
+///   the same float operations;
 /// - the RELU that alone reads an ADD's sum (an ADD not folded into a
 ///   convolution) goes into the ADD (`Add.fusing(relu:)`), one pass instead of
 ///   two.
@@ -23,11 +24,12 @@ typealias PreparedNode = (kernel: any PreparedKernel, inputs: [Int], outputs: [I
 /// the ADD's other operand (the residual) has the same shape, is not a
 /// constant and is already computed when the convolution runs; then the
 /// PRELU that is the only reader of the result, when its alpha is a
-/// constant with one value per output channel. Tensors that are graph
+/// constant with one value per output channel; then the RELU that is the
+/// only reader of what it has become. Tensors that are graph
 /// outputs are never folded away. The outputs are bit-identical either way
 /// (a folded PAD could differ only in the sign of a zero sum).
 enum OperatorFusion {
-    /// The nodes with every foldable PAD, ADD and PRELU folded into the
+    /// The nodes with every foldable PAD, ADD, PRELU and RELU folded into the
     /// convolutions next to them, in the same order.
     /// - Parameters:
     ///   - nodes: prepared operators in execution order.
@@ -43,8 +45,9 @@ enum OperatorFusion {
         shapes: [TensorShape], graphOutputs: [Int]
     ) rethrows -> [PreparedNode] {
         let unpadded = foldPadding(nodes, graphOutputs: graphOutputs)
+        let ordered = hoistingResiduals(unpadded, graphOutputs: graphOutputs)
         let finished = try foldEpilogues(
-            unpadded, constantValue: constantValue, isConstant: isConstant, shapes: shapes, graphOutputs: graphOutputs)
+            ordered, constantValue: constantValue, isConstant: isConstant, shapes: shapes, graphOutputs: graphOutputs)
         return foldRectifiers(finished, graphOutputs: graphOutputs)
     }
 
@@ -105,7 +108,54 @@ enum OperatorFusion {
         return result.enumerated().filter { !folded.contains($0.offset) }.map(\.element)
     }
 
-    /// Folds each foldable ADD and PRELU into the CONV_2D before it.
+    /// The nodes reordered so that the other operand (the residual) of each ADD that alone
+    /// reads a CONV_2D's output is computed before the convolution, and the ADD can be folded
+    /// into it: the nodes that compute the residual after the convolution move to just before
+    /// it, in their own order. The graph computes each tensor
+    /// before its readers in any such order, so the results are the same; only the residual
+    /// lives longer in memory. (The face detectors compute the channel-padded shortcut of a
+    /// block after the block's convolution.)
+    static func hoistingResiduals(_ nodes: [PreparedNode], graphOutputs: [Int]) -> [PreparedNode] {
+        var producer: [Int: Int] = [:]
+        var readers: [Int: [Int]] = [:]
+        for (index, node) in nodes.enumerated() {
+            for tensor in node.outputs { producer[tensor] = index }
+            for tensor in node.inputs { readers[tensor, default: []].append(index) }
+        }
+        let kept = Set(graphOutputs)
+        // Nodes by their index in `nodes`; `order` is the execution order, `position` its inverse.
+        var order = Array(nodes.indices)
+        var position = Array(nodes.indices)
+        for (conv, node) in nodes.enumerated() {
+            guard let kernel = node.kernel as? Conv2D, node.outputs.count == 1, !kept.contains(node.outputs[0]),
+                  let users = readers[node.outputs[0]], users.count == 1,
+                  let add = nodes[users[0]].kernel as? Add, nodes[users[0]].inputs.count == 2,
+                  nodes[users[0]].inputs.filter({ $0 == node.outputs[0] }).count == 1
+            else { continue }
+            let operands = nodes[users[0]].inputs
+            let residualFirst = operands[0] != node.outputs[0]
+            let residual = residualFirst ? operands[0] : operands[1]
+            // A residual that a later convolution computes for this ADD alone: that one takes it.
+            guard let source = producer[residual], position[source] > position[conv],
+                  !(nodes[source].kernel is Conv2D && readers[residual]?.count == 1),
+                  kernel.fusing(add: add, residualIsFirstOperand: residualFirst) != nil
+            else { continue }
+            // The nodes after the convolution that the residual needs. None of them needs the
+            // convolution: the ADD alone reads its output.
+            var moved = Set<Int>(), pending = [source]
+            while let next = pending.popLast() {
+                guard position[next] > position[conv], moved.insert(next).inserted else { continue }
+                pending += nodes[next].inputs.compactMap { producer[$0] }
+            }
+            let start = position[conv]
+            let hoisted = moved.sorted { position[$0] < position[$1] }
+            order = Array(order[..<start]) + hoisted + order[start...].filter { !moved.contains($0) }
+            for (at, index) in order.enumerated() { position[index] = at }
+        }
+        return order.map { nodes[$0] }
+    }
+
+    /// Folds each foldable ADD, PRELU and RELU into the CONV_2D before it.
     static func foldEpilogues(
         _ nodes: [PreparedNode], constantValue: (Int) throws -> ConstantData?, isConstant: (Int) -> Bool,
         shapes: [TensorShape], graphOutputs: [Int]
@@ -150,6 +200,12 @@ enum OperatorFusion {
                     output = nodes[reader].outputs[0]
                     folded.insert(reader)
                 }
+            }
+            if let reader = soleReader(of: output), let relu = nodes[reader].kernel as? Relu,
+               nodes[reader].inputs == [output], let fused = conv.fusing(relu: relu) {
+                conv = fused
+                output = nodes[reader].outputs[0]
+                folded.insert(reader)
             }
             result[index] = (conv, inputs, [output])
         }

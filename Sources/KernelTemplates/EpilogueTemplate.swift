@@ -1,7 +1,8 @@
 /// Element-wise operations applied to a convolution's output as it is computed, in place of a
-/// following ADD and PRELU (folded by the interpreter), with exactly the float operations of
-/// those kernels: for output element `y` of channel `c`, `y = clamp(y + residual, lower, upper)`
-/// (or `residual + y`), then `y = y >= 0 ? y : alpha[c]·y`. One run's pointers and constants, so
+/// following ADD, PRELU and RELU (folded by the interpreter), with exactly the float operations
+/// of those kernels: for output element `y` of channel `c`, `y = clamp(y + residual, lower,
+/// upper)` (or `residual + y`), then `y = y >= 0 ? y : alpha[c]·y`, then `y = 0 < y ? y : 0`.
+/// One run's pointers and constants, so
 /// that a block of the output at any pointer finds its residual at the same offset. A GEMM tile
 /// applies them in registers before it stores (`EpilogueTile`); other kernels to blocks already
 /// stored (`apply`).
@@ -16,17 +17,20 @@ public struct EpilogueOperands {
     public var residualFirst: Bool
     /// PRELU's alpha per channel, readable up to a multiple of 32 floats, or nil.
     public var alpha: UnsafePointer<Float>?
+    /// Whether a RELU (`0 < y ? y : 0`) finishes each output.
+    public var rectifies: Bool
 
     @inlinable
     public init(
         output: UnsafePointer<Float>, residual: UnsafePointer<Float>?, lower: Float, upper: Float,
-        residualFirst: Bool, alpha: UnsafePointer<Float>?
+        residualFirst: Bool, alpha: UnsafePointer<Float>?, rectifies: Bool
     ) {
         self.output = output
         self.residual = residual
         self.bounds = ClampBounds(lower: lower, upper: upper)
         self.residualFirst = residualFirst
         self.alpha = alpha
+        self.rectifies = rectifies
     }
 
     /// The ADD's clamp: its lower bound.
@@ -47,7 +51,7 @@ public struct EpilogueOperands {
     ) {
         // The fields in locals, so that the stores to the block (which could alias them, for all
         // the compiler knows) do not make every iteration read them again.
-        let lower = lower, upper = upper, residualFirst = residualFirst, alpha = alpha
+        let lower = lower, upper = upper, residualFirst = residualFirst, alpha = alpha, rectifies = rectifies
         let wideLower = Wide.broadcast(lower), wideUpper = Wide.broadcast(upper)
         let narrowLower = Narrow.broadcast(lower), narrowUpper = Narrow.broadcast(upper)
         let width = Wide.Vector.scalarCount, narrowWidth = Narrow.Vector.scalarCount
@@ -63,6 +67,7 @@ public struct EpilogueOperands {
                     v = Wide.clamp(residualFirst ? other + v : v + other, lower: wideLower, upper: wideUpper)
                 }
                 if let alpha { v = Wide.prelu(v, alpha: loadVector(alpha + column + j, as: Wide.Vector.self)) }
+                if rectifies { v = Wide.rectify(v) }
                 storeVector(v, y + j)
                 j += width
             }
@@ -73,6 +78,7 @@ public struct EpilogueOperands {
                     v = Narrow.clamp(residualFirst ? other + v : v + other, lower: narrowLower, upper: narrowUpper)
                 }
                 if let alpha { v = Narrow.prelu(v, alpha: loadVector(alpha + column + j, as: Narrow.Vector.self)) }
+                if rectifies { v = Narrow.rectify(v) }
                 storeVector(v, y + j)
                 j += narrowWidth
             }
@@ -84,6 +90,7 @@ public struct EpilogueOperands {
                     v = upper < raised ? upper : raised
                 }
                 if let alpha, !(v >= 0) { v = v * alpha[column + j] }
+                if rectifies { v = 0 < v ? v : 0 }
                 y[j] = v
                 j += 1
             }
@@ -93,7 +100,8 @@ public struct EpilogueOperands {
 
 /// The epilogue of one GEMM tile, applied to its accumulators just before they are stored, so
 /// that the output is written once, finished: the tile's own residual pointer, the bounds of the
-/// ADD's clamp and the PRELU alphas of its (at most two) vectors of columns, loaded once a tile.
+/// ADD's clamp, the PRELU alphas of its (at most two) vectors of columns, loaded once a tile, and
+/// whether a RELU finishes it.
 public struct EpilogueTile<Vectors: KernelVectors> {
     public typealias V = Vectors.Vector
     /// The residual at the tile's row 0, column 0 (rows `cStride` apart, as the output's), or nil.
@@ -103,6 +111,7 @@ public struct EpilogueTile<Vectors: KernelVectors> {
     /// Whether there is a PRELU; its alphas for the tile's vector 0 and 1 of columns.
     public let hasAlpha: Bool
     public let alpha0: V, alpha1: V
+    public let rectifies: Bool
 
     /// The epilogue `operands` for the tile whose row 0, column 0 is at `c`, channel `channel`
     /// of the output, `Vectors.count` vectors wide (its alphas are read up to a multiple of 32).
@@ -116,10 +125,11 @@ public struct EpilogueTile<Vectors: KernelVectors> {
         let width = V.scalarCount
         alpha0 = e.alpha.map { loadVector($0 + channel, as: V.self) } ?? V()
         alpha1 = Vectors.count == 2 ? e.alpha.map { loadVector($0 + channel + width, as: V.self) } ?? V() : alpha0
+        rectifies = e.rectifies
     }
 
     /// `v`, the tile's outputs `offset` floats from its row 0, column 0 (vector `vector` of its
-    /// row), finished: the ADD and its clamp, then PRELU.
+    /// row), finished: the ADD and its clamp, then PRELU, then RELU.
     @inlinable @inline(__always)
     public func finish(_ v: V, offset: Int, vector: Int) -> V {
         var v = v
@@ -128,6 +138,7 @@ public struct EpilogueTile<Vectors: KernelVectors> {
             v = Vectors.clamp(residualFirst ? other + v : v + other, lower: lower, upper: upper)
         }
         if hasAlpha { v = Vectors.prelu(v, alpha: vector == 0 ? alpha0 : alpha1) }
+        if rectifies { v = Vectors.rectify(v) }
         return v
     }
 }

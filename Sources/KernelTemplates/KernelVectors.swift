@@ -31,6 +31,8 @@ public protocol KernelVectors: KernelFamily {
     static func clamp(_ x: Vector, lower: Vector, upper: Vector) -> Vector
     /// PRELU per lane: `x >= 0 ? x : alpha·x` (NaN lanes take the product, as in TFLite).
     static func prelu(_ x: Vector, alpha: Vector) -> Vector
+    /// RELU per lane: `0 < x ? x : 0` (−0 and NaN lanes become +0, as in TFLite).
+    static func rectify(_ x: Vector) -> Vector
     /// Copies the first `rows` rows and `columns` columns of a tile of vectors spilled to
     /// `tile` (`rowWidth` floats per row, rows one after another) to `c`, row `r` at
     /// `c + r·cStride`: the last row tile and a partial panel of a GEMM.
@@ -83,6 +85,9 @@ extension KernelVectors where Vector == SIMD8<Float> {
     public static func prelu(_ x: SIMD8<Float>, alpha: SIMD8<Float>) -> SIMD8<Float> {
         KernelTemplates.prelu(x, alpha: alpha)
     }
+
+    @inlinable @inline(__always)
+    public static func rectify(_ x: SIMD8<Float>) -> SIMD8<Float> { KernelTemplates.rectify(x) }
 }
 
 extension KernelVectors where Vector == SIMD16<Float> {
@@ -116,6 +121,9 @@ extension KernelVectors where Vector == SIMD16<Float> {
     public static func prelu(_ x: SIMD16<Float>, alpha: SIMD16<Float>) -> SIMD16<Float> {
         KernelTemplates.prelu(x, alpha: alpha)
     }
+
+    @inlinable @inline(__always)
+    public static func rectify(_ x: SIMD16<Float>) -> SIMD16<Float> { KernelTemplates.rectify(x) }
 }
 
 /// Loads a vector from `pointer` (no alignment required).

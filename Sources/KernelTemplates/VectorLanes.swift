@@ -97,6 +97,23 @@ public func prelu(_ x: SIMD16<Float>, alpha: SIMD16<Float>) -> SIMD16<Float> {
     return select(nonNegative, x, x * alpha)
 }
 
+/// RELU per lane: `0 < x ? x : 0`, as TFLite's RELU and XNNPACK's `maxps` give it (−0 and NaN
+/// lanes become +0).
+@inlinable @inline(__always)
+public func rectify(_ x: SIMD8<Float>) -> SIMD8<Float> {
+    let zero = SIMD8<Float>(repeating: 0)
+    let positive: SIMDMask<SIMD8<Int32>> = zero .< x
+    return select(positive, x, zero)
+}
+
+/// `rectify` for sixteen lanes.
+@inlinable @inline(__always)
+public func rectify(_ x: SIMD16<Float>) -> SIMD16<Float> {
+    let zero = SIMD16<Float>(repeating: 0)
+    let positive: SIMDMask<SIMD16<Int32>> = zero .< x
+    return select(positive, x, zero)
+}
+
 /// Loads eight floats starting at `pointer` (no alignment required).
 @inlinable @inline(__always)
 public func loadVector8(_ pointer: UnsafePointer<Float>) -> SIMD8<Float> {

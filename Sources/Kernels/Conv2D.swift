@@ -69,11 +69,11 @@ public struct Conv2D: OperatorDescriptor {
             activation: try FusedActivation(table, Fields.fusedActivationFunction, op: op))
     }
 
-    /// "CONV_2D", with "+ADD" and "+PRELU" when those operators are fused
-    /// into it.
+    /// "CONV_2D", with "+ADD", "+PRELU" and "+RELU" when those operators
+    /// are fused into it.
     public var opName: String {
         (foldsPadding ? "PAD+" : "") + "CONV_2D" + (epilogue.add != nil ? "+ADD" : "")
-            + (epilogue.preluAlpha != nil ? "+PRELU" : "")
+            + (epilogue.preluAlpha != nil ? "+PRELU" : "") + (epilogue.rectifies ? "+RELU" : "")
     }
     /// `[[N, OH, OW, Cout]]`.
     public let outputShapes: [TensorShape]
@@ -99,7 +99,7 @@ public struct Conv2D: OperatorDescriptor {
     /// is the operand after them.
     let convolutionOperandCount: Int
     /// Operators fused into this one (`fusing(add:residualIsFirstOperand:)`,
-    /// `fusing(prelu:alpha:)`).
+    /// `fusing(prelu:alpha:)`, `fusing(relu:)`), applied in that order.
     var epilogue = ConvolutionEpilogue.none
     /// Whether a PAD before this convolution was folded into its window
     /// (`foldingPadding(of:)`).
@@ -325,10 +325,10 @@ public struct Conv2D: OperatorDescriptor {
     /// `alpha` per output channel, run as one kernel, bit-identical to
     /// running both. Nil when `alpha` is not a float32 constant of
     /// `[..., Cout]` with every other dimension 1, when the PRELU's output
-    /// is not this convolution's output shape, or when a PRELU is already
-    /// fused.
+    /// is not this convolution's output shape, or when a PRELU or a RELU is
+    /// already fused.
     public func fusing(prelu: Prelu, alpha: Operand) -> Conv2D? {
-        guard epilogue.preluAlpha == nil, prelu.outputShapes[0] == outputShapes[0],
+        guard epilogue.preluAlpha == nil, !epilogue.rectifies, prelu.outputShapes[0] == outputShapes[0],
               alpha.shape.rank >= 1, alpha.shape[alpha.shape.rank - 1] == outputChannels,
               alpha.shape.elementCount == outputChannels,
               let values = alpha.constant?.floatValues
@@ -338,6 +338,19 @@ public struct Conv2D: OperatorDescriptor {
         for (c, value) in values.enumerated() { padded.baseAddress[c] = value }
         var fused = self
         fused.epilogue.preluAlpha = padded
+        return fused
+    }
+
+    /// This convolution (and any fused ADD or PRELU) followed by `relu`, run
+    /// as one kernel: each output finished as the RELU kernel computes it,
+    /// `0 < y ? y : 0` (−0 and NaN become +0, which the convolution's own
+    /// RELU activation, a clamp, would keep), so the results are
+    /// bit-identical to running both. Nil when a RELU is already fused or
+    /// `relu`'s shape is not this convolution's output shape.
+    public func fusing(relu: Relu) -> Conv2D? {
+        guard !epilogue.rectifies, relu.outputShapes[0] == outputShapes[0] else { return nil }
+        var fused = self
+        fused.epilogue.rectifies = true
         return fused
     }
 

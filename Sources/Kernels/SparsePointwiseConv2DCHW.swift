@@ -81,7 +81,7 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
 
     /// The sparse form of `conv`, or nil when it does not apply: `conv` is
     /// not a 1×1 convolution with unit strides and no padding, has a fused
-    /// PRELU, or more than `maxDensity` of its filter values are non-zero.
+    /// PRELU or RELU, or more than `maxDensity` of its filter values are non-zero.
     /// It runs with the kernels of the family `conv` was prepared for. With
     /// `filter`, `conv`'s filter as compressed rows (`[Cout, Cin]`), the
     /// weights are read from its stored values rather than from `conv`'s
@@ -107,7 +107,7 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
         filter: () -> CompressedRowFilter? = { nil }
     ) {
         let g = conv.window
-        guard conv.isPointwise, conv.epilogue.preluAlpha == nil, blockChannels > 0,
+        guard conv.isPointwise, conv.epilogue.preluAlpha == nil, !conv.epilogue.rectifies, blockChannels > 0,
               g.outputHeight == g.inputHeight, g.outputWidth == g.inputWidth
         else { return nil }
         let cin = conv.inputChannels, cout = conv.outputChannels

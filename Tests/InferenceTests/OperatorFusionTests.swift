@@ -4,7 +4,7 @@ import Testing
 
 @testable import Inference
 
-/// Which ADD and PRELU operators `OperatorFusion` folds into the CONV_2D
+/// Which ADD, PRELU and RELU operators `OperatorFusion` folds into the CONV_2D
 /// before them, on small hand-made graphs. (That the folded kernels compute
 /// the same bits is checked in KernelsTests' ConvolutionFusionTests and on
 /// the real models in ModelGoldenTests.)
@@ -54,6 +54,22 @@ import Testing
         #expect(fused[0].inputs == [0, 1, 2, 4] && fused[0].outputs == [7])
     }
 
+    /// A RELU that alone reads a convolution's output, or its fused ADD's sum, is folded last;
+    /// one whose input is a graph output, or that another op reads too, is not.
+    @Test func convolutionAbsorbsTheReluThatAloneReadsIt() throws {
+        let relu = try Relu.prepare(inputs: [Operand(shape: Self.shape)], options: NoOptions())
+        let plain: [PreparedNode] = [(try conv(), [0, 1, 2], [3]), (relu, [3], [7])]
+        let fused = fuse(plain, outputs: [7])
+        try #require(fused.count == 1)
+        #expect(fused[0].kernel.opName == "CONV_2D+RELU")
+        #expect(fused[0].inputs == [0, 1, 2] && fused[0].outputs == [7])
+        let residual: [PreparedNode] = [(try conv(), [0, 1, 2], [3]), (try add(), [3, 4], [5]), (relu, [5], [7])]
+        #expect(fuse(residual, outputs: [7]).map(\.kernel.opName) == ["CONV_2D+ADD+RELU"])
+        #expect(fuse(residual, outputs: [5, 7]).map(\.kernel.opName) == ["CONV_2D+ADD", "RELU"])
+        let twoReaders: [PreparedNode] = plain + [(try prelu(), [3, 6], [8])]
+        #expect(fuse(twoReaders, outputs: [7, 8]).map(\.kernel.opName) == ["CONV_2D", "RELU", "PRELU"])
+    }
+
     /// An ADD that no convolution absorbs takes the RELU that alone reads it; one with another
     /// reader, or whose sum is a graph output, does not.
     @Test func anAddAbsorbsTheReluThatAloneReadsIt() throws {
@@ -92,6 +108,21 @@ import Testing
         let fused = fuse(nodes, outputs: [5])
         #expect(fused.map(\.kernel.opName) == ["CONV_2D", "CONV_2D+ADD"])
         #expect(fused.last?.inputs == [0, 1, 2, 3] && fused.last?.outputs == [5])
+    }
+
+    /// conv → t, PRELU(x) → r, ADD(t, r): the PRELU moves before the convolution, which then
+    /// takes the ADD; a node that reads neither stays where it was.
+    @Test func aResidualComputedAfterTheConvolutionMovesBeforeIt() throws {
+        let nodes: [PreparedNode] = [
+            (try conv(), [0, 1, 2], [3]), (try prelu(), [0, 6], [8]), (try prelu(), [0, 6], [4]),
+            (try add(), [3, 4], [5]),
+        ]
+        let fused = fuse(nodes, outputs: [5, 8])
+        #expect(fused.map(\.kernel.opName) == ["PRELU", "CONV_2D+ADD", "PRELU"])
+        #expect(fused[0].outputs == [4] && fused[2].outputs == [8])
+        #expect(fused[1].inputs == [0, 1, 2, 4] && fused[1].outputs == [5])
+        // With the convolution's output kept, nothing is folded and nothing moves.
+        #expect(fuse(nodes, outputs: [3, 5, 8]).map(\.outputs) == [[3], [8], [4], [5]])
     }
 
     @Test func constantResidualsSelfAddsAndVariableAlphasAreNotFolded() throws {

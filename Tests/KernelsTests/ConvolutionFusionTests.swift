@@ -4,22 +4,23 @@ import Testing
 
 @testable import Kernels
 
-/// A CONV_2D with a fused ADD and/or PRELU against the three operators run
-/// one after another: the fused kernel must give the same bits.
+/// A CONV_2D with a fused ADD, PRELU and/or RELU against the four operators
+/// run one after another: the fused kernel must give the same bits.
 @Suite struct ConvolutionFusionTests {
-    /// One convolution with its ADD and PRELU, random data.
+    /// One convolution with its ADD, PRELU and RELU, random data.
     struct Chain {
-        let conv: Conv2D, add: Add, prelu: Prelu
+        let conv: Conv2D, add: Add, prelu: Prelu, relu: Relu
         let alpha: Operand
         let input: [Float], residual: [Float], alphaValues: [Float]
         let description: String
 
         /// With `float16Filters`, every filter value is a float16 value, so that the GEMM packs
-        /// float16 panels and widens them as it goes.
+        /// float16 panels and widens them as it goes. With `nanInput`, one input value is NaN,
+        /// which a RELU turns into +0 and a clamp keeps.
         init(
             size: (Int, Int), inputChannels: Int, outputChannels: Int, kernel: Int, stride: Int,
             activation: FusedActivation, addActivation: FusedActivation, float16Filters: Bool = false,
-            instructionSet: KernelInstructionSet, rng: inout SeededGenerator
+            nanInput: Bool = false, instructionSet: KernelInstructionSet, rng: inout SeededGenerator
         ) throws {
             let inputShape = TensorShape(validated: [1, size.0, size.1, inputChannels])
             let filterShape = TensorShape(validated: [outputChannels, kernel, kernel, inputChannels])
@@ -42,10 +43,14 @@ import Testing
             alpha = Operand(
                 shape: TensorShape(validated: [1, 1, outputChannels]), constant: .float32(alphaValues))
             prelu = try Prelu.prepare(inputs: [output, alpha])
-            input = rng.floats(inputShape.elementCount)
+            relu = try Relu.prepare(inputs: [output], options: NoOptions())
+            var input = rng.floats(inputShape.elementCount)
+            if nanInput { input[input.count / 2] = .nan }
+            self.input = input
             residual = rng.floats(conv.outputShapes[0].elementCount)
             description = "\(size.0)×\(size.1)×\(inputChannels) → \(outputChannels) k\(kernel) s\(stride) "
-                + "\(activation) + ADD \(addActivation) \(float16Filters ? "float16 " : "")filters \(instructionSet)"
+                + "\(activation) + ADD \(addActivation) \(float16Filters ? "float16 " : "")filters"
+                + (nanInput ? " NaN input" : "") + " \(instructionSet)"
         }
 
         /// One kernel of a chain and the operand it reads besides the
@@ -88,7 +93,9 @@ import Testing
         }
     }
 
-    func check(_ chain: Chain, fuseAdd: Bool, fusePrelu: Bool, residualFirst: Bool, seed: UInt64) throws {
+    func check(
+        _ chain: Chain, fuseAdd: Bool, fusePrelu: Bool, fuseRelu: Bool, residualFirst: Bool, seed: UInt64
+    ) throws {
         typealias Stage = Chain.Stage
         var stages = [Stage(kernel: chain.conv)]
         var fused = chain.conv
@@ -100,8 +107,14 @@ import Testing
             stages.append(Stage(kernel: chain.prelu, extra: chain.alphaValues))
             fused = try #require(fused.fusing(prelu: chain.prelu, alpha: chain.alpha))
         }
-        let context = "\(chain.description) add=\(fuseAdd) first=\(residualFirst) prelu=\(fusePrelu) seed \(seed)"
-        #expect(fused.opName == "CONV_2D" + (fuseAdd ? "+ADD" : "") + (fusePrelu ? "+PRELU" : ""))
+        if fuseRelu {
+            stages.append(Stage(kernel: chain.relu))
+            fused = try #require(fused.fusing(relu: chain.relu))
+        }
+        let context = "\(chain.description) add=\(fuseAdd) first=\(residualFirst) prelu=\(fusePrelu) "
+            + "relu=\(fuseRelu) seed \(seed)"
+        #expect(
+            fused.opName == "CONV_2D" + (fuseAdd ? "+ADD" : "") + (fusePrelu ? "+PRELU" : "") + (fuseRelu ? "+RELU" : ""))
         let fusedStages = [Stage(kernel: fused, extra: fuseAdd ? chain.residual : nil)]
         for runner in [ParallelRunner.serial, ParallelRunner(threadCount: 2)] {
             let separate = try chain.run(stages, reference: false, runner: runner).map(\.bitPattern)
@@ -115,7 +128,7 @@ import Testing
     }
 
     @Test(arguments: KernelInstructionSet.supported)
-    func fusedAddAndPreluGiveTheSameBitsAsSeparateOperators(_ instructionSet: KernelInstructionSet) throws {
+    func fusedAddPreluAndReluGiveTheSameBitsAsSeparateOperators(_ instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         // Output widths: dot products (2), the 8-wide panel, whole and partial 16- and 32-wide panels.
@@ -130,11 +143,15 @@ import Testing
                     size: size, inputChannels: 11, outputChannels: outputs, kernel: kernel, stride: stride,
                     activation: outputs % 2 == 0 ? .relu6 : .none,
                     addActivation: outputs % 3 == 0 ? .relu : .none, float16Filters: float16Filters,
-                    instructionSet: instructionSet, rng: &rng)
-                for (fuseAdd, fusePrelu) in [(true, true), (true, false), (false, true)] {
+                    nanInput: outputs % 5 == 0, instructionSet: instructionSet, rng: &rng)
+                for (fuseAdd, fusePrelu, fuseRelu) in [
+                    (true, true, false), (true, false, false), (false, true, false),
+                    (false, false, true), (true, false, true), (true, true, true),
+                ] {
                     for residualFirst in fuseAdd ? [false, true] : [false] {
                         try check(
-                            chain, fuseAdd: fuseAdd, fusePrelu: fusePrelu, residualFirst: residualFirst, seed: seed)
+                            chain, fuseAdd: fuseAdd, fusePrelu: fusePrelu, fuseRelu: fuseRelu,
+                            residualFirst: residualFirst, seed: seed)
                     }
                 }
             }
@@ -162,6 +179,14 @@ import Testing
         let withPrelu = try #require(withAdd.fusing(prelu: chain.prelu, alpha: chain.alpha))
         #expect(withPrelu.fusing(prelu: chain.prelu, alpha: chain.alpha) == nil)
         #expect(withPrelu.fusing(add: chain.add, residualIsFirstOperand: true) == nil)
+        // One RELU, last: nothing is fused after it.
+        let withRelu = try #require(chain.conv.fusing(relu: chain.relu))
+        #expect(withRelu.fusing(relu: chain.relu) == nil)
+        #expect(withRelu.fusing(prelu: chain.prelu, alpha: chain.alpha) == nil)
+        #expect(withRelu.fusing(add: chain.add, residualIsFirstOperand: true) == nil)
+        // A RELU of another shape.
+        let other = try Relu.prepare(inputs: [Operand(shape: TensorShape(validated: [1, 4, 4, 5]))], options: NoOptions())
+        #expect(chain.conv.fusing(relu: other) == nil)
     }
 }
 

@@ -2,7 +2,7 @@ import KernelTemplates
 import Tensor
 
 /// Element-wise operations a CONV_2D applies to its output right after
-/// computing it, in place of the ADD and PRELU operators that follow it in
+/// computing it, in place of the ADD, PRELU and RELU operators that follow it in
 /// the graph (folded by the interpreter), instead of in further passes over
 /// the whole tensor: the GEMM tiles finish their outputs in registers before
 /// they store them, the other kernels finish each block they computed while
@@ -13,8 +13,9 @@ import Tensor
 ///
 ///     y = clamp(y + residual, addLower, addUpper)   (or residual + y)   with `add`
 ///     y = y >= 0 ? y : alpha[c] · y                                      with `preluAlpha`
+///     y = 0 < y ? y : 0                                                  with `rectifies`
 ///
-/// with exactly the float operations of the ADD and PRELU kernels, so the
+/// with exactly the float operations of the ADD, PRELU and RELU kernels, so the
 /// results are bit-identical to running those operators.
 public struct ConvolutionEpilogue: Sendable {
     /// An ADD of a tensor of the output's shape (read at run time from the
@@ -30,11 +31,14 @@ public struct ConvolutionEpilogue: Sendable {
     /// PRELU's alpha per output channel, zero-padded to a multiple of 32
     /// floats (vector loads never leave the buffer).
     var preluAlpha: AlignedBuffer?
+    /// Whether a RELU finishes each output (after any ADD and PRELU): `0 < y ? y : 0`, which
+    /// turns −0 and NaN into +0, unlike a clamp at 0.
+    var rectifies = false
 
     /// No operation.
     public static let none = ConvolutionEpilogue()
 
-    var isEmpty: Bool { add == nil && preluAlpha == nil }
+    var isEmpty: Bool { add == nil && preluAlpha == nil && !rectifies }
 
     /// The pointers and constants of one run, for the GEMM block loops.
     func operands(output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?) -> EpilogueOperands? {
@@ -44,7 +48,7 @@ public struct ConvolutionEpilogue: Sendable {
             output: UnsafePointer(output), residual: residual,
             lower: add?.lower ?? -.infinity, upper: add?.upper ?? .infinity,
             residualFirst: add?.residualFirst ?? false,
-            alpha: preluAlpha.map { UnsafePointer($0.baseAddress) })
+            alpha: preluAlpha.map { UnsafePointer($0.baseAddress) }, rectifies: rectifies)
     }
 
     /// Applies the epilogue to one output element of channel `channel`
@@ -58,6 +62,7 @@ public struct ConvolutionEpilogue: Sendable {
         if let preluAlpha, !(value >= 0) {
             value = value * preluAlpha.baseAddress[channel]
         }
+        if rectifies { value = 0 < value ? value : 0 }
         return value
     }
 }
