@@ -45,7 +45,7 @@ enum OperatorFusion {
         shapes: [TensorShape], graphOutputs: [Int]
     ) rethrows -> [PreparedNode] {
         let unpadded = foldPadding(nodes, graphOutputs: graphOutputs)
-        let ordered = hoistingResiduals(unpadded, graphOutputs: graphOutputs)
+        let ordered = hoistingResiduals(unpadded, tensorCount: shapes.count, graphOutputs: graphOutputs)
         let finished = try foldEpilogues(
             ordered, constantValue: constantValue, isConstant: isConstant, shapes: shapes, graphOutputs: graphOutputs)
         return foldRectifiers(finished, graphOutputs: graphOutputs)
@@ -111,33 +111,42 @@ enum OperatorFusion {
     /// The nodes reordered so that the other operand (the residual) of each ADD that alone
     /// reads a CONV_2D's output is computed before the convolution, and the ADD can be folded
     /// into it: the nodes that compute the residual after the convolution move to just before
-    /// it, in their own order. The graph computes each tensor
-    /// before its readers in any such order, so the results are the same; only the residual
-    /// lives longer in memory. (The face detectors compute the channel-padded shortcut of a
-    /// block after the block's convolution.)
-    static func hoistingResiduals(_ nodes: [PreparedNode], graphOutputs: [Int]) -> [PreparedNode] {
-        var producer: [Int: Int] = [:]
-        var readers: [Int: [Int]] = [:]
+    /// it, in their own order. The graph computes each tensor before its readers in any such
+    /// order, so the results are the same; only the residual lives longer in memory. (The face
+    /// detectors compute the channel-padded shortcut of a block after the block's convolution.)
+    /// - Parameter tensorCount: the number of tensors (every index in `nodes` is below it).
+    static func hoistingResiduals(_ nodes: [PreparedNode], tensorCount: Int, graphOutputs: [Int]) -> [PreparedNode] {
+        // By tensor: the node that writes it (-1: none), how many nodes read it (a graph output
+        // counts as one more) and the last one (arrays, not dictionaries: this runs at every load).
+        var producer = [Int](repeating: -1, count: tensorCount)
+        var readerCount = [Int](repeating: 0, count: tensorCount)
+        var lastReader = [Int](repeating: -1, count: tensorCount)
         for (index, node) in nodes.enumerated() {
             for tensor in node.outputs { producer[tensor] = index }
-            for tensor in node.inputs { readers[tensor, default: []].append(index) }
+            for tensor in node.inputs where tensor >= 0 {
+                readerCount[tensor] += 1
+                lastReader[tensor] = index
+            }
         }
-        let kept = Set(graphOutputs)
+        for tensor in graphOutputs where tensor >= 0 && tensor < tensorCount { readerCount[tensor] += 1 }
         // Nodes by their index in `nodes`; `order` is the execution order, `position` its inverse.
         var order = Array(nodes.indices)
         var position = Array(nodes.indices)
+        var moves = false
         for (conv, node) in nodes.enumerated() {
-            guard let kernel = node.kernel as? Conv2D, node.outputs.count == 1, !kept.contains(node.outputs[0]),
-                  let users = readers[node.outputs[0]], users.count == 1,
-                  let add = nodes[users[0]].kernel as? Add, nodes[users[0]].inputs.count == 2,
-                  nodes[users[0]].inputs.filter({ $0 == node.outputs[0] }).count == 1
+            // The ADD that alone reads the convolution's output (which is no graph output).
+            guard node.kernel is Conv2D, node.outputs.count == 1, readerCount[node.outputs[0]] == 1,
+                  lastReader[node.outputs[0]] >= 0
             else { continue }
-            let operands = nodes[users[0]].inputs
-            let residualFirst = operands[0] != node.outputs[0]
-            let residual = residualFirst ? operands[0] : operands[1]
+            let user = nodes[lastReader[node.outputs[0]]]
+            guard user.kernel is Add, user.inputs.count == 2, user.inputs[0] != user.inputs[1] else { continue }
+            let residualFirst = user.inputs[0] != node.outputs[0]
+            let residual = residualFirst ? user.inputs[0] : user.inputs[1]
             // A residual that a later convolution computes for this ADD alone: that one takes it.
-            guard let source = producer[residual], position[source] > position[conv],
-                  !(nodes[source].kernel is Conv2D && readers[residual]?.count == 1),
+            let source = residual >= 0 ? producer[residual] : -1
+            guard source >= 0, position[source] > position[conv],
+                  !(nodes[source].kernel is Conv2D && readerCount[residual] == 1),
+                  let kernel = node.kernel as? Conv2D, let add = user.kernel as? Add,
                   kernel.fusing(add: add, residualIsFirstOperand: residualFirst) != nil
             else { continue }
             // The nodes after the convolution that the residual needs. None of them needs the
@@ -145,14 +154,15 @@ enum OperatorFusion {
             var moved = Set<Int>(), pending = [source]
             while let next = pending.popLast() {
                 guard position[next] > position[conv], moved.insert(next).inserted else { continue }
-                pending += nodes[next].inputs.compactMap { producer[$0] }
+                pending += nodes[next].inputs.compactMap { $0 >= 0 && producer[$0] >= 0 ? producer[$0] : nil }
             }
+            moves = true
             let start = position[conv]
             let hoisted = moved.sorted { position[$0] < position[$1] }
             order = Array(order[..<start]) + hoisted + order[start...].filter { !moved.contains($0) }
             for (at, index) in order.enumerated() { position[index] = at }
         }
-        return order.map { nodes[$0] }
+        return moves ? order.map { nodes[$0] } : nodes
     }
 
     /// Folds each foldable ADD, PRELU and RELU into the CONV_2D before it.

@@ -90,6 +90,8 @@ import Testing
         ]
         #expect(fuse(nodes, outputs: [3, 7]).map(\.kernel.opName) == ["CONV_2D", "ADD", "PRELU"])
         #expect(fuse(nodes, outputs: [5, 7]).map(\.kernel.opName) == ["CONV_2D+ADD", "PRELU"])
+        // A convolution whose output only the graph reads.
+        #expect(fuse([(try conv(), [0, 1, 2], [3])], outputs: [3]).map(\.kernel.opName) == ["CONV_2D"])
     }
 
     @Test func aTensorWithTwoReadersIsNotFolded() throws {
