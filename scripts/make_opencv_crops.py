@@ -10,12 +10,13 @@ that calculator calls it, as FNV-1a 64 digests of their RGB bytes.
   ((row * 31 + column * 17) mod 256) / 255): `cv2.warpAffine(mask, T, (W, H), INTER_LINEAR |
   WARP_INVERSE_MAP, BORDER_CONSTANT)` with T = scale(mask size) * M^-1 * scale(1 / image size) in
   float32, M MediaPipe's ROI matrix (GetRotatedSubRectToRectTransformMatrix, cosf and sinf of
-  the C library), as MediaPipe's WarpAffineCalculator runs it: FNV-1a 64 of the float32 output.
+  the C library) and M^-1 as its InverseMatrixCalculator forms it, as MediaPipe's
+  WarpAffineCalculator runs it: FNV-1a 64 of the float32 output.
 
 Each crop: MediaPipe's `PadRoi` in float32 when the aspect ratio is kept, `cv2.boxPoints` of the
 float32 rotated rect (angle `rotation * 180.f / M_PI`), `cv2.getPerspectiveTransform` to the
 tensor corners (0, H), (0, 0), (W, 0), (W, H), `cv2.warpPerspective` INTER_LINEAR, IPP off.
-Run with opencv-python-headless 4.10.0.84 (scripts/make_opencv_crops.sh sets up its venv).
+Run with opencv-python-headless 4.10.0.84 (scripts/make_fixtures.sh sets up its venv and runs it).
 """
 import ctypes
 import datetime
@@ -88,9 +89,12 @@ def roi_matrix(cx, cy, width, height, rotation, image_width, image_height):
 def mask_warp(mask, mask_width, mask_height, roi, image_width, image_height):
     """The mask warped back to the image, as SegmentationMaskWarp describes."""
     m0, m1, m3, m4, m5, m7 = roi_matrix(*roi, image_width, image_height)
-    determinant = m0 * m5 - m1 * m4
-    i00, i01, i03 = m5 / determinant, -m1 / determinant, (m1 * m7 - m5 * m3) / determinant
-    i10, i11, i13 = -m4 / determinant, m0 / determinant, (m4 * m3 - m0 * m7) / determinant
+    m10 = F(roi[2]) * (F(1) / F(image_width))  # the matrix's z scale: width / image width
+    # The inverse as MediaPipe's InverseMatrixCalculator forms it (Eigen's blockwise 4 x 4 float
+    # inverse): each cofactor times m10, then times the reciprocal of the determinant.
+    reciprocal = F(1) / ((m5 * m0 - m1 * m4) * m10)
+    i00, i01, i03 = (m5 * m10) * reciprocal, -((m1 * m10) * reciprocal), -((m10 * (m5 * m3 - m1 * m7)) * reciprocal)
+    i10, i11, i13 = -((m4 * m10) * reciprocal), (m0 * m10) * reciprocal, -((m10 * (m0 * m7 - m4 * m3)) * reciprocal)
     mask_w, mask_h = F(mask_width), F(mask_height)
     inverse_w, inverse_h = F(1) / F(image_width), F(1) / F(image_height)
     transform = np.array([[mask_w * i00 * inverse_w, mask_w * i01 * inverse_h, mask_w * i03],

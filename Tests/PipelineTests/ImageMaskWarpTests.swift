@@ -80,6 +80,40 @@ import Testing
         #expect(output.allSatisfy { $0 >= 0 && $0 <= 1 })
     }
 
+    /// The inverse in MediaPipe's arithmetic is still an inverse: M⁻¹·M is the identity to float
+    /// precision over random ROIs (any size, centre, rotation); a singular matrix has none.
+    @Test func inverseRowsInvertTheROIMatrix() {
+        var generator = SeededGenerator.announced()
+        for _ in 0..<1_000 {
+            let imageWidth = Int.random(in: 1...4096, using: &generator)
+            let imageHeight = Int.random(in: 1...4096, using: &generator)
+            let m = ROIGeometry.roiMatrix(
+                centerX: Float.random(in: -500...4500, using: &generator), centerY: Float.random(in: -500...4500, using: &generator),
+                width: Float.random(in: 1...5000, using: &generator), height: Float.random(in: 1...5000, using: &generator),
+                rotation: Float.random(in: -7...7, using: &generator), imageWidth: imageWidth, imageHeight: imageHeight)
+            guard let (i00, i01, i03, i10, i11, i13) = SegmentationMaskWarp.inverseAffineRows(of: m) else {
+                Issue.record("no inverse for \(m)")
+                continue
+            }
+            // Each entry of M⁻¹·M as its terms: off the identity by at most a few float32 roundings
+            // of the largest term.
+            let d = { (value: Float) in Double(value) }
+            let entries: [(terms: [Double], expected: Double)] = [
+                ([d(i00) * d(m[0]), d(i01) * d(m[4])], 1), ([d(i00) * d(m[1]), d(i01) * d(m[5])], 0),
+                ([d(i00) * d(m[3]), d(i01) * d(m[7]), d(i03)], 0),
+                ([d(i10) * d(m[0]), d(i11) * d(m[4])], 0), ([d(i10) * d(m[1]), d(i11) * d(m[5])], 1),
+                ([d(i10) * d(m[3]), d(i11) * d(m[7]), d(i13)], 0),
+            ]
+            for (terms, expected) in entries {
+                let error = abs(terms.reduce(0, +) - expected)
+                let scale = terms.map(abs).max()!
+                #expect(error <= 1e-5 * scale, "M⁻¹·M off the identity by \(error) (terms \(terms)) for \(m)")
+            }
+        }
+        let singular: [Float] = [1, 2, 0, 3, 2, 4, 0, 5, 0, 0, 1, 0, 0, 0, 0, 1]
+        #expect(SegmentationMaskWarp.inverseAffineRows(of: singular) == nil)
+    }
+
     @Test func refusesInvalidArguments() {
         let roi = RotatedPixelRect.fullImage(width: 4, height: 4)
         let mask = [Float](repeating: 0, count: 16)

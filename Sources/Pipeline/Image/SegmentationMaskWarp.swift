@@ -7,8 +7,9 @@
 /// 0 outside the mask.
 ///
 /// Arithmetic (OpenCV ≤ 4.10 `warpAffine` with `WARP_INVERSE_MAP` on float32, as MediaPipe runs
-/// it): the ROI matrix and its inverse are formed in float32 and scaled to absolute coordinates
-/// in float32; sample positions are rounded to 1/32 pixel in fixed point (row start
+/// it): the ROI matrix and its inverse (Eigen's blockwise 4 × 4 inverse: cofactors times the
+/// reciprocal of the determinant) are formed in float32 and scaled to absolute coordinates in
+/// float32; sample positions are rounded to 1/32 pixel in fixed point (row start
 /// `round((a1·y + a2)·1024) + 16`, per-column `round(a0·x·1024)`, then `>> 5`), and the four
 /// taps are blended with float32 weights `(1−β)(1−α), (1−β)α, β(1−α), βα` summed left to right.
 ///
@@ -97,14 +98,11 @@ package enum SegmentationMaskWarp {
             throw .invalidROI(roi)
         }
 
-        // MediaPipe's ROI matrix (float32) and the inverse of its 2-D affine part (float32).
+        // MediaPipe's ROI matrix (float32) and its inverse as InverseMatrixCalculator forms it.
         let m = ROIGeometry.roiMatrix(centerX: Float(roi.centerX), centerY: Float(roi.centerY),
                                       width: Float(roi.width), height: Float(roi.height),
                                       rotation: Float(roi.rotation), imageWidth: imageWidth, imageHeight: imageHeight)
-        let determinant = m[0] * m[5] - m[1] * m[4]
-        guard determinant != 0, determinant.isFinite else { throw .invalidROI(roi) }
-        let i00 = m[5] / determinant, i01 = -m[1] / determinant, i03 = (m[1] * m[7] - m[5] * m[3]) / determinant
-        let i10 = -m[4] / determinant, i11 = m[0] / determinant, i13 = (m[4] * m[3] - m[0] * m[7]) / determinant
+        guard let (i00, i01, i03, i10, i11, i13) = inverseAffineRows(of: m) else { throw .invalidROI(roi) }
 
         // Absolute coordinates: scale(mask size) · M⁻¹ · scale(1 / image size), in float32.
         let maskW = Float(maskWidth), maskH = Float(maskHeight)
@@ -116,6 +114,24 @@ package enum SegmentationMaskWarp {
         guard coefficients.allSatisfy(\.isFinite) else { throw .invalidROI(roi) }
         return InverseMap(a0: Double(coefficients[0]), a1: Double(coefficients[1]), a2: Double(coefficients[2]),
                           b0: Double(coefficients[3]), b1: Double(coefficients[4]), b2: Double(coefficients[5]))
+    }
+
+    /// The first two rows of the inverse of an ROI matrix `m` (row-major 4 × 4, third column
+    /// and bottom rows as ``ROIGeometry`` builds them), as Eigen's blockwise 4 × 4 float inverse
+    /// computes them in MediaPipe's `InverseMatrixCalculator`: with the 2 × 2 blocks A (rotation
+    /// and scale), B (translation) and D = diag(m10, 1), det = (m0·m5 − m1·m4)·m10 and r = 1/det,
+    /// each entry is a cofactor times m10, then times r. Nil when the determinant is zero or
+    /// not finite.
+    /// - Returns: `(i00, i01, i03, i10, i11, i13)`: inverse entries (row, column).
+    static func inverseAffineRows(of m: [Float]) -> (Float, Float, Float, Float, Float, Float)? {
+        let m10 = m[10]
+        let determinant = (m[5] * m[0] - m[1] * m[4]) * m10
+        guard determinant != 0, determinant.isFinite else { return nil }
+        let reciprocal = 1 / determinant
+        let translationX = m[5] * m[3] - m[1] * m[7]
+        let translationY = m[0] * m[7] - m[4] * m[3]
+        return ((m[5] * m10) * reciprocal, -((m[1] * m10) * reciprocal), -((m10 * translationX) * reciprocal),
+                -((m[4] * m10) * reciprocal), (m[0] * m10) * reciprocal, -((m10 * translationY) * reciprocal))
     }
 
     /// Bilinear sample at a position given in 1/32 mask pixel, `BORDER_ZERO`.

@@ -247,7 +247,8 @@ package final class PoseGraph {
         var mask: [Float]?
         if configuration.outputSegmentationMasks {
             mask = try landmarkModel.withOutputBuffer(at: 2) { logits in
-                let probabilities = logits.map { 1 / (1 + exp(-$0)) }
+                // MediaPipe's TensorsToSegmentationCalculator: a float exponential, the rest in double.
+                let probabilities = logits.map { Float(1.0 / (Double(exp(-$0)) + 1.0)) }
                 return try SegmentationMaskWarp.toImage(
                     probabilities, maskWidth: Self.landmarkInputSize, maskHeight: Self.landmarkInputSize,
                     roi: transform.sampledROI, imageWidth: width, imageHeight: height)
