@@ -3,7 +3,7 @@
 #   - `pose CLIP.mp4 --json --annotate OUT.mp4 --mask MASK.mp4` on a clip encoded from the
 #     sample clip's frames: one JSON line per frame with the presentation times, landmarks equal
 #     to the run on the same video's frames exported as PNG, and videos out with the input's
-#     frame count, rate and size; the same for `hand`, `face` and `holistic` on the hand clip; every frame's line holds
+#     frame count, rate and size; the same for `hand`, `face` and `holistic` (with its --mask) on the hand clip; every frame's line holds
 #     one track id per pose, hand or face (`trackIds`), or per person (`trackId`);
 #   - a batch of images with an unreadable one: one line each, an error line, exit status 1, and
 #     no track ids; a single unreadable image with --json: its error object, exit status 1;
@@ -78,7 +78,7 @@ check_task() {
 check_task pose bus_tilt --annotate pose_annotated.mp4 --mask pose_mask.mkv
 check_task hand t1_pan --annotate hand_annotated.webm
 check_task face t1_pan --annotate face_annotated.mp4
-check_task holistic t1_pan --annotate holistic_annotated.mp4
+check_task holistic t1_pan --annotate holistic_annotated.mp4 --mask holistic_mask.mkv
 
 # A batch with an unreadable image: a line per image, an error line, status 1.
 head -c 5000 "$samples/bus.jpg" > broken.jpg

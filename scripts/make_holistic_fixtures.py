@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the holistic part of Tests/Fixtures: what MediaPipe 0.10.21's legacy Holistic graph
-(holistic_landmark_cpu, `mp.solutions.holistic.Holistic`, model_complexity 1, segmentation off)
+(holistic_landmark_cpu, `mp.solutions.holistic.Holistic`, model_complexity 1, segmentation on)
 outputs on the golden-test images and clip of scripts/fixture_images.py, with the graph's
 intermediate streams.
 
@@ -13,12 +13,18 @@ intermediate streams.
 
 Each file holds the graph's output streams (pose landmarks and world landmarks with visibility and
 presence, face landmarks as [x, y, z] triples, left and right hand landmarks, the pose ROI and
-detection) and the intermediate streams of INTERMEDIATE under their names in the expanded graph;
-null where the graph emitted no packet on a stream at that frame. Side inputs and calculator
+detection, the segmentation mask) and the intermediate streams of INTERMEDIATE under their names
+in the expanded graph; null where the graph emitted no packet on a stream at that frame. Side inputs and calculator
 options are those `mp.solutions.holistic` sets; `Holistic.process` clears the pose landmarks'
 presence, this script keeps it. Every confidence is 0.5. The graph runs on SolutionBase's
 simulated clock (33333 us per frame, the first frame at 33333 us), recorded per clip frame as
 graph_timestamp_us.
+
+The segmentation mask (`enable_segmentation` on; `smooth_segmentation` on in the tracking runs, as
+`mp.solutions.holistic` sets it, though in 0.10.21 it changes no mask) is recorded as the FNV-1a
+64 hash of its float32 bytes (row-major, little-endian), its mean in float64 and the fraction of pixels above 0.5; for the static images
+and every tenth clip frame of the plain tracking run also as an 8-bit grey PNG
+(<name>_mask.png beside the JSON, value = round(clip(mask, 0, 1) * 255)).
 
 As scripts/make_face_fixtures.py does, on an AVX-512 host this script runs under QEMU as an AVX2 +
 FMA CPU (scripts/avx2_emulation.py), so that XNNPACK inside MediaPipe takes the AVX2 + FMA kernels
@@ -37,6 +43,7 @@ from fixture_images import CLIP, IMAGES  # noqa: E402
 import make_fixtures  # noqa: E402
 from make_fixtures import INPUTS, LEGACY_FRAME_US, OUTPUT, Runs, image_record, read_rgb, write_json  # noqa: E402
 from make_references import CONFIDENCE  # noqa: E402
+from fnv1a import fnv1a64  # noqa: E402
 from avx2_emulation import describe_cpu, run_as_avx2_cpu  # noqa: E402
 
 SCRIPT = "make_holistic_fixtures.py"
@@ -45,6 +52,8 @@ GRAPH = "legacy solutions graph holistic_landmark_cpu"
 MODEL_COMPLEXITY = 1
 # (refined, static) runs on the clip.
 CLIP_RUNS = [(False, False), (True, False), (False, True)]
+# Every MASK_PNG_STEP-th clip frame of the plain tracking run also gets its mask as a PNG.
+MASK_PNG_STEP = 10
 
 HANDS = "handlandmarksleftandrightcpu__"
 # Intermediate streams of the expanded graph: stream name -> kind.
@@ -63,7 +72,7 @@ INTERMEDIATE = {
     "facelandmarksfromposecpu__facelandmarkcpu__face_presence_score": "float",  # gated at 0.5
 }
 OUTPUTS = ["pose_landmarks", "pose_world_landmarks", "face_landmarks", "left_hand_landmarks",
-           "right_hand_landmarks", "pose_landmarks_roi", "pose_detection"]
+           "right_hand_landmarks", "pose_landmarks_roi", "pose_detection", "segmentation_mask"]
 
 
 class HolisticRuns(Runs):
@@ -71,7 +80,7 @@ class HolisticRuns(Runs):
         return self.SolutionBase(
             binary_graph_path="mediapipe/modules/holistic_landmark/holistic_landmark_cpu.binarypb",
             side_inputs={"model_complexity": MODEL_COMPLEXITY, "smooth_landmarks": not static,
-                         "enable_segmentation": False, "smooth_segmentation": False,
+                         "enable_segmentation": True, "smooth_segmentation": not static,
                          "refine_face_landmarks": refined, "use_prev_landmarks": not static},
             calculator_params={
                 "poselandmarkcpu__posedetectioncpu__TensorsToDetectionsCalculator.min_score_thresh": CONFIDENCE,
@@ -90,7 +99,24 @@ class HolisticRuns(Runs):
             return [self.detection(d) for d in packet]
         return [self.landmark(p, False) for p in packet.landmark]
 
-    def holistic_entry(self, result):
+    def mask_record(self, mask, png_relative):
+        """The segmentation mask's hash, mean and fraction above 0.5; also a PNG at `png_relative` when given."""
+        if mask is None:
+            return None
+        np = self.np
+        values = np.ascontiguousarray(np.asarray(mask, dtype=np.float32).reshape(mask.shape[0], mask.shape[1]))
+        record = {"width": int(values.shape[1]), "height": int(values.shape[0]),
+                  "float32_fnv1a64": fnv1a64(values.astype("<f4").tobytes()),
+                  "mean": float(values.mean(dtype=np.float64)), "fraction_gt_0.5": float((values > 0.5).mean())}
+        if png_relative:
+            from PIL import Image
+            Image.fromarray(np.round(np.clip(values, 0, 1) * 255).astype(np.uint8), mode="L").save(
+                OUTPUT / png_relative, format="PNG")
+            record["file"] = png_relative
+            record["encoding"] = "8-bit gray PNG, value = round(clip(mask,0,1)*255)"
+        return record
+
+    def holistic_entry(self, result, mask_png=None):
         def landmarks(name, with_scores=False):
             packet = getattr(result, name)
             return None if packet is None else [self.landmark(p, with_scores) for p in packet.landmark]
@@ -105,6 +131,7 @@ class HolisticRuns(Runs):
             "right_hand_landmarks": landmarks("right_hand_landmarks"),
             "pose_landmarks_roi": self.value("rect", result.pose_landmarks_roi),
             "pose_detection": None if result.pose_detection is None else self.detection(result.pose_detection),
+            "segmentation_mask": self.mask_record(result.segmentation_mask, mask_png),
             "intermediate": {name: self.value(kind, getattr(result, name)) for name, kind in INTERMEDIATE.items()},
         }
 
@@ -112,7 +139,7 @@ class HolisticRuns(Runs):
 def producer(static, refined):
     return {**make_fixtures.producer(
         GRAPH, static_image_mode=static, model_complexity=MODEL_COMPLEXITY, smooth_landmarks=not static,
-        enable_segmentation=False, smooth_segmentation=False, refine_face_landmarks=refined,
+        enable_segmentation=True, smooth_segmentation=not static, refine_face_landmarks=refined,
         use_prev_landmarks=not static),
         "script": f"scripts/{SCRIPT}", "cpu": describe_cpu()}
 
@@ -127,7 +154,7 @@ def main():
     missing = [name for name in IMAGES if not (INPUTS / "images" / f"{name}.png").exists()]
     if missing or not (INPUTS / "video" / CLIP["name"] / ".complete").exists():
         sys.exit(f"{SCRIPT}: the golden-test images are not in {INPUTS}: run scripts/fetch_samples.sh")
-    for old in (OUTPUT / "legacy").rglob("*.json"):
+    for old in [*(OUTPUT / "legacy").rglob("*.json"), *(OUTPUT / "legacy").rglob("*.png")]:
         if "holistic_" in str(old.relative_to(OUTPUT)):
             old.unlink()
     runs = HolisticRuns(mp, np, {})
@@ -137,7 +164,9 @@ def main():
         record = image_record(name, f"images/{name}.png", pixels)
         for refined in [False, True]:
             with runs.legacy_holistic(refined, static=True) as graph:
-                entry = runs.holistic_entry(graph.process(pixels))
+                png = None if refined else f"legacy/{folder_name(refined)}/{name}_mask.png"
+                (OUTPUT / "legacy" / folder_name(refined)).mkdir(parents=True, exist_ok=True)
+                entry = runs.holistic_entry(graph.process(pixels), png)
             write_json(f"legacy/{folder_name(refined)}/{name}.json", {
                 "schema": SCHEMA, "producer": producer(True, refined), "image": record, **entry})
 
@@ -148,12 +177,15 @@ def main():
     for refined, static in CLIP_RUNS:
         mode = "static" if static else "tracking"
         print(f"{SCRIPT}: clip {clip} {folder_name(refined)} {mode}", file=sys.stderr)
+        folder = f"legacy/video/{clip}/{folder_name(refined)}_{mode}"
+        (OUTPUT / folder).mkdir(parents=True, exist_ok=True)
         with runs.legacy_holistic(refined, static) as graph:
             for i, pixels in enumerate(frames):
                 video = {"clip": clip, "frame_index": i, "graph_timestamp_us": LEGACY_FRAME_US * (i + 1)}
-                write_json(f"legacy/video/{clip}/{folder_name(refined)}_{mode}/frame_{i:04d}.json", {
+                png = f"{folder}/frame_{i:04d}_mask.png" if (refined, static) == (False, False) and i % MASK_PNG_STEP == 0 else None
+                write_json(f"{folder}/frame_{i:04d}.json", {
                     "schema": SCHEMA, "producer": producer(static, refined),
-                    "image": records[i], "video": video, **runs.holistic_entry(graph.process(pixels))})
+                    "image": records[i], "video": video, **runs.holistic_entry(graph.process(pixels), png)})
     print(f"{SCRIPT}: wrote the holistic fixtures into {OUTPUT.relative_to(REPO_ROOT)}", file=sys.stderr)
 
 

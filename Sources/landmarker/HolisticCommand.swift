@@ -23,7 +23,9 @@ struct HolisticCommand: ParsableCommand {
             "poseWorldLandmarks", "faceLandmarks", "leftHandLandmarks", "leftHandWorldLandmarks", \
             "rightHandLandmarks", "rightHandWorldLandmarks", "trackId" (video)}]}, a part null when \
             not found, "left" the person's own left. \
-            --annotate draws each person's skeleton, face contours and hands.
+            --annotate draws each person's skeleton, face contours and hands; --mask writes the \
+            people's segmentation masks (their per-pixel maximum), legacy Holistic's masks. Both write a PNG for one image, a folder of <image name>.png for \
+            several, and a video file (through ffmpeg) for a video.
             """)
 
     @OptionGroup var input: InputOptions
@@ -41,6 +43,9 @@ struct HolisticCommand: ParsableCommand {
     @Option(help: "Write the image (or video) with each person's skeleton, face contours and hands drawn over it.")
     var annotate: String?
 
+    @Option(help: "Write the people's segmentation mask: an 8-bit grey PNG (or a grey video).")
+    var mask: String?
+
     func validate() throws {
         if let frameStepUs {
             guard (1...10_000_000).contains(frameStepUs) else {
@@ -51,7 +56,7 @@ struct HolisticCommand: ParsableCommand {
     }
 
     func run() throws {
-        let (choice, outputs) = try input.plan([.annotate: annotate].compactMapValues { $0 })
+        let (choice, outputs) = try input.plan([.annotate: annotate, .mask: mask].compactMapValues { $0 })
         switch choice {
         case .video(let source):
             if frameStepUs != nil && PathKind(atPath: source) != .folder {
@@ -67,7 +72,7 @@ struct HolisticCommand: ParsableCommand {
     }
 
     private func makeLandmarker(mode: RunningMode) throws -> HolisticLandmarker {
-        try task.makeLandmarker(modelPath: try ModelLocation.resolve(task.modelArgument), mode: mode)
+        try task.makeLandmarker(modelPath: try ModelLocation.resolve(task.modelArgument), mode: mode, masks: mask != nil)
     }
 
     private func makeRun(_ landmarker: HolisticLandmarker) -> LandmarkerRun<HolisticLandmarkerResult> {
@@ -84,6 +89,8 @@ struct HolisticCommand: ParsableCommand {
                 })
             },
             draw: AnnotatedOutput.drawHolistic(_:on:),
-            maskPixels: nil)
+            maskPixels: { result, image in
+                AnnotatedOutput.maskPixels(result.poseSegmentationMasks, width: image.width, height: image.height)
+            })
     }
 }

@@ -15,7 +15,7 @@ import SystemInterface
 enum OutputKind: String, CaseIterable {
     /// The image or video with the landmarks drawn over it.
     case annotate
-    /// The segmentation mask (pose).
+    /// The segmentation mask (pose, holistic).
     case mask
 
     /// The option as the command line spells it.

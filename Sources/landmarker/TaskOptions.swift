@@ -284,9 +284,10 @@ struct HolisticTaskOptions: ParsableArguments, LandmarkerTaskOptions {
         return EntryRun { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1) }
     }
 
-    /// A landmarker with these options.
-    func makeLandmarker(modelPath: String, mode: RunningMode) throws -> HolisticLandmarker {
+    /// A landmarker with these options; `masks`: each person's segmentation mask.
+    func makeLandmarker(modelPath: String, mode: RunningMode, masks: Bool = false) throws -> HolisticLandmarker {
         let options = HolisticLandmarkerOptions()
+        options.outputPoseSegmentationMasks = masks
         options.baseOptions.modelAssetPath = modelPath
         options.baseOptions.numThreads = threads
         options.runningMode = mode

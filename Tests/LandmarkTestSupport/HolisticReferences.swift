@@ -37,6 +37,22 @@ package struct ReferenceHolisticFrame {
     package let faceDetectionCount: Int?
     package let leftHand: Hand
     package let rightHand: Hand
+    /// The segmentation mask; nil when the graph emitted none (no pose).
+    package let mask: ReferenceMask?
+}
+
+/// A legacy golden's segmentation mask: its float32 bytes' hash, mean, the fraction above 0.5,
+/// and for some frames an 8-bit PNG of it.
+package struct ReferenceMask {
+    package let width: Int
+    package let height: Int
+    /// FNV-1a 64 of the float32 values, row-major, little-endian.
+    package let float32Hash: String
+    /// The mean, computed in float64.
+    package let mean: Double
+    package let fractionAboveHalf: Double
+    /// `round(clip(mask, 0, 1) · 255)` as a grey PNG, relative to Tests/Fixtures; nil for most clip frames.
+    package let pngFile: String?
 }
 
 extension FixtureGoldens {
@@ -79,14 +95,21 @@ extension FixtureGoldens {
             faceROIFromDetection: rect(intermediate["\(face)face_roi_from_detection"]),
             faceTrackingROI: rect(intermediate["\(face)face_tracking_roi"]),
             faceDetectionCount: (intermediate["\(face)face_detections"] as? [Any])?.count,
-            leftHand: hand("left"), rightHand: hand("right"))
+            leftHand: hand("left"), rightHand: hand("right"),
+            mask: (json["segmentation_mask"] as? [String: Any]).map { mask in
+                ReferenceMask(
+                    width: mask["width"] as! Int, height: mask["height"] as! Int,
+                    float32Hash: mask["float32_fnv1a64"] as! String, mean: (mask["mean"] as! NSNumber).doubleValue,
+                    fractionAboveHalf: (mask["fraction_gt_0.5"] as! NSNumber).doubleValue, pngFile: mask["file"] as? String)
+            })
     }
 }
 
 extension LandmarkGraphs {
     /// The holistic graph on the models under `models/` (the pose detector without the sparse
-    /// kernels, as the pose landmarker runs it); `refined`: with the attention face model.
-    package static func holistic(streamMode: Bool, refined: Bool = false) throws -> HolisticGraph {
+    /// kernels, as the pose landmarker runs it); `refined`: with the attention face model;
+    /// `masks`: each person's segmentation mask.
+    package static func holistic(streamMode: Bool, refined: Bool = false, masks: Bool = false) throws -> HolisticGraph {
         func model(_ name: String, sparse: Bool = true) throws -> Interpreter {
             try Interpreter(contentsOfFile: Fixtures.model(name), options: .init(threadCount: 2, usesSparseKernels: sparse))
         }
@@ -96,6 +119,8 @@ extension LandmarkGraphs {
                 faceDetector: model("face_detection_short_range"),
                 faceLandmarks: model(refined ? "face_landmark_with_attention" : "face_landmark"),
                 handRecrop: model("hand_recrop"), handLandmarks: model("hand_landmark_full")),
-            configuration: .init(minDetectionConfidence: 0.5, minTrackingConfidence: 0.5, streamMode: streamMode))
+            configuration: .init(
+                minDetectionConfidence: 0.5, minTrackingConfidence: 0.5, streamMode: streamMode,
+                outputSegmentationMasks: masks))
     }
 }

@@ -6,11 +6,12 @@ import Testing
 
 /// `HolisticLandmarker` through the public API: image mode (one landmarker for a run of images,
 /// each standing alone) and video mode on the legacy solutions' microsecond clock against
-/// MediaPipe's legacy Holistic references, the result's shape, microsecond timestamps, and the
-/// options it refuses. The graph's exactness is `HolisticGraphGoldenTests`'.
+/// MediaPipe's legacy Holistic references, the segmentation masks, the result's shape,
+/// microsecond timestamps, and the options it refuses. The graph's exactness is `HolisticGraphGoldenTests`'.
 @Suite struct HolisticLandmarkerTests {
-    static func landmarker(mode: RunningMode, refined: Bool = false) throws -> HolisticLandmarker {
+    static func landmarker(mode: RunningMode, refined: Bool = false, masks: Bool = false) throws -> HolisticLandmarker {
         let options = HolisticLandmarkerOptions()
+        options.outputPoseSegmentationMasks = masks
         options.baseOptions.modelAssetPath = Fixtures.modelsRoot
             .appendingPathComponent(refined ? "holistic_landmarker_refined.task" : "holistic_landmarker.task").path
         options.baseOptions.numThreads = 2
@@ -202,18 +203,42 @@ import Testing
             return
         }
         #expect(option == "outputFaceBlendshapes")
-        guard case .unavailableOutput(let masks, _) = refusal({ $0.outputPoseSegmentationMasks = true }) else {
-            Issue.record("masks not refused")
-            return
+    }
+
+    /// Each person's mask is legacy Holistic's (`enable_segmentation`) to the last bit in video
+    /// mode; without the option there are none.
+    @Test func segmentationMasksAreLegacyHolisticsInVideoMode() throws {
+        let landmarker = try Self.landmarker(mode: .video, masks: true)
+        for frame in 0..<12 {
+            let name = String(format: "frame_%04d", frame)
+            let image = try MPImage(contentsOfFile: Fixtures.path("video/t1_sweep/\(name).png"))
+            let result = try landmarker.detect(videoFrame: image, timestampInMicroseconds: Int64(frame + 1) * 33_333)
+            let reference = try FixtureGoldens.holistic("legacy/video/t1_sweep/holistic_plain_tracking/\(name).json")
+            #expect(result.poseSegmentationMasks.count == result.poseLandmarks.count, "\(name): one mask per person")
+            guard let mask = result.poseSegmentationMasks.first, let theirs = reference.mask else {
+                #expect(reference.mask == nil && result.poseSegmentationMasks.isEmpty, "\(name): mask found")
+                continue
+            }
+            #expect(mask.width == theirs.width && mask.height == theirs.height, "\(name): mask size")
+            #expect(FNV1a.hash(mask.float32Data) == theirs.float32Hash, "\(name): mask not legacy Holistic's")
         }
-        #expect(masks == "outputPoseSegmentationMasks")
+        let plain = try Self.landmarker(mode: .image)
+        let result = try plain.detect(image: MPImage(contentsOfFile: Fixtures.path("images/bus_man.png")))
+        #expect(result.poseSegmentationMasks.isEmpty && result.poseLandmarks.count == 1)
     }
 
     @Test func resultRoundTripsThroughJSON() throws {
-        let landmarker = try Self.landmarker(mode: .image)
+        let landmarker = try Self.landmarker(mode: .image, masks: true)
         let result = try landmarker.detect(image: MPImage(contentsOfFile: Fixtures.path("images/bus_man.png")))
-        let decoded = try JSONDecoder().decode(HolisticLandmarkerResult.self, from: JSONEncoder().encode(result))
-        #expect(decoded == result)
+        #expect(result.poseSegmentationMasks.count == 1)
+        let encoded = try JSONEncoder().encode(result)
+        #expect(try JSONDecoder().decode(HolisticLandmarkerResult.self, from: encoded) == result)
+        // A result encoded before it had masks decodes with none.
+        var object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        object["poseSegmentationMasks"] = nil
+        let withoutMasks = try JSONDecoder().decode(
+            HolisticLandmarkerResult.self, from: JSONSerialization.data(withJSONObject: object))
+        #expect(withoutMasks.poseSegmentationMasks.isEmpty && withoutMasks.poseLandmarks == result.poseLandmarks)
     }
 }
 

@@ -1,3 +1,4 @@
+import ImageIO
 import Kernels
 import LandmarkTestSupport
 @testable import Pipeline
@@ -10,7 +11,9 @@ import Testing
 ///
 /// The same parts are found on the same frames. In the native build (fused multiply-adds) the
 /// body and the face are MediaPipe's to the last bit, landmarks and ROIs (the pose's, the face
-/// region and ROIs, each hand's region), smoothing and the static mode's quirks included. The
+/// region and ROIs, each hand's region), smoothing and the static mode's quirks included, and so
+/// is every segmentation mask (the hash of its float32 values; else its mean to 1e-4 and its
+/// 8-bit PNG within a step). The
 /// hands are looser (ROIs to 0.01, landmarks mean 0.5 px, at most 2 px; the bit-identical
 /// counts are printed): `hand_recrop.tflite` under MediaPipe's own XNNPACK build gives other
 /// last bits than under LiteRT 2.3.0's, which this package's kernels reproduce, and hand
@@ -27,7 +30,7 @@ import Testing
 
     @Test(arguments: images, [false, true])
     func imageModeMatchesLegacyGolden(name: String, refined: Bool) throws {
-        let graph = try LandmarkGraphs.holistic(streamMode: false, refined: refined)
+        let graph = try LandmarkGraphs.holistic(streamMode: false, refined: refined, masks: true)
         let image = try Fixtures.uprightImage(contentsOfFile: Fixtures.path("images/\(name).png"))
         let people = try graph.process(image, timestampMicroseconds: Self.frameStepMicroseconds)
         let reference = try FixtureGoldens.holistic("legacy/holistic_\(refined ? "refined" : "plain")/\(name).json")
@@ -36,7 +39,7 @@ import Testing
 
     @Test(arguments: [("plain", "tracking"), ("refined", "tracking"), ("plain", "static")])
     func clipMatchesLegacyGolden(model: String, mode: String) throws {
-        let graph = try LandmarkGraphs.holistic(streamMode: mode == "tracking", refined: model == "refined")
+        let graph = try LandmarkGraphs.holistic(streamMode: mode == "tracking", refined: model == "refined", masks: true)
         for frame in 0..<Self.clipFrames {
             let file = String(format: "frame_%04d", frame)
             let image = try Fixtures.uprightImage(contentsOfFile: Fixtures.path("video/t1_sweep/\(file).png"))
@@ -64,6 +67,7 @@ import Testing
         expectROI(person.pose.roi, reference.poseROI, "\(label): pose ROI", sourceLocation)
         expectROI(person.pose.trackingROI, reference.poseROIFromLandmarks, "\(label): next pose ROI", sourceLocation)
         distances.add(person.pose.landmarks.map { SIMD3(Double($0.x), Double($0.y), Double($0.z)) }, pose.landmarks, size)
+        expectMask(person.pose.mask, reference.mask, label, sourceLocation)
 
         #expect((person.face != nil) == (reference.face != nil), "\(label): face found", sourceLocation: sourceLocation)
         if let face = person.face, let theirs = reference.face {
@@ -81,6 +85,42 @@ import Testing
         }
         distances.expect(label, sourceLocation)
         handDistances.expect("\(label) hands", sourceLocation, mean: 0.5, maximum: 2)
+    }
+
+    /// The segmentation mask: in the native build MediaPipe's float32 values to the last bit
+    /// (their hash); else the same mean to 1e-4 and the PNG's pixels within one step.
+    static func expectMask(_ ours: [Float]?, _ theirs: ReferenceMask?, _ label: String, _ sourceLocation: SourceLocation) {
+        guard let ours, let theirs else {
+            #expect(ours == nil && theirs == nil, "\(label): mask ours \(ours != nil), MediaPipe's \(theirs != nil)",
+                    sourceLocation: sourceLocation)
+            return
+        }
+        guard ours.count == theirs.width * theirs.height else {
+            Issue.record("\(label): mask of \(ours.count) values, MediaPipe's \(theirs.width) × \(theirs.height)",
+                         sourceLocation: sourceLocation)
+            return
+        }
+        let mean = ours.reduce(0.0) { $0 + Double($1) } / Double(ours.count)
+        let hash = FNV1a.hash(ours)
+        print(String(format: "%@: mask mean %.9f (MediaPipe's %.9f), hash %@ (MediaPipe's %@)",
+                     label, mean, theirs.mean, hash, theirs.float32Hash))
+        #expect(abs(mean - theirs.mean) <= 1e-4, "\(label): mask mean \(mean) vs \(theirs.mean)", sourceLocation: sourceLocation)
+        if let file = theirs.pngFile {
+            do {
+                // Decoded as RGB: the grey value three times.
+                let png = try PNGCodec.decode(contentsOfFile: Fixtures.path(file))
+                let steps = ours.indices.map { index in
+                    abs(Int((min(max(ours[index], 0), 1) * 255).rounded()) - Int(png.pixels[3 * index]))
+                }
+                #expect(steps.max()! <= 1, "\(label): mask pixels up to \(steps.max()!) steps from \(file)",
+                        sourceLocation: sourceLocation)
+            } catch {
+                Issue.record("\(label): \(file): \(error)", sourceLocation: sourceLocation)
+            }
+        }
+        if KernelInstructionSet.fusesMultiplyAdd {
+            #expect(hash == theirs.float32Hash, "\(label): mask not MediaPipe's to the last bit", sourceLocation: sourceLocation)
+        }
     }
 
     static func expectROI(

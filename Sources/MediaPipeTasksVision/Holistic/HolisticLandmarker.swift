@@ -35,8 +35,8 @@ extension HolisticLandmarkerOptions {
 /// - `.liveStream`: `detectAsync(image:timestampInMilliseconds:)` (or microseconds) returns at
 ///   once; results go to the delegate, with the other landmarkers' flow limiting.
 ///
-/// Blendshapes and segmentation masks are not available: asking for them throws
-/// `TaskError.unavailableOutput` when the landmarker is created.
+/// Blendshapes are not available: asking for them throws `TaskError.unavailableOutput` when
+/// the landmarker is created.
 ///
 /// **Threads.** The landmarker is `Sendable` and behaves as `HandLandmarker` does.
 public final class HolisticLandmarker: Sendable {
@@ -68,7 +68,7 @@ public final class HolisticLandmarker: Sendable {
                     minFaceDetectionConfidence: configuration.minFaceDetectionConfidence,
                     minFacePresenceConfidence: configuration.minFacePresenceConfidence,
                     minHandPresenceConfidence: configuration.minHandLandmarksConfidence,
-                    streamMode: streamMode))
+                    streamMode: streamMode, outputSegmentationMasks: configuration.outputPoseSegmentationMasks))
         }
         let owner = WeakReference<HolisticLandmarker>(nil)
         let delegate = WeakReference(options.holisticLandmarkerLiveStreamDelegate)
@@ -81,9 +81,10 @@ public final class HolisticLandmarker: Sendable {
         runner = VisionTaskRunner(microsecondMode: mode, label: "holistic-landmarker") { image, microseconds, _ in
             // Image mode: the face and hands must not be tracked from the previous image.
             if !streamMode { box.graph.reset() }
-            let people = try box.graph.process(image.uprightRGBImage(), timestampMicroseconds: microseconds)
+            let upright = image.uprightRGBImage()
+            let people = try box.graph.process(upright, timestampMicroseconds: microseconds)
             return HolisticLandmarkerResult(
-                people: people,
+                people: people, imageWidth: upright.width, imageHeight: upright.height,
                 timestampInMilliseconds: VisionTaskRunner<MPImage, HolisticLandmarkerResult>.milliseconds(of: microseconds),
                 trackIds: streamMode ? people.compactMap(\.pose.personId) : nil)
         }
@@ -127,8 +128,9 @@ public final class HolisticLandmarker: Sendable {
 }
 
 extension HolisticLandmarkerResult {
-    /// The result of the graph's people, each part an empty list where it was not found.
-    init(people: [HolisticGraph.Person], timestampInMilliseconds: Int, trackIds: [Int]?) {
+    /// The result of the graph's people, each part an empty list where it was not found; the
+    /// masks are `imageWidth × imageHeight`.
+    init(people: [HolisticGraph.Person], imageWidth: Int, imageHeight: Int, timestampInMilliseconds: Int, trackIds: [Int]?) {
         func points(_ landmarks: [RawLandmark]?) -> [NormalizedLandmark] {
             (landmarks ?? []).map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) }
         }
@@ -138,6 +140,9 @@ extension HolisticLandmarkerResult {
         self.init(
             poseLandmarks: people.map { $0.pose.landmarks.map(NormalizedLandmark.init) },
             poseWorldLandmarks: people.map { $0.pose.worldLandmarks.map(Landmark.init) },
+            poseSegmentationMasks: people.compactMap { person in
+                person.pose.mask.map { Mask(width: imageWidth, height: imageHeight, float32Data: $0) }
+            },
             faceLandmarks: people.map { points($0.face?.landmarks) },
             leftHandLandmarks: people.map { points($0.leftHand?.landmarks.landmarks) },
             leftHandWorldLandmarks: people.map { world($0.leftHand?.landmarks.worldLandmarks) },

@@ -54,8 +54,10 @@ public final class HolisticLandmarkerOptions {
     /// `true` makes the landmarker's creation throw `TaskError.unavailableOutput`.
     public var outputFaceBlendshapes = false
 
-    /// The pose's segmentation mask. Not produced by the holistic landmarker yet, so `true`
-    /// makes its creation throw `TaskError.unavailableOutput` (the pose landmarker gives masks).
+    /// Each person's segmentation mask in `HolisticLandmarkerResult.poseSegmentationMasks`
+    /// (legacy Holistic's `enable_segmentation`): image size, 1 meaning person, in every mode
+    /// the mask of that frame alone, as MediaPipe 0.10.21's legacy Holistic gives it (its
+    /// `smooth_segmentation` changes nothing there).
     public var outputPoseSegmentationMasks = false
 
     /// Storage behind `holisticLandmarkerLiveStreamDelegate`, type-erased so that these options
@@ -89,18 +91,14 @@ public final class HolisticLandmarkerOptions {
                 option: "outputFaceBlendshapes",
                 reason: "the blendshape model (face_blendshapes.tflite) is in no package this project fetches")
         }
-        if outputPoseSegmentationMasks {
-            throw .unavailableOutput(
-                option: "outputPoseSegmentationMasks",
-                reason: "the holistic landmarker does not produce masks yet; the pose landmarker does")
-        }
         return HolisticLandmarkerConfiguration(
             modelAsset: modelAsset, runningMode: runningMode, numPoses: numPoses,
             minPoseDetectionConfidence: minPoseDetectionConfidence,
             minPosePresenceConfidence: minPosePresenceConfidence,
             minFaceDetectionConfidence: minFaceDetectionConfidence,
             minFacePresenceConfidence: minFacePresenceConfidence,
-            minHandLandmarksConfidence: minHandLandmarksConfidence)
+            minHandLandmarksConfidence: minHandLandmarksConfidence,
+            outputPoseSegmentationMasks: outputPoseSegmentationMasks)
     }
 }
 
@@ -114,4 +112,5 @@ package struct HolisticLandmarkerConfiguration: Sendable, Equatable {
     package var minFaceDetectionConfidence: Float
     package var minFacePresenceConfidence: Float
     package var minHandLandmarksConfidence: Float
+    package var outputPoseSegmentationMasks: Bool
 }

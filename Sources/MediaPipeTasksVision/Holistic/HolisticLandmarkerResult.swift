@@ -6,7 +6,8 @@
 /// when their left hand was not. "Left" is the person's own left, as in MediaPipe (in an
 /// unmirrored photo of someone facing the camera, it is on the image's right).
 ///
-/// JSON keys: the property names; a missing `trackIds` decodes as none.
+/// JSON keys: the property names; a missing `poseSegmentationMasks` decodes as none (as this
+/// type encoded before it had them), a missing `trackIds` as nil.
 ///
 /// Thread safety: a `Sendable` value; copies can be used on any number of threads at once.
 public struct HolisticLandmarkerResult: Codable, Sendable, Equatable {
@@ -14,6 +15,9 @@ public struct HolisticLandmarkerResult: Codable, Sendable, Equatable {
     public var poseLandmarks: [[NormalizedLandmark]]
     /// `[people][33]`, metres, origin between the hips.
     public var poseWorldLandmarks: [[Landmark]]
+    /// One float32 mask per person, image size, values in [0, 1] (1 meaning person); empty
+    /// unless `outputPoseSegmentationMasks` is on.
+    public var poseSegmentationMasks: [Mask]
     /// `[people][468 or 478 or 0]`, normalized image coordinates.
     public var faceLandmarks: [[NormalizedLandmark]]
     /// `[people][21 or 0]`, normalized image coordinates.
@@ -34,13 +38,15 @@ public struct HolisticLandmarkerResult: Codable, Sendable, Equatable {
     public var trackIds: [Int]?
 
     public init(
-        poseLandmarks: [[NormalizedLandmark]], poseWorldLandmarks: [[Landmark]], faceLandmarks: [[NormalizedLandmark]],
+        poseLandmarks: [[NormalizedLandmark]], poseWorldLandmarks: [[Landmark]], poseSegmentationMasks: [Mask] = [],
+        faceLandmarks: [[NormalizedLandmark]],
         leftHandLandmarks: [[NormalizedLandmark]], leftHandWorldLandmarks: [[Landmark]],
         rightHandLandmarks: [[NormalizedLandmark]], rightHandWorldLandmarks: [[Landmark]],
         faceBlendshapes: [Classifications] = [], timestampInMilliseconds: Int, trackIds: [Int]? = nil
     ) {
         self.poseLandmarks = poseLandmarks
         self.poseWorldLandmarks = poseWorldLandmarks
+        self.poseSegmentationMasks = poseSegmentationMasks
         self.faceLandmarks = faceLandmarks
         self.leftHandLandmarks = leftHandLandmarks
         self.leftHandWorldLandmarks = leftHandWorldLandmarks
@@ -49,5 +55,26 @@ public struct HolisticLandmarkerResult: Codable, Sendable, Equatable {
         self.faceBlendshapes = faceBlendshapes
         self.timestampInMilliseconds = timestampInMilliseconds
         self.trackIds = trackIds
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case poseLandmarks, poseWorldLandmarks, poseSegmentationMasks, faceLandmarks, leftHandLandmarks,
+            leftHandWorldLandmarks, rightHandLandmarks, rightHandWorldLandmarks, faceBlendshapes,
+            timestampInMilliseconds, trackIds
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        poseLandmarks = try container.decode([[NormalizedLandmark]].self, forKey: .poseLandmarks)
+        poseWorldLandmarks = try container.decode([[Landmark]].self, forKey: .poseWorldLandmarks)
+        poseSegmentationMasks = try container.decodeIfPresent([Mask].self, forKey: .poseSegmentationMasks) ?? []
+        faceLandmarks = try container.decode([[NormalizedLandmark]].self, forKey: .faceLandmarks)
+        leftHandLandmarks = try container.decode([[NormalizedLandmark]].self, forKey: .leftHandLandmarks)
+        leftHandWorldLandmarks = try container.decode([[Landmark]].self, forKey: .leftHandWorldLandmarks)
+        rightHandLandmarks = try container.decode([[NormalizedLandmark]].self, forKey: .rightHandLandmarks)
+        rightHandWorldLandmarks = try container.decode([[Landmark]].self, forKey: .rightHandWorldLandmarks)
+        faceBlendshapes = try container.decode([Classifications].self, forKey: .faceBlendshapes)
+        timestampInMilliseconds = try container.decode(Int.self, forKey: .timestampInMilliseconds)
+        trackIds = try container.decodeIfPresent([Int].self, forKey: .trackIds)
     }
 }

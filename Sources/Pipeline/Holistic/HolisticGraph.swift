@@ -7,7 +7,8 @@ import Inference
 ///
 /// 1. **Pose**: ``PoseGraph`` in its legacy flavour (one pose: detector only when last frame
 ///    gave no pose ROI; in stream mode the legacy smoothing; several: the pose graph's
-///    multi-person tracking, each track smoothed on its own).
+///    multi-person tracking, each track smoothed on its own); each person's segmentation mask
+///    when asked for (not smoothed over time: docs/PIPELINE.md, "Segmentation mask").
 /// 2. **Face**: the region around pose landmarks 0–10 (``HolisticFaceRegion``), the short-range
 ///    face detector inside it, the first detection's face ROI (with several people, the first
 ///    whose box holds the pose's nose: where two heads are close, the region can hold
@@ -48,11 +49,13 @@ package final class HolisticGraph {
         /// Video and live-stream modes: the pose is tracked (the detector skipped while it is
         /// found) and smoothed; legacy `static_image_mode` off.
         package var streamMode: Bool
+        /// Each person's segmentation mask (legacy `enable_segmentation`).
+        package var outputSegmentationMasks: Bool
 
         package init(
             numPoses: Int = 1, minDetectionConfidence: Float, minTrackingConfidence: Float,
             minFaceDetectionConfidence: Float = 0.5, minFacePresenceConfidence: Float = 0.5,
-            minHandPresenceConfidence: Float = 0.5, streamMode: Bool
+            minHandPresenceConfidence: Float = 0.5, streamMode: Bool, outputSegmentationMasks: Bool = false
         ) {
             self.numPoses = numPoses
             self.minDetectionConfidence = minDetectionConfidence
@@ -61,6 +64,7 @@ package final class HolisticGraph {
             self.minFacePresenceConfidence = minFacePresenceConfidence
             self.minHandPresenceConfidence = minHandPresenceConfidence
             self.streamMode = streamMode
+            self.outputSegmentationMasks = outputSegmentationMasks
         }
     }
 
@@ -101,7 +105,8 @@ package final class HolisticGraph {
 
     /// One person, in the coordinates of the upright image.
     package struct Person {
-        /// The body: landmarks, world landmarks, next-frame ROI.
+        /// The body: landmarks, world landmarks, next-frame ROI, and the segmentation mask when
+        /// asked for.
         package var pose: PoseGraph.Pose
         /// 468 (plain model) or 478 (refined model) face landmarks, normalized to the image;
         /// nil when no face was found.
@@ -155,7 +160,8 @@ package final class HolisticGraph {
             configuration: PoseGraph.Configuration(
                 numPoses: configuration.numPoses, minDetectionConfidence: configuration.minDetectionConfidence,
                 minPresenceConfidence: configuration.minTrackingConfidence,
-                minTrackingConfidence: configuration.minTrackingConfidence, outputSegmentationMasks: false,
+                minTrackingConfidence: configuration.minTrackingConfidence,
+                outputSegmentationMasks: configuration.outputSegmentationMasks,
                 streamMode: configuration.streamMode, smoothsEachTrack: configuration.streamMode && configuration.numPoses > 1,
                 flavour: .legacy))
         try ModelShapeError.requireShapes(
