@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Dataset throughput of `landmarker extract pose`: frames per second and videos per hour with
+# Dataset throughput of `landmarker extract TASK`: frames per second and videos per hour with
 # 1, 2, ... workers, decoding included. A benchmark, not a test.
 #
 # Usage: Benchmarks/throughput/measure_throughput.sh LANDMARKER_BINARY [WORKERS...]
 #   WORKERS  worker counts to time (default: 1 2)
 # Environment:
+#   TASK=T         pose (default), hand, face or holistic
 #   CLIPS=N        clips in the dataset (default 16)
 #   FRAMES=F       frames per clip (default 60)
 #   INPUT=mp4|folder  mp4 clips decoded by ffmpeg (default when ffmpeg is on PATH), or folders
@@ -20,11 +21,11 @@
 #
 # The dataset: CLIPS clips of FRAMES frames each, 640 pixels wide, made from the sample clips
 # (bus_tilt and t1_pan, looped), so every clip costs about the same. Each worker is one
-# `landmarker extract pose --shard I/W --threads 1` process (the unit the Ray driver and a
+# `landmarker extract TASK --shard I/W --threads 1` process (the unit the Ray driver and a
 # Kubernetes Indexed Job run); the time is from starting the first worker to the last one's
 # exit, once per worker count, after one untimed warm-up run over two clips.
 set -euo pipefail
-if (($# < 1)); then sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
+if (($# < 1)); then sed -n '2,/^set /p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; fi
 bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 shift
 workers=(1 2)
@@ -33,6 +34,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 samples="${SAMPLES:-$root/samples}"
 clips="${CLIPS:-16}"
 frames="${FRAMES:-60}"
+task="${TASK:-pose}"
+case "$task" in pose | hand | face | holistic) ;; *) echo "TASK must be pose, hand, face or holistic, not $task" >&2; exit 2 ;; esac
 input="${INPUT:-$(command -v ffmpeg > /dev/null && echo mp4 || echo folder)}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -71,7 +74,7 @@ total_frames=$((clips * frames))
 cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 family="$(grep -qw avx512f /proc/cpuinfo && echo 'AVX-512' || echo 'AVX2 only')"
 echo "# $(date -u +%Y-%m-%d) $cpu ($family), $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg);" \
-     "$("$bin" --version | head -n 1); $clips clips x $frames frames ($input)"
+     "$("$bin" --version | head -n 1); $task, $clips clips x $frames frames ($input)"
 
 runner="${RUNNER:-shards}"
 
@@ -80,11 +83,11 @@ run_workers() {
   local count=$1 out=$2 start end
   start=$EPOCHREALTIME
   if [[ "$runner" == entries ]]; then
-    seq 0 $((clips - 1)) | xargs -P "$count" -I{} sh -c '"$0" extract pose --manifest "$1" --out "$2" \
-      --shard "{}/$3" --threads 1 --quiet 2> "$2.{}.log"' "$bin" "$work/manifest.txt" "$out" "$clips"
+    seq 0 $((clips - 1)) | xargs -P "$count" -I{} sh -c '"$0" extract "$4" --manifest "$1" --out "$2" \
+      --shard "{}/$3" --threads 1 --quiet 2> "$2.{}.log"' "$bin" "$work/manifest.txt" "$out" "$clips" "$task"
   else
     for ((i = 0; i < count; i++)); do
-      "$bin" extract pose --manifest "$work/manifest.txt" --out "$out" --shard "$i/$count" --threads 1 --quiet \
+      "$bin" extract "$task" --manifest "$work/manifest.txt" --out "$out" --shard "$i/$count" --threads 1 --quiet \
         2> "$out.$i.log" &
     done
     wait
@@ -95,7 +98,7 @@ run_workers() {
 
 # Warm-up: the binary, the models and the first clips in the page cache.
 head -n 2 "$work/manifest.txt" > "$work/warm.txt"
-"$bin" extract pose --manifest "$work/warm.txt" --out "$work/warm" --threads 1 --quiet 2> /dev/null
+"$bin" extract "$task" --manifest "$work/warm.txt" --out "$work/warm" --threads 1 --quiet 2> /dev/null
 
 echo "| workers | runner | wall (s) | frames/s | videos/hour | speed-up |"
 echo "|---:|---|---:|---:|---:|---:|"
@@ -116,7 +119,7 @@ if [[ -n "${RAY_VENV:-}" ]]; then
     "$RAY_VENV/bin/ray" start --head --port "$port" --num-cpus "$count" --temp-dir "$cluster" --include-dashboard=false \
       --disable-usage-stats > "$work/ray$count.log" 2>&1
     start=$EPOCHREALTIME
-    RAY_ADDRESS="127.0.0.1:$port" "$RAY_VENV/bin/python" "$root/Scale/ray/ray_extract.py" pose --manifest "$work/manifest.txt" \
+    RAY_ADDRESS="127.0.0.1:$port" "$RAY_VENV/bin/python" "$root/Scale/ray/ray_extract.py" "$task" --manifest "$work/manifest.txt" \
       --out "$work/rayout$count" --landmarker "$bin" --threads 1 > "$work/driver$count.log" 2>&1
     end=$EPOCHREALTIME
     "$RAY_VENV/bin/ray" stop --force > /dev/null 2>&1
