@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Side-by-side time per frame of the whole pose, hand and face landmarkers: ours and MediaPipe's.
+"""Side-by-side time per frame of the whole pose, hand, face and holistic landmarkers: ours and MediaPipe's.
 
-For each task (pose, hand, face), running mode (image, video) and thread count, one session
+For each task (pose, hand, face, holistic), running mode (image, video) and thread count, one session
 alternates K rounds of
   1. `landmarker pipeline-bench TASK --frames DIR --mode MODE --threads T --runs R --json`
      (a subprocess; frames decoded before timing), and
@@ -10,7 +10,9 @@ alternates K rounds of
      a fresh landmarker per pass), R passes over the same frames, loaded beforehand as RGB numpy
      arrays, each call timed with `time.perf_counter`; for face, MediaPipe's legacy Face Mesh
      (`mp.solutions.face_mesh.FaceMesh`, max_num_faces 1, refine_landmarks off,
-     static_image_mode in image mode), the graph our face landmarker reproduces,
+     static_image_mode in image mode), the graph our face landmarker reproduces; for holistic,
+     MediaPipe's legacy Holistic (`mp.solutions.holistic.Holistic`, model_complexity 1,
+     refine_face_landmarks off, static_image_mode in image mode, a fresh graph per pass),
 and reports the median over rounds of each side's per-round median ms per frame, and their ratio.
 
 MediaPipe's Python Tasks API has no thread-count option (`BaseOptions` takes a model and a
@@ -47,7 +49,8 @@ from peer_common import REPO_ROOT, emit_report, machine_description
 
 # The golden tests' clip, made from a sample photo by scripts/fetch_samples.sh.
 DEFAULT_FRAMES = REPO_ROOT / "samples" / "fixtures" / "video" / "t1_sweep"
-TASKS = ["pose", "hand", "face"]
+TASKS = ["pose", "hand", "face", "holistic"]
+DEFAULT_TASKS = ["pose", "hand", "face"]
 MODES = ["image", "video"]
 FRAME_INTERVAL_MS = 40  # 25 fps, as `landmarker pipeline-bench` uses
 SCRIPT = "compare_mediapipe.py"
@@ -100,10 +103,31 @@ def time_face_mesh(mediapipe, frames, mode, runs):
     return {**percentiles(milliseconds), "framesWithResultLastRun": frames_with_result}
 
 
+def time_holistic(mediapipe, frames, mode, runs):
+    """Times MediaPipe's legacy Holistic per frame over `runs` passes (a fresh graph per pass);
+    returns percentiles in ms."""
+    milliseconds = []
+    frames_with_result = 0
+    for _ in range(runs):
+        frames_with_result = 0
+        with mediapipe.solutions.holistic.Holistic(
+                static_image_mode=mode == "image", model_complexity=1, refine_face_landmarks=False,
+                min_detection_confidence=0.5, min_tracking_confidence=0.5) as holistic:
+            for frame in frames:
+                start = time.perf_counter()
+                result = holistic.process(frame)
+                milliseconds.append((time.perf_counter() - start) * 1e3)
+                if result.pose_landmarks:
+                    frames_with_result += 1
+    return {**percentiles(milliseconds), "framesWithResultLastRun": frames_with_result}
+
+
 def time_mediapipe(mediapipe, task, bundle, frames, mode, runs):
     """Times MediaPipe's landmarker per frame over `runs` passes; returns percentiles in ms."""
     if task == "face":
         return time_face_mesh(mediapipe, frames, mode, runs)
+    if task == "holistic":
+        return time_holistic(mediapipe, frames, mode, runs)
     from mediapipe.tasks.python import vision
     from mediapipe.tasks.python.core.base_options import BaseOptions
     running_mode = vision.RunningMode.IMAGE if mode == "image" else vision.RunningMode.VIDEO
@@ -154,9 +178,9 @@ def summarize(rounds_ours, rounds_mediapipe):
 
 
 def print_table(rows):
-    print(f"{'task':<6}{'mode':<7}{'threads':>8}{'ours ms':>10}{'MediaPipe ms':>14}{'ours/MP':>9}")
+    print(f"{'task':<10}{'mode':<7}{'threads':>8}{'ours ms':>10}{'MediaPipe ms':>14}{'ours/MP':>9}")
     for row in rows:
-        print(f"{row['task']:<6}{row['mode']:<7}{row['threads']:>8}{row['oursMedianMs']:>10.2f}"
+        print(f"{row['task']:<10}{row['mode']:<7}{row['threads']:>8}{row['oursMedianMs']:>10.2f}"
               f"{row['mediapipeMedianMs']:>14.2f}{row['ratio']:>9.2f}")
 
 
@@ -188,7 +212,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=Path, default=DEFAULT_FRAMES,
                         help=f"folder of PNG/JPEG frames (default: {DEFAULT_FRAMES})")
-    parser.add_argument("--tasks", nargs="+", default=TASKS, choices=TASKS, help="tasks (default: pose hand face)")
+    parser.add_argument("--tasks", nargs="+", default=DEFAULT_TASKS, choices=TASKS,
+                        help="tasks (default: pose hand face)")
     parser.add_argument("--modes", nargs="+", default=MODES, choices=MODES, help="running modes (default: image video)")
     parser.add_argument("--threads", nargs="+", type=int, default=[1, 2], help="our thread counts (default: 1 2)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds K (default: 3)")
@@ -230,7 +255,7 @@ def main():
     ours = {combo: [] for combo in combos}
     theirs = {combo: [] for combo in combos}
     with tempfile.TemporaryDirectory() as folder:
-        bundles = {task: build_bundle(task, args.models_dir, Path(folder), SCRIPT) if task != "face" else None
+        bundles = {task: build_bundle(task, args.models_dir, Path(folder), SCRIPT) if task in ("pose", "hand") else None
                    for task in args.tasks}
         for round_index in range(args.rounds):
             for task, mode, threads in combos:
