@@ -98,16 +98,36 @@ import Testing
         }
     }
 
+    /// One mask per person, image size, each about that person's own body: the mean of their
+    /// shoulders and hips lies within the box of the mask's pixels above 0.5.
+    static func expectMasksOnTheirOwnBody(_ result: HolisticLandmarkerResult, width: Int, height: Int, _ label: String) {
+        #expect(result.poseSegmentationMasks.count == result.poseLandmarks.count, "\(label): one mask per person")
+        for (pose, mask) in zip(result.poseLandmarks, result.poseSegmentationMasks) {
+            #expect(mask.width == width && mask.height == height, "\(label): mask size")
+            let person = mask.float32Data.indices.filter { mask.float32Data[$0] > 0.5 }
+            let columns = person.map { $0 % width }, rows = person.map { $0 / width }
+            guard let left = columns.min(), let right = columns.max(), let top = rows.min(), let bottom = rows.max() else {
+                Issue.record("\(label): an empty mask")
+                continue
+            }
+            let torso = [11, 12, 23, 24].map { pose[$0] }
+            let x = torso.map(\.x).reduce(0, +) / 4 * Float(width), y = torso.map(\.y).reduce(0, +) / 4 * Float(height)
+            #expect(Float(left) <= x && x <= Float(right + 1) && Float(top) <= y && y <= Float(bottom + 1),
+                    "\(label): a torso at (\(x), \(y)) outside its mask's box \(left)...\(right) × \(top)...\(bottom)")
+        }
+    }
+
     /// Several people (beyond MediaPipe): image mode gives the single-person result as person 0
-    /// and more people after it, each with parts on their own body; video mode follows them with
-    /// distinct track ids.
+    /// and more people after it, each with parts and a mask on their own body; video mode follows
+    /// them with distinct track ids.
     @Test func severalPeopleEachGetTheirOwnFaceAndHands() throws {
         let options = HolisticLandmarkerOptions()
         options.baseOptions.modelAssetPath = Fixtures.modelsRoot.appendingPathComponent("holistic_landmarker.task").path
         options.baseOptions.numThreads = 2
         options.numPoses = 3
+        options.outputPoseSegmentationMasks = true
         let several = try HolisticLandmarker(options: options)
-        let single = try Self.landmarker(mode: .image)
+        let single = try Self.landmarker(mode: .image, masks: true)
         for name in ["t1"] {
             let image = try MPImage(contentsOfFile: Fixtures.path("images/\(name).png"))
             let many = try several.detect(image: image)
@@ -115,21 +135,23 @@ import Testing
             #expect(many.poseLandmarks.count > 1, "\(name): several people")
             #expect(many.poseLandmarks.first == one.poseLandmarks.first && many.faceLandmarks.first == one.faceLandmarks.first
                     && many.leftHandLandmarks.first == one.leftHandLandmarks.first
-                    && many.rightHandLandmarks.first == one.rightHandLandmarks.first, "\(name): person 0")
+                    && many.rightHandLandmarks.first == one.rightHandLandmarks.first
+                    && many.poseSegmentationMasks.first == one.poseSegmentationMasks.first, "\(name): person 0")
             Self.expectPartsOnTheirOwnBody(many, name)
+            Self.expectMasksOnTheirOwnBody(many, width: image.width, height: image.height, name)
         }
         options.runningMode = .video
         let video = try HolisticLandmarker(options: options)
         var most = 0
         for frame in 0..<20 {
             let name = String(format: "frame_%04d", frame)
-            let result = try video.detect(
-                videoFrame: MPImage(contentsOfFile: Fixtures.path("video/t1_sweep/\(name).png")),
-                timestampInMicroseconds: Int64(frame + 1) * 33_333)
+            let image = try MPImage(contentsOfFile: Fixtures.path("video/t1_sweep/\(name).png"))
+            let result = try video.detect(videoFrame: image, timestampInMicroseconds: Int64(frame + 1) * 33_333)
             let ids = result.trackIds ?? []
             #expect(ids.count == result.poseLandmarks.count && Set(ids).count == ids.count, "\(name): track ids")
             most = max(most, ids.count)
             Self.expectPartsOnTheirOwnBody(result, name)
+            Self.expectMasksOnTheirOwnBody(result, width: image.width, height: image.height, name)
         }
         #expect(most > 1)
     }
