@@ -84,42 +84,39 @@ def time_ours(landmarker, task, frames_dir, mode, threads, runs):
     return json.loads(result.stdout)
 
 
-def time_face_mesh(mediapipe, frames, mode, runs):
-    """Times MediaPipe's legacy Face Mesh per frame over `runs` passes (a fresh graph per pass in
-    video mode); returns percentiles in ms."""
+def time_legacy_solution(open_graph, found, frames, runs):
+    """Times a legacy solution graph per frame over `runs` passes, a fresh graph (`open_graph()`)
+    per pass; `found(result)` tells whether a frame gave a result. Returns percentiles in ms."""
     milliseconds = []
     frames_with_result = 0
     for _ in range(runs):
         frames_with_result = 0
-        with mediapipe.solutions.face_mesh.FaceMesh(
-                static_image_mode=mode == "image", max_num_faces=1, refine_landmarks=False,
-                min_detection_confidence=0.5, min_tracking_confidence=0.5) as face_mesh:
+        with open_graph() as graph:
             for frame in frames:
                 start = time.perf_counter()
-                result = face_mesh.process(frame)
+                result = graph.process(frame)
                 milliseconds.append((time.perf_counter() - start) * 1e3)
-                if result.multi_face_landmarks:
+                if found(result):
                     frames_with_result += 1
     return {**percentiles(milliseconds), "framesWithResultLastRun": frames_with_result}
+
+
+def time_face_mesh(mediapipe, frames, mode, runs):
+    """Times MediaPipe's legacy Face Mesh per frame (see `time_legacy_solution`)."""
+    return time_legacy_solution(
+        lambda: mediapipe.solutions.face_mesh.FaceMesh(
+            static_image_mode=mode == "image", max_num_faces=1, refine_landmarks=False,
+            min_detection_confidence=0.5, min_tracking_confidence=0.5),
+        lambda result: bool(result.multi_face_landmarks), frames, runs)
 
 
 def time_holistic(mediapipe, frames, mode, runs):
-    """Times MediaPipe's legacy Holistic per frame over `runs` passes (a fresh graph per pass);
-    returns percentiles in ms."""
-    milliseconds = []
-    frames_with_result = 0
-    for _ in range(runs):
-        frames_with_result = 0
-        with mediapipe.solutions.holistic.Holistic(
-                static_image_mode=mode == "image", model_complexity=1, refine_face_landmarks=False,
-                min_detection_confidence=0.5, min_tracking_confidence=0.5) as holistic:
-            for frame in frames:
-                start = time.perf_counter()
-                result = holistic.process(frame)
-                milliseconds.append((time.perf_counter() - start) * 1e3)
-                if result.pose_landmarks:
-                    frames_with_result += 1
-    return {**percentiles(milliseconds), "framesWithResultLastRun": frames_with_result}
+    """Times MediaPipe's legacy Holistic per frame (see `time_legacy_solution`)."""
+    return time_legacy_solution(
+        lambda: mediapipe.solutions.holistic.Holistic(
+            static_image_mode=mode == "image", model_complexity=1, refine_face_landmarks=False,
+            min_detection_confidence=0.5, min_tracking_confidence=0.5),
+        lambda result: result.pose_landmarks is not None, frames, runs)
 
 
 def time_mediapipe(mediapipe, task, bundle, frames, mode, runs):
