@@ -23,19 +23,14 @@ package struct Detection: Sendable, Hashable, Codable {
 
     /// Landmarks as a detection (MediaPipe `LandmarksToDetectionCalculator`): the box spans
     /// every landmark's x and y (min to max, normalized; width = max − min), every landmark is
-    /// a keypoint, in order, and the score is 0. The running maxima start at the smallest
-    /// positive `Float` (not −∞), as MediaPipe's do.
+    /// a keypoint, in order, and the score is 0. The box is ``PointBounds``' (maxima starting at
+    /// the smallest positive `Float`, as MediaPipe's do).
     package init(enclosing landmarks: [RawLandmark]) {
-        var (minX, maxX, minY, maxY) = (Float.greatestFiniteMagnitude, Float.leastNormalMagnitude,
-                                        Float.greatestFiniteMagnitude, Float.leastNormalMagnitude)
-        for landmark in landmarks {
-            minX = min(minX, landmark.x)
-            maxX = max(maxX, landmark.x)
-            minY = min(minY, landmark.y)
-            maxY = max(maxY, landmark.y)
-        }
+        let bounds = PointBounds(landmarks.lazy.map(\.point))
         self.init(
-            score: 0, box: RelativeBox(xmin: minX, ymin: minY, width: maxX - minX, height: maxY - minY),
+            score: 0,
+            box: RelativeBox(
+                xmin: bounds.minX, ymin: bounds.minY, width: bounds.maxX - bounds.minX, height: bounds.maxY - bounds.minY),
             keypoints: landmarks.map(\.point))
     }
 }

@@ -60,14 +60,7 @@ package struct FaceLandmarkModel {
     /// - Returns: the 468 or 478 landmarks, normalized to the image, or nil when the presence
     ///   gate fails.
     package func landmarks(in image: RGBImage, roi: NormalizedRect) throws -> [RawLandmark]? {
-        let options = ImageToTensor.Options(
-            outputWidth: Self.inputSize, outputHeight: Self.inputSize,
-            rangeMin: 0, rangeMax: 1, keepAspectRatio: false, borderMode: .replicate)
-        let pixelROI = RotatedPixelRect(roi, imageWidth: image.width, imageHeight: image.height)
-        _ = try interpreter.withInputBuffer(at: 0) { buffer in
-            try ImageToTensor.convert(image, roi: pixelROI, options: options, into: buffer)
-        }
-        interpreter.invoke()
+        _ = try interpreter.invoke(onCropOf: image, roi: roi, side: Self.inputSize, keepAspectRatio: false)
 
         let present = try interpreter.withOutputBuffer(at: kind.flagOutput) { flag in
             guard flag.count == 1 else {

@@ -45,14 +45,7 @@ package struct HandLandmarkModel {
 
     /// Runs the model on one ROI. Returns nil when the presence gate fails.
     package func hand(in image: RGBImage, roi: NormalizedRect) throws -> Output? {
-        let options = ImageToTensor.Options(
-            outputWidth: Self.inputSize, outputHeight: Self.inputSize,
-            rangeMin: 0, rangeMax: 1, keepAspectRatio: true, borderMode: .replicate)
-        let pixelROI = RotatedPixelRect(roi, imageWidth: image.width, imageHeight: image.height)
-        let transform = try interpreter.withInputBuffer(at: 0) { buffer in
-            try ImageToTensor.convert(image, roi: pixelROI, options: options, into: buffer)
-        }
-        interpreter.invoke()
+        let transform = try interpreter.invoke(onCropOf: image, roi: roi, side: Self.inputSize, keepAspectRatio: true)
 
         let present = try interpreter.withOutputBuffer(at: 1) { try presenceGate.passes(flagTensor: $0) }
         guard present else { return nil }

@@ -27,14 +27,7 @@ package struct HandRecropModel {
 
     /// The hand ROI within `region`, normalized to the image.
     package func roi(in image: RGBImage, region: NormalizedRect) throws -> NormalizedRect {
-        let options = ImageToTensor.Options(
-            outputWidth: Self.inputSize, outputHeight: Self.inputSize,
-            rangeMin: 0, rangeMax: 1, keepAspectRatio: true, borderMode: .replicate)
-        let pixelRegion = RotatedPixelRect(region, imageWidth: image.width, imageHeight: image.height)
-        let transform = try interpreter.withInputBuffer(at: 0) { buffer in
-            try ImageToTensor.convert(image, roi: pixelRegion, options: options, into: buffer)
-        }
-        interpreter.invoke()
+        let transform = try interpreter.invoke(onCropOf: image, roi: region, side: Self.inputSize, keepAspectRatio: true)
         let cropPoints = transform.padding.removing(
             from: try interpreter.withOutputBuffer(at: 0) { try LandmarkTensorLayout.handRecrop.decodeLandmarks($0) })
         let points = LandmarkProjection.project(cropPoints, through: region)

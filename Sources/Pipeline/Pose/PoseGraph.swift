@@ -221,14 +221,8 @@ package final class PoseGraph {
     /// Runs the landmark model on one ROI. Returns nil when the presence gate fails.
     private func landmarks(in image: RGBImage, roi: NormalizedRect) throws -> Pose? {
         let width = image.width, height = image.height
-        let options = ImageToTensor.Options(
-            outputWidth: Self.landmarkInputSize, outputHeight: Self.landmarkInputSize,
-            rangeMin: 0, rangeMax: 1, keepAspectRatio: configuration.flavour == .legacy, borderMode: .replicate)
-        let pixelROI = RotatedPixelRect(roi, imageWidth: width, imageHeight: height)
-        let transform = try landmarkModel.withInputBuffer(at: 0) { buffer in
-            try ImageToTensor.convert(image, roi: pixelROI, options: options, into: buffer)
-        }
-        landmarkModel.invoke()
+        let transform = try landmarkModel.invoke(
+            onCropOf: image, roi: roi, side: Self.landmarkInputSize, keepAspectRatio: configuration.flavour == .legacy)
 
         let presence = try landmarkModel.withOutputBuffer(at: 1) { try PresenceGate(threshold: configuration.minPresenceConfidence).passes(flagTensor: $0) }
         guard presence else { return nil }

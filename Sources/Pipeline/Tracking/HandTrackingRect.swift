@@ -22,7 +22,7 @@ package enum HandTrackingRect {
     ///    gives width and height (pixels / image size);
     /// 4. the box centre rotated back by +rotation, plus `c_a`, is the rect centre.
     ///
-    /// Running maxima start at the smallest positive `Float` (not −∞), as MediaPipe's do.
+    /// Both boxes are ``PointBounds`` (maxima starting at the smallest positive `Float`).
     ///
     /// - Parameters:
     ///   - landmarks: the 21 hand landmarks, normalized to the image.
@@ -46,38 +46,25 @@ package enum HandTrackingRect {
             imageWidth: imageWidth, imageHeight: imageHeight)
         let reverseAngle = normalizeRadians(-rotation)
 
-        var (minX, maxX, minY, maxY) = (Float.greatestFiniteMagnitude, Float.leastNormalMagnitude,
-                                        Float.greatestFiniteMagnitude, Float.leastNormalMagnitude)
-        for point in points {
-            minX = min(minX, point.x)
-            maxX = max(maxX, point.x)
-            minY = min(minY, point.y)
-            maxY = max(maxY, point.y)
-        }
-        let axisAlignedCenterX = (maxX + minX) / 2
-        let axisAlignedCenterY = (maxY + minY) / 2
+        let axisAligned = PointBounds(points)
+        let axisAlignedCenterX = axisAligned.centerX
+        let axisAlignedCenterY = axisAligned.centerY
 
-        (minX, maxX, minY, maxY) = (Float.greatestFiniteMagnitude, Float.leastNormalMagnitude,
-                                    Float.greatestFiniteMagnitude, Float.leastNormalMagnitude)
+        var projected = PointBounds()
         let reverseCos = cos(reverseAngle)
         let reverseSin = sin(reverseAngle)
         for point in points {
             let x = (point.x - axisAlignedCenterX) * width
             let y = (point.y - axisAlignedCenterY) * height
-            let projectedX = x * reverseCos - y * reverseSin
-            let projectedY = x * reverseSin + y * reverseCos
-            minX = min(minX, projectedX)
-            maxX = max(maxX, projectedX)
-            minY = min(minY, projectedY)
-            maxY = max(maxY, projectedY)
+            projected.add(x: x * reverseCos - y * reverseSin, y: x * reverseSin + y * reverseCos)
         }
-        let projectedCenterX = (maxX + minX) / 2
-        let projectedCenterY = (maxY + minY) / 2
+        let projectedCenterX = projected.centerX
+        let projectedCenterY = projected.centerY
         let centerX = projectedCenterX * cos(rotation) - projectedCenterY * sin(rotation) + width * axisAlignedCenterX
         let centerY = projectedCenterX * sin(rotation) + projectedCenterY * cos(rotation) + height * axisAlignedCenterY
         return NormalizedRect(
             xCenter: centerX / width, yCenter: centerY / height,
-            width: (maxX - minX) / width, height: (maxY - minY) / height,
+            width: (projected.maxX - projected.minX) / width, height: (projected.maxY - projected.minY) / height,
             rotation: rotation)
     }
 
