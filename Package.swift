@@ -120,7 +120,7 @@ let package = Package(
             swiftSettings: computeSettings),
         .target(
             name: "MediaPipeTasksVision",
-            dependencies: ["Pipeline", "Inference", "ImageIO", "FlatBufferReader", "Tensor", "SystemInterface"],
+            dependencies: ["Pipeline", "Inference", "Kernels", "ImageIO", "FlatBufferReader", "Tensor", "SystemInterface"],
             swiftSettings: computeSettings),
         .target(name: "MLKit", dependencies: ["MediaPipeTasksVision", "ImageIO", "SystemInterface"]),
         .target(name: "VideoFiles", dependencies: ["ImageIO", "SystemInterface"]),

@@ -59,12 +59,19 @@ public final class Interpreter {
         /// default, packs every load afresh and saves nothing. The outputs
         /// are the same either way.
         public var weightCache: WeightCache?
+        /// How the fast kernel of a pointwise DEPTHWISE_CONV_2D (a 1×1 filter, stride 1,
+        /// depth multiplier 1) rounds: `.fused`, the default, gives LiteRT 2.3.0's XNNPACK
+        /// bit for bit; `.separate` gives MediaPipe 0.10.21's XNNPACK, which its holistic
+        /// graph runs `hand_recrop` with (`PointwiseDepthwiseRounding`).
+        public var pointwiseDepthwiseRounding: PointwiseDepthwiseRounding
 
         public init(
             threadCount: Int = 1, mode: ExecutionMode = .fast,
             instructionSet: KernelInstructionSet = .detected, fusesOperators: Bool = true,
-            usesSparseKernels: Bool = true, weightCache: WeightCache? = nil
+            usesSparseKernels: Bool = true, weightCache: WeightCache? = nil,
+            pointwiseDepthwiseRounding: PointwiseDepthwiseRounding = .fused
         ) {
+            self.pointwiseDepthwiseRounding = pointwiseDepthwiseRounding
             self.threadCount = threadCount
             self.mode = mode
             self.instructionSet = instructionSet

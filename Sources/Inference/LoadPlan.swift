@@ -54,7 +54,8 @@ struct LoadPlan {
     /// by its node's index once the channel-major regions are in place.
     init(
         model: TFLiteModel, readsWeights: Bool, instructionSet: KernelInstructionSet, fusesOperators: Bool,
-        usesSparseKernels: Bool = false, threadCount: Int = 1, weightStore: PackedWeightStore? = nil
+        usesSparseKernels: Bool = false, threadCount: Int = 1, weightStore: PackedWeightStore? = nil,
+        pointwiseDepthwiseRounding: PointwiseDepthwiseRounding = .fused
     ) throws {
         guard let subgraph = model.subgraphs.first else { throw InterpreterError.noSubgraph }
         self.subgraph = subgraph
@@ -87,7 +88,7 @@ struct LoadPlan {
         // takes its convolution's place.
         let context = PrepareContext(
             instructionSet: instructionSet, defersCompressedRows: readsWeights && fusesOperators && usesSparseKernels,
-            readsWeights: readsWeights)
+            readsWeights: readsWeights, pointwiseDepthwiseRounding: pointwiseDepthwiseRounding)
         let (folded, fileShapes) = (constants, shapes)
         let outcomes = concurrentMap(remaining, threadCount: threadCount) { entry in
             try PackedWeightStore.withScope(of: weightStore, id: entry.index) {

@@ -58,7 +58,8 @@ package struct PreparedModel {
         let plan = try LoadPlan(
             model: model, readsWeights: true, instructionSet: options.instructionSet,
             fusesOperators: fusesOperators, usesSparseKernels: options.usesSparseKernels,
-            threadCount: options.threadCount, weightStore: weightStore)
+            threadCount: options.threadCount, weightStore: weightStore,
+            pointwiseDepthwiseRounding: options.pointwiseDepthwiseRounding)
         if let cached, let weightStore, weightStore.freshlyPackedCount > 0 {
             cached.cache.save(weightStore, for: cached.entry)
         }

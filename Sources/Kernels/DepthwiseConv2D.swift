@@ -106,6 +106,17 @@ public struct DepthwiseConv2D: OperatorDescriptor {
     /// Whether a PAD before this convolution was folded into its window
     /// (`foldingPadding(of:)`).
     private(set) var foldsPadding = false
+    /// How the fast kernel rounds when the convolution is pointwise (`isPointwise`).
+    public private(set) var pointwiseRounding = PointwiseDepthwiseRounding.fused
+
+    /// Whether every output is its own input pixel's channel scaled and shifted: a 1×1 filter,
+    /// stride 1, depth multiplier 1 and nothing of the window in padding.
+    public var isPointwise: Bool {
+        let g = window
+        return g.filterHeight == 1 && g.filterWidth == 1 && g.strideH == 1 && g.strideW == 1
+            && depthMultiplier == 1 && g.padTop == 0 && g.padLeft == 0
+            && g.outputHeight == g.inputHeight && g.outputWidth == g.inputWidth
+    }
 
     /// How a depthwise convolution keeps its filter and bias.
     enum Weights: Sendable {
@@ -152,8 +163,10 @@ public struct DepthwiseConv2D: OperatorDescriptor {
     /// channels; a filter or bias that is not a float32 constant; a bias without
     /// `Cout` elements; strides or dilations outside `1...Int32.max`; an empty
     /// input or output; an unsupported `instructionSet`.
+    /// `pointwiseRounding` is how the fast kernel rounds when the convolution is pointwise.
     public static func prepare(
-        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet
+        inputs: [Operand], options: Options, instructionSet: KernelInstructionSet,
+        pointwiseRounding: PointwiseDepthwiseRounding = .fused
     ) throws -> DepthwiseConv2D {
         let checked = try check(inputs: inputs, options: options)
         try instructionSet.requireSupported(op: checked.op)
@@ -174,7 +187,7 @@ public struct DepthwiseConv2D: OperatorDescriptor {
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             depthMultiplier: checked.outputChannels / checked.inputChannels, window: window,
             inputChannels: checked.inputChannels, outputChannels: checked.outputChannels,
-            activation: options.activation, weights: weights)
+            activation: options.activation, weights: weights, pointwiseRounding: pointwiseRounding)
     }
 
     /// `prepare` for the detected instruction set.
@@ -186,7 +199,9 @@ public struct DepthwiseConv2D: OperatorDescriptor {
     /// read weights.
     public static func prepare(inputs: [Operand], options: Options, context: PrepareContext) throws -> PreparedOperator {
         guard context.readsWeights else { return .validated(try validate(inputs: inputs, options: options)) }
-        return .kernel(try prepare(inputs: inputs, options: options, instructionSet: context.instructionSet))
+        return .kernel(try prepare(
+            inputs: inputs, options: options, instructionSet: context.instructionSet,
+            pointwiseRounding: context.pointwiseDepthwiseRounding))
     }
 
     /// Every check of `prepare`, without reading or packing the filter and bias
@@ -274,9 +289,17 @@ public struct DepthwiseConv2D: OperatorDescriptor {
         return result
     }
 
-    /// The SIMD kernel over channels for depth multiplier 1; the reference otherwise.
+    /// The SIMD kernel over channels for depth multiplier 1 (a pointwise one scales and shifts
+    /// each pixel's channels, rounding as `pointwiseRounding` says); the reference otherwise.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         guard let packed else { return runReference(io) }
+        if isPointwise {
+            return pointwiseDepthwiseF32(
+                input: io.inputs[0], output: io.outputs[0],
+                pixels: window.batch * window.outputHeight * window.outputWidth, channels: outputChannels,
+                weights: packed.taps(row: 0, column: 0), bias: packed.bias, clamp: activation.clampRange,
+                rounding: pointwiseRounding, runner: runner)
+        }
         depthwiseConvolutionF32(
             input: io.inputs[0], output: io.outputs[0], batch: window.batch,
             geometry: window.convolutionGeometry, weights: packed,

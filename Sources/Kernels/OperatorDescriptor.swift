@@ -66,14 +66,17 @@ public struct PrepareContext: Sendable {
     /// (their `validate`, which accepts `ConstantData.unreadFloat32` weights); every other op
     /// is prepared either way, as none reads float constant values at prepare time.
     public var readsWeights: Bool
+    /// How a pointwise DEPTHWISE_CONV_2D rounds (`PointwiseDepthwiseRounding`).
+    public var pointwiseDepthwiseRounding: PointwiseDepthwiseRounding
 
     public init(
         instructionSet: KernelInstructionSet = .detected, defersCompressedRows: Bool = false,
-        readsWeights: Bool = true
+        readsWeights: Bool = true, pointwiseDepthwiseRounding: PointwiseDepthwiseRounding = .fused
     ) {
         self.instructionSet = instructionSet
         self.defersCompressedRows = defersCompressedRows
         self.readsWeights = readsWeights
+        self.pointwiseDepthwiseRounding = pointwiseDepthwiseRounding
     }
 }
 

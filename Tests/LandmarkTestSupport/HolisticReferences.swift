@@ -1,5 +1,6 @@
 import Foundation
 import Inference
+import Kernels
 import Pipeline
 import TestSupport
 
@@ -110,15 +111,19 @@ extension LandmarkGraphs {
     /// kernels, as the pose landmarker runs it); `refined`: with the attention face model;
     /// `masks`: each person's segmentation mask.
     package static func holistic(streamMode: Bool, refined: Bool = false, masks: Bool = false) throws -> HolisticGraph {
-        func model(_ name: String, sparse: Bool = true) throws -> Interpreter {
-            try Interpreter(contentsOfFile: Fixtures.model(name), options: .init(threadCount: 2, usesSparseKernels: sparse))
+        func model(
+            _ name: String, sparse: Bool = true, rounding: PointwiseDepthwiseRounding = .fused
+        ) throws -> Interpreter {
+            try Interpreter(
+                contentsOfFile: Fixtures.model(name),
+                options: .init(threadCount: 2, usesSparseKernels: sparse, pointwiseDepthwiseRounding: rounding))
         }
         return try HolisticGraph(
             models: .init(
                 poseDetector: model("pose_detection", sparse: false), poseLandmarks: model("pose_landmark_full"),
                 faceDetector: model("face_detection_short_range"),
                 faceLandmarks: model(refined ? "face_landmark_with_attention" : "face_landmark"),
-                handRecrop: model("hand_recrop"), handLandmarks: model("hand_landmark_full")),
+                handRecrop: model("hand_recrop", rounding: .separate), handLandmarks: model("hand_landmark_full")),
             configuration: .init(
                 minDetectionConfidence: 0.5, minTrackingConfidence: 0.5, streamMode: streamMode,
                 outputSegmentationMasks: masks))

@@ -1,3 +1,5 @@
+import Kernels
+
 /// A `.task` model asset bundle: a stored-entry zip archive of `.tflite` models, read from a
 /// file or from memory. A file is mapped into memory, not read into an array: models are read
 /// in place (`withModels(named:_:)`) or copied out as bytes (`model(named:)`); nothing is
@@ -95,6 +97,13 @@ package enum LandmarkerBundleKind: Sendable, CaseIterable {
             ["pose_detector.tflite", "pose_landmarks_detector.tflite", "face_detector.tflite",
              "face_landmarks_detector.tflite", "hand_recrop.tflite", "hand_landmarks_detector.tflite"]
         }
+    }
+
+    /// How member `name` rounds its pointwise depthwise convolutions: as MediaPipe 0.10.21's
+    /// XNNPACK does (`.separate`) for the holistic graph's `hand_recrop`, which MediaPipe's
+    /// graph runs with it; as LiteRT 2.3.0's (`.fused`, the same bits for every other model).
+    package func pointwiseDepthwiseRounding(ofModelNamed name: String) -> PointwiseDepthwiseRounding {
+        self == .holisticLandmarker && name == "hand_recrop.tflite" ? .separate : .fused
     }
 
     /// The first detector model's member name (pose, palm or face detector).

@@ -39,8 +39,10 @@ enum ModelLoading {
             Result {
                 try zip(names, zip(models, identities)).map { name, model in
                     let (bytes, identity) = model
+                    var modelOptions = options
+                    modelOptions.pointwiseDepthwiseRounding = kind.pointwiseDepthwiseRounding(ofModelNamed: name)
                     do {
-                        return try Interpreter.prepare(borrowing: bytes, sourceIdentity: identity, options: options)
+                        return try Interpreter.prepare(borrowing: bytes, sourceIdentity: identity, options: modelOptions)
                     } catch let error as InterpreterError {
                         throw TaskError.invalidModel("\(name): \(error)")
                     }

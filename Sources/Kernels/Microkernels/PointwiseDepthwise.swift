@@ -1,0 +1,99 @@
+import KernelTemplates
+
+/// How a pointwise depthwise convolution (a 1×1 filter, stride 1, depth multiplier 1: every
+/// channel scaled and shifted, `y = x·w + b`) rounds its one product and sum.
+///
+/// The two XNNPACK builds this package matches disagree here: LiteRT 2.3.0's runs such a layer
+/// as any other depthwise convolution, `b` plus the product in one rounding; MediaPipe 0.10.21's
+/// runs it with XNNPACK's channel-wise multiply-add kernel, which rounds the product and then
+/// the sum (as TFLite's reference kernel does). Only `hand_recrop` among the bundled models has
+/// such layers; MediaPipe's holistic graph runs it with its own XNNPACK.
+public enum PointwiseDepthwiseRounding: Sendable, Hashable {
+    /// `b` plus the product, rounded once where the build has fused multiply-adds
+    /// (`multiplyAdd`): LiteRT 2.3.0's XNNPACK, and every other depthwise convolution.
+    case fused
+    /// The product rounded, then `b` added and rounded: MediaPipe 0.10.21's XNNPACK.
+    case separate
+}
+
+/// A pointwise depthwise convolution of `pixels` pixels of `channels` channels (input and
+/// output `[pixels, channels]`): `y[p, c] = clamp(x[p, c]·w[c] + b[c], lower, upper)`, with
+/// `weights` the packed filter's tap and `bias` its bias (both zero-padded to a multiple of
+/// 16 floats, so whole vectors read them), rounded as `rounding` says. Pixels are split over
+/// `runner` in memory-bound chunks; every value is computed the same way whatever the split.
+func pointwiseDepthwiseF32(
+    input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, pixels: Int, channels: Int,
+    weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, clamp: (lower: Float, upper: Float),
+    rounding: PointwiseDepthwiseRounding, runner: ParallelRunner
+) {
+    let grain = minimumRowsPerTask(rowLength: channels)
+    switch rounding {
+    case .fused:
+        runner.forEach(
+            pixels, minimumPerChunk: grain,
+            FusedPointwiseDepthwisePixels(
+                input: input, output: output, channels: channels, weights: weights, bias: bias, clamp: clamp))
+    case .separate:
+        runner.forEach(
+            pixels, minimumPerChunk: grain,
+            SeparatePointwiseDepthwisePixels(
+                input: input, output: output, channels: channels, weights: weights, bias: bias, clamp: clamp))
+    }
+}
+
+/// Pixels of `pointwiseDepthwiseF32` rounded once.
+private struct FusedPointwiseDepthwisePixels: ParallelWork {
+    let input: UnsafePointer<Float>
+    let output: UnsafeMutablePointer<Float>
+    let channels: Int
+    let weights: UnsafePointer<Float>
+    let bias: UnsafePointer<Float>
+    let clamp: (lower: Float, upper: Float)
+
+    func run(_ pixels: Range<Int>, thread: Int) {
+        scaleAndShift(
+            pixels, input: input, output: output, channels: channels, weights: weights, bias: bias,
+            clamp: clamp, separate: false)
+    }
+}
+
+/// Pixels of `pointwiseDepthwiseF32` with the product rounded first.
+private struct SeparatePointwiseDepthwisePixels: ParallelWork {
+    let input: UnsafePointer<Float>
+    let output: UnsafeMutablePointer<Float>
+    let channels: Int
+    let weights: UnsafePointer<Float>
+    let bias: UnsafePointer<Float>
+    let clamp: (lower: Float, upper: Float)
+
+    func run(_ pixels: Range<Int>, thread: Int) {
+        scaleAndShift(
+            pixels, input: input, output: output, channels: channels, weights: weights, bias: bias,
+            clamp: clamp, separate: true)
+    }
+}
+
+/// Pixels `pixels` of `pointwiseDepthwiseF32`: 8 channels at a time, then one at a time.
+@inline(__always)
+private func scaleAndShift(
+    _ pixels: Range<Int>, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, channels: Int,
+    weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, clamp range: (lower: Float, upper: Float),
+    separate: Bool
+) {
+    let lower = SIMD8<Float>(repeating: range.lower), upper = SIMD8<Float>(repeating: range.upper)
+    for p in pixels {
+        let x = input + p * channels, y = output + p * channels
+        var c = 0
+        while c + 8 <= channels {
+            let v = loadVector8(x + c), w = loadVector8(weights + c), b = loadVector8(bias + c)
+            let sum = separate ? v * w + b : multiplyAdd(v, w, b)
+            storeVector8(clamp(sum, lower: lower, upper: upper), y + c)
+            c += 8
+        }
+        while c < channels {
+            let sum = separate ? x[c] * weights[c] + bias[c] : multiplyAdd(x[c], weights[c], bias[c])
+            y[c] = clamp(sum, lower: range.lower, upper: range.upper)
+            c += 1
+        }
+    }
+}
