@@ -20,7 +20,7 @@ fail() {
   failures=$((failures + 1))
 }
 
-for script in check_speed compare_layers compare_litert compare_mediapipe layer_summary; do
+for script in check_speed compare_layers compare_litert compare_mediapipe layer_summary xnnpack_divergence; do
   if ! "$python" "Benchmarks/peer/$script.py" --help > "$work/help.txt" 2>&1; then
     fail "$script.py --help exited with $?: $(tail -1 "$work/help.txt")"
   elif ! grep -q '^usage:' "$work/help.txt"; then
