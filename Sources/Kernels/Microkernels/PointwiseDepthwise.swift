@@ -26,50 +26,35 @@ func pointwiseDepthwiseF32(
     weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, clamp: (lower: Float, upper: Float),
     rounding: PointwiseDepthwiseRounding, runner: ParallelRunner
 ) {
-    let grain = minimumRowsPerTask(rowLength: channels)
-    switch rounding {
-    case .fused:
-        runner.forEach(
-            pixels, minimumPerChunk: grain,
-            FusedPointwiseDepthwisePixels(
-                input: input, output: output, channels: channels, weights: weights, bias: bias, clamp: clamp))
-    case .separate:
-        runner.forEach(
-            pixels, minimumPerChunk: grain,
-            SeparatePointwiseDepthwisePixels(
-                input: input, output: output, channels: channels, weights: weights, bias: bias, clamp: clamp))
-    }
+    runner.forEach(
+        pixels, minimumPerChunk: minimumRowsPerTask(rowLength: channels),
+        PointwiseDepthwisePixels(
+            input: input, output: output, channels: channels, weights: weights, bias: bias, clamp: clamp,
+            separate: rounding == .separate))
 }
 
-/// Pixels of `pointwiseDepthwiseF32` rounded once.
-private struct FusedPointwiseDepthwisePixels: ParallelWork {
+/// The pixels of one `pointwiseDepthwiseF32` call, for `ParallelRunner.forEach`.
+private struct PointwiseDepthwisePixels: ParallelWork {
     let input: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>
     let channels: Int
     let weights: UnsafePointer<Float>
     let bias: UnsafePointer<Float>
     let clamp: (lower: Float, upper: Float)
+    /// Whether the product is rounded before the sum (`PointwiseDepthwiseRounding.separate`).
+    let separate: Bool
 
     func run(_ pixels: Range<Int>, thread: Int) {
-        scaleAndShift(
-            pixels, input: input, output: output, channels: channels, weights: weights, bias: bias,
-            clamp: clamp, separate: false)
-    }
-}
-
-/// Pixels of `pointwiseDepthwiseF32` with the product rounded first.
-private struct SeparatePointwiseDepthwisePixels: ParallelWork {
-    let input: UnsafePointer<Float>
-    let output: UnsafeMutablePointer<Float>
-    let channels: Int
-    let weights: UnsafePointer<Float>
-    let bias: UnsafePointer<Float>
-    let clamp: (lower: Float, upper: Float)
-
-    func run(_ pixels: Range<Int>, thread: Int) {
-        scaleAndShift(
-            pixels, input: input, output: output, channels: channels, weights: weights, bias: bias,
-            clamp: clamp, separate: true)
+        // One loop per rounding, each with its arithmetic fixed.
+        if separate {
+            scaleAndShift(
+                pixels, input: input, output: output, channels: channels, weights: weights, bias: bias,
+                clamp: clamp, separate: true)
+        } else {
+            scaleAndShift(
+                pixels, input: input, output: output, channels: channels, weights: weights, bias: bias,
+                clamp: clamp, separate: false)
+        }
     }
 }
 
