@@ -16,18 +16,24 @@ import ImageIO
 /// whose four taps are all outside and 0 for each outside tap otherwise.
 /// Unlike OpenCV, tap coordinates are not saturated to 16 bits, which only matters for images
 /// wider or taller than 32767 pixels.
+///
+/// Two forms give the same bytes: ``sampleRow(_:image:source:outputWidth:scratch:into:)``, the
+/// vectorised one the warps use (FixedPointBilinearSampler+Vectorised.swift), and
+/// ``referenceSampleRow(_:image:source:outputWidth:coordinates:into:)``, the plain one the tests
+/// hold it to.
 struct FixedPointBilinearSampler {
     let map: ProjectiveMap
     let border: ImageToTensor.BorderMode
 
     /// OpenCV's tile width for `warpPerspective` coordinates.
-    private static let blockWidth = 64
+    static let blockWidth = 64
 
-    /// Writes tensor row `y` (`outputWidth × 3` bytes) into `row`.
+    /// The plain reference of ``sampleRow(_:image:source:outputWidth:scratch:into:)``: writes
+    /// tensor row `y` (`outputWidth × 3` bytes) into `row`, one pixel and one channel at a time.
     /// - Parameter coordinates: scratch for `2 × outputWidth` values.
-    func sampleRow(_ y: Int, image: RGBImage, source: UnsafePointer<UInt8>, outputWidth: Int,
-                   coordinates: UnsafeMutablePointer<Int>, into row: UnsafeMutablePointer<UInt8>) {
-        computeCoordinates(row: y, outputWidth: outputWidth, into: coordinates)
+    func referenceSampleRow(_ y: Int, image: RGBImage, source: UnsafePointer<UInt8>, outputWidth: Int,
+                            coordinates: UnsafeMutablePointer<Int>, into row: UnsafeMutablePointer<UInt8>) {
+        referenceCoordinates(row: y, outputWidth: outputWidth, into: coordinates)
         let width = image.width, height = image.height, rowBytes = width * 3
         // Wrapping operators below cannot wrap: sample positions are clamped to the Int32 range,
         // weights are at most 1024, pixel offsets of the fast path lie inside the image, and a
@@ -35,12 +41,12 @@ struct FixedPointBilinearSampler {
         for x in 0..<outputWidth {
             let sampleX = coordinates[2 &* x], sampleY = coordinates[2 &* x &+ 1]
             let tapX = sampleX >> 5, tapY = sampleY >> 5
-            let fractionX = sampleX & 31, fractionY = sampleY & 31
-            let w00 = (32 &- fractionX) &* (32 &- fractionY), w01 = fractionX &* (32 &- fractionY)
-            let w10 = (32 &- fractionX) &* fractionY, w11 = fractionX &* fractionY
             let out = row + 3 &* x
             if tapX >= 0, tapX < width &- 1, tapY >= 0, tapY < height &- 1 {
                 // All four taps inside: (tapY, tapX) and (tapY + 1, tapX + 1) index valid pixels.
+                let fractionX = sampleX & 31, fractionY = sampleY & 31
+                let w00 = (32 &- fractionX) &* (32 &- fractionY), w01 = fractionX &* (32 &- fractionY)
+                let w10 = (32 &- fractionX) &* fractionY, w11 = fractionX &* fractionY
                 let top = source + (tapY &* rowBytes &+ tapX &* 3)
                 let bottom = top + rowBytes
                 for channel in 0..<3 {
@@ -48,40 +54,52 @@ struct FixedPointBilinearSampler {
                         &+ Int(bottom[channel]) &* w10 &+ Int(bottom[channel &+ 3]) &* w11
                     out[channel] = UInt8(truncatingIfNeeded: (sum &+ 512) >> 10)
                 }
-                continue
-            }
-            switch border {
-            case .replicate:
-                let x0 = min(max(tapX, 0), width - 1), x1 = min(max(tapX + 1, 0), width - 1)
-                let y0 = min(max(tapY, 0), height - 1), y1 = min(max(tapY + 1, 0), height - 1)
-                let p00 = source + y0 * rowBytes + x0 * 3, p01 = source + y0 * rowBytes + x1 * 3
-                let p10 = source + y1 * rowBytes + x0 * 3, p11 = source + y1 * rowBytes + x1 * 3
-                for channel in 0..<3 {
-                    let sum = Int(p00[channel]) * w00 + Int(p01[channel]) * w01
-                        + Int(p10[channel]) * w10 + Int(p11[channel]) * w11
-                    out[channel] = UInt8(truncatingIfNeeded: (sum + 512) >> 10)
-                }
-            case .zero:
-                if tapX >= width || tapX + 1 < 0 || tapY >= height || tapY + 1 < 0 {
-                    out[0] = 0
-                    out[1] = 0
-                    out[2] = 0
-                    continue
-                }
-                for channel in 0..<3 {
-                    func tap(_ tx: Int, _ ty: Int) -> Int {
-                        tx >= 0 && tx < width && ty >= 0 && ty < height ? Int(source[ty * rowBytes + tx * 3 + channel]) : 0
-                    }
-                    let sum = tap(tapX, tapY) * w00 + tap(tapX + 1, tapY) * w01
-                        + tap(tapX, tapY + 1) * w10 + tap(tapX + 1, tapY + 1) * w11
-                    out[channel] = UInt8(truncatingIfNeeded: (sum + 512) >> 10)
-                }
+            } else {
+                samplePixelAtBorder(sampleX: sampleX, sampleY: sampleY, image: image, source: source, into: out)
             }
         }
     }
 
-    /// Step 1: sample positions of one tensor row in 1/32 pixel, interleaved X, Y.
-    private func computeCoordinates(row y: Int, outputWidth: Int, into coordinates: UnsafeMutablePointer<Int>) {
+    /// One pixel with at least one tap outside the image, by the border mode: writes its 3 bytes
+    /// to `out`. `sampleX`, `sampleY`: the sample position in 1/32 pixel.
+    func samplePixelAtBorder(sampleX: Int, sampleY: Int, image: RGBImage, source: UnsafePointer<UInt8>,
+                             into out: UnsafeMutablePointer<UInt8>) {
+        let width = image.width, height = image.height, rowBytes = width * 3
+        let tapX = sampleX >> 5, tapY = sampleY >> 5
+        let fractionX = sampleX & 31, fractionY = sampleY & 31
+        let w00 = (32 - fractionX) * (32 - fractionY), w01 = fractionX * (32 - fractionY)
+        let w10 = (32 - fractionX) * fractionY, w11 = fractionX * fractionY
+        switch border {
+        case .replicate:
+            let x0 = min(max(tapX, 0), width - 1), x1 = min(max(tapX + 1, 0), width - 1)
+            let y0 = min(max(tapY, 0), height - 1), y1 = min(max(tapY + 1, 0), height - 1)
+            let p00 = source + y0 * rowBytes + x0 * 3, p01 = source + y0 * rowBytes + x1 * 3
+            let p10 = source + y1 * rowBytes + x0 * 3, p11 = source + y1 * rowBytes + x1 * 3
+            for channel in 0..<3 {
+                let sum = Int(p00[channel]) * w00 + Int(p01[channel]) * w01
+                    + Int(p10[channel]) * w10 + Int(p11[channel]) * w11
+                out[channel] = UInt8(truncatingIfNeeded: (sum + 512) >> 10)
+            }
+        case .zero:
+            if tapX >= width || tapX + 1 < 0 || tapY >= height || tapY + 1 < 0 {
+                out[0] = 0
+                out[1] = 0
+                out[2] = 0
+                return
+            }
+            for channel in 0..<3 {
+                func tap(_ tx: Int, _ ty: Int) -> Int {
+                    tx >= 0 && tx < width && ty >= 0 && ty < height ? Int(source[ty * rowBytes + tx * 3 + channel]) : 0
+                }
+                let sum = tap(tapX, tapY) * w00 + tap(tapX + 1, tapY) * w01
+                    + tap(tapX, tapY + 1) * w10 + tap(tapX + 1, tapY + 1) * w11
+                out[channel] = UInt8(truncatingIfNeeded: (sum + 512) >> 10)
+            }
+        }
+    }
+
+    /// Step 1, plainly: sample positions of one tensor row in 1/32 pixel, interleaved X, Y.
+    func referenceCoordinates(row y: Int, outputWidth: Int, into coordinates: UnsafeMutablePointer<Int>) {
         let m = map.m
         let rowY = Double(y)
         var blockStart = 0

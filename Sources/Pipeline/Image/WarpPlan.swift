@@ -64,13 +64,34 @@ struct WarpPlan {
     /// Samples every tensor row in order, handing each one (`outputWidth × 3` RGB bytes) to `body`.
     func warpRows(image: RGBImage, _ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) -> Void) {
         let width = outputWidth
+        let positions = FixedPointBilinearSampler.RowScratch.capacity(outputWidth: width)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: width * 3) { row in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * positions) { coordinates in
+                let scratch = FixedPointBilinearSampler.RowScratch(
+                    x: coordinates.baseAddress!, y: coordinates.baseAddress! + positions)
+                image.pixels.withUnsafeBufferPointer { pixels in
+                    let source = pixels.baseAddress!
+                    for y in 0..<outputHeight {
+                        sampler.sampleRow(y, image: image, source: source, outputWidth: width,
+                                          scratch: scratch, into: row.baseAddress!)
+                        body(y, UnsafeBufferPointer(row))
+                    }
+                }
+            }
+        }
+    }
+
+    /// ``warpRows(image:_:)`` with the sampler's plain reference form: the same rows, for the
+    /// tests that hold the vectorised form to it.
+    func referenceWarpRows(image: RGBImage, _ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) -> Void) {
+        let width = outputWidth
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: width * 3) { row in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: width * 2) { coordinates in
                 image.pixels.withUnsafeBufferPointer { pixels in
                     let source = pixels.baseAddress!
                     for y in 0..<outputHeight {
-                        sampler.sampleRow(y, image: image, source: source, outputWidth: width,
-                                          coordinates: coordinates.baseAddress!, into: row.baseAddress!)
+                        sampler.referenceSampleRow(y, image: image, source: source, outputWidth: width,
+                                                   coordinates: coordinates.baseAddress!, into: row.baseAddress!)
                         body(y, UnsafeBufferPointer(row))
                     }
                 }

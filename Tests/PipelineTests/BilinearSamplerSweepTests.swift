@@ -1,0 +1,97 @@
+import ImageIO
+import TestSupport
+import Testing
+@testable import Pipeline
+
+/// The vectorised bilinear sampler against its plain reference
+/// (`FixedPointBilinearSampler.referenceSampleRow`): the same bytes for every row, over random
+/// images, ROIs partly or wholly outside the image, both border modes, tensor widths on either
+/// side of the 4-column vectors and the 64-column blocks, and maps with a real perspective part.
+@Suite struct BilinearSamplerSweepTests {
+    /// Every row of `plan`'s warp, vectorised and reference, as one array each.
+    private func bothWarps(_ plan: WarpPlan, image: RGBImage) -> (vectorised: [UInt8], reference: [UInt8]) {
+        var vectorised = [UInt8](), reference = [UInt8]()
+        plan.warpRows(image: image) { _, row in vectorised += row }
+        plan.referenceWarpRows(image: image) { _, row in reference += row }
+        return (vectorised, reference)
+    }
+
+    @Test func rotatedROIsGiveTheReferenceBytes() throws {
+        let seed = SeededGenerator.seed()
+        var random = SeededGenerator(seed: seed)
+        let sizes = [(1, 1), (2, 2), (3, 1), (1, 5), (7, 4), (33, 17), (64, 48), (131, 70)]
+        for trial in 0..<400 {
+            let (imageWidth, imageHeight) = sizes[trial % sizes.count]
+            let image = random.image(width: imageWidth, height: imageHeight)
+            let span = Double(max(imageWidth, imageHeight))
+            let roi = RotatedPixelRect(centerX: Double.random(in: -0.5 * span...1.5 * span, using: &random),
+                                       centerY: Double.random(in: -0.5 * span...1.5 * span, using: &random),
+                                       width: Double.random(in: 0.05...3 * span, using: &random),
+                                       height: Double.random(in: 0.05...3 * span, using: &random),
+                                       rotation: trial % 4 == 0 ? 0 : Double.random(in: -7...7, using: &random))
+            let options = ImageToTensor.Options(
+                outputWidth: [1, 3, 4, 5, 63, 64, 65, 130][Int.random(in: 0..<8, using: &random)],
+                outputHeight: Int.random(in: 1...9, using: &random), rangeMin: 0, rangeMax: 1,
+                keepAspectRatio: Bool.random(using: &random),
+                borderMode: Bool.random(using: &random) ? .zero : .replicate)
+            let plan = try WarpPlan(image: image, roi: roi, options: options)
+            let (vectorised, reference) = bothWarps(plan, image: image)
+            #expect(vectorised == reference, "seed \(seed), trial \(trial): \(roi), \(options)")
+        }
+    }
+
+    @Test func perspectiveMapsGiveTheReferencePositionsAndBytes() throws {
+        let seed = SeededGenerator.seed()
+        var random = SeededGenerator(seed: seed)
+        let image = random.image(width: 40, height: 30)
+        var tried = 0
+        while tried < 300 {
+            // Four random corners: most quadrilaterals are no rectangle, so the map has a
+            // perspective part, and w can pass through 0 inside the tensor.
+            func corner() -> (x: Float, y: Float) {
+                (Float.random(in: -60...100, using: &random), Float.random(in: -60...100, using: &random))
+            }
+            let tensorWidth = Int.random(in: 1...150, using: &random), tensorHeight = Int.random(in: 1...6, using: &random)
+            guard let map = ProjectiveMap(topLeft: corner(), topRight: corner(), bottomRight: corner(),
+                                          bottomLeft: corner(), tensorWidth: tensorWidth, tensorHeight: tensorHeight)
+            else { continue }
+            tried += 1
+            let sampler = FixedPointBilinearSampler(map: map, border: Bool.random(using: &random) ? .zero : .replicate)
+            let positions = FixedPointBilinearSampler.RowScratch.capacity(outputWidth: tensorWidth)
+            var reference = [Int](repeating: 0, count: 2 * tensorWidth)
+            var x = [Int32](repeating: 0, count: positions), y = [Int32](repeating: 0, count: positions)
+            var vectorisedRow = [UInt8](repeating: 0, count: 3 * tensorWidth), referenceRow = vectorisedRow
+            for row in 0..<tensorHeight {
+                image.pixels.withUnsafeBufferPointer { pixels in
+                    x.withUnsafeMutableBufferPointer { x in
+                        y.withUnsafeMutableBufferPointer { y in
+                            sampler.sampleRow(row, image: image, source: pixels.baseAddress!, outputWidth: tensorWidth,
+                                              scratch: .init(x: x.baseAddress!, y: y.baseAddress!),
+                                              into: &vectorisedRow)
+                        }
+                    }
+                    reference.withUnsafeMutableBufferPointer { coordinates in
+                        sampler.referenceSampleRow(row, image: image, source: pixels.baseAddress!, outputWidth: tensorWidth,
+                                                   coordinates: coordinates.baseAddress!, into: &referenceRow)
+                    }
+                }
+                let vectorisedPositions = (0..<tensorWidth).flatMap { [Int(x[$0]), Int(y[$0])] }
+                #expect(vectorisedPositions == reference, "seed \(seed), map \(map.m), row \(row)")
+                #expect(vectorisedRow == referenceRow, "seed \(seed), map \(map.m), row \(row)")
+            }
+        }
+    }
+
+    @Test func extremePositionsRoundAndClampAsTheReference() {
+        let values: [Double] = [.nan, -.nan, .infinity, -.infinity, 0, -0.0, 0.5, 1.5, 2.5, -0.5, -1.5,
+                                2_147_483_646.5, 2_147_483_647.4, 2_147_483_647.6, 1e300,
+                                -2_147_483_648.4, -2_147_483_648.6, -1e300, .ulpOfOne, -.leastNonzeroMagnitude]
+        for start in stride(from: 0, to: values.count, by: 4) {
+            let lanes = (0..<4).map { values[min(start + $0, values.count - 1)] }
+            let vector = FixedPointBilinearSampler.roundToInt32Range(SIMD4(lanes))
+            for lane in 0..<4 {
+                #expect(Int(vector[lane]) == FixedPointBilinearSampler.roundToInt32Range(lanes[lane]), "\(lanes[lane])")
+            }
+        }
+    }
+}
