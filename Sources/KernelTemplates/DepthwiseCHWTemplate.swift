@@ -1,6 +1,6 @@
 // The depthwise kernels on channel-major planes (depth multiplier 1, one
 // channel's `[H][W]` plane at a time), for square 3×3 and 5×5 filters,
-// undilated, at stride 1 or 2 along each axis, written once for every
+// undilated, at stride 1 or 2 (the same along both axes), written once for every
 // family:
 // `out[oy][ox] = clamp(bias + Σ_{ky,kx} in[oy·sh − padTop + ky][ox·sw − padLeft + kx] · w[ky][kx])`.
 //
@@ -170,7 +170,7 @@ public struct CHWScratchLayout {
 }
 
 /// One band of output rows of one channel plane for a `size × size` filter
-/// (3 or 5) at `strideWidth` and `band.strideHeight` (each 1 or 2), in
+/// (3 or 5) at `strideWidth` and `band.strideHeight` (both 1 or both 2), in
 /// vectors of `Wide` (rows of at most 8 pixels in `Wide.Narrow`). Other
 /// shapes are a programmer error: the caller routes them elsewhere.
 /// Instantiate it with the family's own marker, from a non-generic
@@ -193,14 +193,10 @@ func depthwiseCHWBandShapes<Lanes: ChannelMajorVectors>(
     _ lanes: Lanes.Type, size: Int, strideWidth: Int, _ band: DepthwiseCHWBandOperands
 ) {
     switch (size, strideWidth, band.strideHeight) {
-    case (3, 1, 1): channelMajorBand(CHWFilter<CHWCount3, CHWCount1, CHWCount1, Lanes>.self, band)
-    case (3, 1, 2): channelMajorBand(CHWFilter<CHWCount3, CHWCount1, CHWCount2, Lanes>.self, band)
-    case (3, 2, 1): channelMajorBand(CHWFilter<CHWCount3, CHWCount2, CHWCount1, Lanes>.self, band)
-    case (3, 2, 2): channelMajorBand(CHWFilter<CHWCount3, CHWCount2, CHWCount2, Lanes>.self, band)
-    case (5, 1, 1): channelMajorBand(CHWFilter<CHWCount5, CHWCount1, CHWCount1, Lanes>.self, band)
-    case (5, 1, 2): channelMajorBand(CHWFilter<CHWCount5, CHWCount1, CHWCount2, Lanes>.self, band)
-    case (5, 2, 1): channelMajorBand(CHWFilter<CHWCount5, CHWCount2, CHWCount1, Lanes>.self, band)
-    case (5, 2, 2): channelMajorBand(CHWFilter<CHWCount5, CHWCount2, CHWCount2, Lanes>.self, band)
+    case (3, 1, 1): channelMajorBand3x3(CHWFilter<CHWCount3, CHWCount1, CHWCount1, Lanes>.self, band)
+    case (3, 2, 2): channelMajorBand3x3(CHWFilter<CHWCount3, CHWCount2, CHWCount2, Lanes>.self, band)
+    case (5, 1, 1): channelMajorBand5x5(CHWFilter<CHWCount5, CHWCount1, CHWCount1, Lanes>.self, band)
+    case (5, 2, 2): channelMajorBand5x5(CHWFilter<CHWCount5, CHWCount2, CHWCount2, Lanes>.self, band)
     default:
         preconditionFailure(
             "no channel-major depthwise kernel for \(size)×\(size) stride \(band.strideHeight),\(strideWidth)")
@@ -227,11 +223,84 @@ public enum CHWCount8: CHWStaticCount { @inlinable public static var value: Int 
 /// share their loads.
 public enum CHWFilter<Size: CHWStaticCount, StrideW: CHWStaticCount, StrideH: CHWStaticCount, Lanes: ChannelMajorVectors> {}
 
-/// Fills the band's scratch rows, then computes its output rows: for 3×3
-/// filters four at a time, then the last 1...3 one at a time; for 5×5
-/// filters in blocks of up to eight.
+/// A band of a 3×3 filter: fills its scratch rows, then computes its
+/// output rows four at a time, then the last 1...3 one at a time.
+/// Separate from the 5×5 band so that neither size instantiates the
+/// other's row blocks (each shape's specialisations cost the compiler
+/// seconds).
 @inlinable @inline(never)
-func channelMajorBand<Size, StrideW, StrideH, Lanes>(
+func channelMajorBand3x3<StrideW, StrideH, Lanes>(
+    _ shape: CHWFilter<CHWCount3, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands
+) {
+    fillScratchRows(shape, band)
+    let strideH = StrideH.value, rowFloats = band.scratchRowFloats, width = band.outputWidth
+    let narrow = CHWFilter<CHWCount3, StrideW, StrideH, Lanes.Narrow>.self
+    withBandTaps(shape, band) { taps, split in
+        let half = rowFloats / 2
+        var local = 0
+        while local &+ 4 <= band.rowCount {
+            let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
+            let output = band.output + local &* width
+            fourOutputRows(
+                shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
+            if split < width {
+                fourOutputRows(
+                    narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
+                    columns: split..<width)
+            }
+            local &+= 4
+        }
+        while local < band.rowCount {
+            let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
+            let output = band.output + local &* width
+            outputRow(shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
+            if split < width {
+                outputRow(
+                    narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
+                    columns: split..<width)
+            }
+            local &+= 1
+        }
+    }
+}
+
+/// A band of a 5×5 filter: fills its scratch rows, then computes its
+/// output rows in blocks of up to eight, as even as they come, covering
+/// the band exactly.
+@inlinable @inline(never)
+func channelMajorBand5x5<StrideW, StrideH, Lanes>(
+    _ shape: CHWFilter<CHWCount5, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands
+) {
+    fillScratchRows(shape, band)
+    let strideH = StrideH.value, rowFloats = band.scratchRowFloats, width = band.outputWidth
+    let narrow = CHWFilter<CHWCount5, StrideW, StrideH, Lanes.Narrow>.self
+    withBandTaps(shape, band) { taps, split in
+        let half = rowFloats / 2
+        let blocks = (band.rowCount &+ 7) / 8
+        let base = band.rowCount / blocks, extra = band.rowCount % blocks
+        var local = 0
+        for b in 0..<blocks {
+            let rows = b < extra ? base &+ 1 : base
+            let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
+            let output = band.output + local &* width
+            outputRows5x5(
+                shape, rows: rows, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
+                columns: 0..<split)
+            if split < width {
+                outputRows5x5(
+                    narrow, rows: rows, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
+                    columns: split..<width)
+            }
+            local &+= rows
+        }
+    }
+}
+
+/// Copies the input rows the band reads into its scratch rows, with the
+/// padding rows and columns written out as zeros (de-interleaved at
+/// stride 2 along W).
+@inlinable @inline(__always)
+func fillScratchRows<Size, StrideW, StrideH, Lanes>(
     _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands
 ) {
     let size = Size.value, strideH = StrideH.value
@@ -274,65 +343,26 @@ func channelMajorBand<Size, StrideW, StrideH, Lanes>(
             }
         }
     }
-    // The taps in stack memory, which no output store can alias: the
-    // compiler keeps them in registers, or reloads each once per tap for
-    // all rows of a block.
+}
+
+/// Calls `body` with the band's `size × size` taps copied to the stack,
+/// where no output store can alias them (the compiler keeps them in
+/// registers, or reloads each once per tap for all rows of a block), and
+/// `split`: the column where rows of `Lanes` vectors end with one narrow
+/// vector that covers the rest of the row (the width where none does).
+@inlinable @inline(__always)
+func withBandTaps<Size, StrideW, StrideH, Lanes>(
+    _ shape: CHWFilter<Size, StrideW, StrideH, Lanes>.Type, _ band: DepthwiseCHWBandOperands,
+    _ body: (_ taps: UnsafeMutablePointer<Float>, _ split: Int) -> Void
+) {
+    let size = Size.value
     withUnsafeTemporaryAllocation(of: Float.self, capacity: 25) { buffer in
         guard let taps = buffer.baseAddress else { return }
         for t in 0..<(size &* size) { taps[t] = band.weights[t] }
-        // Rows of 16-pixel vectors end with one 8-pixel vector where that
-        // covers the rest of the row.
         let wideLanes = Lanes.Vector.scalarCount, narrowLanes = Lanes.Narrow.Vector.scalarCount
         let width = band.outputWidth, rest = width % wideLanes
         let split = wideLanes > narrowLanes && rest != 0 && rest <= narrowLanes ? width &- rest : width
-        let narrow = CHWFilter<Size, StrideW, StrideH, Lanes.Narrow>.self
-        let half = rowFloats / 2
-        if size == 5 {
-            // Blocks of up to 8 rows, as even as they come, covering the
-            // band exactly.
-            let blocks = (band.rowCount &+ 7) / 8
-            let base = band.rowCount / blocks, extra = band.rowCount % blocks
-            var local = 0
-            for b in 0..<blocks {
-                let rows = b < extra ? base &+ 1 : base
-                let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
-                let output = band.output + local &* width
-                outputRows5x5(
-                    shape, rows: rows, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
-                    columns: 0..<split)
-                if split < width {
-                    outputRows5x5(
-                        narrow, rows: rows, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
-                        columns: split..<width)
-                }
-                local &+= rows
-            }
-            return
-        }
-        var local = 0
-        while local &+ 4 <= band.rowCount {
-            let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
-            let output = band.output + local &* width
-            fourOutputRows(
-                shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
-            if split < width {
-                fourOutputRows(
-                    narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
-                    columns: split..<width)
-            }
-            local &+= 4
-        }
-        while local < band.rowCount {
-            let scratchRow = UnsafePointer(band.scratch + local &* strideH &* rowFloats)
-            let output = band.output + local &* width
-            outputRow(shape, band, taps: taps, half: half, scratchRow: scratchRow, output: output, columns: 0..<split)
-            if split < width {
-                outputRow(
-                    narrow, band, taps: taps, half: half, scratchRow: scratchRow, output: output,
-                    columns: split..<width)
-            }
-            local &+= 1
-        }
+        body(taps, split)
     }
 }
 

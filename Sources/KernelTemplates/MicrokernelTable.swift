@@ -44,7 +44,8 @@ public final class MicrokernelTable: Sendable {
         _ input: UnsafePointer<Float>, _ channelStride: Int, _ channels: Int, _ pixels: Int,
         _ packed: UnsafeMutablePointer<Float>) -> Void
     /// One band of output rows of a channel-major depthwise convolution
-    /// (`depthwiseCHWBand`): the filter size (3 or 5), the stride along W (1 or 2), the band.
+    /// (`depthwiseCHWBand`): the filter size (3 or 5), the stride along W (1 or 2, the band's
+    /// stride along H too), the band.
     public let depthwiseCHWBand: @Sendable (_ size: Int, _ strideWidth: Int, DepthwiseCHWBandOperands) -> Void
     /// Whole small planes of a channel-major depthwise convolution (`depthwiseCHWPlanes`): the
     /// filter size (3 or 5), the stride along both axes (1 or 2), the planes.

@@ -14,9 +14,10 @@ import Tensor
 ///
 /// Only the shapes of the plane kernels (`depthwiseCHWBand`,
 /// `depthwiseCHWPlanes` of the weights' family's `MicrokernelTable`) are
-/// taken: square 3×3 or 5×5 filters, undilated, strides 1 or 2 along each
-/// axis; and only filters they compute bit for bit as `DepthwiseConv2D`
-/// does: they add `0 · w` for a tap in the padding, which changes a sum
+/// taken: square 3×3 or 5×5 filters, undilated, the same stride (1 or 2)
+/// along both axes (XNNPACK's channel-major depthwise kernels take the
+/// same; every depthwise layer of the bundled models has one of them); and
+/// only filters they compute bit for bit as `DepthwiseConv2D` does: they add `0 · w` for a tap in the padding, which changes a sum
 /// only when it is `−0` (a bias of `−0`) or `w` is not finite. `init?`
 /// returns nil for anything else.
 public struct DepthwiseConv2DCHW: PreparedKernel {
@@ -67,15 +68,15 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
 
     /// The channel-major form of `depthwise`, or nil when no plane kernel
     /// fits: a depth multiplier other than 1, dilation, a filter other than
-    /// 3×3 or 5×5, a stride other than 1 or 2, weights not packed (the
-    /// reference mode), a bias of `−0` or a filter value that is not finite.
+    /// 3×3 or 5×5, a stride other than 1 or 2 or different strides along H
+    /// and W, weights not packed (the reference mode), a bias of `−0` or a filter value that is not finite.
     public init?(_ depthwise: DepthwiseConv2D) {
         let g = depthwise.window
         guard let packed = depthwise.packed,
               depthwise.depthMultiplier == 1,
               g.dilationH == 1, g.dilationW == 1,
               g.filterHeight == g.filterWidth, g.filterWidth == 3 || g.filterWidth == 5,
-              (1...2).contains(g.strideH), (1...2).contains(g.strideW)
+              (1...2).contains(g.strideH), g.strideW == g.strideH
         else { return nil }
         let channels = depthwise.outputChannels, taps = g.filterHeight * g.filterWidth
         let bias = Array(UnsafeBufferPointer(start: packed.bias, count: channels))
@@ -100,8 +101,7 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         let bands = min(g.outputHeight, max((g.outputHeight + cacheRows - 1) / cacheRows, splitForThreads))
         let planeFloats = depthwiseCHWPlaneScratchFloats(
             size: g.filterWidth, stride: g.strideW, outputHeight: g.outputHeight, outputWidth: g.outputWidth)
-        let flatPlanes = g.strideH == g.strideW
-            && g.outputWidth + (g.filterWidth - 1) / g.strideW <= Self.flatPlaneMaximumRowFloats
+        let flatPlanes = g.outputWidth + (g.filterWidth - 1) / g.strideW <= Self.flatPlaneMaximumRowFloats
             && planeFloats <= Self.scratchBudget
         let bandRows = flatPlanes ? g.outputHeight : (g.outputHeight + bands - 1) / bands
         self.instructionSet = packed.instructionSet
