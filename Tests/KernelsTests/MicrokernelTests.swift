@@ -141,7 +141,8 @@ func expectSameForInstructionSets(
         for count in 0...8 {
             var target = [Float](repeating: -1, count: 9)
             target.withUnsafeMutableBufferPointer { storeVector8(value, $0.baseAddress!, count: count) }
-            #expect(Array(target[0..<count]) == (0..<count).map { Float($0 + 1) })
+            let expected: [Float] = (0..<count).map { Float($0 + 1) }
+            #expect(Array(target[0..<count]) == expected)
             #expect(target[count...].allSatisfy { $0 == -1 })
         }
     }

@@ -58,7 +58,7 @@ struct TransformTensorBilinearTests {
 
     @Test func identityCopiesTheInput() throws {
         // The identity maps pixel corners to corners, so pixel centres to centres: a copy.
-        let input = (0..<(5 * 4 * 3)).map { Float($0) * 0.5 - 7 }
+        let input: [Float] = (0..<(5 * 4 * 3)).map { Float($0) * 0.5 - 7 }
         let kernel = try Self.kernel([1, 5, 4, 3], output: (5, 4))
         let identity = Self.matrix([1, 0, 0, 0], [0, 1, 0, 0])
         #expect(runReference(kernel, [input, identity]) == input)

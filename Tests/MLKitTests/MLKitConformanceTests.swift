@@ -62,11 +62,18 @@ import Testing
     /// `mouthRight`); the nose is its own.
     static func opposite(_ type: PoseLandmarkType) throws -> PoseLandmarkType {
         let name = "\(type)"
-        let swapped = name.hasPrefix("left") ? "right" + name.dropFirst(4)
-            : name.hasPrefix("right") ? "left" + name.dropFirst(5)
-            : name.hasSuffix("Left") ? name.dropLast(4) + "Right"
-            : name.hasSuffix("Right") ? name.dropLast(5) + "Left"
-            : name
+        let swapped: String
+        if name.hasPrefix("left") {
+            swapped = "right" + name.dropFirst(4)
+        } else if name.hasPrefix("right") {
+            swapped = "left" + name.dropFirst(5)
+        } else if name.hasSuffix("Left") {
+            swapped = name.dropLast(4) + "Right"
+        } else if name.hasSuffix("Right") {
+            swapped = name.dropLast(5) + "Left"
+        } else {
+            swapped = name
+        }
         return try #require(PoseLandmarkType.allTypes.first { "\($0)" == swapped })
     }
 

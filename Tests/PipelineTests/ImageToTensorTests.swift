@@ -108,7 +108,9 @@ import Testing
         let m = transform.matrix
         #expect(m.count == 16)
         func apply(_ u: Float, _ v: Float) -> (x: Double, y: Double) {
-            (Double(m[0] * u + m[1] * v + m[3]) * 300, Double(m[4] * u + m[5] * v + m[7]) * 200)
+            let x: Float = m[0] * u + m[1] * v + m[3]
+            let y: Float = m[4] * u + m[5] * v + m[7]
+            return (Double(x) * 300, Double(y) * 200)
         }
         let sampled = transform.sampledROI
         #expect(sampled.width == 80 && sampled.height == 80)
