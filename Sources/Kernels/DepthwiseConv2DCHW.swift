@@ -17,9 +17,10 @@ import Tensor
 /// taken: square 3×3 or 5×5 filters, undilated, the same stride (1 or 2)
 /// along both axes (XNNPACK's channel-major depthwise kernels take the
 /// same; every depthwise layer of the bundled models has one of them); and
-/// only filters they compute bit for bit as `DepthwiseConv2D` does: they add `0 · w` for a tap in the padding, which changes a sum
-/// only when it is `−0` (a bias of `−0`) or `w` is not finite. `init?`
-/// returns nil for anything else.
+/// only filters they compute bit for bit as `DepthwiseConv2D` does: they
+/// add `0 · w` for a tap in the padding, which changes a sum only when it
+/// is `−0` (a bias of `−0`) or `w` is not finite. `init?` returns nil for
+/// anything else.
 public struct DepthwiseConv2DCHW: PreparedKernel {
     /// "DEPTHWISE_CONV_2D(CHW)", "PAD+DEPTHWISE_CONV_2D(CHW)" when a PAD is folded into it.
     public var opName: String { (foldsPadding ? "PAD+" : "") + "DEPTHWISE_CONV_2D(CHW)" }
@@ -69,7 +70,8 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     /// The channel-major form of `depthwise`, or nil when no plane kernel
     /// fits: a depth multiplier other than 1, dilation, a filter other than
     /// 3×3 or 5×5, a stride other than 1 or 2 or different strides along H
-    /// and W, weights not packed (the reference mode), a bias of `−0` or a filter value that is not finite.
+    /// and W, weights not packed (the reference mode), a bias of `−0` or a
+    /// filter value that is not finite.
     public init?(_ depthwise: DepthwiseConv2D) {
         let g = depthwise.window
         guard let packed = depthwise.packed,
