@@ -64,14 +64,22 @@ public final class Interpreter {
         /// bit for bit; `.separate` gives MediaPipe 0.10.21's XNNPACK, which its holistic
         /// graph runs `hand_recrop` with (`PointwiseDepthwiseRounding`).
         public var pointwiseDepthwiseRounding: PointwiseDepthwiseRounding
+        /// Graph outputs the caller will not read, by position in `outputs`: the operators
+        /// that only they need are neither prepared nor run (pose_landmark_full's
+        /// segmentation head when no mask is asked for). The other outputs are computed as
+        /// before, bit for bit; reading a skipped one throws
+        /// `InterpreterError.outputNotComputed`. Loading throws `InterpreterError.noSuchTensor`
+        /// for a position the model does not have.
+        public var skippedOutputs: Set<Int>
 
         public init(
             threadCount: Int = 1, mode: ExecutionMode = .fast,
             instructionSet: KernelInstructionSet = .detected, fusesOperators: Bool = true,
             usesSparseKernels: Bool = true, weightCache: WeightCache? = nil,
-            pointwiseDepthwiseRounding: PointwiseDepthwiseRounding = .fused
+            pointwiseDepthwiseRounding: PointwiseDepthwiseRounding = .fused, skippedOutputs: Set<Int> = []
         ) {
             self.pointwiseDepthwiseRounding = pointwiseDepthwiseRounding
+            self.skippedOutputs = skippedOutputs
             self.threadCount = threadCount
             self.mode = mode
             self.instructionSet = instructionSet
@@ -277,14 +285,17 @@ public final class Interpreter {
             start: tensorPointers[description.tensorIndex]!, count: description.shape.elementCount))
     }
 
-    /// Gives read access to output `index` as computed by the last `invoke`.
+    /// Gives read access to output `index` as computed by the last `invoke`. Throws
+    /// `InterpreterError.outputNotComputed` for an output of `options.skippedOutputs`.
     public func withOutputBuffer<R>(
         at index: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R
     ) throws -> R {
         guard outputs.indices.contains(index) else { throw InterpreterError.noSuchTensor("output \(index)") }
         let description = outputs[index]
-        return try body(UnsafeBufferPointer(
-            start: tensorPointers[description.tensorIndex]!, count: description.shape.elementCount))
+        guard let start = tensorPointers[description.tensorIndex], !options.skippedOutputs.contains(index) else {
+            throw InterpreterError.outputNotComputed(output: description.name, index: index)
+        }
+        return try body(UnsafeBufferPointer(start: start, count: description.shape.elementCount))
     }
 
     /// A copy of output `index` (row-major, the output's shape).

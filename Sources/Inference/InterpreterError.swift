@@ -30,6 +30,8 @@ public enum InterpreterError: Error, CustomStringConvertible, Sendable {
     case noSuchTensor(String)
     /// Input data of the wrong length.
     case inputSizeMismatch(input: String, expected: Int, got: Int)
+    /// An output the interpreter was loaded not to compute (`Interpreter.Options.skippedOutputs`).
+    case outputNotComputed(output: String, index: Int)
 
     public var description: String {
         switch self {
@@ -55,6 +57,8 @@ public enum InterpreterError: Error, CustomStringConvertible, Sendable {
             return "no such tensor: \(what)"
         case .inputSizeMismatch(let input, let expected, let got):
             return "input '\(input)' takes \(expected) floats, got \(got)"
+        case .outputNotComputed(let output, let index):
+            return "output \(index) ('\(output)') is not computed: the interpreter was loaded to skip it"
         }
     }
 }

@@ -21,7 +21,9 @@ import Tensor
 /// convolutions then run channel-major (`ChannelMajorRegions`, in every
 /// kernel family),
 /// which adds tensors past the file's for the copies that cross a region's
-/// border.
+/// border. The graph outputs at the positions `skippedOutputs` names are not
+/// computed: the operators that only they need are left out before anything
+/// is prepared (`operatorsNeeded`), and no memory is planned for them.
 struct LoadPlan {
     /// One operator that runs at invoke time, with its tensor indices
     /// (absent optional inputs dropped).
@@ -32,6 +34,9 @@ struct LoadPlan {
     }
 
     let subgraph: SubGraph
+    /// The graph outputs that are computed: `subgraph.outputs` less the skipped positions, as
+    /// tensor indices.
+    let computedOutputs: [Int]
     /// The validated shape of every tensor, by tensor index: the file's
     /// tensors, then any added by `ChannelMajorRegions`.
     let shapes: [TensorShape]
@@ -55,10 +60,16 @@ struct LoadPlan {
     init(
         model: TFLiteModel, readsWeights: Bool, instructionSet: KernelInstructionSet, fusesOperators: Bool,
         usesSparseKernels: Bool = false, threadCount: Int = 1, weightStore: PackedWeightStore? = nil,
-        pointwiseDepthwiseRounding: PointwiseDepthwiseRounding = .fused
+        pointwiseDepthwiseRounding: PointwiseDepthwiseRounding = .fused, skippedOutputs: Set<Int> = []
     ) throws {
         guard let subgraph = model.subgraphs.first else { throw InterpreterError.noSubgraph }
         self.subgraph = subgraph
+        if let missing = skippedOutputs.sorted().first(where: { !subgraph.outputs.indices.contains($0) }) {
+            throw InterpreterError.noSuchTensor("output \(missing) (to skip): the model has \(subgraph.outputs.count)")
+        }
+        let computedOutputs = subgraph.outputs.indices.filter { !skippedOutputs.contains($0) }.map { subgraph.outputs[$0] }
+        self.computedOutputs = computedOutputs
+        let needed = Self.operatorsNeeded(by: computedOutputs, in: subgraph)
 
         var shapes = try subgraph.tensors.map { tensor in
             do {
@@ -76,7 +87,7 @@ struct LoadPlan {
             let builtin = model.operatorCodes[op.opcodeIndex].builtin
             histogram[model.operatorCodes[op.opcodeIndex].name, default: 0] += 1
             if try constants.fold(op, builtin: builtin, index: index) { continue }
-            remaining.append((index, op, builtin))
+            if needed.contains(index) { remaining.append((index, op, builtin)) }
         }
 
         // Prepare the others, on up to `threadCount` threads: each decodes and packs its own
@@ -175,7 +186,7 @@ struct LoadPlan {
                 lifetimes[tensorIndex] = (nodeIndex, nodeIndex)
             }
         }
-        for tensorIndex in subgraph.outputs where !constants.hasValue(tensorIndex) {
+        for tensorIndex in computedOutputs where !constants.hasValue(tensorIndex) {
             let current = lifetimes[tensorIndex] ?? (0, end)
             lifetimes[tensorIndex] = (current.first, end)
         }
@@ -186,6 +197,21 @@ struct LoadPlan {
                 elementCount: shapes[tensorIndex].elementCount,
                 firstUse: lifetimes[tensorIndex]!.first, lastUse: lifetimes[tensorIndex]!.last)
         })
+    }
+
+    /// The positions in `subgraph.operators` of the operators that `outputs` (tensor indices)
+    /// depend on, directly or through other operators. The validator has checked that every
+    /// operator reads only tensors written before it, so one pass from the last operator back
+    /// sees each operator after every operator that reads its outputs.
+    static func operatorsNeeded(by outputs: [Int], in subgraph: SubGraph) -> Set<Int> {
+        var neededTensors = Set(outputs)
+        var needed = Set<Int>()
+        for (index, op) in subgraph.operators.enumerated().reversed()
+        where op.outputs.contains(where: neededTensors.contains) {
+            needed.insert(index)
+            neededTensors.formUnion(op.inputs.filter { $0 >= 0 })
+        }
+        return needed
     }
 
     /// Operator `op` of `subgraph` (number `index`, a `builtin`) prepared for

@@ -50,7 +50,8 @@ package struct PreparedModel {
                 fingerprint: model.bytes.sourceIdentity.map(ModelFingerprint.init(identity:))
                     ?? model.bytes.withUnsafeBytes(ModelFingerprint.init(of:)),
                 modelByteCount: model.bytes.count, instructionSet: options.instructionSet,
-                fusesOperators: fusesOperators, usesSparseKernels: options.usesSparseKernels))
+                fusesOperators: fusesOperators, usesSparseKernels: options.usesSparseKernels,
+                skippedOutputs: options.skippedOutputs))
         }
         let weightStore = cached.map { $0.cache.store(for: $0.entry) }
         // Nothing to map: every weight is about to be read, to be packed.
@@ -59,7 +60,7 @@ package struct PreparedModel {
             model: model, readsWeights: true, instructionSet: options.instructionSet,
             fusesOperators: fusesOperators, usesSparseKernels: options.usesSparseKernels,
             threadCount: options.threadCount, weightStore: weightStore,
-            pointwiseDepthwiseRounding: options.pointwiseDepthwiseRounding)
+            pointwiseDepthwiseRounding: options.pointwiseDepthwiseRounding, skippedOutputs: options.skippedOutputs)
         if let cached, let weightStore, weightStore.freshlyPackedCount > 0 {
             cached.cache.save(weightStore, for: cached.entry)
         }
@@ -82,7 +83,7 @@ package struct PreparedModel {
         for node in nodes where node.kernel.readsConstantInputs {
             constantInputs.formUnion(node.inputs.filter { arenaOffsets[$0] == nil })
         }
-        constantInputs.formUnion(plan.subgraph.outputs.filter { arenaOffsets[$0] == nil })
+        constantInputs.formUnion(plan.computedOutputs.filter { arenaOffsets[$0] == nil })
         var constants: [Int: AlignedBuffer] = [:]
         for tensorIndex in constantInputs {
             switch try plan.constants.value(of: tensorIndex)! {

@@ -17,8 +17,9 @@ import Tensor
 /// them). The outputs are the same bits either way.
 ///
 /// One file per model and configuration: named by a fingerprint of the
-/// model's source (`ModelFingerprint`), the kernel family and whether
-/// operators are fused and sparse kernels used. The source of a model file,
+/// model's source (`ModelFingerprint`), the kernel family, whether
+/// operators are fused and sparse kernels used, and which graph outputs are
+/// skipped (`Interpreter.Options.skippedOutputs`). The source of a model file,
 /// or of a model in a mapped `.task` bundle, is the file's identity as it
 /// was opened (device, inode, size, modification and status-change times,
 /// and the model's place in the bundle; `ModelBytes.sourceIdentity`), so
@@ -87,10 +88,25 @@ public struct WeightCache: Sendable, Equatable {
         let instructionSet: KernelInstructionSet
         let fusesOperators: Bool
         let usesSparseKernels: Bool
+        /// The positions of the graph outputs not computed: a load that skips some prepares
+        /// fewer operators, so its packings' scopes are numbered otherwise.
+        let skippedOutputs: Set<Int>
+
+        /// 0 when no output is skipped, else a 56-bit FNV-1a hash of the skipped positions
+        /// (in order), never 0: it names the file and sits in its header beside the options.
+        var skippedOutputsKey: UInt64 {
+            guard !skippedOutputs.isEmpty else { return 0 }
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for position in skippedOutputs.sorted() {
+                hash = (hash ^ UInt64(truncatingIfNeeded: position)) &* 0x0000_0100_0000_01B3
+            }
+            return max(1, hash & (1 << 56 - 1))
+        }
 
         var fileName: String {
-            "\(fingerprint.hexadecimal)-\(instructionSet.rawValue)-\(fusesOperators ? "fused" : "unfused")"
-                + "\(usesSparseKernels ? "-sparse" : "").weights"
+            let skipped = skippedOutputsKey == 0 ? "" : "-skipping-" + String(skippedOutputsKey, radix: 16)
+            return "\(fingerprint.hexadecimal)-\(instructionSet.rawValue)-\(fusesOperators ? "fused" : "unfused")"
+                + "\(usesSparseKernels ? "-sparse" : "")\(skipped).weights"
         }
     }
 
@@ -214,7 +230,7 @@ extension ReadOnlyFileMapping {
 /// - header, `headerWords` words: `magic`, `version`, the model's
 ///   fingerprint (high, low) and byte count, the kernel family's number in
 ///   `KernelInstructionSet.allCases`, the options (1: operators fused, 2:
-///   sparse kernels), the executable's identity (7 words), the buffer count;
+///   sparse kernels, bits 8 and up: `Entry.skippedOutputsKey`), the executable's identity (7 words), the buffer count;
 /// - the table, 4 words a buffer in key order: scope, ordinal, float count,
 ///   byte offset of its data;
 /// - the data: each buffer's `AlignedBuffer.capacityFor(count:)` floats at
@@ -231,6 +247,7 @@ enum CacheFileFormat {
     {
         let family = UInt64(KernelInstructionSet.allCases.firstIndex(of: entry.instructionSet)!)
         let options = UInt64((entry.fusesOperators ? 1 : 0) | (entry.usesSparseKernels ? 2 : 0))
+            | entry.skippedOutputsKey << 8
         let header = [magic, version, entry.fingerprint.high, entry.fingerprint.low, UInt64(entry.modelByteCount),
                       family, options] + executable.words + [UInt64(bufferCount)]
         assert(header.count == headerWords, "the header layout and headerWords disagree")

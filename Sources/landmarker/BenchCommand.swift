@@ -43,6 +43,10 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Run 1×1 convolutions with mostly-zero filters as dense ones, not as sparse kernels on channel-major tensors.")
     var dense = false
 
+    @Option(name: .customLong("skip-output"),
+            help: "A graph output not to compute, by its position in `inspect`'s list (repeatable): the operators only it needs are left out.")
+    var skippedOutputs: [Int] = []
+
     @Flag(help: "Also print the time per operator type (one profiled pass per run).")
     var perOp = false
 
@@ -66,7 +70,7 @@ struct BenchCommand: ParsableCommand {
                 contentsOfFile: path,
                 options: .init(
                     threadCount: threads, mode: reference ? .reference : .fast, fusesOperators: !unfused,
-                    usesSparseKernels: !dense, weightCache: .standard))
+                    usesSparseKernels: !dense, weightCache: .standard, skippedOutputs: Set(skippedOutputs)))
         } catch {
             throw CommandFailure("\(path): \(error)")
         }

@@ -41,12 +41,12 @@ import Testing
         let entry = WeightCache.Entry(
             fingerprint: model.withUnsafeBytes(ModelFingerprint.init(of:)), modelByteCount: model.count,
             instructionSet: options.instructionSet, fusesOperators: options.fusesOperators,
-            usesSparseKernels: options.usesSparseKernels)
+            usesSparseKernels: options.usesSparseKernels, skippedOutputs: options.skippedOutputs)
         let store = cache.store(for: entry)
         _ = try LoadPlan(
             model: verified, readsWeights: true, instructionSet: options.instructionSet,
             fusesOperators: options.fusesOperators, usesSparseKernels: options.usesSparseKernels,
-            threadCount: options.threadCount, weightStore: store)
+            threadCount: options.threadCount, weightStore: store, skippedOutputs: options.skippedOutputs)
         return (store, entry)
     }
 
@@ -71,6 +71,37 @@ import Testing
                     #expect(store.reusedCount == store.buffers.count)
                     #expect(first == uncached && second == uncached, "\(name) \(family) \(threads) threads, seed \(seed)")
                 }
+            }
+        }
+    }
+
+    /// A load that skips an output prepares fewer operators, so its packings are numbered
+    /// otherwise: it keeps a file of its own beside the full load's, and maps all of it the
+    /// next time. pose_detection's scores head is cut off here, and its channel-major sparse
+    /// kernels are numbered by node.
+    @Test func aLoadSkippingAnOutputKeepsAFileOfItsOwn() throws {
+        let model = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try Fixtures.model("pose_detection"))))
+        let seed = SeededGenerator.seed()
+        for family in Self.families {
+            try Self.withCacheFolder { cache in
+                let full = Interpreter.Options(instructionSet: family, weightCache: cache)
+                var skipping = full
+                skipping.skippedOutputs = [1]
+                let expected = try Self.outputs(of: model, options: .init(instructionSet: family), seed: seed)[0]
+                _ = try Self.outputs(of: model, options: full, seed: seed)
+                for load in 0..<2 {
+                    let interpreter = try Interpreter(bytes: model, options: skipping)
+                    var rng = SeededGenerator(seed: seed)
+                    try interpreter.setInput(rng.floats(interpreter.inputs[0].shape.elementCount))
+                    interpreter.invoke()
+                    #expect(try interpreter.output(at: 0).map(\.bitPattern) == expected, "\(family), load \(load), seed \(seed)")
+                }
+                let (fullEntry, skippingEntry) = try (
+                    Self.plannedLoad(of: model, cache: cache, options: full).entry,
+                    Self.plannedLoad(of: model, cache: cache, options: skipping))
+                #expect(fullEntry.fileName != skippingEntry.entry.fileName)
+                #expect(skippingEntry.store.buffers.count > 0 && skippingEntry.store.freshlyPackedCount == 0, "\(family)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: cache.folder).count == 2, "\(family)")
             }
         }
     }

@@ -55,7 +55,8 @@ public final class HolisticLandmarker: Sendable {
     public init(options: HolisticLandmarkerOptions) throws {
         let configuration = try options.validated()
         let models = try ModelLoading.interpreters(
-            kind: .holisticLandmarker, source: configuration.modelAsset, baseOptions: options.baseOptions)
+            kind: .holisticLandmarker, source: configuration.modelAsset, baseOptions: options.baseOptions,
+            skippedOutputs: configuration.outputPoseSegmentationMasks ? [:] : [1: [PoseGraph.segmentationOutput]])
         let streamMode = configuration.runningMode != .image
         let graph = try ModelLoading.graph {
             try HolisticGraph(

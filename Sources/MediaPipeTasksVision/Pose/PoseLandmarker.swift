@@ -87,7 +87,8 @@ public final class PoseLandmarker: Sendable {
     public init(options: PoseLandmarkerOptions) throws {
         let configuration = try options.validated()
         let models = try ModelLoading.interpreters(
-            kind: .poseLandmarker, source: configuration.modelAsset, baseOptions: options.baseOptions)
+            kind: .poseLandmarker, source: configuration.modelAsset, baseOptions: options.baseOptions,
+            skippedOutputs: configuration.shouldOutputSegmentationMasks ? [:] : [1: [PoseGraph.segmentationOutput]])
         let graph = try ModelLoading.graph {
             try PoseGraph(
                 detector: models[0], landmarkModel: models[1],

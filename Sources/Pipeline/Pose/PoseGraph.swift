@@ -88,6 +88,10 @@ package final class PoseGraph {
     package static let detectorInputSize = 224
     package static let landmarkInputSize = 256
     package static let heatmapSize = 64
+    /// The landmark model's segmentation output, by position: read only when masks are asked
+    /// for, so a landmarker without masks loads the model not to compute it
+    /// (`Interpreter.Options.skippedOutputs`).
+    package static let segmentationOutput = 2
 
     package let configuration: Configuration
     private let detector: SingleShotDetector
@@ -240,7 +244,7 @@ package final class PoseGraph {
 
         var mask: [Float]?
         if configuration.outputSegmentationMasks {
-            mask = try landmarkModel.withOutputBuffer(at: 2) { logits in
+            mask = try landmarkModel.withOutputBuffer(at: Self.segmentationOutput) { logits in
                 // MediaPipe's TensorsToSegmentationCalculator: a float exponential, the rest in double.
                 let probabilities = logits.map { Float(1.0 / (Double(exp(-$0)) + 1.0)) }
                 return try SegmentationMaskWarp.toImage(
