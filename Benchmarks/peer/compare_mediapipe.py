@@ -17,7 +17,10 @@ and reports the median over rounds of each side's per-round median ms per frame,
 
 MediaPipe's Python Tasks API has no thread-count option (`BaseOptions` takes a model and a
 delegate only), so its column is the same configuration at every `--threads` value; only ours
-changes.
+changes. MediaPipe's graphs run their calculators on threads of their own (legacy Holistic runs
+the face and the hands beside the body), so "1 thread" above is ours on one thread against
+MediaPipe on every CPU; `--cpus N` pins the whole session, both sides, to N CPUs (the first N
+this process may use), so that `--threads 1 --cpus 1` compares one core with one core.
 
 Both sides run the same six `models/*.tflite` weights. MediaPipe's bundles are built in a
 temporary folder with mediapipe's own tools: pose_detection + pose_landmark_full (the latter
@@ -191,7 +194,8 @@ def print_markdown(rows, machine, settings):
     print(f"Frames: `{settings['frames']}` ({settings['frameCount']} frames, {settings['size']}). "
           f"{settings['rounds']} alternating rounds, each {settings['runs']} passes over the frames per side; "
           f"each figure is the median over rounds of the per-round median ms per frame. "
-          f"MediaPipe's Python Tasks API has no thread option: its column does not depend on `threads`.")
+          f"MediaPipe's Python Tasks API has no thread option: its column does not depend on `threads`. "
+          f"Both sides ran on {settings['cpus']} CPU(s).")
     print()
     print("| task | mode | threads | ours median (ms/frame) | MediaPipe median (ms/frame) | ours / MediaPipe "
           "| frames with a result, ours / MediaPipe | ours per round | MediaPipe per round |")
@@ -224,6 +228,8 @@ def main():
     output.add_argument("--json", action="store_true", help="print JSON instead of a table")
     output.add_argument("--markdown", action="store_true", help="print a Markdown table with the machine description")
     parser.add_argument("--json-file", type=Path, help="also write the JSON report to this file")
+    parser.add_argument("--cpus", type=int,
+                        help="pin both sides to this many CPUs (the first this process may use; default: all)")
     args = parser.parse_args()
     for name, value in (("--rounds", args.rounds), ("--runs", args.runs)):
         if value < 1:
@@ -232,6 +238,12 @@ def main():
         parser.error("every thread count must be at least 1")
     if not args.frames.is_dir():
         parser.error(f"--frames {args.frames} is not a folder")
+    available = sorted(os.sched_getaffinity(0))
+    if args.cpus is not None:
+        if not 1 <= args.cpus <= len(available):
+            parser.error(f"--cpus must be between 1 and {len(available)}, the CPUs this process may use")
+        # Before MediaPipe starts any thread: its threads and our subprocesses inherit the mask.
+        os.sched_setaffinity(0, set(available[:args.cpus]))
 
     mediapipe, numpy = import_mediapipe(SCRIPT)
     if args.build:
@@ -247,7 +259,8 @@ def main():
     recorded_frames = (str(frames_folder.relative_to(REPO_ROOT)) if frames_folder.is_relative_to(REPO_ROOT)
                        else frames_folder.name)
     settings = {"frames": recorded_frames, "frameCount": len(frames),
-                "size": f"{frames[0].shape[1]}x{frames[0].shape[0]}", "rounds": args.rounds, "runs": args.runs}
+                "size": f"{frames[0].shape[1]}x{frames[0].shape[0]}", "rounds": args.rounds, "runs": args.runs,
+                "cpus": len(os.sched_getaffinity(0))}
     combos = [(task, mode, threads) for task in args.tasks for mode in args.modes for threads in args.threads]
     ours = {combo: [] for combo in combos}
     theirs = {combo: [] for combo in combos}
