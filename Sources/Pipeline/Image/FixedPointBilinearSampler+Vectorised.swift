@@ -4,7 +4,9 @@ import ImageIO
 /// ``FixedPointBilinearSampler/referenceSampleRow(_:image:source:outputWidth:coordinates:into:)``
 /// (the steps in ``FixedPointBilinearSampler``'s documentation), so the same bytes, with the sample
 /// positions computed four columns at a time in double and a pixel's four taps weighted in one
-/// 8-lane integer vector.
+/// 8-lane integer vector: inside the image, and past its edges with `.replicate` (the taps
+/// clamped first); with `.zero`, a pixel whose taps are all outside is black, and one whose taps
+/// are partly outside takes the reference's per-channel code.
 extension FixedPointBilinearSampler {
     /// Scratch for one row's sample positions, `Int32` in 1/32 pixel: X of column k at `x[k]`, Y
     /// at `y[k]`. Each holds ``capacity(outputWidth:)`` values.
@@ -17,7 +19,8 @@ extension FixedPointBilinearSampler {
         static func capacity(outputWidth: Int) -> Int { (outputWidth + 3) & ~3 }
     }
 
-    /// Writes tensor row `y` (`outputWidth × 3` bytes) into `row`.
+    /// Writes tensor row `y` (`outputWidth × 3` bytes) into `row`, which must have room for one
+    /// byte more: each pixel is stored as four bytes, the fourth overwritten by the next pixel.
     /// - Parameters:
     ///   - source: the image's pixels, `image.height × image.width × 3` bytes.
     ///   - scratch: room for the row's sample positions (``RowScratch``).
@@ -25,40 +28,59 @@ extension FixedPointBilinearSampler {
                    scratch: RowScratch, into row: UnsafeMutablePointer<UInt8>) {
         computeCoordinates(row: y, outputWidth: outputWidth, into: scratch)
         let width = image.width, height = image.height, rowBytes = width * 3
-        // The 8-byte loads below read a pixel pair and the next two bytes; they stay inside the
-        // image when they start at most 8 bytes before its end.
-        let lastVectorLoad = height * rowBytes - 8
-        // Tap weights along x for the pixel pair (r, g, b of the left tap, then of the right tap,
-        // then the two bytes past it): `32 − fx` three times, `fx` three times, 0 twice.
+        let lastColumn = width - 1, lastRow = height - 1
+        // A tap is read as four bytes (its r, g, b and the next byte, whose weight is 0); the
+        // read stays inside the image when it starts at most 4 bytes before its end, which only
+        // the image's last pixel does not.
+        let lastWordLoad = height * rowBytes - 4
+        let replicatesBorder = border == .replicate
+        // Tap weights along x, lanes 0–3 for the left tap's r, g, b and spare byte, lanes 4–7
+        // for the right tap's: `32 − fx` three times and 0, then `fx` three times and 0.
         let leftWeights = SIMD8<Int32>(32, 32, 32, 0, 0, 0, 0, 0)
-        let fractionSigns = SIMD8<Int32>(-1, -1, -1, 1, 1, 1, 0, 0)
+        let fractionSigns = SIMD8<Int32>(-1, -1, -1, 0, 1, 1, 1, 0)
         // Wrapping operators cannot wrap: as in the reference (sample positions are Int32, the
         // weights at most 1024, a weighted sum at most 255 × 1024 + 512).
         for x in 0..<outputWidth {
             let sampleX = Int(scratch.x[x]), sampleY = Int(scratch.y[x])
             let tapX = sampleX >> 5, tapY = sampleY >> 5
             let out = row + 3 &* x
-            let topOffset = tapY &* rowBytes &+ tapX &* 3
-            guard tapX >= 0, tapX < width &- 1, tapY >= 0, tapY < height &- 1,
-                  topOffset &+ rowBytes <= lastVectorLoad else {
-                // A tap outside the image, or the image's last pixel pair (the load would pass
-                // its end): the reference's per-channel arithmetic, which gives the same bytes.
+            var left = tapX, right = tapX &+ 1, top = tapY, bottom = tapY &+ 1
+            if tapX < 0 || tapX >= lastColumn || tapY < 0 || tapY >= lastRow {
+                guard replicatesBorder else {
+                    if tapX >= width || right < 0 || tapY >= height || bottom < 0 {
+                        // `.zero` and all four taps outside: black.
+                        UnsafeMutableRawPointer(out).storeBytes(of: .zero, as: SIMD4<UInt8>.self)
+                    } else {
+                        samplePixelAtBorder(sampleX: sampleX, sampleY: sampleY, image: image, source: source, into: out)
+                    }
+                    continue
+                }
+                // `.replicate`: each tap coordinate clamped into the image, the weights unchanged.
+                left = min(max(left, 0), lastColumn)
+                right = min(max(right, 0), lastColumn)
+                top = min(max(top, 0), lastRow)
+                bottom = min(max(bottom, 0), lastRow)
+            }
+            let topOffset = top &* rowBytes, bottomOffset = bottom &* rowBytes
+            // The bottom-right tap is the one read furthest into the image.
+            guard bottomOffset &+ right &* 3 <= lastWordLoad else {
                 samplePixelAtBorder(sampleX: sampleX, sampleY: sampleY, image: image, source: source, into: out)
                 continue
             }
-            let top = SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(source + topOffset)
-                .loadUnaligned(as: SIMD8<UInt8>.self))
-            let bottom = SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(source + (topOffset &+ rowBytes))
-                .loadUnaligned(as: SIMD8<UInt8>.self))
+            func taps(_ rowOffset: Int) -> SIMD8<Int32> {
+                SIMD8<Int32>(truncatingIfNeeded: SIMD8<UInt8>(
+                    lowHalf: UnsafeRawPointer(source + (rowOffset &+ left &* 3)).loadUnaligned(as: SIMD4<UInt8>.self),
+                    highHalf: UnsafeRawPointer(source + (rowOffset &+ right &* 3)).loadUnaligned(as: SIMD4<UInt8>.self)))
+            }
             let fractionX = Int32(truncatingIfNeeded: sampleX & 31)
             let fractionY = Int32(truncatingIfNeeded: sampleY & 31)
             let horizontal = leftWeights &+ fractionSigns &* fractionX
-            // Lane c < 3: channel c of the left taps times w00 (top) and w10 (bottom); lane c + 3:
+            // Lane c < 3: channel c of the left taps times w00 (top) and w10 (bottom); lane c + 4:
             // of the right taps times w01 and w11.
-            let sum = top &* (horizontal &* (32 &- fractionY)) &+ bottom &* (horizontal &* fractionY)
-            out[0] = UInt8(truncatingIfNeeded: (sum[0] &+ sum[3] &+ 512) >> 10)
-            out[1] = UInt8(truncatingIfNeeded: (sum[1] &+ sum[4] &+ 512) >> 10)
-            out[2] = UInt8(truncatingIfNeeded: (sum[2] &+ sum[5] &+ 512) >> 10)
+            let sum = taps(topOffset) &* (horizontal &* (32 &- fractionY))
+                &+ taps(bottomOffset) &* (horizontal &* fractionY)
+            let value = (sum.lowHalf &+ sum.highHalf &+ 512) &>> 10
+            UnsafeMutableRawPointer(out).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: value), as: SIMD4<UInt8>.self)
         }
     }
 

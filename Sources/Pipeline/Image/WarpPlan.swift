@@ -65,7 +65,8 @@ struct WarpPlan {
     func warpRows(image: RGBImage, _ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) -> Void) {
         let width = outputWidth
         let positions = FixedPointBilinearSampler.RowScratch.capacity(outputWidth: width)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: width * 3) { row in
+        // The sampler stores a pixel as four bytes: one byte of room past the row.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: width * 3 + 1) { row in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * positions) { coordinates in
                 let scratch = FixedPointBilinearSampler.RowScratch(
                     x: coordinates.baseAddress!, y: coordinates.baseAddress! + positions)
@@ -74,7 +75,7 @@ struct WarpPlan {
                     for y in 0..<outputHeight {
                         sampler.sampleRow(y, image: image, source: source, outputWidth: width,
                                           scratch: scratch, into: row.baseAddress!)
-                        body(y, UnsafeBufferPointer(row))
+                        body(y, UnsafeBufferPointer(start: row.baseAddress!, count: width * 3))
                     }
                 }
             }
