@@ -116,7 +116,7 @@ let package = Package(
             swiftSettings: computeSettings),
         .target(
             name: "Pipeline",
-            dependencies: ["Inference", "ImageIO", "Tensor"],
+            dependencies: ["Inference", "Kernels", "ImageIO", "Tensor"],
             swiftSettings: computeSettings),
         .target(
             name: "MediaPipeTasksVision",

@@ -305,6 +305,10 @@ public final class Interpreter {
 
     // MARK: - Running
 
+    /// The threads `invoke` spreads its work over (`options.threadCount` of them), for work
+    /// that prepares the model's input, such as a landmarker's crop: idle between invocations.
+    package var workers: ParallelRunner { runner }
+
     /// Runs every operator once on the current inputs. Allocates nothing.
     public func invoke() {
         switch options.mode {

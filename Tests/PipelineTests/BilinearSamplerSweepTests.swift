@@ -1,4 +1,5 @@
 import ImageIO
+import Kernels
 import TestSupport
 import Testing
 @testable import Pipeline
@@ -6,7 +7,8 @@ import Testing
 /// The vectorised bilinear sampler against its plain reference
 /// (`FixedPointBilinearSampler.referenceSampleRow`): the same bytes for every row, over random
 /// images, ROIs partly or wholly outside the image, both border modes, tensor widths on either
-/// side of the 4-column vectors and the 64-column blocks, and maps with a real perspective part.
+/// side of the 4-column vectors and the 64-column blocks, and maps with a real perspective part;
+/// and a crop's rows split over threads against one thread.
 @Suite struct BilinearSamplerSweepTests {
     /// Every row of `plan`'s warp, vectorised and reference, as one array each.
     private func bothWarps(_ plan: WarpPlan, image: RGBImage) -> (vectorised: [UInt8], reference: [UInt8]) {
@@ -37,6 +39,33 @@ import Testing
             let plan = try WarpPlan(image: image, roi: roi, options: options)
             let (vectorised, reference) = bothWarps(plan, image: image)
             #expect(vectorised == reference, "seed \(seed), trial \(trial): \(roi), \(options)")
+        }
+    }
+
+    /// A crop's rows split over threads (`ImageToTensor.convert`'s runner) give the tensor one
+    /// thread gives, bit for bit, whatever the split.
+    @Test(arguments: [2, 3])
+    func cropsOnSeveralThreadsGiveTheSameTensor(threads: Int) throws {
+        let seed = SeededGenerator.seed()
+        var random = SeededGenerator(seed: seed)
+        let runner = ParallelRunner(threadCount: threads)
+        let image = random.image(width: 97, height: 61)
+        for trial in 0..<40 {
+            let roi = RotatedPixelRect(centerX: Double.random(in: -20...120, using: &random),
+                                       centerY: Double.random(in: -20...80, using: &random),
+                                       width: Double.random(in: 1...150, using: &random),
+                                       height: Double.random(in: 1...150, using: &random),
+                                       rotation: Double.random(in: -4...4, using: &random))
+            let options = ImageToTensor.Options(
+                outputWidth: Int.random(in: 1...200, using: &random), outputHeight: Int.random(in: 1...200, using: &random),
+                rangeMin: -1, rangeMax: 1, keepAspectRatio: Bool.random(using: &random),
+                borderMode: Bool.random(using: &random) ? .zero : .replicate)
+            let serial = try ImageToTensor.convert(image, roi: roi, options: options).tensor
+            var split = [Float](repeating: .nan, count: serial.count)
+            try split.withUnsafeMutableBufferPointer { buffer in
+                _ = try ImageToTensor.convert(image, roi: roi, options: options, into: buffer, runner: runner)
+            }
+            #expect(split.map(\.bitPattern) == serial.map(\.bitPattern), "seed \(seed), trial \(trial): \(roi), \(options)")
         }
     }
 

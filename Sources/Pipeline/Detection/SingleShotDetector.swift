@@ -49,7 +49,7 @@ package struct SingleShotDetector {
             outputWidth: inputSize, outputHeight: inputSize, rangeMin: valueRange.min, rangeMax: valueRange.max,
             keepAspectRatio: true, borderMode: .zero)
         let transform = try interpreter.withInputBuffer(at: 0) { buffer in
-            try ImageToTensor.convert(image, roi: roi, options: options, into: buffer)
+            try ImageToTensor.convert(image, roi: roi, options: options, into: buffer, runner: interpreter.workers)
         }
         interpreter.invoke()
         let detections = try interpreter.withOutputBuffer(at: 0) { boxes in

@@ -1,4 +1,5 @@
 import ImageIO
+import Kernels
 
 /// The ROI → tensor step of MediaPipe's `ImageToTensorCalculator` on CPU (docs/PIPELINE.md,
 /// "ROI to tensor" and "Numerical parity"): a rotated rectangle of the image, optionally
@@ -71,30 +72,53 @@ package enum ImageToTensor {
     }
 
     /// Warps the ROI into a caller-supplied float32 tensor (no allocation besides a few
-    /// row-sized scratch buffers).
+    /// row-sized scratch buffers on the stack).
     /// - Parameters:
     ///   - image: RGB8 pixels `[H, W, 3]`.
     ///   - roi: the rectangle to sample, in image pixels.
     ///   - options: the output size, value range and border mode (``Options``).
     ///   - output: receives `[1, outputHeight, outputWidth, 3]` float32, RGB, row-major; must hold
     ///     at least `outputHeight × outputWidth × 3` elements.
+    ///   - runner: the tensor's rows are split over its threads (a model's own, so that a crop
+    ///     uses the threads its model does); the same values for any thread count.
     /// - Throws: ``ImageWarpError`` for an invalid ROI, size, value range or a short buffer.
     @discardableResult
     package static func convert(_ image: RGBImage, roi: RotatedPixelRect, options: Options,
-                               into output: UnsafeMutableBufferPointer<Float>) throws(ImageWarpError) -> Transform {
+                               into output: UnsafeMutableBufferPointer<Float>,
+                               runner: ParallelRunner = .serial) throws(ImageWarpError) -> Transform {
         let plan = try WarpPlan(image: image, roi: roi, options: options)
         let required = plan.outputElementCount
         guard output.count >= required else { throw .bufferTooSmall(count: output.count, required: required) }
-        let scale = (options.rangeMax - options.rangeMin) / 255
-        let offset = options.rangeMin
-        let rowElements = options.outputWidth * 3
-        plan.warpRows(image: image) { y, row in
-            let destination = output.baseAddress! + y * rowElements
-            for index in 0..<rowElements {
-                destination[index] = offset.addingProduct(Float(row[index]), scale)
+        runner.forEach(
+            plan.outputHeight, minimumPerChunk: max(1, TensorRows.pixelsPerTask / plan.outputWidth),
+            TensorRows(plan: plan, image: image, output: output.baseAddress!,
+                       scale: (options.rangeMax - options.rangeMin) / 255, offset: options.rangeMin))
+        return plan.transform
+    }
+
+    /// Rows of a crop's tensor, for `ParallelRunner.forEach`: each sampled, then mapped to floats.
+    private struct TensorRows: ParallelWork {
+        /// Pixels a thread should at least sample before another one is worth waking: tens of
+        /// microseconds of work, far more than handing it over costs.
+        static let pixelsPerTask = 4096
+
+        let plan: WarpPlan
+        let image: RGBImage
+        /// `[outputHeight, outputWidth, 3]` floats.
+        let output: UnsafeMutablePointer<Float>
+        /// The value mapping `v × scale + offset`, one fused multiply-add.
+        let scale: Float
+        let offset: Float
+
+        func run(_ rows: Range<Int>, thread: Int) {
+            let rowElements = plan.outputWidth * 3
+            plan.warpRows(image: image, rows: rows) { y, row in
+                let destination = output + y * rowElements
+                for index in 0..<rowElements {
+                    destination[index] = offset.addingProduct(Float(row[index]), scale)
+                }
             }
         }
-        return plan.transform
     }
 
     /// Warps the ROI into a new float32 tensor `[1, outputHeight, outputWidth, 3]`;

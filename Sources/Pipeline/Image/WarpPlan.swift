@@ -61,8 +61,12 @@ struct WarpPlan {
                                           rotation: rotation, imageWidth: image.width, imageHeight: image.height))
     }
 
-    /// Samples every tensor row in order, handing each one (`outputWidth × 3` RGB bytes) to `body`.
-    func warpRows(image: RGBImage, _ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) -> Void) {
+    /// Samples the tensor rows `rows` (by default all of them) in order, handing each one
+    /// (`outputWidth × 3` RGB bytes) to `body`. Rows are independent: any split of the rows gives
+    /// the same bytes.
+    func warpRows(
+        image: RGBImage, rows: Range<Int>? = nil, _ body: (_ y: Int, _ row: UnsafeBufferPointer<UInt8>) -> Void
+    ) {
         let width = outputWidth
         let positions = FixedPointBilinearSampler.RowScratch.capacity(outputWidth: width)
         // The sampler stores a pixel as four bytes: one byte of room past the row.
@@ -72,7 +76,7 @@ struct WarpPlan {
                     x: coordinates.baseAddress!, y: coordinates.baseAddress! + positions)
                 image.pixels.withUnsafeBufferPointer { pixels in
                     let source = pixels.baseAddress!
-                    for y in 0..<outputHeight {
+                    for y in rows ?? 0..<outputHeight {
                         sampler.sampleRow(y, image: image, source: source, outputWidth: width,
                                           scratch: scratch, into: row.baseAddress!)
                         body(y, UnsafeBufferPointer(start: row.baseAddress!, count: width * 3))

@@ -3,7 +3,8 @@ import Inference
 
 extension Interpreter {
     /// Crops `roi` out of `image` into input 0, a `[1, side, side, 3]` tensor of values in
-    /// [0, 1] with the border replicated (docs/PIPELINE.md, "ROI to tensor"), and runs the model:
+    /// [0, 1] with the border replicated (docs/PIPELINE.md, "ROI to tensor") on the model's
+    /// threads, and runs the model:
     /// how the pose, face and hand landmark models and the hand re-crop model take their input.
     /// - Parameters:
     ///   - keepAspectRatio: letterbox the crop instead of stretching it (the legacy graphs).
@@ -18,7 +19,7 @@ extension Interpreter {
             borderMode: .replicate)
         let pixelROI = RotatedPixelRect(roi, imageWidth: image.width, imageHeight: image.height)
         let transform = try withInputBuffer(at: 0) { buffer in
-            try ImageToTensor.convert(image, roi: pixelROI, options: options, into: buffer)
+            try ImageToTensor.convert(image, roi: pixelROI, options: options, into: buffer, runner: workers)
         }
         invoke()
         return transform
