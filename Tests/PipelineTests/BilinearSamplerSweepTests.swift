@@ -26,11 +26,9 @@ import Testing
             let (imageWidth, imageHeight) = sizes[trial % sizes.count]
             let image = random.image(width: imageWidth, height: imageHeight)
             let span = Double(max(imageWidth, imageHeight))
-            let roi = RotatedPixelRect(centerX: Double.random(in: -0.5 * span...1.5 * span, using: &random),
-                                       centerY: Double.random(in: -0.5 * span...1.5 * span, using: &random),
-                                       width: Double.random(in: 0.05...3 * span, using: &random),
-                                       height: Double.random(in: 0.05...3 * span, using: &random),
-                                       rotation: trial % 4 == 0 ? 0 : Double.random(in: -7...7, using: &random))
+            let roi = RotatedPixelRect.random(
+                centerX: -0.5 * span...1.5 * span, centerY: -0.5 * span...1.5 * span, sides: 0.05...3 * span,
+                rotation: trial % 4 == 0 ? 0...0 : -7...7, using: &random)
             let options = ImageToTensor.Options(
                 outputWidth: [1, 3, 4, 5, 63, 64, 65, 130][Int.random(in: 0..<8, using: &random)],
                 outputHeight: Int.random(in: 1...9, using: &random), rangeMin: 0, rangeMax: 1,
@@ -51,11 +49,8 @@ import Testing
         let runner = ParallelRunner(threadCount: threads)
         let image = random.image(width: 97, height: 61)
         for trial in 0..<40 {
-            let roi = RotatedPixelRect(centerX: Double.random(in: -20...120, using: &random),
-                                       centerY: Double.random(in: -20...80, using: &random),
-                                       width: Double.random(in: 1...150, using: &random),
-                                       height: Double.random(in: 1...150, using: &random),
-                                       rotation: Double.random(in: -4...4, using: &random))
+            let roi = RotatedPixelRect.random(
+                centerX: -20...120, centerY: -20...80, sides: 1...150, rotation: -4...4, using: &random)
             let options = ImageToTensor.Options(
                 outputWidth: Int.random(in: 1...200, using: &random), outputHeight: Int.random(in: 1...200, using: &random),
                 rangeMin: -1, rangeMax: 1, keepAspectRatio: Bool.random(using: &random),

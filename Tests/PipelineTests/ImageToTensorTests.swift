@@ -221,11 +221,8 @@ import Testing
         var random = SeededGenerator(seed: seed)
         let image = random.image(width: 23, height: 17)
         for _ in 0..<300 {
-            let roi = RotatedPixelRect(centerX: Double.random(in: -100...120, using: &random),
-                                       centerY: Double.random(in: -100...120, using: &random),
-                                       width: Double.random(in: 0.01...400, using: &random),
-                                       height: Double.random(in: 0.01...400, using: &random),
-                                       rotation: Double.random(in: -10...10, using: &random))
+            let roi = RotatedPixelRect.random(
+                centerX: -100...120, centerY: -100...120, sides: 0.01...400, rotation: -10...10, using: &random)
             let settings = options(Int.random(in: 1...40, using: &random), Int.random(in: 1...40, using: &random),
                                    keepAspectRatio: Bool.random(using: &random),
                                    border: Bool.random(using: &random) ? .zero : .replicate, range: (-1, 1))
