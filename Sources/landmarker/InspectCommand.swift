@@ -20,8 +20,16 @@ struct InspectCommand: ParsableCommand {
     func run() throws {
         let path = try ModelLocation.resolve(model)
         let interpreter: Interpreter
+        let onlyFor: [InspectReport.Tensor.OnlyItNeeds]
         do {
             interpreter = try Interpreter(contentsOfFile: path, options: .init(mode: .reference))
+            // What each output alone costs: the operators a load that skips it leaves out.
+            onlyFor = try interpreter.outputs.indices.map { k in
+                let skipping = try Interpreter(contentsOfFile: path, options: .init(mode: .reference, skippedOutputs: [k]))
+                return InspectReport.Tensor.OnlyItNeeds(
+                    operators: interpreter.summary.preparedOperatorCount - skipping.summary.preparedOperatorCount,
+                    multiplyAccumulates: interpreter.summary.multiplyAccumulates - skipping.summary.multiplyAccumulates)
+            }
         } catch {
             throw CommandFailure("\(path): \(error)")
         }
@@ -29,8 +37,10 @@ struct InspectCommand: ParsableCommand {
         if json {
             let report = InspectReport(
                 model: path,
-                inputs: interpreter.inputs.map { .init(name: $0.name, shape: $0.shape.dimensions) },
-                outputs: interpreter.outputs.map { .init(name: $0.name, shape: $0.shape.dimensions) },
+                inputs: interpreter.inputs.map { .init(name: $0.name, shape: $0.shape.dimensions, onlyItNeeds: nil) },
+                outputs: zip(interpreter.outputs, onlyFor).map {
+                    .init(name: $0.name, shape: $0.shape.dimensions, onlyItNeeds: $1)
+                },
                 summary: summary)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -41,8 +51,12 @@ struct InspectCommand: ParsableCommand {
         for (k, input) in interpreter.inputs.enumerated() {
             print("input \(k): \(input.name) \(input.shape) float32")
         }
-        for (k, output) in interpreter.outputs.enumerated() {
-            print("output \(k): \(output.name) \(output.shape) float32")
+        for (k, (output, only)) in zip(interpreter.outputs, onlyFor).enumerated() {
+            let operators = only.operators == 1 ? "1 operator" : "\(only.operators) operators"
+            let cost = only.operators == 0 ? "" : " (only it needs \(operators), "
+                + formatted("%.2f MMAC", Double(only.multiplyAccumulates) / 1e6)
+                + ": bench --skip-output \(k) leaves \(only.operators == 1 ? "it" : "them") out)"
+            print("output \(k): \(output.name) \(output.shape) float32\(cost)")
         }
         print("operators (in file):")
         // Custom operators' names (e.g. Landmarks2TransformMatrix) can be longer than builtin ones.
@@ -61,8 +75,16 @@ struct InspectCommand: ParsableCommand {
 /// The JSON form of `landmarker inspect --json`.
 struct InspectReport: Encodable {
     struct Tensor: Encodable {
+        /// What a graph output alone costs: the operators (and their multiply-accumulates) that
+        /// no other output needs.
+        struct OnlyItNeeds: Encodable {
+            let operators: Int
+            let multiplyAccumulates: Int
+        }
         let name: String
         let shape: [Int]
+        /// Outputs only.
+        let onlyItNeeds: OnlyItNeeds?
     }
     let model: String
     let inputs: [Tensor]
