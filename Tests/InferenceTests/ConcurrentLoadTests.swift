@@ -8,8 +8,9 @@ import Testing
 @Suite struct ConcurrentLoadTests {
     /// `operatorCount` CONV_2D operators in a chain, each `[1, 3, 3, 4]` →
     /// `[1, 3, 3, 4]` with a 1×1 filter and a bias of its own; the operators in
-    /// `faulty` have a bias of 5 values for 4 output channels.
-    static func chain(operatorCount: Int, faulty: Set<Int> = []) -> [UInt8] {
+    /// `faulty` have a bias of 5 values for 4 output channels. The graph's outputs are the
+    /// outputs of the operators `outputs` lists, in that order (by default the last one's).
+    static func chain(operatorCount: Int, faulty: Set<Int> = [], outputs: [Int]? = nil) -> [UInt8] {
         var model = TestModel()
         model.operatorCodes = [TestModel.OperatorCode(deprecatedBuiltinCode: 3, builtinCode: 3, version: 1)]
         model.buffers = [TestModel.Buffer()]
@@ -35,7 +36,8 @@ import Testing
                 options: [0: .int8(1), 1: .int32(1), 2: .int32(1), 3: .int8(1)]))
         }
         graph.inputs = [0]
-        graph.outputs = [Int32(graph.tensors.count - 1)]
+        // Operator k writes tensor 3k + 3.
+        graph.outputs = (outputs ?? [operatorCount - 1]).map { Int32(3 * $0 + 3) }
         model.subgraphs = [graph]
         return model.encode().bytes
     }

@@ -55,6 +55,21 @@ import Testing
         }
     }
 
+    /// The operators that only a skipped output needs are not even prepared: a faulty one among
+    /// them does not stop the load. With nothing skipped every operator is prepared, one that
+    /// feeds no output too.
+    @Test func operatorsOnlySkippedOutputsNeedAreNotPrepared() throws {
+        // Six chained convolutions; outputs: operator 1's, then operator 3's; operator 4 faulty,
+        // operators 4 and 5 feeding no output.
+        let bytes = ConcurrentLoadTests.chain(operatorCount: 6, faulty: [4], outputs: [1, 3])
+        #expect(throws: InterpreterError.self) { try Interpreter(bytes: bytes) }
+        let first = try Interpreter(bytes: bytes, options: .init(skippedOutputs: [1]))
+        #expect(first.summary.preparedOperatorCount == 2)
+        let valid = ConcurrentLoadTests.chain(operatorCount: 6, outputs: [1, 3])
+        #expect(try Interpreter(bytes: valid).summary.preparedOperatorCount == 6)
+        #expect(try Interpreter(bytes: valid, options: .init(skippedOutputs: [0])).summary.preparedOperatorCount == 4)
+    }
+
     @Test func readingASkippedOutputThrows() throws {
         let interpreter = try Interpreter(
             contentsOfFile: try Fixtures.model("pose_landmark_full"), options: .init(skippedOutputs: [2]))
