@@ -66,10 +66,10 @@ public final class Interpreter {
         public var pointwiseDepthwiseRounding: PointwiseDepthwiseRounding
         /// Graph outputs the caller will not read, by position in `outputs`: the operators
         /// that only they need are neither prepared nor run (pose_landmark_full's
-        /// segmentation head when no mask is asked for). The other outputs are computed as
-        /// before, bit for bit; reading a skipped one throws
-        /// `InterpreterError.outputNotComputed`. Loading throws `InterpreterError.noSuchTensor`
-        /// for a position the model does not have.
+        /// segmentation head when no mask is asked for), as operators that feed no output
+        /// never are. The other outputs are computed as before, bit for bit; reading a
+        /// skipped one throws `InterpreterError.outputNotComputed`. Loading throws
+        /// `InterpreterError.noSuchTensor` for a position the model does not have.
         public var skippedOutputs: Set<Int>
 
         public init(
@@ -238,7 +238,33 @@ public final class Interpreter {
     /// checking many files quickly; a fast-mode load also sizes the fast
     /// kernels' scratch memory, which this does not check.
     public static func validate(model: TFLiteModel) throws -> ModelSummary {
-        try LoadPlan(model: model, readsWeights: false, instructionSet: .detected, fusesOperators: false).summary
+        try validate(model: model, skippedOutputs: [])
+    }
+
+    /// `validate(model:)` for a load that skips the outputs `skippedOutputs`
+    /// (`Options.skippedOutputs`): the summary such a load would report.
+    package static func validate(model: TFLiteModel, skippedOutputs: Set<Int>) throws -> ModelSummary {
+        try LoadPlan(
+            model: model, readsWeights: false, instructionSet: .detected, fusesOperators: false,
+            skippedOutputs: skippedOutputs
+        ).summary
+    }
+
+    /// What each graph output of the model file at `path` alone costs: the operators (as a
+    /// `.reference` load counts them) and multiply-accumulates that a load skipping it leaves
+    /// out, in output order. One validation of the graph per output, no weight read.
+    package static func costOfEachOutput(
+        contentsOfFile path: String
+    ) throws -> [(operators: Int, multiplyAccumulates: Int)] {
+        let model = try verified { try TFLiteModel(bytes: ModelBytes(contentsOfFile: path, populatesPages: false)) }
+        let whole = try validate(model: model)
+        return try model.subgraphs.first.map { subgraph in
+            try subgraph.outputs.indices.map { k in
+                let skipping = try validate(model: model, skippedOutputs: [k])
+                return (whole.preparedOperatorCount - skipping.preparedOperatorCount,
+                        whole.multiplyAccumulates - skipping.multiplyAccumulates)
+            }
+        } ?? []
     }
 
     /// `validate(model:)` for model bytes in memory, verified first.

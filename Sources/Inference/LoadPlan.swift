@@ -21,10 +21,10 @@ import Tensor
 /// convolutions then run channel-major (`ChannelMajorRegions`, in every
 /// kernel family),
 /// which adds tensors past the file's for the copies that cross a region's
-/// border. The graph outputs at the positions `skippedOutputs` names are not
-/// computed: only the operators the other outputs need are prepared
-/// (`operatorsNeeded`), and no memory is planned for the skipped outputs. With
-/// nothing skipped, every operator of the file is prepared.
+/// border. Only the operators that the graph outputs need are prepared
+/// (`operatorsNeeded`): none that feeds no output, and none that only the
+/// outputs at the positions `skippedOutputs` names need; no memory is planned
+/// for those outputs.
 struct LoadPlan {
     /// One operator that runs at invoke time, with its tensor indices
     /// (absent optional inputs dropped).
@@ -70,8 +70,7 @@ struct LoadPlan {
         }
         let computedOutputs = subgraph.outputs.indices.filter { !skippedOutputs.contains($0) }.map { subgraph.outputs[$0] }
         self.computedOutputs = computedOutputs
-        // With nothing skipped every operator is prepared and runs, as the file has it.
-        let needed = skippedOutputs.isEmpty ? nil : Self.operatorsNeeded(by: computedOutputs, in: subgraph)
+        let needed = Self.operatorsNeeded(by: computedOutputs, in: subgraph)
 
         var shapes = try subgraph.tensors.map { tensor in
             do {
@@ -89,7 +88,7 @@ struct LoadPlan {
             let builtin = model.operatorCodes[op.opcodeIndex].builtin
             histogram[model.operatorCodes[op.opcodeIndex].name, default: 0] += 1
             if try constants.fold(op, builtin: builtin, index: index) { continue }
-            if needed?.contains(index) ?? true { remaining.append((index, op, builtin)) }
+            if needed.contains(index) { remaining.append((index, op, builtin)) }
         }
 
         // Prepare the others, on up to `threadCount` threads: each decodes and packs its own

@@ -17,18 +17,23 @@ struct InspectCommand: ParsableCommand {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
+    /// Up to this many outputs, each one's own cost is worked out (one validation of the graph
+    /// per output).
+    static let maxOutputsCosted = 64
+
     func run() throws {
         let path = try ModelLocation.resolve(model)
         let interpreter: Interpreter
-        let onlyFor: [InspectReport.Tensor.OnlyItNeeds]
+        let onlyFor: [InspectReport.Tensor.OnlyItNeeds?]
         do {
             interpreter = try Interpreter(contentsOfFile: path, options: .init(mode: .reference))
-            // What each output alone costs: the operators a load that skips it leaves out.
-            onlyFor = try interpreter.outputs.indices.map { k in
-                let skipping = try Interpreter(contentsOfFile: path, options: .init(mode: .reference, skippedOutputs: [k]))
-                return InspectReport.Tensor.OnlyItNeeds(
-                    operators: interpreter.summary.preparedOperatorCount - skipping.summary.preparedOperatorCount,
-                    multiplyAccumulates: interpreter.summary.multiplyAccumulates - skipping.summary.multiplyAccumulates)
+            // What each output alone costs, for models of a sane output count.
+            if interpreter.outputs.count <= Self.maxOutputsCosted {
+                onlyFor = try Interpreter.costOfEachOutput(contentsOfFile: path).map {
+                    InspectReport.Tensor.OnlyItNeeds(operators: $0.operators, multiplyAccumulates: $0.multiplyAccumulates)
+                }
+            } else {
+                onlyFor = interpreter.outputs.map { _ in nil }
             }
         } catch {
             throw CommandFailure("\(path): \(error)")
@@ -52,8 +57,12 @@ struct InspectCommand: ParsableCommand {
             print("input \(k): \(input.name) \(input.shape) float32")
         }
         for (k, (output, only)) in zip(interpreter.outputs, onlyFor).enumerated() {
+            guard let only, only.operators > 0 else {
+                print("output \(k): \(output.name) \(output.shape) float32")
+                continue
+            }
             let operators = only.operators == 1 ? "1 operator" : "\(only.operators) operators"
-            let cost = only.operators == 0 ? "" : " (only it needs \(operators), "
+            let cost = " (only it needs \(operators), "
                 + formatted("%.2f MMAC", Double(only.multiplyAccumulates) / 1e6)
                 + ": bench --skip-output \(k) leaves \(only.operators == 1 ? "it" : "them") out)"
             print("output \(k): \(output.name) \(output.shape) float32\(cost)")

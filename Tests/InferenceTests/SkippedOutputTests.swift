@@ -56,18 +56,26 @@ import Testing
     }
 
     /// The operators that only a skipped output needs are not even prepared: a faulty one among
-    /// them does not stop the load. With nothing skipped every operator is prepared, one that
-    /// feeds no output too.
+    /// them does not stop the load. Nor is one that feeds no output. `costOfEachOutput` says
+    /// what each output alone costs.
     @Test func operatorsOnlySkippedOutputsNeedAreNotPrepared() throws {
-        // Six chained convolutions; outputs: operator 1's, then operator 3's; operator 4 faulty,
+        // Six chained convolutions; outputs: operator 1's, then operator 3's; operator 3 faulty,
         // operators 4 and 5 feeding no output.
-        let bytes = ConcurrentLoadTests.chain(operatorCount: 6, faulty: [4], outputs: [1, 3])
+        let bytes = ConcurrentLoadTests.chain(operatorCount: 6, faulty: [3], outputs: [1, 3])
         #expect(throws: InterpreterError.self) { try Interpreter(bytes: bytes) }
-        let first = try Interpreter(bytes: bytes, options: .init(skippedOutputs: [1]))
-        #expect(first.summary.preparedOperatorCount == 2)
+        #expect(try Interpreter(bytes: bytes, options: .init(skippedOutputs: [1])).summary.preparedOperatorCount == 2)
         let valid = ConcurrentLoadTests.chain(operatorCount: 6, outputs: [1, 3])
-        #expect(try Interpreter(bytes: valid).summary.preparedOperatorCount == 6)
+        let whole = try Interpreter(bytes: valid)
+        #expect(whole.summary.preparedOperatorCount == 4)
         #expect(try Interpreter(bytes: valid, options: .init(skippedOutputs: [0])).summary.preparedOperatorCount == 4)
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("chain-\(UUID().uuidString).tflite")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(valid).write(to: file)
+        let costs = try Interpreter.costOfEachOutput(contentsOfFile: file.path)
+        // Output 0 is on the way to output 1; two 1×1 convolutions of 9 pixels, 4 → 4 channels.
+        #expect(costs.map(\.operators) == [0, 2])
+        #expect(costs.map(\.multiplyAccumulates) == [0, 2 * 9 * 4 * 4])
     }
 
     @Test func readingASkippedOutputThrows() throws {
