@@ -204,7 +204,7 @@ struct LoadPlan {
     /// depend on, directly or through other operators. The validator has checked that every
     /// operator reads only tensors written before it, so one pass from the last operator back
     /// sees each operator after every operator that reads its outputs.
-    static func operatorsNeeded(by outputs: [Int], in subgraph: SubGraph) -> Set<Int> {
+    private static func operatorsNeeded(by outputs: [Int], in subgraph: SubGraph) -> Set<Int> {
         var neededTensors = Set(outputs)
         var needed = Set<Int>()
         for (index, op) in subgraph.operators.enumerated().reversed()

@@ -31,6 +31,21 @@ struct ModelAssetBundleTests {
         #expect(LandmarkerBundleKind.handLandmarker.landmarksDetectorModelName == "hand_landmarks_detector.tflite")
     }
 
+    /// Only the pose landmark model of the pose and holistic landmarkers has an output its
+    /// graph may not read: the segmentation mask, when no masks are asked for.
+    @Test("outputs left uncomputed: the pose landmark model's mask, unless asked for")
+    func skippedOutputs() {
+        for kind in [LandmarkerBundleKind.poseLandmarker, .handLandmarker, .faceLandmarker, .holisticLandmarker] {
+            for name in kind.modelNames {
+                let skipsMask = [(LandmarkerBundleKind.poseLandmarker, 1), (.holisticLandmarker, 1)]
+                    .contains { $0.0 == kind && kind.modelNames[$0.1] == name }
+                let expected: Set<Int> = skipsMask ? [2] : []
+                #expect(kind.skippedOutputs(ofModelNamed: name, segmentationMasks: false) == expected, "\(kind) \(name)")
+                #expect(kind.skippedOutputs(ofModelNamed: name, segmentationMasks: true).isEmpty, "\(kind) \(name)")
+            }
+        }
+    }
+
     @Test("models come out of a bundle in memory, extra members ignored")
     func fromBuffer() throws {
         let bytes = try Self.bundle([

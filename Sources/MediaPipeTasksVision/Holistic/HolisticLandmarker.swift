@@ -56,7 +56,7 @@ public final class HolisticLandmarker: Sendable {
         let configuration = try options.validated()
         let models = try ModelLoading.interpreters(
             kind: .holisticLandmarker, source: configuration.modelAsset, baseOptions: options.baseOptions,
-            skippedOutputs: configuration.outputPoseSegmentationMasks ? [:] : [1: [PoseGraph.segmentationOutput]])
+            segmentationMasks: configuration.outputPoseSegmentationMasks)
         let streamMode = configuration.runningMode != .image
         let graph = try ModelLoading.graph {
             try HolisticGraph(

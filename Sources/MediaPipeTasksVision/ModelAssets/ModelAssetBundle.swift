@@ -1,4 +1,5 @@
 import Kernels
+import Pipeline
 
 /// A `.task` model asset bundle: a stored-entry zip archive of `.tflite` models, read from a
 /// file or from memory. A file is mapped into memory, not read into an array: models are read
@@ -104,6 +105,15 @@ package enum LandmarkerBundleKind: Sendable, CaseIterable {
     /// graph runs with it; as LiteRT 2.3.0's (`.fused`, the same bits for every other model).
     package func pointwiseDepthwiseRounding(ofModelNamed name: String) -> PointwiseDepthwiseRounding {
         self == .holisticLandmarker && name == "hand_recrop.tflite" ? .separate : .fused
+    }
+
+    /// The outputs of member `name` the landmarker's graph never reads, left uncomputed
+    /// (`Interpreter.Options.skippedOutputs`): the pose landmark model's segmentation output
+    /// when no masks are asked for.
+    package func skippedOutputs(ofModelNamed name: String, segmentationMasks: Bool) -> Set<Int> {
+        let posesMasked = self == .poseLandmarker || self == .holisticLandmarker
+        return posesMasked && name == "pose_landmarks_detector.tflite" && !segmentationMasks
+            ? [PoseGraph.segmentationOutput] : []
     }
 
     /// The first detector model's member name (pose, palm or face detector).

@@ -88,7 +88,7 @@ public final class PoseLandmarker: Sendable {
         let configuration = try options.validated()
         let models = try ModelLoading.interpreters(
             kind: .poseLandmarker, source: configuration.modelAsset, baseOptions: options.baseOptions,
-            skippedOutputs: configuration.shouldOutputSegmentationMasks ? [:] : [1: [PoseGraph.segmentationOutput]])
+            segmentationMasks: configuration.shouldOutputSegmentationMasks)
         let graph = try ModelLoading.graph {
             try PoseGraph(
                 detector: models[0], landmarkModel: models[1],

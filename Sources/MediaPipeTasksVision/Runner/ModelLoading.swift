@@ -18,36 +18,35 @@ enum ModelLoading {
     /// could grow into pixels a few frames later.
     ///
     /// With `baseOptions.weightCacheFolder`, packed weights are taken from and saved to that
-    /// folder (`WeightCache`). `skippedOutputs` names, by a model's position in
-    /// `kind.modelNames`, the outputs of that model the graph will not read
-    /// (`Interpreter.Options.skippedOutputs`): the pose landmark model's segmentation head
-    /// when no mask is asked for.
+    /// folder (`WeightCache`). Outputs the graph never reads are not computed
+    /// (`kind.skippedOutputs(ofModelNamed:segmentationMasks:)`): the pose landmark model's
+    /// segmentation head unless `segmentationMasks`.
     static func interpreters(
         kind: LandmarkerBundleKind, source: ModelAssetSource, baseOptions: BaseOptions,
-        skippedOutputs: [Int: Set<Int>] = [:]
+        segmentationMasks: Bool = false
     ) throws -> [Interpreter] {
         let options = Interpreter.Options(
             threadCount: try baseOptions.validatedThreadCount(), usesSparseKernels: true,
             weightCache: baseOptions.weightCacheFolder.map(WeightCache.init(folder:)))
         return Interpreter.sharingMemory(
-            try preparedModels(kind: kind, source: source, options: options, skippedOutputs: skippedOutputs))
+            try preparedModels(kind: kind, source: source, options: options, segmentationMasks: segmentationMasks))
     }
 
     /// The models `kind` reads from the bundle, prepared; the bundle is released on return.
     private static func preparedModels(
         kind: LandmarkerBundleKind, source: ModelAssetSource, options: Interpreter.Options,
-        skippedOutputs: [Int: Set<Int>]
+        segmentationMasks: Bool
     ) throws -> [PreparedModel] {
         let bundle = try ModelAssetBundle(source: source)
         let names = kind.modelNames
         let identities = try bundle.sourceIdentities(ofModelsNamed: names)
         return try bundle.withModels(named: names) { models in
             Result {
-                try zip(names, zip(models, identities)).enumerated().map { position, entry in
-                    let (name, (bytes, identity)) = entry
+                try zip(names, zip(models, identities)).map { name, model in
+                    let (bytes, identity) = model
                     var modelOptions = options
                     modelOptions.pointwiseDepthwiseRounding = kind.pointwiseDepthwiseRounding(ofModelNamed: name)
-                    modelOptions.skippedOutputs = skippedOutputs[position] ?? []
+                    modelOptions.skippedOutputs = kind.skippedOutputs(ofModelNamed: name, segmentationMasks: segmentationMasks)
                     do {
                         return try Interpreter.prepare(borrowing: bytes, sourceIdentity: identity, options: modelOptions)
                     } catch let error as InterpreterError {
