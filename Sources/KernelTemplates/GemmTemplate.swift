@@ -1,5 +1,5 @@
 // The register-blocked GEMM tile of `C = clamp(A · W + bias)`, written once for every
-// family: `Rows.count` rows (4, 6 or 8) × `Vectors.count` vectors (1 or 2) of C, all of K
+// family: `Rows.count` rows (4, 5, 6 or 8) × `Vectors.count` vectors (1 or 2) of C, all of K
 // summed in registers, from float32 panels or from float16 ones widened as they are loaded
 // (`GemmPanelElements`). Every element is its bias plus one multiply-add per k in ascending k
 // order, so its value depends only on its row of A and its column of W, never on the tile,
@@ -31,15 +31,21 @@ public struct GemmRowRuns: Sendable {
     }
 }
 
-/// Rows of a GEMM tile, fixed at compile time: 4, 6 or 8.
+/// Rows of a GEMM tile, fixed at compile time: 4, 5, 6 or 8.
 public protocol GemmTileRows {
     static var count: Int { get }
 }
 
-/// 4 rows: AVX2's tile that widens float16 panels as it loads them (the conversions leave no
-/// room in its 16 registers for more rows), and AVX-512's for a last tile of at most 4 such rows.
+/// 4 rows: the tile for a last few rows of float16 panels (at most 4) in both families, and
+/// AVX2's for the 4-row tiles that let 5-row ones cover a block exactly.
 public enum GemmFourRows: GemmTileRows {
     @inlinable public static var count: Int { 4 }
+}
+
+/// 5 rows: AVX2's tile that widens float16 panels as it loads them, 10 accumulators; with
+/// 4-row tiles it covers a 7 × 7 map's 49 rows exactly (9 × 5 + 4).
+public enum GemmFiveRows: GemmTileRows {
+    @inlinable public static var count: Int { 5 }
 }
 
 /// 6 rows: with two 8-lane vectors a row, 12 accumulators, the panel's 2 vectors and one
@@ -130,7 +136,8 @@ public func gemmTile<
 ) {
     typealias V = Vectors.Vector
     let mr = Rows.count, two = Vectors.count == 2, width = V.scalarCount
-    let six = mr > 4, eight = mr > 6
+    // Which of rows 4, 5 and 6–7 the tile has.
+    let five = mr > 4, six = mr > 5, eight = mr > 6
     let stride = runs.rowStride
     let a0 = a
     let a1 = rows > 1 ? a0 + stride : a0
@@ -165,10 +172,12 @@ public func gemmTile<
             x = Vectors.broadcast(r3[k])
             c30 = Vectors.multiplyAdd(x, b0, c30)
             if two { c31 = Vectors.multiplyAdd(x, b1, c31) }
-            if six {
+            if five {
                 x = Vectors.broadcast(r4[k])
                 c40 = Vectors.multiplyAdd(x, b0, c40)
                 if two { c41 = Vectors.multiplyAdd(x, b1, c41) }
+            }
+            if six {
                 x = Vectors.broadcast(r5[k])
                 c50 = Vectors.multiplyAdd(x, b0, c50)
                 if two { c51 = Vectors.multiplyAdd(x, b1, c51) }
@@ -184,18 +193,21 @@ public func gemmTile<
         }
         let next = runs.segmentStride
         r0 += next; r1 += next; r2 += next; r3 += next
-        if six { r4 += next; r5 += next }
+        if five { r4 += next }
+        if six { r5 += next }
         if eight { r6 += next; r7 += next }
     }
     let (lo, hi) = ClampBounds.load(bounds, as: V.self)
     c00 = Vectors.clamp(c00, lower: lo, upper: hi); c10 = Vectors.clamp(c10, lower: lo, upper: hi)
     c20 = Vectors.clamp(c20, lower: lo, upper: hi); c30 = Vectors.clamp(c30, lower: lo, upper: hi)
-    if six { c40 = Vectors.clamp(c40, lower: lo, upper: hi); c50 = Vectors.clamp(c50, lower: lo, upper: hi) }
+    if five { c40 = Vectors.clamp(c40, lower: lo, upper: hi) }
+    if six { c50 = Vectors.clamp(c50, lower: lo, upper: hi) }
     if eight { c60 = Vectors.clamp(c60, lower: lo, upper: hi); c70 = Vectors.clamp(c70, lower: lo, upper: hi) }
     if two {
         c01 = Vectors.clamp(c01, lower: lo, upper: hi); c11 = Vectors.clamp(c11, lower: lo, upper: hi)
         c21 = Vectors.clamp(c21, lower: lo, upper: hi); c31 = Vectors.clamp(c31, lower: lo, upper: hi)
-        if six { c41 = Vectors.clamp(c41, lower: lo, upper: hi); c51 = Vectors.clamp(c51, lower: lo, upper: hi) }
+        if five { c41 = Vectors.clamp(c41, lower: lo, upper: hi) }
+        if six { c51 = Vectors.clamp(c51, lower: lo, upper: hi) }
         if eight { c61 = Vectors.clamp(c61, lower: lo, upper: hi); c71 = Vectors.clamp(c71, lower: lo, upper: hi) }
     }
     if rows == mr && columns == panelStep {
@@ -207,10 +219,8 @@ public func gemmTile<
             c10 = tile.finish(c10, offset: s, vector: 0)
             c20 = tile.finish(c20, offset: 2 * s, vector: 0)
             c30 = tile.finish(c30, offset: 3 * s, vector: 0)
-            if six {
-                c40 = tile.finish(c40, offset: 4 * s, vector: 0)
-                c50 = tile.finish(c50, offset: 5 * s, vector: 0)
-            }
+            if five { c40 = tile.finish(c40, offset: 4 * s, vector: 0) }
+            if six { c50 = tile.finish(c50, offset: 5 * s, vector: 0) }
             if eight {
                 c60 = tile.finish(c60, offset: 6 * s, vector: 0)
                 c70 = tile.finish(c70, offset: 7 * s, vector: 0)
@@ -220,10 +230,8 @@ public func gemmTile<
                 c11 = tile.finish(c11, offset: s + width, vector: 1)
                 c21 = tile.finish(c21, offset: 2 * s + width, vector: 1)
                 c31 = tile.finish(c31, offset: 3 * s + width, vector: 1)
-                if six {
-                    c41 = tile.finish(c41, offset: 4 * s + width, vector: 1)
-                    c51 = tile.finish(c51, offset: 5 * s + width, vector: 1)
-                }
+                if five { c41 = tile.finish(c41, offset: 4 * s + width, vector: 1) }
+                if six { c51 = tile.finish(c51, offset: 5 * s + width, vector: 1) }
                 if eight {
                     c61 = tile.finish(c61, offset: 6 * s + width, vector: 1)
                     c71 = tile.finish(c71, offset: 7 * s + width, vector: 1)
@@ -235,9 +243,12 @@ public func gemmTile<
         storeVector(c10, out); if two { storeVector(c11, out + width) }; out += cStride
         storeVector(c20, out); if two { storeVector(c21, out + width) }; out += cStride
         storeVector(c30, out); if two { storeVector(c31, out + width) }
+        if five {
+            out += cStride
+            storeVector(c40, out); if two { storeVector(c41, out + width) }
+        }
         if six {
             out += cStride
-            storeVector(c40, out); if two { storeVector(c41, out + width) }; out += cStride
             storeVector(c50, out); if two { storeVector(c51, out + width) }
         }
         if eight {
@@ -250,8 +261,13 @@ public func gemmTile<
     // The tile spilled with whole-vector stores and copied by the family's own function:
     // extracting lanes of the vectors inline leads the compiler to split every vector of the
     // tile into pieces, which slows the whole-tile path too.
-    if two && !six {
+    if two && !five {
         let tile = (c00, c01, c10, c11, c20, c21, c30, c31)
+        withUnsafeBytes(of: tile) { bytes in
+            Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
+        }
+    } else if two && !six {
+        let tile = (c00, c01, c10, c11, c20, c21, c30, c31, c40, c41)
         withUnsafeBytes(of: tile) { bytes in
             Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
         }
@@ -331,51 +347,57 @@ public struct GemmPanelOperands {
 }
 
 /// Computes the tiles of `g`: every panel with `gemmTile` of `Full` (the full panels) or `Half`
-/// (the half-width panel), `Rows.count` rows per tile. When the panels together hold at most
-/// `rowsOuterUpToFloats` floats (they stay in L1 while every tile of rows passes over all of
-/// them), for each tile of rows every panel in turn, so that the tile's rows of A are read once
-/// and each row of C is written whole; otherwise for each panel every tile of rows in turn, so
-/// that the panel stays in L1 while the rows of A stream from L2. The order never changes what
-/// is computed. A single row (a convolution with one output pixel, a FULLY_CONNECTED of batch 1)
-/// goes through `gemmRowTile`, up to four whole panels at a time.
+/// (the half-width panel), in tiles of `Rows.count` rows and of `ShortRows.count` rows as
+/// `GemmRowTiles` cuts them (AVX2's 6- and 5-row tiles cover a 7 × 7 map's 49 rows as
+/// 4 × 6 + 5 × 5 rather than 9 × 6; AVX-512 has no short tile: `ShortRows` is `Rows`). When the
+/// panels together hold at most `rowsOuterUpToFloats` floats (they stay in L1 while every tile of
+/// rows passes over all of them), for each tile of rows every panel in turn, so that the tile's
+/// rows of A are read once and each row of C is written whole; otherwise for each panel every
+/// tile of rows in turn, so that the panel stays in L1 while the rows of A stream from L2. The
+/// order never changes what is computed. A single row (a convolution with one output pixel, a
+/// FULLY_CONNECTED of batch 1) goes through `gemmRowTile`, up to four whole panels at a time.
 @inlinable @inline(__always)
-public func gemmPanels<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows>(
-    _ full: Full.Type, _ half: Half.Type, _ tileRows: Rows.Type, rowsOuterUpToFloats: Int,
-    _ g: GemmPanelOperands
+public func gemmPanels<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows, ShortRows: GemmTileRows>(
+    _ full: Full.Type, _ half: Half.Type, _ tileRows: Rows.Type, _ shortTileRows: ShortRows.Type,
+    rowsOuterUpToFloats: Int, _ g: GemmPanelOperands
 ) {
     if g.epilogue == nil {
-        gemmPanelTiles(Full.self, Half.self, Rows.self, GemmTileClampOnly.self, rowsOuterUpToFloats: rowsOuterUpToFloats, g)
+        gemmPanelTiles(
+            Full.self, Half.self, Rows.self, ShortRows.self, GemmTileClampOnly.self,
+            rowsOuterUpToFloats: rowsOuterUpToFloats, g)
     } else {
         gemmPanelTiles(
-            Full.self, Half.self, Rows.self, GemmTileWithEpilogue.self, rowsOuterUpToFloats: rowsOuterUpToFloats, g)
+            Full.self, Half.self, Rows.self, ShortRows.self, GemmTileWithEpilogue.self,
+            rowsOuterUpToFloats: rowsOuterUpToFloats, g)
     }
 }
 
 /// `gemmPanels` with tiles that apply the epilogue or not, as `Output` says.
 @inlinable @inline(__always)
-func gemmPanelTiles<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput>(
-    _ full: Full.Type, _ half: Half.Type, _ tileRows: Rows.Type, _ output: Output.Type, rowsOuterUpToFloats: Int,
-    _ g: GemmPanelOperands
+func gemmPanelTiles<
+    Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows, ShortRows: GemmTileRows, Output: GemmTileOutput
+>(
+    _ full: Full.Type, _ half: Half.Type, _ tileRows: Rows.Type, _ shortTileRows: ShortRows.Type,
+    _ output: Output.Type, rowsOuterUpToFloats: Int, _ g: GemmPanelOperands
 ) {
     let width = Full.count * Full.Vector.scalarCount
     let halfWidth = Half.count * Half.Vector.scalarCount
-    let mr = Rows.count
     let depth = g.runs.segmentCount * g.runs.segmentLength
     let packed = g.packed.assumingMemoryBound(to: Float.self)
-    /// One tile: rows `row ..< row + mr` of panel `p`.
-    func tile(row: Int, panel p: Int) {
+    let tiling = GemmRowTiles(rows: g.rows, tileRows: Rows.count, shortTileRows: ShortRows.count)
+    /// Rows `row ..< row + rows` of panel `p` through the tile of `TileRows.count` rows.
+    func tile<TileRows: GemmTileRows>(of tileRows: TileRows.Type, row: Int, rows: Int, panel p: Int) {
         let panel = packed + p * width * depth
         let column = p * width
         let a = g.a + row * g.runs.rowStride, c = g.c + row * g.cStride + column
-        let rows = min(mr, g.rows - row)
         if p == g.fullPanelCount {
             gemmTile(
-                Half.self, Rows.self, Output.self, GemmFloat32Panel.self, rows: rows, a: a, runs: g.runs,
+                Half.self, TileRows.self, Output.self, GemmFloat32Panel.self, rows: rows, a: a, runs: g.runs,
                 panel: panel, bias: g.bias + column, c: c, cStride: g.cStride, columns: min(halfWidth, g.outputs - column),
                 bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column)
         } else {
             gemmTile(
-                Full.self, Rows.self, Output.self, GemmFloat32Panel.self, rows: rows, a: a, runs: g.runs,
+                Full.self, TileRows.self, Output.self, GemmFloat32Panel.self, rows: rows, a: a, runs: g.runs,
                 panel: panel, bias: g.bias + column, c: c, cStride: g.cStride, columns: min(width, g.outputs - column),
                 bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column)
         }
@@ -393,17 +415,19 @@ func gemmPanelTiles<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows
                 channel: g.channel + p * width)
             p += count
         }
-        for q in p..<g.panels.upperBound { tile(row: 0, panel: q) }
+        for q in p..<g.panels.upperBound { tile(of: ShortRows.self, row: 0, rows: 1, panel: q) }
         return
     }
     // `depth` and `panels.count` are at most the packed buffer's float count: no overflow.
     if depth * g.panels.count * width <= rowsOuterUpToFloats {
-        for row in stride(from: 0, to: g.rows, by: mr) {
-            for p in g.panels { tile(row: row, panel: p) }
-        }
+        tiling.forEachTile(
+            tall: { row, rows in for p in g.panels { tile(of: Rows.self, row: row, rows: rows, panel: p) } },
+            short: { row, rows in for p in g.panels { tile(of: ShortRows.self, row: row, rows: rows, panel: p) } })
     } else {
         for p in g.panels {
-            for row in stride(from: 0, to: g.rows, by: mr) { tile(row: row, panel: p) }
+            tiling.forEachTile(
+                tall: { row, rows in tile(of: Rows.self, row: row, rows: rows, panel: p) },
+                short: { row, rows in tile(of: ShortRows.self, row: row, rows: rows, panel: p) })
         }
     }
 }

@@ -22,32 +22,29 @@ public func gemmHalfPanels<Full: KernelVectors, Rows: GemmTileRows>(
     }
 }
 
-/// `gemmHalfPanels` with tiles that apply the epilogue or not, as `Output` says. A last tile of
-/// at most 4 rows takes the 4-row tile when `Rows` is taller, so that a 2×2 map's 4 rows, or
-/// the one row left of a 7×7 map's 49, are not computed 8 times over.
+/// `gemmHalfPanels` with tiles that apply the epilogue or not, as `Output` says. The block's
+/// rows go to tiles of `Rows.count` rows and of 4 as `GemmRowTiles` cuts them, so that a 2×2
+/// map's 4 rows, or the one row left of a 7×7 map's 49 in AVX-512's 8-row tiles, are not
+/// computed 8 times over.
 @inlinable @inline(__always)
 func gemmHalfPanelTiles<Full: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput>(
     _ full: Full.Type, _ tileRows: Rows.Type, _ output: Output.Type, _ g: GemmPanelOperands
 ) {
     let width = Full.count * Full.Vector.scalarCount
     let depth = g.runs.segmentCount * g.runs.segmentLength
-    /// Rows `row ..< row + rows` of panel `p` through a tile of `TileRows.count` rows.
-    func tile<TileRows: GemmTileRows>(_ tileRows: TileRows.Type, row: Int, rows: Int, panel p: Int) {
-        let column = p * width
-        gemmTile(
-            Full.self, TileRows.self, Output.self, GemmFloat16Panel.self, rows: rows,
-            a: g.a + row * g.runs.rowStride, runs: g.runs, panel: g.packed + GemmFloat16Panel.size * column * depth,
-            bias: g.bias + column, c: g.c + row * g.cStride + column, cStride: g.cStride,
-            columns: min(width, g.outputs - column), bounds: g.bounds, epilogue: g.epilogue,
-            channel: g.channel + column)
-    }
-    let mr = Rows.count
-    for row in stride(from: 0, to: g.rows, by: mr) {
-        let rows = min(mr, g.rows - row)
-        if mr > GemmFourRows.count && rows <= GemmFourRows.count {
-            for p in g.panels { tile(GemmFourRows.self, row: row, rows: rows, panel: p) }
-        } else {
-            for p in g.panels { tile(Rows.self, row: row, rows: rows, panel: p) }
+    /// Rows `row ..< row + rows` of every panel through tiles of `TileRows.count` rows.
+    func tiles<TileRows: GemmTileRows>(of tileRows: TileRows.Type, row: Int, rows: Int) {
+        for p in g.panels {
+            let column = p * width
+            gemmTile(
+                Full.self, TileRows.self, Output.self, GemmFloat16Panel.self, rows: rows,
+                a: g.a + row * g.runs.rowStride, runs: g.runs,
+                panel: g.packed + GemmFloat16Panel.size * column * depth, bias: g.bias + column,
+                c: g.c + row * g.cStride + column, cStride: g.cStride, columns: min(width, g.outputs - column),
+                bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column)
         }
     }
+    GemmRowTiles(rows: g.rows, tileRows: Rows.count, shortTileRows: GemmFourRows.count).forEachTile(
+        tall: { row, rows in tiles(of: Rows.self, row: row, rows: rows) },
+        short: { row, rows in tiles(of: GemmFourRows.self, row: row, rows: rows) })
 }

@@ -16,6 +16,11 @@ public final class MicrokernelTable: Sendable {
     public let gemmPanelWidth: Int
     /// Rows of one full-panel GEMM tile; `GemmTiling` cuts blocks of rows in multiples of it.
     public let gemmTileRows: Int
+    /// Rows of the shorter tile `gemmPanels` mixes in (`GemmRowTiles`); `gemmTileRows` where
+    /// the family has none.
+    public let gemmShortTileRows: Int
+    /// Rows of `gemmHalfPanels`' taller tile (its shorter one has 4).
+    public let gemmHalfPanelTileRows: Int
     /// The GEMM over whole panels (`gemmPanels` of this module): full panels of
     /// `gemmPanelWidth` channels, a half-width one after them.
     public let gemmPanels: @Sendable (GemmPanelOperands) -> Void
@@ -64,7 +69,8 @@ public final class MicrokernelTable: Sendable {
 
     @inlinable
     public init(
-        instructionSet: String, gemmPanelWidth: Int, gemmTileRows: Int,
+        instructionSet: String, gemmPanelWidth: Int, gemmTileRows: Int, gemmShortTileRows: Int,
+        gemmHalfPanelTileRows: Int,
         gemmPanels: @escaping @Sendable (GemmPanelOperands) -> Void,
         gemmHalfPanels: @escaping @Sendable (GemmPanelOperands) -> Void,
         convolutionEpilogue: @escaping @Sendable (
@@ -85,6 +91,8 @@ public final class MicrokernelTable: Sendable {
         self.instructionSet = instructionSet
         self.gemmPanelWidth = gemmPanelWidth
         self.gemmTileRows = gemmTileRows
+        self.gemmShortTileRows = gemmShortTileRows
+        self.gemmHalfPanelTileRows = gemmHalfPanelTileRows
         self.gemmPanels = gemmPanels
         self.gemmHalfPanels = gemmHalfPanels
         self.convolutionEpilogue = convolutionEpilogue

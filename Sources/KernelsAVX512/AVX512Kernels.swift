@@ -49,6 +49,7 @@ public enum AVX512Family: KernelFamily {}
 public let avx512Microkernels = MicrokernelTable(
     instructionSet: "avx512f",
     gemmPanelWidth: AVX512F32x16x2.count * SIMD16<Float>.scalarCount, gemmTileRows: GemmEightRows.count,
+    gemmShortTileRows: GemmEightRows.count, gemmHalfPanelTileRows: GemmEightRows.count,
     gemmPanels: avx512GemmPanels,
     gemmHalfPanels: avx512GemmHalfPanels,
     convolutionEpilogue: avx512ConvolutionEpilogue,
@@ -75,7 +76,9 @@ public let avx512Microkernels = MicrokernelTable(
 /// 24 KiB (half of a 48 KiB L1), panels outer beyond.
 @inline(never)
 private func avx512GemmPanels(_ operands: GemmPanelOperands) {
-    gemmPanels(AVX512F32x16x2.self, AVX512F32x16.self, GemmEightRows.self, rowsOuterUpToFloats: 6 * 1024, operands)
+    gemmPanels(
+        AVX512F32x16x2.self, AVX512F32x16.self, GemmEightRows.self, GemmEightRows.self, rowsOuterUpToFloats: 6 * 1024,
+        operands)
 }
 
 /// The GEMM over whole 32-wide float16 panels for blocks of few rows: 8×32 tiles that widen

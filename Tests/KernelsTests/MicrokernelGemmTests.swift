@@ -1,3 +1,4 @@
+import KernelTemplates
 import Tensor
 import TestSupport
 import Testing
@@ -134,7 +135,10 @@ import Testing
     ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
-        for rows in 0...26 {
+        // Up to 70 rows: every remainder of the 6- and 8-row tiles, the mixes of 6- and 5-row
+        // tiles that cover rows exactly (49 = 4 × 6 + 5 × 5), and blocks on both sides of the
+        // float16 panels' in-place limit.
+        for rows in 0...70 {
             for outputs in [1, 2, 24, 40, 56] {
                 let problem = Problem(rows: rows, depth: 19, outputs: outputs, precision: precision, rng: &rng)
                 expectClose(
@@ -210,7 +214,8 @@ import Testing
         // widen them first (one thread, so that a block is the whole call).
         for (rows, depth, outputs) in [
             (13, 19, 3), (37, 33, 24), (64, 144, 88), (9, 19, 65), (26, 7, 45), (61, 1152, 40), (7, 64, 56),
-            (4, 288, 288), (maxRowsReadingFloat16Panels, 40, 40), (maxRowsReadingFloat16Panels + 1, 40, 40),
+            (4, 288, 288), (49, 192, 72), (25, 40, 40), (maxRowsReadingFloat16Panels, 40, 40),
+            (maxRowsReadingFloat16Panels + 1, 40, 40),
         ] {
             let problem = Problem(
                 rows: rows, depth: depth, outputs: outputs, clamp: (-1, 1), precision: .float16, rng: &rng)
@@ -224,6 +229,65 @@ import Testing
                 }
             }
             #expect(results[0] == results[1], "\(problem.description) \(instructionSet) seed \(seed)")
+        }
+    }
+
+    /// The tiles `GemmRowTiles` cuts cover a block's rows once each, in order, a partial tile
+    /// only last; with AVX2's 6- and 5-row tiles they cover every block of 20 rows or more
+    /// exactly, and AVX-512's (8-row tiles, the 4-row one for float16 panels) are cut as they
+    /// were before the short tiles.
+    @Test func rowTilesCoverEveryRowOnce() {
+        for (tall, short) in [(6, 5), (8, 8), (8, 4), (4, 4)] {
+            for rows in 0...200 {
+                let tiling = GemmRowTiles(rows: rows, tileRows: tall, shortTileRows: short)
+                var next = 0, computed = 0, partialSeen = false
+                tiling.forEachTile(
+                    tall: { row, count in
+                        #expect(row == next && !partialSeen && count >= 1 && count <= tall, "\(tall)/\(short), \(rows) rows")
+                        partialSeen = count < tall
+                        computed += tall
+                        next += count
+                    },
+                    short: { row, count in
+                        #expect(row == next && !partialSeen && count >= 1 && count <= short, "\(tall)/\(short), \(rows) rows")
+                        partialSeen = count < short
+                        computed += short
+                        next += count
+                    })
+                #expect(next == rows, "\(tall)/\(short): tiles end at \(next) of \(rows) rows")
+                #expect(computed == tiling.rowsComputed, "\(tall)/\(short), \(rows) rows")
+                if tall == 6 && short == 5 && rows >= 20 {
+                    #expect(tiling.rowsComputed == rows, "\(rows) rows in 6- and 5-row tiles")
+                }
+                if tall == 8 {
+                    // Whole 8-row tiles and a last one of the rest, on the 4-row tile when it fits.
+                    let rest = rows % 8
+                    let expected = rows / 8 * 8 + (rest == 0 ? 0 : rest <= short ? short : 8)
+                    #expect(tiling.rowsComputed == expected, "\(tall)/\(short), \(rows) rows")
+                }
+            }
+        }
+        let handLayer = GemmRowTiles(rows: 49, tileRows: 6, shortTileRows: 5)
+        #expect(handLayer.tallTiles == 4 && handLayer.shortTiles == 5 && handLayer.partialRows == 0)
+    }
+
+    /// AVX2 blocks of a 7 × 7 map's 49 rows widen their float16 panels for the 6- and 5-row
+    /// tiles, which compute 49 rows where the 4-row float16 tiles compute 52; blocks the 4-row
+    /// tiles cover as exactly (4, 16, 64 rows) read them in place, and none over
+    /// `maxRowsReadingFloat16Panels` does.
+    @Test func float16PanelsAreReadInPlaceUnlessWideningComputesFewerRows() {
+        let baseline = KernelInstructionSet.baseline.microkernels
+        #expect(!readsFloat16PanelsInPlace(rows: 49, baseline))
+        #expect(!readsFloat16PanelsInPlace(rows: 25, baseline))
+        for rows in [1, 4, 16, 36, 64] {
+            #expect(readsFloat16PanelsInPlace(rows: rows, baseline), "\(rows) rows")
+        }
+        #expect(!readsFloat16PanelsInPlace(rows: maxRowsReadingFloat16Panels + 4, baseline))
+        if KernelInstructionSet.avx512.isSupported {
+            let avx512 = KernelInstructionSet.avx512.microkernels
+            for rows in 1...maxRowsReadingFloat16Panels {
+                #expect(readsFloat16PanelsInPlace(rows: rows, avx512), "\(rows) rows, AVX-512")
+            }
         }
     }
 

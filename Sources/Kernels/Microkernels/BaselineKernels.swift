@@ -36,6 +36,7 @@ enum BaselineFamily: KernelFamily {}
 let baselineMicrokernels = MicrokernelTable(
     instructionSet: baselineInstructionSetName,
     gemmPanelWidth: BaselineF32x8x2.count * SIMD8<Float>.scalarCount, gemmTileRows: GemmSixRows.count,
+    gemmShortTileRows: GemmFiveRows.count, gemmHalfPanelTileRows: GemmFourRows.count,
     gemmPanels: baselineGemmPanels,
     gemmHalfPanels: baselineGemmHalfPanels,
     convolutionEpilogue: baselineConvolutionEpilogue,
@@ -49,7 +50,8 @@ let baselineMicrokernels = MicrokernelTable(
     fmaPeakChains: baselineFMAPeakChains,
     fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD8<Float>.self),
     names: [
-        "f32-gemm-6x16-\(baselineInstructionSetName)", "f32-gemm-8x8-\(baselineInstructionSetName)",
+        "f32-gemm-6x16-\(baselineInstructionSetName)", "f32-gemm-5x16-\(baselineInstructionSetName)",
+        "f32-gemm-8x8-\(baselineInstructionSetName)",
         "f32-gemm-4x16-f16w-\(baselineInstructionSetName)",
         "f32-gemm-epilogue-\(baselineInstructionSetName)",
         "f32-dwconv-3x3s1-\(baselineInstructionSetName)", "f32-dwconv-3x3s2-\(baselineInstructionSetName)",
@@ -71,11 +73,14 @@ private var baselineInstructionSetName: String {
 }
 
 /// The GEMM over whole 16-wide panels, 6×16 tiles: 12 accumulators, the panel's 2 vectors and
-/// a broadcast fill AVX2's 16 registers. Each panel in turn, every tile of rows of it, so the
-/// panel stays in L1 while the block of A streams from L2.
+/// a broadcast fill AVX2's 16 registers; 5×16 ones where they make the rows come out exactly
+/// (a 7 × 7 map's 49 rows as 4 × 6 + 5 × 5). Each panel in turn, every tile of rows of it, so
+/// the panel stays in L1 while the block of A streams from L2.
 @inline(never)
 private func baselineGemmPanels(_ operands: GemmPanelOperands) {
-    gemmPanels(BaselineF32x8x2.self, BaselineF32x8x2.self, GemmSixRows.self, rowsOuterUpToFloats: 0, operands)
+    gemmPanels(
+        BaselineF32x8x2.self, BaselineF32x8x2.self, GemmSixRows.self, GemmFiveRows.self, rowsOuterUpToFloats: 0,
+        operands)
 }
 
 /// The GEMM over whole 16-wide float16 panels for blocks of few rows: 4×16 tiles that widen

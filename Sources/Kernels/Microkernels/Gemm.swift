@@ -188,7 +188,7 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 /// channels. Float16 panels are computed one at a time: each is widened
 /// into `widened` (unless it already holds it) and the same float32 kernels
 /// read the copy, which stays in L1 or L2 while every row of the block
-/// passes over it; in blocks of at most `maxRowsReadingFloat16Panels` rows,
+/// passes over it; in blocks that `readsFloat16PanelsInPlace` picks,
 /// the whole panels are read in place instead (`gemmHalfPanels`). The
 /// panel tiles apply `epilogue` in registers before they store (the output
 /// is written once, finished); the dot-product kernel's outputs get it in
@@ -233,7 +233,7 @@ func gemmF32Block(
     withUnsafePointer(to: &clampBounds) { bounds in
         if weights.panelPrecision == .float16 {
             var widenedPanels = panels
-            if rows <= maxRowsReadingFloat16Panels {
+            if readsFloat16PanelsInPlace(rows: rows, weights.instructionSet.microkernels) {
                 // The whole panels among `panels`; a narrower last one is widened below.
                 let wholeEnd = max(panels.lowerBound, min(panels.upperBound, weights.fullPanelCount))
                 if wholeEnd > panels.lowerBound {
@@ -287,6 +287,20 @@ func gemmF32Block(
 /// scratch first: pose_landmark_full's 2×2, 4×4 and 8×8 maps (4, 16 and 64 rows). Longer blocks
 /// spread a widening over enough rows to be cheap, and run faster on the 6-row float32 tiles.
 let maxRowsReadingFloat16Panels = 64
+
+/// Whether a block of `rows` rows reads its float16 panels in place (`gemmHalfPanels`) rather
+/// than widening each panel first: blocks of at most `maxRowsReadingFloat16Panels` rows, unless
+/// the family's float32 tiles would compute fewer rows than its float16 ones. AVX2's 4-row
+/// float16 tiles compute 52 rows for a 7 × 7 map's 49, its 6- and 5-row float32 tiles 49:
+/// hand_landmark_full's 7 × 7 layers ran about 6 % faster so, widening included (Zen 3).
+func readsFloat16PanelsInPlace(rows: Int, _ microkernels: MicrokernelTable) -> Bool {
+    guard rows <= maxRowsReadingFloat16Panels else { return false }
+    let inPlace = GemmRowTiles(
+        rows: rows, tileRows: microkernels.gemmHalfPanelTileRows, shortTileRows: GemmFourRows.count)
+    let widened = GemmRowTiles(
+        rows: rows, tileRows: microkernels.gemmTileRows, shortTileRows: microkernels.gemmShortTileRows)
+    return inPlace.rowsComputed <= widened.rowsComputed
+}
 
 /// Calls `body` with a pointer to `value`, or with nil when there is none.
 func withUnsafePointer<T, Result>(
