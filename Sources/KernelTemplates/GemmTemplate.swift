@@ -36,14 +36,14 @@ public protocol GemmTileRows {
     static var count: Int { get }
 }
 
-/// 4 rows: the tile for a last few rows of float16 panels (at most 4) in both families, and
-/// AVX2's for the 4-row tiles that let 5-row ones cover a block exactly.
+/// 4 rows: AVX2's tile that widens float16 panels as it loads them (the conversions leave no
+/// room in its 16 registers for more rows), and AVX-512's for a last tile of at most 4 such rows.
 public enum GemmFourRows: GemmTileRows {
     @inlinable public static var count: Int { 4 }
 }
 
-/// 5 rows: AVX2's tile that widens float16 panels as it loads them, 10 accumulators; with
-/// 4-row tiles it covers a 7 × 7 map's 49 rows exactly (9 × 5 + 4).
+/// 5 rows: AVX2's short float32 tile. With 6-row tiles it covers any block of 20 rows or more
+/// exactly (`GemmRowTiles`: a 7 × 7 map's 49 rows as 4 × 6 + 5 × 5).
 public enum GemmFiveRows: GemmTileRows {
     @inlinable public static var count: Int { 5 }
 }

@@ -182,7 +182,7 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 
 /// Computes rows `0..<rows` × the columns of `panels` of C on the calling
 /// thread with the microkernels of `weights.instructionSet` (its
-/// `MicrokernelTable.gemmPanels`: 6×16 tiles in the baseline family, 8×32
+/// `MicrokernelTable.gemmPanels`: 6×16 and 5×16 tiles in the baseline family, 8×32
 /// and 8×16 with AVX-512). An 8-wide last panel uses the same `SIMD8`
 /// kernel in both families (`gemmNarrowPanel`). In the dot-product layout, `panels` are output
 /// channels. Float16 panels are computed one at a time: each is widened

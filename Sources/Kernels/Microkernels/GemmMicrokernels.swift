@@ -1,7 +1,7 @@
 import KernelTemplates
 
 // Register-blocked microkernels of the GEMM `C = clamp(A · W + bias)`:
-// the panel tiles are `gemmTile` of KernelTemplates (6×16 and 8×8 on
+// the panel tiles are `gemmTile` of KernelTemplates (6×16, 5×16 and 8×8 on
 // `SIMD8<Float>`, 4×16 reading float16 panels), the dot kernel for narrow
 // outputs is below.
 //
