@@ -65,6 +65,8 @@ public enum GemmEightRows: GemmTileRows {
 public protocol GemmPanelElements {
     /// Bytes a weight.
     static var size: Int { get }
+    /// Whether the tile also stores each k's weights, as floats, to a float32 copy of the panel.
+    static var storesWidenedCopy: Bool { get }
     /// The `Vectors.Vector.scalarCount` weights at `pointer` as floats (no alignment required).
     static func load<Vectors: KernelVectors>(_ vectors: Vectors.Type, _ pointer: UnsafeRawPointer) -> Vectors.Vector
 }
@@ -72,6 +74,7 @@ public protocol GemmPanelElements {
 /// Float32 weights, read as they are.
 public enum GemmFloat32Panel: GemmPanelElements {
     @inlinable public static var size: Int { 4 }
+    @inlinable public static var storesWidenedCopy: Bool { false }
 
     @inlinable @inline(__always)
     public static func load<Vectors: KernelVectors>(
@@ -84,6 +87,23 @@ public enum GemmFloat32Panel: GemmPanelElements {
 /// Float16 bit patterns, each widened exactly as it is loaded.
 public enum GemmFloat16Panel: GemmPanelElements {
     @inlinable public static var size: Int { 2 }
+    @inlinable public static var storesWidenedCopy: Bool { false }
+
+    @inlinable @inline(__always)
+    public static func load<Vectors: KernelVectors>(
+        _ vectors: Vectors.Type, _ pointer: UnsafeRawPointer
+    ) -> Vectors.Vector {
+        Vectors.loadWidening(pointer)
+    }
+}
+
+/// Float16 bit patterns, each widened exactly as it is loaded and stored widened to the float32
+/// copy of the panel that the tiles of the block's other rows then read: the panel's first
+/// tile streams the cold weights from memory while it multiplies, rather than a pass of its own
+/// that only waits for them.
+public enum GemmFloat16PanelWidening: GemmPanelElements {
+    @inlinable public static var size: Int { 2 }
+    @inlinable public static var storesWidenedCopy: Bool { true }
 
     @inlinable @inline(__always)
     public static func load<Vectors: KernelVectors>(
@@ -124,6 +144,8 @@ public enum GemmTileWithEpilogue: GemmTileOutput {
 ///   - epilogue: the ADD and PRELU applied after the clamp when `Output` applies one (nil
 ///     otherwise); `channel` is the output channel of the tile's column 0. A whole tile applies
 ///     them in registers before it stores, a partial one to what it stored.
+///   - widenedCopy: where a `Panel` that stores a widened copy writes it (K-major,
+///     `Vectors.count` vectors of floats per k, as the panel); nil for the others.
 @inlinable @inline(never)
 public func gemmTile<
     Vectors: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput, Panel: GemmPanelElements
@@ -132,7 +154,8 @@ public func gemmTile<
     rows: Int, a: UnsafePointer<Float>, runs: GemmRowRuns,
     panel: UnsafeRawPointer, bias: UnsafePointer<Float>,
     c: UnsafeMutablePointer<Float>, cStride: Int, columns: Int,
-    bounds: UnsafePointer<ClampBounds>, epilogue: UnsafePointer<EpilogueOperands>?, channel: Int
+    bounds: UnsafePointer<ClampBounds>, epilogue: UnsafePointer<EpilogueOperands>?, channel: Int,
+    widenedCopy: UnsafeMutablePointer<Float>? = nil
 ) {
     typealias V = Vectors.Vector
     let mr = Rows.count, two = Vectors.count == 2, width = V.scalarCount
@@ -155,11 +178,17 @@ public func gemmTile<
     let panelStep = two ? 2 * width : width
     let vectorBytes = width * Panel.size, stepBytes = panelStep * Panel.size
     var r0 = a0, r1 = a1, r2 = a2, r3 = a3, r4 = a4, r5 = a5, r6 = a6, r7 = a7
+    var copy = widenedCopy
     for _ in 0..<runs.segmentCount {
         for k in 0..<runs.segmentLength {
             let b0 = Panel.load(Vectors.self, b)
             let b1 = two ? Panel.load(Vectors.self, b + vectorBytes) : b0
             b += stepBytes
+            if Panel.storesWidenedCopy, let out = copy {
+                storeVector(b0, out)
+                if two { storeVector(b1, out + width) }
+                copy = out + panelStep
+            }
             var x = Vectors.broadcast(r0[k])
             c00 = Vectors.multiplyAdd(x, b0, c00)
             if two { c01 = Vectors.multiplyAdd(x, b1, c01) }

@@ -48,3 +48,33 @@ func gemmHalfPanelTiles<Full: KernelVectors, Rows: GemmTileRows, Output: GemmTil
         tall: { row, rows in tiles(of: Rows.self, row: row, rows: rows) },
         short: { row, rows in tiles(of: GemmFourRows.self, row: row, rows: rows) })
 }
+
+/// The first rows (at most 4) of one whole float16 panel (`g.panels` is one panel within
+/// `0 ..< g.fullPanelCount`, `g.packed` as for `gemmHalfPanels`) through the 4-row tile that
+/// reads the panel in place, widening each k's weights, and stores them widened at
+/// `widenedCopy` (the panel's width times K floats, K-major): the panel's float32 copy, which
+/// the tiles of the block's other rows then read.
+@inlinable @inline(__always)
+public func gemmWideningTile<Full: KernelVectors>(
+    _ full: Full.Type, _ g: GemmPanelOperands, widenedCopy: UnsafeMutablePointer<Float>
+) {
+    precondition(g.rows <= GemmFourRows.count && g.panels.count == 1, "not the first rows of one panel")
+    let width = Full.count * Full.Vector.scalarCount
+    let depth = g.runs.segmentCount * g.runs.segmentLength
+    let column = g.panels.lowerBound * width
+    let panel = g.packed + GemmFloat16Panel.size * column * depth
+    let columns = min(width, g.outputs - column)
+    if g.epilogue == nil {
+        gemmTile(
+            Full.self, GemmFourRows.self, GemmTileClampOnly.self, GemmFloat16PanelWidening.self, rows: g.rows,
+            a: g.a, runs: g.runs, panel: panel, bias: g.bias + column, c: g.c + column, cStride: g.cStride,
+            columns: columns, bounds: g.bounds, epilogue: nil, channel: g.channel + column,
+            widenedCopy: widenedCopy)
+    } else {
+        gemmTile(
+            Full.self, GemmFourRows.self, GemmTileWithEpilogue.self, GemmFloat16PanelWidening.self, rows: g.rows,
+            a: g.a, runs: g.runs, panel: panel, bias: g.bias + column, c: g.c + column, cStride: g.cStride,
+            columns: columns, bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column,
+            widenedCopy: widenedCopy)
+    }
+}

@@ -52,6 +52,7 @@ public let avx512Microkernels = MicrokernelTable(
     gemmShortTileRows: GemmEightRows.count, gemmHalfPanelTileRows: GemmEightRows.count,
     gemmPanels: avx512GemmPanels,
     gemmHalfPanels: avx512GemmHalfPanels,
+    gemmWideningTile: nil,
     convolutionEpilogue: avx512ConvolutionEpilogue,
     depthwiseInterior: avx512DepthwiseInterior,
     depthwisePixel: avx512DepthwisePixel,

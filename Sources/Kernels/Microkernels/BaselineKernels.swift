@@ -39,6 +39,7 @@ let baselineMicrokernels = MicrokernelTable(
     gemmShortTileRows: GemmFiveRows.count, gemmHalfPanelTileRows: GemmFourRows.count,
     gemmPanels: baselineGemmPanels,
     gemmHalfPanels: baselineGemmHalfPanels,
+    gemmWideningTile: baselineGemmWideningTile,
     convolutionEpilogue: baselineConvolutionEpilogue,
     depthwiseInterior: baselineDepthwiseInterior,
     depthwisePixel: baselineDepthwisePixel,
@@ -52,7 +53,7 @@ let baselineMicrokernels = MicrokernelTable(
     names: [
         "f32-gemm-6x16-\(baselineInstructionSetName)", "f32-gemm-5x16-\(baselineInstructionSetName)",
         "f32-gemm-8x8-\(baselineInstructionSetName)",
-        "f32-gemm-4x16-f16w-\(baselineInstructionSetName)",
+        "f32-gemm-4x16-f16w-\(baselineInstructionSetName)", "f32-gemm-4x16-f16w-widening-\(baselineInstructionSetName)",
         "f32-gemm-epilogue-\(baselineInstructionSetName)",
         "f32-dwconv-3x3s1-\(baselineInstructionSetName)", "f32-dwconv-3x3s2-\(baselineInstructionSetName)",
         "f32-dwconv-5x5s1-\(baselineInstructionSetName)", "f32-dwconv-5x5s2-\(baselineInstructionSetName)",
@@ -88,6 +89,13 @@ private func baselineGemmPanels(_ operands: GemmPanelOperands) {
 @inline(never)
 private func baselineGemmHalfPanels(_ operands: GemmPanelOperands) {
     gemmHalfPanels(BaselineF32x8x2.self, GemmFourRows.self, operands)
+}
+
+/// The first rows (at most 4) of a whole 16-wide float16 panel: the 4×16 tile that widens each
+/// k's two panel vectors as it loads them, storing them to the panel's float32 copy.
+@inline(never)
+private func baselineGemmWideningTile(_ operands: GemmPanelOperands, widenedCopy: UnsafeMutablePointer<Float>) {
+    gemmWideningTile(BaselineF32x8x2.self, operands, widenedCopy: widenedCopy)
 }
 
 /// A last GEMM panel of 8 channels, in both families: 8×8 tiles, 8 accumulators, enough to

@@ -245,23 +245,39 @@ func gemmF32Block(
                 widenedPanels = wholeEnd..<panels.upperBound
             }
             guard widened != nil else { preconditionFailure("float16 panels without a widened panel") }
+            let kernels = weights.instructionSet.microkernels
             for p in widenedPanels {
+                // Rows before `firstRow` are done: the tile that widened the panel computed them.
+                var firstRow = 0
                 if widened!.panel != p {
-                    weights.widenPanel(p, into: widened!.floats)
+                    if let wideningTile = kernels.gemmWideningTile, p < weights.fullPanelCount,
+                        rows > GemmFourRows.count
+                    {
+                        firstRow = GemmFourRows.count
+                        wideningTile(
+                            GemmPanelOperands(
+                                a: a, rows: firstRow, runs: layout, packed: weights.float16Panel(0), bias: bias,
+                                outputs: n, panels: p..<(p + 1), fullPanelCount: weights.fullPanelCount, c: c,
+                                cStride: cStride, bounds: bounds, epilogue: epilogue, channel: 0),
+                            widened!.floats)
+                    } else {
+                        weights.widenPanel(p, into: widened!.floats)
+                    }
                     widened!.panel = p
                 }
                 let panel = UnsafePointer(widened!.floats), column = weights.column(ofPanel: p)
+                let rowsA = a + firstRow * layout.rowStride, rowsC = c + firstRow * cStride + column
                 if weights.hasPanelOf8 && p == lastPanel {
                     gemmNarrowPanel(
-                        a: a, rows: rows, runs: layout, panel: panel, bias: bias + column,
-                        c: c + column, cStride: cStride, columns: n - column, bounds: bounds,
+                        a: rowsA, rows: rows - firstRow, runs: layout, panel: panel, bias: bias + column,
+                        c: rowsC, cStride: cStride, columns: n - column, bounds: bounds,
                         epilogue: epilogue, channel: column)
                 } else {
                     // The copy as the call's only panel: a full one, or the half-width one after them.
-                    weights.instructionSet.microkernels.gemmPanels(GemmPanelOperands(
-                        a: a, rows: rows, runs: layout, packed: panel, bias: bias + column, outputs: n - column,
-                        panels: 0..<1, fullPanelCount: p < weights.fullPanelCount ? 1 : 0, c: c + column,
-                        cStride: cStride, bounds: bounds, epilogue: epilogue, channel: column))
+                    kernels.gemmPanels(GemmPanelOperands(
+                        a: rowsA, rows: rows - firstRow, runs: layout, packed: panel, bias: bias + column,
+                        outputs: n - column, panels: 0..<1, fullPanelCount: p < weights.fullPanelCount ? 1 : 0,
+                        c: rowsC, cStride: cStride, bounds: bounds, epilogue: epilogue, channel: column))
                 }
             }
         } else {
