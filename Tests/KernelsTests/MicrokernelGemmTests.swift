@@ -271,18 +271,20 @@ import Testing
         #expect(handLayer.tallTiles == 4 && handLayer.shortTiles == 5 && handLayer.partialRows == 0)
     }
 
-    /// AVX2 blocks of a 7 × 7 map's 49 rows widen their float16 panels for the 6- and 5-row
-    /// tiles, which compute 49 rows where the 4-row float16 tiles compute 52; blocks the 4-row
-    /// tiles cover as exactly (4, 16, 64 rows) read them in place, and none over
-    /// `maxRowsReadingFloat16Panels` does.
+    /// AVX2 blocks of more than 8 rows widen their float16 panels (a widening tile for the
+    /// first 4 rows, then the 6- and 5-row tiles) where that computes no more rows than the
+    /// 4-row float16 tiles would (a 7 × 7 map's 49 rows: 49 against 52; 16, 36 and 64 rows:
+    /// as many); blocks of at most 8 rows read them in place, as do a few under 24 (11, 12, 17,
+    /// 18, 23), and none over `maxRowsReadingFloat16Panels` does. AVX-512, without a widening
+    /// tile, reads every block of at most that many rows in place.
     @Test func float16PanelsAreReadInPlaceUnlessWideningComputesFewerRows() {
         let baseline = KernelInstructionSet.baseline.microkernels
-        #expect(!readsFloat16PanelsInPlace(rows: 49, baseline))
-        #expect(!readsFloat16PanelsInPlace(rows: 25, baseline))
-        for rows in [1, 4, 16, 36, 64] {
+        for rows in [9, 10, 13, 16, 25, 36, 49, 64, maxRowsReadingFloat16Panels + 4] {
+            #expect(!readsFloat16PanelsInPlace(rows: rows, baseline), "\(rows) rows")
+        }
+        for rows in [1, 4, 5, 8, 11, 12, 17, 18, 23] {
             #expect(readsFloat16PanelsInPlace(rows: rows, baseline), "\(rows) rows")
         }
-        #expect(!readsFloat16PanelsInPlace(rows: maxRowsReadingFloat16Panels + 4, baseline))
         if KernelInstructionSet.avx512.isSupported {
             let avx512 = KernelInstructionSet.avx512.microkernels
             for rows in 1...maxRowsReadingFloat16Panels {

@@ -305,17 +305,26 @@ func gemmF32Block(
 let maxRowsReadingFloat16Panels = 64
 
 /// Whether a block of `rows` rows reads its float16 panels in place (`gemmHalfPanels`) rather
-/// than widening each panel first: blocks of at most `maxRowsReadingFloat16Panels` rows, unless
-/// the family's float32 tiles would compute fewer rows than its float16 ones. AVX2's 4-row
-/// float16 tiles compute 52 rows for a 7 × 7 map's 49, its 6- and 5-row float32 tiles 49:
-/// hand_landmark_full's 7 × 7 layers ran about 6 % faster so, widening included (Zen 3).
+/// than widening each panel first: blocks of at most `maxRowsReadingFloat16Panels` rows whose
+/// float16 tiles compute fewer rows than the widening ones would. Where the family has a
+/// widening tile (`gemmWideningTile`, AVX2), widening computes its 4 rows and the float32 tiles
+/// the rest, and a tie goes to widening, whose float32 tiles run faster than the float16 ones:
+/// blocks of at most 8 rows read in place, a 7 × 7 map's 49 rows (52 rows computed in 4-row
+/// tiles, 49 widened), an 8 × 8 map's 64 and a 4 × 4 map's 16 widen (pose_landmark_full's
+/// 8 × 8 and 4 × 4 convolutions about 7 % faster so, Zen 3). Without one (AVX-512), a panel
+/// widens in a pass of its own, and a tie goes to reading in place.
 func readsFloat16PanelsInPlace(rows: Int, _ microkernels: MicrokernelTable) -> Bool {
     guard rows <= maxRowsReadingFloat16Panels else { return false }
+    let four = GemmFourRows.count
     let inPlace = GemmRowTiles(
-        rows: rows, tileRows: microkernels.gemmHalfPanelTileRows, shortTileRows: GemmFourRows.count)
-    let widened = GemmRowTiles(
-        rows: rows, tileRows: microkernels.gemmTileRows, shortTileRows: microkernels.gemmShortTileRows)
-    return inPlace.rowsComputed <= widened.rowsComputed
+        rows: rows, tileRows: microkernels.gemmHalfPanelTileRows, shortTileRows: four).rowsComputed
+    /// Rows the float32 tiles compute for `rows` rows.
+    func float32Rows(_ rows: Int) -> Int {
+        GemmRowTiles(rows: rows, tileRows: microkernels.gemmTileRows, shortTileRows: microkernels.gemmShortTileRows)
+            .rowsComputed
+    }
+    guard microkernels.gemmWideningTile != nil else { return inPlace <= float32Rows(rows) }
+    return rows <= four || inPlace < four + float32Rows(rows - four)
 }
 
 /// Calls `body` with a pointer to `value`, or with nil when there is none.
