@@ -65,16 +65,20 @@ public enum GemmEightRows: GemmTileRows {
 public protocol GemmPanelElements {
     /// Bytes a weight.
     static var size: Int { get }
-    /// Whether the tile also stores each k's weights, as floats, to a float32 copy of the panel.
+    /// Whether the tile also stores each k's weights, as floats, to a float32 copy of the panel
+    /// (false unless a panel type says otherwise).
     static var storesWidenedCopy: Bool { get }
     /// The `Vectors.Vector.scalarCount` weights at `pointer` as floats (no alignment required).
     static func load<Vectors: KernelVectors>(_ vectors: Vectors.Type, _ pointer: UnsafeRawPointer) -> Vectors.Vector
 }
 
+extension GemmPanelElements {
+    @inlinable public static var storesWidenedCopy: Bool { false }
+}
+
 /// Float32 weights, read as they are.
 public enum GemmFloat32Panel: GemmPanelElements {
     @inlinable public static var size: Int { 4 }
-    @inlinable public static var storesWidenedCopy: Bool { false }
 
     @inlinable @inline(__always)
     public static func load<Vectors: KernelVectors>(
@@ -87,7 +91,6 @@ public enum GemmFloat32Panel: GemmPanelElements {
 /// Float16 bit patterns, each widened exactly as it is loaded.
 public enum GemmFloat16Panel: GemmPanelElements {
     @inlinable public static var size: Int { 2 }
-    @inlinable public static var storesWidenedCopy: Bool { false }
 
     @inlinable @inline(__always)
     public static func load<Vectors: KernelVectors>(
@@ -102,15 +105,13 @@ public enum GemmFloat16Panel: GemmPanelElements {
 /// tile streams the cold weights from memory while it multiplies, rather than a pass of its own
 /// that only waits for them.
 public enum GemmFloat16PanelWidening: GemmPanelElements {
-    @inlinable public static var size: Int { 2 }
+    @inlinable public static var size: Int { GemmFloat16Panel.size }
     @inlinable public static var storesWidenedCopy: Bool { true }
 
     @inlinable @inline(__always)
     public static func load<Vectors: KernelVectors>(
         _ vectors: Vectors.Type, _ pointer: UnsafeRawPointer
-    ) -> Vectors.Vector {
-        Vectors.loadWidening(pointer)
-    }
+    ) -> Vectors.Vector { GemmFloat16Panel.load(Vectors.self, pointer) }
 }
 
 /// Whether a GEMM tile applies an epilogue, fixed at compile time: a tile without one compiles
