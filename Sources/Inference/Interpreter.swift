@@ -252,11 +252,13 @@ public final class Interpreter {
 
     /// What each graph output of the model file at `path` alone costs: the operators (as a
     /// `.reference` load counts them) and multiply-accumulates that a load skipping it leaves
-    /// out, in output order. One validation of the graph per output, no weight read.
+    /// out, in output order. One validation of the graph per output, no weight read; nil for
+    /// a model of more than `maxOutputs` outputs, whose validations could take minutes.
     package static func costOfEachOutput(
-        contentsOfFile path: String
-    ) throws -> [(operators: Int, multiplyAccumulates: Int)] {
+        contentsOfFile path: String, maxOutputs: Int
+    ) throws -> [(operators: Int, multiplyAccumulates: Int)]? {
         let model = try verified { try TFLiteModel(bytes: ModelBytes(contentsOfFile: path, populatesPages: false)) }
+        guard (model.subgraphs.first?.outputs.count ?? 0) <= maxOutputs else { return nil }
         let whole = try validate(model: model)
         return try model.subgraphs.first.map { subgraph in
             try subgraph.outputs.indices.map { k in

@@ -28,13 +28,10 @@ struct InspectCommand: ParsableCommand {
         do {
             interpreter = try Interpreter(contentsOfFile: path, options: .init(mode: .reference))
             // What each output alone costs, for models of a sane output count.
-            if interpreter.outputs.count <= Self.maxOutputsCosted {
-                onlyFor = try Interpreter.costOfEachOutput(contentsOfFile: path).map {
-                    InspectReport.Tensor.OnlyItNeeds(operators: $0.operators, multiplyAccumulates: $0.multiplyAccumulates)
-                }
-            } else {
-                onlyFor = interpreter.outputs.map { _ in nil }
-            }
+            let costs = try Interpreter.costOfEachOutput(contentsOfFile: path, maxOutputs: Self.maxOutputsCosted)
+            onlyFor = costs?.map {
+                InspectReport.Tensor.OnlyItNeeds(operators: $0.operators, multiplyAccumulates: $0.multiplyAccumulates)
+            } ?? interpreter.outputs.map { _ in nil }
         } catch {
             throw CommandFailure("\(path): \(error)")
         }

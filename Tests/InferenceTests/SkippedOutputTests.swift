@@ -72,10 +72,25 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("chain-\(UUID().uuidString).tflite")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(valid).write(to: file)
-        let costs = try Interpreter.costOfEachOutput(contentsOfFile: file.path)
+        let costs = try #require(try Interpreter.costOfEachOutput(contentsOfFile: file.path, maxOutputs: 2))
         // Output 0 is on the way to output 1; two 1×1 convolutions of 9 pixels, 4 → 4 channels.
         #expect(costs.map(\.operators) == [0, 2])
         #expect(costs.map(\.multiplyAccumulates) == [0, 2 * 9 * 4 * 4])
+        // Past `maxOutputs` outputs, no cost is worked out (one validation an output).
+        #expect(try Interpreter.costOfEachOutput(contentsOfFile: file.path, maxOutputs: 1) == nil)
+    }
+
+    /// Every output of a chain is costed up to the limit; each alone needs only its own
+    /// operator once the next output reads past it (the last output: its operator alone).
+    @Test func eachOutputOfAChainCostsNothingButTheLast() throws {
+        let count = 8
+        let bytes = ConcurrentLoadTests.chain(operatorCount: count, outputs: Array(0..<count))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("chain-\(UUID().uuidString).tflite")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(bytes).write(to: file)
+        let costs = try #require(try Interpreter.costOfEachOutput(contentsOfFile: file.path, maxOutputs: count))
+        #expect(costs.map(\.operators) == Array(repeating: 0, count: count - 1) + [1])
+        #expect(try Interpreter.costOfEachOutput(contentsOfFile: file.path, maxOutputs: count - 1) == nil)
     }
 
     @Test func readingASkippedOutputThrows() throws {
