@@ -31,13 +31,15 @@ public struct GemmRowRuns: Sendable {
     }
 }
 
-/// Rows of a GEMM tile, fixed at compile time: 4, 5, 6 or 8.
+/// Rows of a GEMM tile, fixed at compile time: 4, 5, 6, 7 or 8.
 public protocol GemmTileRows {
     static var count: Int { get }
 }
 
-/// 4 rows: AVX2's tile that widens float16 panels as it loads them (the conversions leave no
-/// room in its 16 registers for more rows), and AVX-512's for a last tile of at most 4 such rows.
+/// 4 rows: the tile that widens a float16 panel into its float32 copy as it computes a block's
+/// first rows (`gemmWideningTile`, both families), AVX2's tile that reads float16 panels in
+/// place (the conversions leave no room in its 16 registers for more rows), and AVX-512's for a
+/// last tile of at most 4 such rows.
 public enum GemmFourRows: GemmTileRows {
     @inlinable public static var count: Int { 4 }
 }
@@ -52,6 +54,12 @@ public enum GemmFiveRows: GemmTileRows {
 /// broadcast fill the 16 vector registers of AVX2.
 public enum GemmSixRows: GemmTileRows {
     @inlinable public static var count: Int { 6 }
+}
+
+/// 7 rows: AVX-512's short float32 tile. With 8-row tiles it covers any block of 42 rows or
+/// more exactly (a 7 × 7 map's 49 rows as 7 × 7, a 14 × 14 map's 196 as 21 × 8 + 4 × 7).
+public enum GemmSevenRows: GemmTileRows {
+    @inlinable public static var count: Int { 7 }
 }
 
 /// 8 rows: AVX-512's tiles, float32 panels or float16 ones widened as they are loaded (16
@@ -160,8 +168,8 @@ public func gemmTile<
 ) {
     typealias V = Vectors.Vector
     let mr = Rows.count, two = Vectors.count == 2, width = V.scalarCount
-    // Which of rows 4, 5 and 6–7 the tile has.
-    let five = mr > 4, six = mr > 5, eight = mr > 6
+    // Which of rows 4, 5, 6 and 7 the tile has.
+    let five = mr > 4, six = mr > 5, seven = mr > 6, eight = mr > 7
     let stride = runs.rowStride
     let a0 = a
     let a1 = rows > 1 ? a0 + stride : a0
@@ -212,10 +220,12 @@ public func gemmTile<
                 c50 = Vectors.multiplyAdd(x, b0, c50)
                 if two { c51 = Vectors.multiplyAdd(x, b1, c51) }
             }
-            if eight {
+            if seven {
                 x = Vectors.broadcast(r6[k])
                 c60 = Vectors.multiplyAdd(x, b0, c60)
                 if two { c61 = Vectors.multiplyAdd(x, b1, c61) }
+            }
+            if eight {
                 x = Vectors.broadcast(r7[k])
                 c70 = Vectors.multiplyAdd(x, b0, c70)
                 if two { c71 = Vectors.multiplyAdd(x, b1, c71) }
@@ -225,20 +235,23 @@ public func gemmTile<
         r0 += next; r1 += next; r2 += next; r3 += next
         if five { r4 += next }
         if six { r5 += next }
-        if eight { r6 += next; r7 += next }
+        if seven { r6 += next }
+        if eight { r7 += next }
     }
     let (lo, hi) = ClampBounds.load(bounds, as: V.self)
     c00 = Vectors.clamp(c00, lower: lo, upper: hi); c10 = Vectors.clamp(c10, lower: lo, upper: hi)
     c20 = Vectors.clamp(c20, lower: lo, upper: hi); c30 = Vectors.clamp(c30, lower: lo, upper: hi)
     if five { c40 = Vectors.clamp(c40, lower: lo, upper: hi) }
     if six { c50 = Vectors.clamp(c50, lower: lo, upper: hi) }
-    if eight { c60 = Vectors.clamp(c60, lower: lo, upper: hi); c70 = Vectors.clamp(c70, lower: lo, upper: hi) }
+    if seven { c60 = Vectors.clamp(c60, lower: lo, upper: hi) }
+    if eight { c70 = Vectors.clamp(c70, lower: lo, upper: hi) }
     if two {
         c01 = Vectors.clamp(c01, lower: lo, upper: hi); c11 = Vectors.clamp(c11, lower: lo, upper: hi)
         c21 = Vectors.clamp(c21, lower: lo, upper: hi); c31 = Vectors.clamp(c31, lower: lo, upper: hi)
         if five { c41 = Vectors.clamp(c41, lower: lo, upper: hi) }
         if six { c51 = Vectors.clamp(c51, lower: lo, upper: hi) }
-        if eight { c61 = Vectors.clamp(c61, lower: lo, upper: hi); c71 = Vectors.clamp(c71, lower: lo, upper: hi) }
+        if seven { c61 = Vectors.clamp(c61, lower: lo, upper: hi) }
+        if eight { c71 = Vectors.clamp(c71, lower: lo, upper: hi) }
     }
     if rows == mr && columns == panelStep {
         if Output.appliesEpilogue, let epilogue {
@@ -251,10 +264,8 @@ public func gemmTile<
             c30 = tile.finish(c30, offset: 3 * s, vector: 0)
             if five { c40 = tile.finish(c40, offset: 4 * s, vector: 0) }
             if six { c50 = tile.finish(c50, offset: 5 * s, vector: 0) }
-            if eight {
-                c60 = tile.finish(c60, offset: 6 * s, vector: 0)
-                c70 = tile.finish(c70, offset: 7 * s, vector: 0)
-            }
+            if seven { c60 = tile.finish(c60, offset: 6 * s, vector: 0) }
+            if eight { c70 = tile.finish(c70, offset: 7 * s, vector: 0) }
             if two {
                 c01 = tile.finish(c01, offset: width, vector: 1)
                 c11 = tile.finish(c11, offset: s + width, vector: 1)
@@ -262,10 +273,8 @@ public func gemmTile<
                 c31 = tile.finish(c31, offset: 3 * s + width, vector: 1)
                 if five { c41 = tile.finish(c41, offset: 4 * s + width, vector: 1) }
                 if six { c51 = tile.finish(c51, offset: 5 * s + width, vector: 1) }
-                if eight {
-                    c61 = tile.finish(c61, offset: 6 * s + width, vector: 1)
-                    c71 = tile.finish(c71, offset: 7 * s + width, vector: 1)
-                }
+                if seven { c61 = tile.finish(c61, offset: 6 * s + width, vector: 1) }
+                if eight { c71 = tile.finish(c71, offset: 7 * s + width, vector: 1) }
             }
         }
         var out = c
@@ -281,9 +290,12 @@ public func gemmTile<
             out += cStride
             storeVector(c50, out); if two { storeVector(c51, out + width) }
         }
+        if seven {
+            out += cStride
+            storeVector(c60, out); if two { storeVector(c61, out + width) }
+        }
         if eight {
             out += cStride
-            storeVector(c60, out); if two { storeVector(c61, out + width) }; out += cStride
             storeVector(c70, out); if two { storeVector(c71, out + width) }
         }
         return
@@ -301,8 +313,13 @@ public func gemmTile<
         withUnsafeBytes(of: tile) { bytes in
             Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
         }
-    } else if two && !eight {
+    } else if two && !seven {
         let tile = (c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51)
+        withUnsafeBytes(of: tile) { bytes in
+            Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
+        }
+    } else if two && !eight {
+        let tile = (c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61)
         withUnsafeBytes(of: tile) { bytes in
             Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
         }

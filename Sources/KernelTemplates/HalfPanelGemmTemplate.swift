@@ -24,8 +24,8 @@ public func gemmHalfPanels<Full: KernelVectors, Rows: GemmTileRows>(
 
 /// `gemmHalfPanels` with tiles that apply the epilogue or not, as `Output` says. The block's
 /// rows go to tiles of `Rows.count` rows and of 4 as `GemmRowTiles` cuts them, so that a 2×2
-/// map's 4 rows, or the one row left of a 7×7 map's 49 in AVX-512's 8-row tiles, are not
-/// computed 8 times over.
+/// map's 4 rows, or the 4 left of a block of 12 in AVX-512's 8-row tiles, are not computed as
+/// 8.
 @inlinable @inline(__always)
 func gemmHalfPanelTiles<Full: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput>(
     _ full: Full.Type, _ tileRows: Rows.Type, _ output: Output.Type, _ g: GemmPanelOperands

@@ -27,8 +27,8 @@ public final class MicrokernelTable: Sendable {
     /// The GEMM over whole float16 panels for blocks of few rows (`gemmHalfPanels`).
     public let gemmHalfPanels: @Sendable (GemmPanelOperands) -> Void
     /// The first rows (at most 4) of one whole float16 panel, leaving the panel's float32 copy
-    /// behind (`gemmWideningTile`), or nil where the family widens a panel in a pass of its own.
-    public let gemmWideningTile: (@Sendable (GemmPanelOperands, UnsafeMutablePointer<Float>) -> Void)?
+    /// behind (`gemmWideningTile`).
+    public let gemmWideningTile: @Sendable (GemmPanelOperands, UnsafeMutablePointer<Float>) -> Void
     /// `EpilogueOperands.apply` on the family's vectors: the fused ADD and PRELU on a block of
     /// a convolution's output (`c`, `cStride`, `rows`, `column`, `columns`).
     public let convolutionEpilogue: @Sendable (
@@ -76,7 +76,7 @@ public final class MicrokernelTable: Sendable {
         gemmHalfPanelTileRows: Int,
         gemmPanels: @escaping @Sendable (GemmPanelOperands) -> Void,
         gemmHalfPanels: @escaping @Sendable (GemmPanelOperands) -> Void,
-        gemmWideningTile: (@Sendable (GemmPanelOperands, UnsafeMutablePointer<Float>) -> Void)?,
+        gemmWideningTile: @escaping @Sendable (GemmPanelOperands, UnsafeMutablePointer<Float>) -> Void,
         convolutionEpilogue: @escaping @Sendable (
             EpilogueOperands, UnsafeMutablePointer<Float>, Int, Int, Int, Int) -> Void,
         depthwiseInterior: @escaping @Sendable (Int, Int, DepthwiseInteriorRow) -> Void,

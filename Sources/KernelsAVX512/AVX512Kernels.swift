@@ -49,10 +49,10 @@ public enum AVX512Family: KernelFamily {}
 public let avx512Microkernels = MicrokernelTable(
     instructionSet: "avx512f",
     gemmPanelWidth: AVX512F32x16x2.count * SIMD16<Float>.scalarCount, gemmTileRows: GemmEightRows.count,
-    gemmShortTileRows: GemmEightRows.count, gemmHalfPanelTileRows: GemmEightRows.count,
+    gemmShortTileRows: GemmSevenRows.count, gemmHalfPanelTileRows: GemmEightRows.count,
     gemmPanels: avx512GemmPanels,
     gemmHalfPanels: avx512GemmHalfPanels,
-    gemmWideningTile: nil,
+    gemmWideningTile: avx512GemmWideningTile,
     convolutionEpilogue: avx512ConvolutionEpilogue,
     depthwiseInterior: avx512DepthwiseInterior,
     depthwisePixel: avx512DepthwisePixel,
@@ -64,7 +64,8 @@ public let avx512Microkernels = MicrokernelTable(
     fmaPeakChains: avx512FMAPeakChains,
     fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD16<Float>.self),
     names: [
-        "f32-gemm-8x32-avx512f", "f32-gemm-8x16-avx512f", "f32-gemm-8x32-f16w-avx512f", "f32-gemm-epilogue-avx512f",
+        "f32-gemm-8x32-avx512f", "f32-gemm-7x32-avx512f", "f32-gemm-8x16-avx512f", "f32-gemm-7x16-avx512f",
+        "f32-gemm-8x32-f16w-avx512f", "f32-gemm-4x32-f16w-widening-avx512f", "f32-gemm-epilogue-avx512f",
         "f32-dwconv-3x3s1-avx512f", "f32-dwconv-3x3s2-avx512f", "f32-dwconv-5x5s1-avx512f",
         "f32-dwconv-5x5s2-avx512f", "f32-dwconv-pixel-avx512f", "f32-spmm-16-avx512f",
         "f32-dwconv2d-chw-3x3-avx512f", "f32-dwconv2d-chw-3x3s2-avx512f", "f32-dwconv2d-chw-5x5-avx512f",
@@ -73,13 +74,25 @@ public let avx512Microkernels = MicrokernelTable(
     ])
 
 /// The GEMM over whole panels: 8×32 tiles (16 zmm accumulators, two panel loads and eight
-/// broadcasts per k), 8×16 for a last panel of 16. Tiles of rows outer while the panels fit in
-/// 24 KiB (half of a 48 KiB L1), panels outer beyond.
+/// broadcasts per k) and 7×32 ones where a mix of the two covers the block's rows exactly
+/// (`GemmRowTiles`: a 7 × 7 map's 49 rows in seven 7-row tiles rather than six of 8 and a
+/// last one for one row), 8×16 and 7×16 for a last panel of 16. Tiles of rows outer while the
+/// panels fit in 24 KiB (half of a 48 KiB L1), panels outer beyond.
 @inline(never)
 private func avx512GemmPanels(_ operands: GemmPanelOperands) {
     gemmPanels(
-        AVX512F32x16x2.self, AVX512F32x16.self, GemmEightRows.self, GemmEightRows.self, rowsOuterUpToFloats: 6 * 1024,
+        AVX512F32x16x2.self, AVX512F32x16.self, GemmEightRows.self, GemmSevenRows.self, rowsOuterUpToFloats: 6 * 1024,
         operands)
+}
+
+/// The first rows (at most 4) of a block on one whole 32-wide float16 panel: a 4×32 tile that
+/// reads the panel in place, widening each k's two vectors, and stores them widened to the
+/// panel's float32 copy, which the tiles of the block's other rows then read
+/// (`gemmWideningTile`): the panel's first read from memory overlaps multiply-adds rather than
+/// a pass of its own.
+@inline(never)
+private func avx512GemmWideningTile(_ operands: GemmPanelOperands, widenedCopy: UnsafeMutablePointer<Float>) {
+    gemmWideningTile(AVX512F32x16x2.self, operands, widenedCopy: widenedCopy)
 }
 
 /// The GEMM over whole 32-wide float16 panels for blocks of few rows: 8×32 tiles that widen

@@ -136,8 +136,8 @@ import Testing
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         // Up to 70 rows: every remainder of the 6- and 8-row tiles, the mixes of 6- and 5-row
-        // tiles that cover rows exactly (49 = 4 × 6 + 5 × 5), and blocks on both sides of the
-        // float16 panels' in-place limit.
+        // tiles and of 8- and 7-row tiles that cover rows exactly (49 = 4 × 6 + 5 × 5 = 7 × 7),
+        // and blocks on both sides of the float16 panels' in-place limit.
         for rows in 0...70 {
             for outputs in [1, 2, 24, 40, 56] {
                 let problem = Problem(rows: rows, depth: 19, outputs: outputs, precision: precision, rng: &rng)
@@ -233,11 +233,11 @@ import Testing
     }
 
     /// The tiles `GemmRowTiles` cuts cover a block's rows once each, in order, a partial tile
-    /// only last; with AVX2's 6- and 5-row tiles they cover every block of 20 rows or more
-    /// exactly, and AVX-512's (8-row tiles, the 4-row one for float16 panels) are cut as they
-    /// were before the short tiles.
+    /// only last; AVX2's 6- and 5-row tiles cover every block of 20 rows or more exactly,
+    /// AVX-512's 8- and 7-row tiles every block of 42 or more, and 8-row tiles with the 4-row
+    /// one (AVX-512's float16 panels) are whole tiles and a last one of the rest.
     @Test func rowTilesCoverEveryRowOnce() {
-        for (tall, short) in [(6, 5), (8, 8), (8, 4), (4, 4)] {
+        for (tall, short) in [(6, 5), (8, 7), (8, 8), (8, 4), (4, 4)] {
             for rows in 0...200 {
                 let tiling = GemmRowTiles(rows: rows, tileRows: tall, shortTileRows: short)
                 var next = 0, computed = 0, partialSeen = false
@@ -256,10 +256,10 @@ import Testing
                     })
                 #expect(next == rows, "\(tall)/\(short): tiles end at \(next) of \(rows) rows")
                 #expect(computed == tiling.rowsComputed, "\(tall)/\(short), \(rows) rows")
-                if tall == 6 && short == 5 && rows >= 20 {
-                    #expect(tiling.rowsComputed == rows, "\(rows) rows in 6- and 5-row tiles")
+                if (tall == 6 && short == 5 && rows >= 20) || (tall == 8 && short == 7 && rows >= 42) {
+                    #expect(tiling.rowsComputed == rows, "\(rows) rows in \(tall)- and \(short)-row tiles")
                 }
-                if tall == 8 {
+                if tall == 8 && short != 7 {
                     // Whole 8-row tiles and a last one of the rest, on the 4-row tile when it fits.
                     let rest = rows % 8
                     let expected = rows / 8 * 8 + (rest == 0 ? 0 : rest <= short ? short : 8)
@@ -269,14 +269,17 @@ import Testing
         }
         let handLayer = GemmRowTiles(rows: 49, tileRows: 6, shortTileRows: 5)
         #expect(handLayer.tallTiles == 4 && handLayer.shortTiles == 5 && handLayer.partialRows == 0)
+        let handLayerAVX512 = GemmRowTiles(rows: 49, tileRows: 8, shortTileRows: 7)
+        #expect(handLayerAVX512.tallTiles == 0 && handLayerAVX512.shortTiles == 7 && handLayerAVX512.partialRows == 0)
     }
 
-    /// AVX2 blocks of more than 8 rows widen their float16 panels (a widening tile for the
-    /// first 4 rows, then the 6- and 5-row tiles) where that computes no more rows than the
-    /// 4-row float16 tiles would (a 7 × 7 map's 49 rows: 49 against 52; 16, 36 and 64 rows:
-    /// as many); blocks of at most 8 rows read them in place, as do a few under 24 (11, 12, 17,
-    /// 18, 23), and none over `maxRowsReadingFloat16Panels` does. AVX-512, without a widening
-    /// tile, reads every block of at most that many rows in place.
+    /// Blocks of more than 8 rows widen their float16 panels (the widening tile for the first 4
+    /// rows, then the float32 tiles) where that computes no more rows than the float16 tiles
+    /// would, and none over `maxRowsReadingFloat16Panels` reads them in place. AVX2 (6- and
+    /// 5-row float32 tiles, 4-row float16 ones): a 7 × 7 map's 49 rows widen (49 against 52;
+    /// 16, 36 and 64 rows: as many); blocks of at most 8 rows read in place, as do a few under
+    /// 24 (11, 12, 17, 18, 23). AVX-512 (8- and 7-row float32 tiles, 8- and 4-row float16 ones):
+    /// 49 and 64 widen; at most 8 rows, 13–16, 21–24, 29–31, 37, 38 and 45 read in place.
     @Test func float16PanelsAreReadInPlaceUnlessWideningComputesFewerRows() {
         let baseline = KernelInstructionSet.baseline.microkernels
         for rows in [9, 10, 13, 16, 25, 36, 49, 64, maxRowsReadingFloat16Panels + 4] {
@@ -287,8 +290,9 @@ import Testing
         }
         if KernelInstructionSet.avx512.isSupported {
             let avx512 = KernelInstructionSet.avx512.microkernels
-            for rows in 1...maxRowsReadingFloat16Panels {
-                #expect(readsFloat16PanelsInPlace(rows: rows, avx512), "\(rows) rows, AVX-512")
+            let inPlace = Set(Array(1...8) + Array(13...16) + Array(21...24) + [29, 30, 31, 37, 38, 45])
+            for rows in 1...(maxRowsReadingFloat16Panels + 4) {
+                #expect(readsFloat16PanelsInPlace(rows: rows, avx512) == inPlace.contains(rows), "\(rows) rows, AVX-512")
             }
         }
     }

@@ -183,10 +183,11 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 /// Computes rows `0..<rows` × the columns of `panels` of C on the calling
 /// thread with the microkernels of `weights.instructionSet` (its
 /// `MicrokernelTable.gemmPanels`: 6×16 and 5×16 tiles in the baseline family, 8×32
-/// and 8×16 with AVX-512). An 8-wide last panel uses the same `SIMD8`
+/// and 7×32 with AVX-512). An 8-wide last panel uses the same `SIMD8`
 /// kernel in both families (`gemmNarrowPanel`). In the dot-product layout, `panels` are output
 /// channels. Float16 panels are computed one at a time: each is widened
-/// into `widened` (unless it already holds it) and the same float32 kernels
+/// into `widened` (unless it already holds it; by the widening tile as it
+/// computes the block's first 4 rows, `gemmWideningTile`) and the same float32 kernels
 /// read the copy, which stays in L1 or L2 while every row of the block
 /// passes over it; in blocks that `readsFloat16PanelsInPlace` picks,
 /// the whole panels are read in place instead (`gemmHalfPanels`). The
@@ -250,11 +251,9 @@ func gemmF32Block(
                 // Rows before `firstRow` are done: the tile that widened the panel computed them.
                 var firstRow = 0
                 if widened!.panel != p {
-                    if let wideningTile = kernels.gemmWideningTile, p < weights.fullPanelCount,
-                        rows > GemmFourRows.count
-                    {
+                    if p < weights.fullPanelCount, rows > GemmFourRows.count {
                         firstRow = GemmFourRows.count
-                        wideningTile(
+                        kernels.gemmWideningTile(
                             GemmPanelOperands(
                                 a: a, rows: firstRow, runs: layout, packed: weights.float16Panel(0), bias: bias,
                                 outputs: n, panels: p..<(p + 1), fullPanelCount: weights.fullPanelCount, c: c,
@@ -306,25 +305,24 @@ let maxRowsReadingFloat16Panels = 64
 
 /// Whether a block of `rows` rows reads its float16 panels in place (`gemmHalfPanels`) rather
 /// than widening each panel first: blocks of at most `maxRowsReadingFloat16Panels` rows whose
-/// float16 tiles compute fewer rows than the widening ones would. Where the family has a
-/// widening tile (`gemmWideningTile`, AVX2), widening computes its 4 rows and the float32 tiles
-/// the rest, and a tie goes to widening, whose float32 tiles run faster than the float16 ones:
-/// blocks of at most 8 rows read in place, a 7 × 7 map's 49 rows (52 rows computed in 4-row
-/// tiles, 49 widened), an 8 × 8 map's 64 and a 4 × 4 map's 16 widen (pose_landmark_full's
-/// 8 × 8 and 4 × 4 convolutions about 7 % faster so, Zen 3). Without one (AVX-512), a panel
-/// widens in a pass of its own, and a tie goes to reading in place.
+/// float16 tiles compute fewer rows than widening would, where the widening tile
+/// (`gemmWideningTile`) computes the first 4 rows and the float32 tiles the rest. A tie goes to
+/// widening, whose float32 tiles run faster than the float16 ones. AVX2: blocks of at most 8
+/// rows read in place; a 7 × 7 map's 49 rows (52 rows computed in 4-row tiles, 49 widened), an
+/// 8 × 8 map's 64 and a 4 × 4 map's 16 widen (pose_landmark_full's 8 × 8 and 4 × 4
+/// convolutions about 7 % faster so, Zen 3). AVX-512: blocks of at most 8 rows read in place,
+/// as do 13–16 (a 4 × 4 map's 16), 21–24, 29–31, 37, 38 and 45; a 7 × 7 map's 49 rows and an
+/// 8 × 8 map's 64 widen, then run on the 8- and 7-row float32 tiles.
 func readsFloat16PanelsInPlace(rows: Int, _ microkernels: MicrokernelTable) -> Bool {
     guard rows <= maxRowsReadingFloat16Panels else { return false }
     let four = GemmFourRows.count
+    guard rows > four else { return true }
     let inPlace = GemmRowTiles(
         rows: rows, tileRows: microkernels.gemmHalfPanelTileRows, shortTileRows: four).rowsComputed
-    /// Rows the float32 tiles compute for `rows` rows.
-    func float32Rows(_ rows: Int) -> Int {
-        GemmRowTiles(rows: rows, tileRows: microkernels.gemmTileRows, shortTileRows: microkernels.gemmShortTileRows)
-            .rowsComputed
-    }
-    guard microkernels.gemmWideningTile != nil else { return inPlace <= float32Rows(rows) }
-    return rows <= four || inPlace < four + float32Rows(rows - four)
+    let widening = four + GemmRowTiles(
+        rows: rows - four, tileRows: microkernels.gemmTileRows, shortTileRows: microkernels.gemmShortTileRows)
+        .rowsComputed
+    return inPlace < widening
 }
 
 /// Calls `body` with a pointer to `value`, or with nil when there is none.
