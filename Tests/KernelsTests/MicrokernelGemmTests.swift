@@ -288,12 +288,20 @@ import Testing
         for rows in [1, 4, 5, 8, 11, 12, 17, 18, 23] {
             #expect(readsFloat16PanelsInPlace(rows: rows, baseline), "\(rows) rows")
         }
+        // AVX-512's rule on any CPU, from its tile rows; its table where the CPU runs it.
+        let avx512Rows = (tall: GemmEightRows.count, short: GemmSevenRows.count, halfPanel: GemmEightRows.count)
+        let inPlace = Set(Array(1...8) + Array(13...16) + Array(21...24) + [29, 30, 31, 37, 38, 45])
+        for rows in 1...(maxRowsReadingFloat16Panels + 4) {
+            let reads = readsFloat16PanelsInPlace(
+                rows: rows, tileRows: avx512Rows.tall, shortTileRows: avx512Rows.short,
+                halfPanelTileRows: avx512Rows.halfPanel)
+            #expect(reads == inPlace.contains(rows), "\(rows) rows, AVX-512")
+        }
         if KernelInstructionSet.avx512.isSupported {
             let avx512 = KernelInstructionSet.avx512.microkernels
-            let inPlace = Set(Array(1...8) + Array(13...16) + Array(21...24) + [29, 30, 31, 37, 38, 45])
-            for rows in 1...(maxRowsReadingFloat16Panels + 4) {
-                #expect(readsFloat16PanelsInPlace(rows: rows, avx512) == inPlace.contains(rows), "\(rows) rows, AVX-512")
-            }
+            #expect(
+                (avx512.gemmTileRows, avx512.gemmShortTileRows, avx512.gemmHalfPanelTileRows)
+                    == (avx512Rows.tall, avx512Rows.short, avx512Rows.halfPanel))
         }
     }
 

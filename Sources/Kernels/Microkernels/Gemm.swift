@@ -314,14 +314,21 @@ let maxRowsReadingFloat16Panels = 64
 /// as do 13–16 (a 4 × 4 map's 16), 21–24, 29–31, 37, 38 and 45; a 7 × 7 map's 49 rows and an
 /// 8 × 8 map's 64 widen, then run on the 8- and 7-row float32 tiles.
 func readsFloat16PanelsInPlace(rows: Int, _ microkernels: MicrokernelTable) -> Bool {
+    readsFloat16PanelsInPlace(
+        rows: rows, tileRows: microkernels.gemmTileRows, shortTileRows: microkernels.gemmShortTileRows,
+        halfPanelTileRows: microkernels.gemmHalfPanelTileRows)
+}
+
+/// `readsFloat16PanelsInPlace(rows:_:)` for a family whose float32 tiles have `tileRows` and
+/// `shortTileRows` rows and whose float16 ones `halfPanelTileRows` and 4 (the table's
+/// `gemmTileRows`, `gemmShortTileRows` and `gemmHalfPanelTileRows`): any family's rule can be
+/// checked on any CPU.
+func readsFloat16PanelsInPlace(rows: Int, tileRows: Int, shortTileRows: Int, halfPanelTileRows: Int) -> Bool {
     guard rows <= maxRowsReadingFloat16Panels else { return false }
     let four = GemmFourRows.count
     guard rows > four else { return true }
-    let inPlace = GemmRowTiles(
-        rows: rows, tileRows: microkernels.gemmHalfPanelTileRows, shortTileRows: four).rowsComputed
-    let widening = four + GemmRowTiles(
-        rows: rows - four, tileRows: microkernels.gemmTileRows, shortTileRows: microkernels.gemmShortTileRows)
-        .rowsComputed
+    let inPlace = GemmRowTiles(rows: rows, tileRows: halfPanelTileRows, shortTileRows: four).rowsComputed
+    let widening = four + GemmRowTiles(rows: rows - four, tileRows: tileRows, shortTileRows: shortTileRows).rowsComputed
     return inPlace < widening
 }
 
