@@ -171,8 +171,7 @@ public func depthwiseInteriorSweep<Shape: DepthwiseInteriorShape, Vectors: Kerne
     var x = 0
     while x + 4 <= row.pixels {
         depthwiseInteriorBlock(
-            Shape.self, Vectors.self, row, channel: channel, firstPixel: x, j1: 1, j2: 2, j3: 3,
-            stored: 4, pixelStep: pixelStep)
+            Shape.self, Vectors.self, row, channel: channel, firstPixel: x, pixels: 4, pixelStep: pixelStep)
         x += 4
     }
     if x < row.pixels {
@@ -180,26 +179,35 @@ public func depthwiseInteriorSweep<Shape: DepthwiseInteriorShape, Vectors: Kerne
     }
 }
 
-/// The last 1...3 interior pixels of a row, as a block of 4 whose missing pixels repeat the
-/// last one and are not stored.
+/// The last 1...3 interior pixels of a row, as a block of that many pixels (a 7 × 7 map's 3
+/// interior pixels under a 5 × 5 filter, a 14 × 14 map's last 2), so that no pixel is
+/// computed only to be dropped.
 @inlinable @inline(never)
 public func depthwiseInteriorRemainder<Shape: DepthwiseInteriorShape, Vectors: KernelVectors>(
     _ shape: Shape.Type, _ vectors: Vectors.Type, _ row: DepthwiseInteriorRow,
     channel: Int, firstPixel: Int
 ) {
-    let last = row.pixels - firstPixel - 1
-    depthwiseInteriorBlock(
-        Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel,
-        j1: min(1, last), j2: min(2, last), j3: min(3, last), stored: last + 1,
-        pixelStep: Shape.stride &* row.channels)
+    let pixelStep = Shape.stride &* row.channels
+    switch row.pixels - firstPixel {
+    case 1:
+        depthwiseInteriorBlock(
+            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 1, pixelStep: pixelStep)
+    case 2:
+        depthwiseInteriorBlock(
+            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 2, pixelStep: pixelStep)
+    default:
+        depthwiseInteriorBlock(
+            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 3, pixelStep: pixelStep)
+    }
 }
 
-/// Pixels `firstPixel + 0, j1, j2, j3` of the row, `Vectors.count` vectors of channels from
-/// `channel`, of which the first `stored` pixels are written.
+/// Pixels `firstPixel ..< firstPixel + pixels` of the row (`pixels` 1...4, a constant where
+/// it is inlined, so that a block of fewer pixels has only their accumulators and loads),
+/// `Vectors.count` vectors of channels from `channel`.
 @inlinable @inline(__always)
 public func depthwiseInteriorBlock<Shape: DepthwiseInteriorShape, Vectors: KernelVectors>(
     _ shape: Shape.Type, _ vectors: Vectors.Type, _ row: DepthwiseInteriorRow,
-    channel: Int, firstPixel: Int, j1: Int, j2: Int, j3: Int, stored: Int, pixelStep: Int
+    channel: Int, firstPixel: Int, pixels: Int, pixelStep: Int
 ) {
     typealias V = Vectors.Vector
     let size = Shape.size, stride = Shape.stride, two = Vectors.count == 2
@@ -217,20 +225,20 @@ public func depthwiseInteriorBlock<Shape: DepthwiseInteriorShape, Vectors: Kerne
         let w = weights + (ky &* size &+ kx) &* row.weightTapStep
         let input = input + ky &* row.inputRowStep
         let o0 = kx &* step
-        let o1 = (j1 &* stride &+ kx) &* step
-        let o2 = (j2 &* stride &+ kx) &* step
-        let o3 = (j3 &* stride &+ kx) &* step
+        let o1 = (stride &+ kx) &* step
+        let o2 = (2 &* stride &+ kx) &* step
+        let o3 = (3 &* stride &+ kx) &* step
         let w0 = loadVector(w, as: V.self)
         a00 = Vectors.multiplyAdd(loadVector(input + o0, as: V.self), w0, a00)
-        a10 = Vectors.multiplyAdd(loadVector(input + o1, as: V.self), w0, a10)
-        a20 = Vectors.multiplyAdd(loadVector(input + o2, as: V.self), w0, a20)
-        a30 = Vectors.multiplyAdd(loadVector(input + o3, as: V.self), w0, a30)
+        if pixels > 1 { a10 = Vectors.multiplyAdd(loadVector(input + o1, as: V.self), w0, a10) }
+        if pixels > 2 { a20 = Vectors.multiplyAdd(loadVector(input + o2, as: V.self), w0, a20) }
+        if pixels > 3 { a30 = Vectors.multiplyAdd(loadVector(input + o3, as: V.self), w0, a30) }
         if two {
             let w1 = loadVector(w + width, as: V.self)
             a01 = Vectors.multiplyAdd(loadVector(input + (o0 &+ width), as: V.self), w1, a01)
-            a11 = Vectors.multiplyAdd(loadVector(input + (o1 &+ width), as: V.self), w1, a11)
-            a21 = Vectors.multiplyAdd(loadVector(input + (o2 &+ width), as: V.self), w1, a21)
-            a31 = Vectors.multiplyAdd(loadVector(input + (o3 &+ width), as: V.self), w1, a31)
+            if pixels > 1 { a11 = Vectors.multiplyAdd(loadVector(input + (o1 &+ width), as: V.self), w1, a11) }
+            if pixels > 2 { a21 = Vectors.multiplyAdd(loadVector(input + (o2 &+ width), as: V.self), w1, a21) }
+            if pixels > 3 { a31 = Vectors.multiplyAdd(loadVector(input + (o3 &+ width), as: V.self), w1, a31) }
         }
     }
     // Every filter row inside the input (the interior proper). The loop over filter rows
@@ -252,15 +260,15 @@ public func depthwiseInteriorBlock<Shape: DepthwiseInteriorShape, Vectors: Kerne
     var out = row.output + (firstPixel &* step &+ channel)
     storeVector(Vectors.clamp(a00, lower: lo, upper: hi), out)
     if two { storeVector(Vectors.clamp(a01, lower: lo, upper: hi), out + width) }
-    guard stored > 1 else { return }
+    guard pixels > 1 else { return }
     out += step
     storeVector(Vectors.clamp(a10, lower: lo, upper: hi), out)
     if two { storeVector(Vectors.clamp(a11, lower: lo, upper: hi), out + width) }
-    guard stored > 2 else { return }
+    guard pixels > 2 else { return }
     out += step
     storeVector(Vectors.clamp(a20, lower: lo, upper: hi), out)
     if two { storeVector(Vectors.clamp(a21, lower: lo, upper: hi), out + width) }
-    guard stored > 3 else { return }
+    guard pixels > 3 else { return }
     out += step
     storeVector(Vectors.clamp(a30, lower: lo, upper: hi), out)
     if two { storeVector(Vectors.clamp(a31, lower: lo, upper: hi), out + width) }
