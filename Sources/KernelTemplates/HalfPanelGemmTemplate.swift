@@ -5,7 +5,9 @@
 // rows as the family's registers hold with the conversions: 4 in AVX2's 16 (six would no longer
 // fit), 8 in AVX-512's 32 (16 accumulators, so half as many conversions per multiply-add). Every
 // element is still its bias plus one multiply-add per k in ascending k order, with each weight
-// widened exactly, so the sums are those of the float32 panels, bit for bit.
+// widened exactly, so the sums are those of the float32 panels, bit for bit. Longer blocks
+// start with the widening tile (`gemmWideningTile`): their first 4 rows read a panel the same
+// way and leave its float32 copy behind for the other rows.
 
 /// The tiles of `g` over whole panels of float16 weights (`g.panels` within
 /// `0 ..< g.fullPanelCount`; `g.packed` holds the panels' bit patterns, panel `p` at byte offset
@@ -59,22 +61,24 @@ public func gemmWideningTile<Full: KernelVectors>(
     _ full: Full.Type, _ g: GemmPanelOperands, widenedCopy: UnsafeMutablePointer<Float>
 ) {
     precondition(g.rows <= GemmFourRows.count && g.panels.count == 1, "not the first rows of one panel")
+    if g.epilogue == nil {
+        gemmWideningTile(Full.self, GemmTileClampOnly.self, g, widenedCopy: widenedCopy)
+    } else {
+        gemmWideningTile(Full.self, GemmTileWithEpilogue.self, g, widenedCopy: widenedCopy)
+    }
+}
+
+/// `gemmWideningTile` with a tile that applies the epilogue or not, as `Output` says.
+@inlinable @inline(__always)
+func gemmWideningTile<Full: KernelVectors, Output: GemmTileOutput>(
+    _ full: Full.Type, _ output: Output.Type, _ g: GemmPanelOperands, widenedCopy: UnsafeMutablePointer<Float>
+) {
     let width = Full.count * Full.Vector.scalarCount
     let depth = g.runs.segmentCount * g.runs.segmentLength
     let column = g.panels.lowerBound * width
-    let panel = g.packed + GemmFloat16Panel.size * column * depth
-    let columns = min(width, g.outputs - column)
-    if g.epilogue == nil {
-        gemmTile(
-            Full.self, GemmFourRows.self, GemmTileClampOnly.self, GemmFloat16PanelWidening.self, rows: g.rows,
-            a: g.a, runs: g.runs, panel: panel, bias: g.bias + column, c: g.c + column, cStride: g.cStride,
-            columns: columns, bounds: g.bounds, epilogue: nil, channel: g.channel + column,
-            widenedCopy: widenedCopy)
-    } else {
-        gemmTile(
-            Full.self, GemmFourRows.self, GemmTileWithEpilogue.self, GemmFloat16PanelWidening.self, rows: g.rows,
-            a: g.a, runs: g.runs, panel: panel, bias: g.bias + column, c: g.c + column, cStride: g.cStride,
-            columns: columns, bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column,
-            widenedCopy: widenedCopy)
-    }
+    gemmTile(
+        Full.self, GemmFourRows.self, Output.self, GemmFloat16PanelWidening.self, rows: g.rows, a: g.a, runs: g.runs,
+        panel: g.packed + GemmFloat16Panel.size * column * depth, bias: g.bias + column, c: g.c + column,
+        cStride: g.cStride, columns: min(width, g.outputs - column), bounds: g.bounds, epilogue: g.epilogue,
+        channel: g.channel + column, widenedCopy: widenedCopy)
 }

@@ -232,13 +232,14 @@ func gemmF32Block(
     // In memory, so that the tiles load the bounds as vectors (`ClampBounds`).
     var clampBounds = ClampBounds(lower: lower, upper: upper)
     withUnsafePointer(to: &clampBounds) { bounds in
+        let kernels = weights.instructionSet.microkernels
         if weights.panelPrecision == .float16 {
             var widenedPanels = panels
-            if readsFloat16PanelsInPlace(rows: rows, weights.instructionSet.microkernels) {
+            if readsFloat16PanelsInPlace(rows: rows, kernels) {
                 // The whole panels among `panels`; a narrower last one is widened below.
                 let wholeEnd = max(panels.lowerBound, min(panels.upperBound, weights.fullPanelCount))
                 if wholeEnd > panels.lowerBound {
-                    weights.instructionSet.microkernels.gemmHalfPanels(GemmPanelOperands(
+                    kernels.gemmHalfPanels(GemmPanelOperands(
                         a: a, rows: rows, runs: layout, packed: weights.float16Panel(0), bias: bias,
                         outputs: n, panels: panels.lowerBound..<wholeEnd, fullPanelCount: weights.fullPanelCount,
                         c: c, cStride: cStride, bounds: bounds, epilogue: epilogue, channel: 0))
@@ -246,7 +247,6 @@ func gemmF32Block(
                 widenedPanels = wholeEnd..<panels.upperBound
             }
             guard widened != nil else { preconditionFailure("float16 panels without a widened panel") }
-            let kernels = weights.instructionSet.microkernels
             for p in widenedPanels {
                 // Rows before `firstRow` are done: the tile that widened the panel computed them.
                 var firstRow = 0
@@ -282,7 +282,7 @@ func gemmF32Block(
         } else {
             let narrowLast = weights.hasPanelOf8 && panels.contains(lastPanel)
             let widePanels = panels.lowerBound..<(narrowLast ? lastPanel : panels.upperBound)
-            weights.instructionSet.microkernels.gemmPanels(GemmPanelOperands(
+            kernels.gemmPanels(GemmPanelOperands(
                 a: a, rows: rows, runs: layout, packed: weights.float32Panel(0), bias: bias, outputs: n,
                 panels: widePanels, fullPanelCount: weights.fullPanelCount, c: c, cStride: cStride,
                 bounds: bounds, epilogue: epilogue, channel: 0))
