@@ -29,6 +29,10 @@ public final class MicrokernelTable: Sendable {
     /// The first rows (at most 4) of one whole float16 panel, leaving the panel's float32 copy
     /// behind (`gemmWideningTile`).
     public let gemmWideningTile: @Sendable (GemmPanelOperands, UnsafeMutablePointer<Float>) -> Void
+    /// A last whole float32 panel and the one-vector panel after it, together, 3 rows at a time
+    /// (`gemmJoinedPanels`); nil in a family that computes them apart (AVX-512, whose last
+    /// panels of 16 and 8 have not been timed joined).
+    public let gemmJoinedPanels: (@Sendable (GemmJoinedOperands) -> Void)?
     /// `EpilogueOperands.apply` on the family's vectors: the fused ADD and PRELU on a block of
     /// a convolution's output (`c`, `cStride`, `rows`, `column`, `columns`).
     public let convolutionEpilogue: @Sendable (
@@ -77,6 +81,7 @@ public final class MicrokernelTable: Sendable {
         gemmPanels: @escaping @Sendable (GemmPanelOperands) -> Void,
         gemmHalfPanels: @escaping @Sendable (GemmPanelOperands) -> Void,
         gemmWideningTile: @escaping @Sendable (GemmPanelOperands, UnsafeMutablePointer<Float>) -> Void,
+        gemmJoinedPanels: (@Sendable (GemmJoinedOperands) -> Void)?,
         convolutionEpilogue: @escaping @Sendable (
             EpilogueOperands, UnsafeMutablePointer<Float>, Int, Int, Int, Int) -> Void,
         depthwiseInterior: @escaping @Sendable (Int, Int, DepthwiseInteriorRow) -> Void,
@@ -100,6 +105,7 @@ public final class MicrokernelTable: Sendable {
         self.gemmPanels = gemmPanels
         self.gemmHalfPanels = gemmHalfPanels
         self.gemmWideningTile = gemmWideningTile
+        self.gemmJoinedPanels = gemmJoinedPanels
         self.convolutionEpilogue = convolutionEpilogue
         self.depthwiseInterior = depthwiseInterior
         self.depthwisePixel = depthwisePixel

@@ -53,6 +53,7 @@ public let avx512Microkernels = MicrokernelTable(
     gemmPanels: avx512GemmPanels,
     gemmHalfPanels: avx512GemmHalfPanels,
     gemmWideningTile: avx512GemmWideningTile,
+    gemmJoinedPanels: nil,
     convolutionEpilogue: avx512ConvolutionEpilogue,
     depthwiseInterior: avx512DepthwiseInterior,
     depthwisePixel: avx512DepthwisePixel,

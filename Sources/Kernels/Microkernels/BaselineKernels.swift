@@ -40,6 +40,7 @@ let baselineMicrokernels = MicrokernelTable(
     gemmPanels: baselineGemmPanels,
     gemmHalfPanels: baselineGemmHalfPanels,
     gemmWideningTile: baselineGemmWideningTile,
+    gemmJoinedPanels: baselineGemmJoinedPanels,
     convolutionEpilogue: baselineConvolutionEpilogue,
     depthwiseInterior: baselineDepthwiseInterior,
     depthwisePixel: baselineDepthwisePixel,
@@ -52,7 +53,7 @@ let baselineMicrokernels = MicrokernelTable(
     fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD8<Float>.self),
     names: [
         "f32-gemm-6x16-\(baselineInstructionSetName)", "f32-gemm-5x16-\(baselineInstructionSetName)",
-        "f32-gemm-8x8-\(baselineInstructionSetName)",
+        "f32-gemm-8x8-\(baselineInstructionSetName)", "f32-gemm-3x24-\(baselineInstructionSetName)",
         "f32-gemm-4x16-f16w-\(baselineInstructionSetName)", "f32-gemm-4x16-f16w-widening-\(baselineInstructionSetName)",
         "f32-gemm-epilogue-\(baselineInstructionSetName)",
         "f32-dwconv-3x3s1-\(baselineInstructionSetName)", "f32-dwconv-3x3s2-\(baselineInstructionSetName)",
@@ -98,8 +99,15 @@ private func baselineGemmWideningTile(_ operands: GemmPanelOperands, widenedCopy
     gemmWideningTile(BaselineF32x8x2.self, operands, widenedCopy: widenedCopy)
 }
 
-/// A last GEMM panel of 8 channels, in both families: 8×8 tiles, 8 accumulators, enough to
-/// keep both FMA pipes busy.
+/// A last whole panel of 16 channels and the panel of 8 after it, in 3×24 tiles: 9 accumulators,
+/// three panel loads and three broadcasts per k (`gemmJoinedPanels`).
+@inline(never)
+private func baselineGemmJoinedPanels(_ operands: GemmJoinedOperands) {
+    gemmJoinedPanels(BaselineF32x8x2.self, BaselineF32x8.self, operands)
+}
+
+/// A last GEMM panel of 8 channels, in both families, where it is not joined to the panel before
+/// it (`gemmJoinedPanels`): 8×8 tiles, 8 accumulators, enough to keep both FMA pipes busy.
 /// - Parameters:
 ///   - a: row 0 of A, laid out as `runs` says.
 ///   - rows: rows of A and C.
