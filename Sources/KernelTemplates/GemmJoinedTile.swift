@@ -8,85 +8,50 @@
 // Each output element is still its bias plus its k products in k order, so the results are the
 // bits of the separate panels' tiles.
 
-/// One call of `gemmJoinedPanels`: rows `0..<rows` (a multiple of 3) of a whole panel and the
-/// one-vector panel after it.
-public struct GemmJoinedOperands {
-    /// Row 0 of A, laid out as `runs` says.
-    public var a: UnsafePointer<Float>
-    /// Rows of A and C, a multiple of 3.
-    public var rows: Int
-    public var runs: GemmRowRuns
-    /// The whole panel: K-major, two vectors of floats per k.
-    public var wide: UnsafePointer<Float>
-    /// The panel after it: K-major, one vector of floats per k.
-    public var narrow: UnsafePointer<Float>
-    /// The three vectors of biases of the two panels' columns.
-    public var bias: UnsafePointer<Float>
-    /// Row 0 of C at the whole panel's first column; row `r` starts at `c + r·cStride`.
-    public var c: UnsafeMutablePointer<Float>
-    public var cStride: Int
-    public var bounds: UnsafePointer<ClampBounds>
-    /// The ADD and PRELU after the clamp, or nil.
-    public var epilogue: UnsafePointer<EpilogueOperands>?
-    /// The output channel of the whole panel's first column.
-    public var channel: Int
-
-    @inlinable
-    public init(
-        a: UnsafePointer<Float>, rows: Int, runs: GemmRowRuns, wide: UnsafePointer<Float>,
-        narrow: UnsafePointer<Float>, bias: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>,
-        cStride: Int, bounds: UnsafePointer<ClampBounds>, epilogue: UnsafePointer<EpilogueOperands>?,
-        channel: Int
-    ) {
-        self.a = a
-        self.rows = rows
-        self.runs = runs
-        self.wide = wide
-        self.narrow = narrow
-        self.bias = bias
-        self.c = c
-        self.cStride = cStride
-        self.bounds = bounds
-        self.epilogue = epilogue
-        self.channel = channel
-    }
-}
-
-/// Computes `g` in tiles of 3 rows × 3 vectors (`Two`: the whole panel's two vectors, `One`:
-/// one vector of the same type). Instantiate it with the family's own `KernelVectors` types.
+/// Computes rows `0..<g.rows` (a multiple of 3) of the whole panel `g.panels.lowerBound` and
+/// of the one-vector panel packed right after it (panels are K-major and consecutive, so the
+/// narrow one starts `width·K` floats after the whole one), in tiles of 3 rows × 3 vectors
+/// (`Two`: the whole panel's two vectors, `One`: one vector of the same type). `g.panels` holds
+/// the whole panel only; `g.packed` is panel 0, float32. Instantiate it with the family's own
+/// `KernelVectors` types.
 @inlinable @inline(never)
 public func gemmJoinedPanels<Two: KernelVectors, One: KernelVectors>(
-    _ two: Two.Type, _ one: One.Type, _ g: GemmJoinedOperands
+    _ two: Two.Type, _ one: One.Type, _ g: GemmPanelOperands
 ) where Two.Vector == One.Vector {
     precondition(g.rows % 3 == 0, "joined tiles take rows 3 at a time")
+    let width = 2 * One.Vector.scalarCount, depth = g.runs.segmentCount * g.runs.segmentLength
+    let column = g.panels.lowerBound * width
+    let wide = g.packed.assumingMemoryBound(to: Float.self) + column * depth
     var row = 0
     while row < g.rows {
-        let a = g.a + row * g.runs.rowStride, c = g.c + row * g.cStride
+        let a = g.a + row * g.runs.rowStride, c = g.c + row * g.cStride + column
         if g.epilogue == nil {
-            gemmJoinedTile(Two.self, One.self, GemmTileClampOnly.self, a: a, c: c, g)
+            gemmJoinedTile(Two.self, One.self, GemmTileClampOnly.self, a: a, c: c, wide: wide, bias: g.bias + column, channel: g.channel + column, g)
         } else {
-            gemmJoinedTile(Two.self, One.self, GemmTileWithEpilogue.self, a: a, c: c, g)
+            gemmJoinedTile(Two.self, One.self, GemmTileWithEpilogue.self, a: a, c: c, wide: wide, bias: g.bias + column, channel: g.channel + column, g)
         }
         row += 3
     }
 }
 
-/// The 3 rows from `a` of `g`'s two panels into `c`: the multiply-adds, the clamp, the epilogue
-/// when `Output` applies one, the stores.
+/// The 3 rows from `a` of the whole panel at `wide`, the narrow one after it and their biases
+/// into `c` (output channel `channel`): the multiply-adds, the clamp, the epilogue when `Output`
+/// applies one, the stores.
 @inlinable @inline(__always)
 func gemmJoinedTile<Two: KernelVectors, One: KernelVectors, Output: GemmTileOutput>(
     _ two: Two.Type, _ one: One.Type, _ output: Output.Type,
-    a: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>, _ g: GemmJoinedOperands
+    a: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>, wide: UnsafePointer<Float>,
+    bias: UnsafePointer<Float>, channel: Int, _ g: GemmPanelOperands
 ) where Two.Vector == One.Vector {
     typealias V = One.Vector
     let width = V.scalarCount, stride = g.runs.rowStride
     var r0 = a, r1 = a + stride, r2 = a + 2 * stride
-    let bias0 = loadVector(g.bias, as: V.self)
-    let bias1 = loadVector(g.bias + width, as: V.self)
-    let bias2 = loadVector(g.bias + 2 * width, as: V.self)
+    let bias0 = loadVector(bias, as: V.self)
+    let bias1 = loadVector(bias + width, as: V.self)
+    let bias2 = loadVector(bias + 2 * width, as: V.self)
     var c00 = bias0, c01 = bias1, c02 = bias2, c10 = bias0, c11 = bias1, c12 = bias2
     var c20 = bias0, c21 = bias1, c22 = bias2
-    var w = g.wide, n = g.narrow
+    var w = wide, n = wide + 2 * width * g.runs.segmentCount * g.runs.segmentLength
     for _ in 0..<g.runs.segmentCount {
         for k in 0..<g.runs.segmentLength {
             let b0 = loadVector(w, as: V.self), b1 = loadVector(w + width, as: V.self)
@@ -113,8 +78,8 @@ func gemmJoinedTile<Two: KernelVectors, One: KernelVectors, Output: GemmTileOutp
     if Output.appliesEpilogue, let epilogue = g.epilogue {
         // The whole panel's two vectors as `gemmTile` finishes them, the third as a panel of
         // its own starting `2·width` channels further.
-        let wide = EpilogueTile<Two>(epilogue, c: c, channel: g.channel)
-        let narrow = EpilogueTile<One>(epilogue, c: c + 2 * width, channel: g.channel + 2 * width)
+        let wide = EpilogueTile<Two>(epilogue, c: c, channel: channel)
+        let narrow = EpilogueTile<One>(epilogue, c: c + 2 * width, channel: channel + 2 * width)
         c00 = wide.finish(c00, offset: 0, vector: 0); c01 = wide.finish(c01, offset: width, vector: 1)
         c02 = narrow.finish(c02, offset: 0, vector: 0)
         c10 = wide.finish(c10, offset: s, vector: 0); c11 = wide.finish(c11, offset: s + width, vector: 1)

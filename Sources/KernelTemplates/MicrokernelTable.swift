@@ -32,7 +32,7 @@ public final class MicrokernelTable: Sendable {
     /// A last whole float32 panel and the one-vector panel after it, together, 3 rows at a time
     /// (`gemmJoinedPanels`); nil in a family that computes them apart (AVX-512, whose last
     /// panels of 16 and 8 have not been timed joined).
-    public let gemmJoinedPanels: (@Sendable (GemmJoinedOperands) -> Void)?
+    public let gemmJoinedPanels: (@Sendable (GemmPanelOperands) -> Void)?
     /// `EpilogueOperands.apply` on the family's vectors: the fused ADD and PRELU on a block of
     /// a convolution's output (`c`, `cStride`, `rows`, `column`, `columns`).
     public let convolutionEpilogue: @Sendable (
@@ -81,7 +81,7 @@ public final class MicrokernelTable: Sendable {
         gemmPanels: @escaping @Sendable (GemmPanelOperands) -> Void,
         gemmHalfPanels: @escaping @Sendable (GemmPanelOperands) -> Void,
         gemmWideningTile: @escaping @Sendable (GemmPanelOperands, UnsafeMutablePointer<Float>) -> Void,
-        gemmJoinedPanels: (@Sendable (GemmJoinedOperands) -> Void)?,
+        gemmJoinedPanels: (@Sendable (GemmPanelOperands) -> Void)?,
         convolutionEpilogue: @escaping @Sendable (
             EpilogueOperands, UnsafeMutablePointer<Float>, Int, Int, Int, Int) -> Void,
         depthwiseInterior: @escaping @Sendable (Int, Int, DepthwiseInteriorRow) -> Void,

@@ -102,7 +102,7 @@ private func baselineGemmWideningTile(_ operands: GemmPanelOperands, widenedCopy
 /// A last whole panel of 16 channels and the panel of 8 after it, in 3×24 tiles: 9 accumulators,
 /// three panel loads and three broadcasts per k (`gemmJoinedPanels`).
 @inline(never)
-private func baselineGemmJoinedPanels(_ operands: GemmJoinedOperands) {
+private func baselineGemmJoinedPanels(_ operands: GemmPanelOperands) {
     gemmJoinedPanels(BaselineF32x8x2.self, BaselineF32x8.self, operands)
 }
 

@@ -294,17 +294,16 @@ func gemmF32Block(
                 panels: apartPanels, fullPanelCount: weights.fullPanelCount, c: c, cStride: cStride,
                 bounds: bounds, epilogue: epilogue, channel: 0))
             if joinedRows > 0, let joined = kernels.gemmJoinedPanels {
-                let column = weights.column(ofPanel: lastPanel - 1)
-                joined(GemmJoinedOperands(
-                    a: a, rows: joinedRows, runs: layout, wide: weights.float32Panel(lastPanel - 1),
-                    narrow: weights.float32Panel(lastPanel), bias: bias + column, c: c + column, cStride: cStride,
-                    bounds: bounds, epilogue: epilogue, channel: column))
+                var wholePanel = GemmPanelOperands(
+                    a: a, rows: joinedRows, runs: layout, packed: weights.float32Panel(0), bias: bias, outputs: n,
+                    panels: (lastPanel - 1)..<lastPanel, fullPanelCount: weights.fullPanelCount, c: c,
+                    cStride: cStride, bounds: bounds, epilogue: epilogue, channel: 0)
+                joined(wholePanel)
                 if joinedRows < rows {
-                    kernels.gemmPanels(GemmPanelOperands(
-                        a: a + joinedRows * layout.rowStride, rows: rows - joinedRows, runs: layout,
-                        packed: weights.float32Panel(0), bias: bias, outputs: n, panels: (lastPanel - 1)..<lastPanel,
-                        fullPanelCount: weights.fullPanelCount, c: c + joinedRows * cStride, cStride: cStride,
-                        bounds: bounds, epilogue: epilogue, channel: 0))
+                    wholePanel.a += joinedRows * layout.rowStride
+                    wholePanel.c += joinedRows * cStride
+                    wholePanel.rows = rows - joinedRows
+                    kernels.gemmPanels(wholePanel)
                 }
             }
             if narrowLast && joinedRows < rows {
