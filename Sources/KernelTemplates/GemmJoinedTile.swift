@@ -1,94 +1,182 @@
-// A layer whose output channels end in a whole panel of two vectors and a last panel of one
-// vector (N = 24, 40, 56, … in the 8-lane family) computed that last panel in 8-row tiles of
-// one vector: a broadcast of A for every multiply-add, and 8 accumulators, just the FMA
-// latency's worth, so on a Zen 3 each row of it took about as long as a row of the whole panel.
-// Here the two panels are computed together, in tiles of 3 rows × 3 vectors: 9 accumulators,
-// three panel loads and three broadcasts per k, each broadcast feeding three multiply-adds.
-// (4 rows would need all 16 ymm registers: LLVM unrolls the k loop and spills an accumulator.)
-// Each output element is still its bias plus its k products in k order, so the results are the
-// bits of the separate panels' tiles.
+// A layer whose output channels end in a 16-wide panel and a last panel of 8 (N = 24, 40, 56, …
+// in AVX2's 16-wide panels; N = 24, 56, 88, … after AVX-512's 32-wide ones) computed that last
+// panel in 8-row tiles of one 8-lane vector: a broadcast of A for every multiply-add, and 8
+// accumulators, just the FMA latency's worth, so on a Zen 3 each row of it took about as long as
+// a row of the 16-wide panel. Here the two panels are computed together, 24 channels a row:
+// AVX2 in tiles of 3 rows × 3 ymm vectors (9 accumulators; 4 rows would need all 16 registers,
+// and LLVM unrolls the k loop and spills an accumulator), AVX-512 in tiles of 8 rows × one zmm
+// and one ymm vector (16 accumulators of its 32 registers). Each broadcast of A feeds the whole
+// row's multiply-adds. Each output element is still its bias plus its k products in k order, so
+// the results are the bits of the separate panels' tiles.
 
-/// Computes rows `0..<g.rows` (a multiple of 3) of the whole panel `g.panels.lowerBound` and
-/// of the one-vector panel packed right after it (panels are K-major and consecutive, so the
-/// narrow one starts `width·K` floats after the whole one), in tiles of 3 rows × 3 vectors
-/// (`Two`: the whole panel's two vectors, `One`: one vector of the same type). `g.panels` holds
-/// the whole panel only; `g.packed` is panel 0, float32. Instantiate it with the family's own
-/// `KernelVectors` types.
+/// Rows of a joined tile: 3, AVX2's.
+public enum GemmThreeRows: GemmTileRows {
+    @inlinable public static var count: Int { 3 }
+}
+
+/// Computes rows `0..<g.rows` of a 16-wide float32 panel and of the 8-wide panel packed right
+/// after it (both K-major, so the narrow one starts `16·K` floats after the wide one), in tiles
+/// of `Rows.count` (3...8) rows; a last tile of fewer rows repeats its last row's pointer and
+/// stores only its own rows. `g.packed` is the wide panel itself, and `g.bias`, `g.c` and
+/// `g.channel` are at its first column; `g.panels` and `g.fullPanelCount` are not read.
+/// `Wide` is the 16 lanes as one or two vectors, `Narrow` one 8-lane vector; instantiate it with
+/// the family's own `KernelVectors` types.
 @inlinable @inline(never)
-public func gemmJoinedPanels<Two: KernelVectors, One: KernelVectors>(
-    _ two: Two.Type, _ one: One.Type, _ g: GemmPanelOperands
-) where Two.Vector == One.Vector {
-    precondition(g.rows % 3 == 0, "joined tiles take rows 3 at a time")
-    let width = 2 * One.Vector.scalarCount, depth = g.runs.segmentCount * g.runs.segmentLength
-    let column = g.panels.lowerBound * width
-    let wide = g.packed.assumingMemoryBound(to: Float.self) + column * depth
+public func gemmJoinedPanels<Wide: KernelVectors, Narrow: KernelVectors, Rows: GemmTileRows>(
+    _ wide: Wide.Type, _ narrow: Narrow.Type, _ tileRows: Rows.Type, _ g: GemmPanelOperands
+) {
+    precondition(
+        Wide.count * Wide.Vector.scalarCount == 16 && Narrow.count == 1 && Narrow.Vector.scalarCount == 8
+            && (3...8).contains(Rows.count),
+        "joined tiles are 16 + 8 channels wide and 3 to 8 rows tall")
     var row = 0
     while row < g.rows {
-        let a = g.a + row * g.runs.rowStride, c = g.c + row * g.cStride + column
+        let rows = min(Rows.count, g.rows - row)
+        let a = g.a + row * g.runs.rowStride, c = g.c + row * g.cStride
         if g.epilogue == nil {
-            gemmJoinedTile(Two.self, One.self, GemmTileClampOnly.self, a: a, c: c, wide: wide, bias: g.bias + column, channel: g.channel + column, g)
+            gemmJoinedTile(Wide.self, Narrow.self, Rows.self, GemmTileClampOnly.self, rows: rows, a: a, c: c, g)
         } else {
-            gemmJoinedTile(Two.self, One.self, GemmTileWithEpilogue.self, a: a, c: c, wide: wide, bias: g.bias + column, channel: g.channel + column, g)
+            gemmJoinedTile(Wide.self, Narrow.self, Rows.self, GemmTileWithEpilogue.self, rows: rows, a: a, c: c, g)
         }
-        row += 3
+        row += Rows.count
     }
 }
 
-/// The 3 rows from `a` of the whole panel at `wide`, the narrow one after it and their biases
-/// into `c` (output channel `channel`): the multiply-adds, the clamp, the epilogue when `Output`
-/// applies one, the stores.
+/// Rows `0..<rows` (at most `Rows.count`) from `a` of the wide panel, the narrow one after it and
+/// their biases into `c`: the multiply-adds, the clamp, the epilogue when `Output` applies one,
+/// the stores.
 @inlinable @inline(__always)
-func gemmJoinedTile<Two: KernelVectors, One: KernelVectors, Output: GemmTileOutput>(
-    _ two: Two.Type, _ one: One.Type, _ output: Output.Type,
-    a: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>, wide: UnsafePointer<Float>,
-    bias: UnsafePointer<Float>, channel: Int, _ g: GemmPanelOperands
-) where Two.Vector == One.Vector {
-    typealias V = One.Vector
-    let width = V.scalarCount, stride = g.runs.rowStride
-    var r0 = a, r1 = a + stride, r2 = a + 2 * stride
-    let bias0 = loadVector(bias, as: V.self)
-    let bias1 = loadVector(bias + width, as: V.self)
-    let bias2 = loadVector(bias + 2 * width, as: V.self)
-    var c00 = bias0, c01 = bias1, c02 = bias2, c10 = bias0, c11 = bias1, c12 = bias2
-    var c20 = bias0, c21 = bias1, c22 = bias2
-    var w = wide, n = wide + 2 * width * g.runs.segmentCount * g.runs.segmentLength
+func gemmJoinedTile<Wide: KernelVectors, Narrow: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput>(
+    _ wide: Wide.Type, _ narrow: Narrow.Type, _ tileRows: Rows.Type, _ output: Output.Type,
+    rows: Int, a: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>, _ g: GemmPanelOperands
+) {
+    typealias W = Wide.Vector
+    typealias N = Narrow.Vector
+    let mr = Rows.count, two = Wide.count == 2, width = W.scalarCount
+    // Which of rows 3 to 7 the tile has.
+    let four = mr > 3, five = mr > 4, six = mr > 5, seven = mr > 6, eight = mr > 7
+    let stride = g.runs.rowStride
+    var r0 = a
+    var r1 = rows > 1 ? r0 + stride : r0
+    var r2 = rows > 2 ? r1 + stride : r1
+    var r3 = rows > 3 ? r2 + stride : r2
+    var r4 = rows > 4 ? r3 + stride : r3
+    var r5 = rows > 5 ? r4 + stride : r4
+    var r6 = rows > 6 ? r5 + stride : r5
+    var r7 = rows > 7 ? r6 + stride : r6
+    let wideBias0 = loadVector(g.bias, as: W.self)
+    let wideBias1 = two ? loadVector(g.bias + width, as: W.self) : wideBias0
+    let narrowBias = loadVector(g.bias + 16, as: N.self)
+    // Row r's accumulators: w<r>0 and w<r>1 the wide panel's vectors, n<r> the narrow panel's.
+    var w00 = wideBias0, w01 = wideBias1, n0 = narrowBias, w10 = wideBias0, w11 = wideBias1, n1 = narrowBias
+    var w20 = wideBias0, w21 = wideBias1, n2 = narrowBias, w30 = wideBias0, w31 = wideBias1, n3 = narrowBias
+    var w40 = wideBias0, w41 = wideBias1, n4 = narrowBias, w50 = wideBias0, w51 = wideBias1, n5 = narrowBias
+    var w60 = wideBias0, w61 = wideBias1, n6 = narrowBias, w70 = wideBias0, w71 = wideBias1, n7 = narrowBias
+    let depth = g.runs.segmentCount * g.runs.segmentLength
+    var w = g.packed.assumingMemoryBound(to: Float.self)
+    var n = w + 16 * depth
     for _ in 0..<g.runs.segmentCount {
         for k in 0..<g.runs.segmentLength {
-            let b0 = loadVector(w, as: V.self), b1 = loadVector(w + width, as: V.self)
-            let b2 = loadVector(n, as: V.self)
-            w += 2 * width
-            n += width
-            var x = One.broadcast(r0[k])
-            c00 = One.multiplyAdd(x, b0, c00); c01 = One.multiplyAdd(x, b1, c01); c02 = One.multiplyAdd(x, b2, c02)
-            x = One.broadcast(r1[k])
-            c10 = One.multiplyAdd(x, b0, c10); c11 = One.multiplyAdd(x, b1, c11); c12 = One.multiplyAdd(x, b2, c12)
-            x = One.broadcast(r2[k])
-            c20 = One.multiplyAdd(x, b0, c20); c21 = One.multiplyAdd(x, b1, c21); c22 = One.multiplyAdd(x, b2, c22)
+            let b0 = loadVector(w, as: W.self)
+            let b1 = two ? loadVector(w + width, as: W.self) : b0
+            let b2 = loadVector(n, as: N.self)
+            w += 16
+            n += 8
+            var x = Wide.broadcast(r0[k])
+            w00 = Wide.multiplyAdd(x, b0, w00)
+            if two { w01 = Wide.multiplyAdd(x, b1, w01) }
+            n0 = Narrow.multiplyAdd(Narrow.broadcast(r0[k]), b2, n0)
+            x = Wide.broadcast(r1[k])
+            w10 = Wide.multiplyAdd(x, b0, w10)
+            if two { w11 = Wide.multiplyAdd(x, b1, w11) }
+            n1 = Narrow.multiplyAdd(Narrow.broadcast(r1[k]), b2, n1)
+            x = Wide.broadcast(r2[k])
+            w20 = Wide.multiplyAdd(x, b0, w20)
+            if two { w21 = Wide.multiplyAdd(x, b1, w21) }
+            n2 = Narrow.multiplyAdd(Narrow.broadcast(r2[k]), b2, n2)
+            if four {
+                x = Wide.broadcast(r3[k])
+                w30 = Wide.multiplyAdd(x, b0, w30)
+                if two { w31 = Wide.multiplyAdd(x, b1, w31) }
+                n3 = Narrow.multiplyAdd(Narrow.broadcast(r3[k]), b2, n3)
+            }
+            if five {
+                x = Wide.broadcast(r4[k])
+                w40 = Wide.multiplyAdd(x, b0, w40)
+                if two { w41 = Wide.multiplyAdd(x, b1, w41) }
+                n4 = Narrow.multiplyAdd(Narrow.broadcast(r4[k]), b2, n4)
+            }
+            if six {
+                x = Wide.broadcast(r5[k])
+                w50 = Wide.multiplyAdd(x, b0, w50)
+                if two { w51 = Wide.multiplyAdd(x, b1, w51) }
+                n5 = Narrow.multiplyAdd(Narrow.broadcast(r5[k]), b2, n5)
+            }
+            if seven {
+                x = Wide.broadcast(r6[k])
+                w60 = Wide.multiplyAdd(x, b0, w60)
+                if two { w61 = Wide.multiplyAdd(x, b1, w61) }
+                n6 = Narrow.multiplyAdd(Narrow.broadcast(r6[k]), b2, n6)
+            }
+            if eight {
+                x = Wide.broadcast(r7[k])
+                w70 = Wide.multiplyAdd(x, b0, w70)
+                if two { w71 = Wide.multiplyAdd(x, b1, w71) }
+                n7 = Narrow.multiplyAdd(Narrow.broadcast(r7[k]), b2, n7)
+            }
         }
         let next = g.runs.segmentStride
         r0 += next; r1 += next; r2 += next
+        if four { r3 += next }
+        if five { r4 += next }
+        if six { r5 += next }
+        if seven { r6 += next }
+        if eight { r7 += next }
     }
-    let (lo, hi) = ClampBounds.load(g.bounds, as: V.self)
-    c00 = One.clamp(c00, lower: lo, upper: hi); c01 = One.clamp(c01, lower: lo, upper: hi)
-    c02 = One.clamp(c02, lower: lo, upper: hi); c10 = One.clamp(c10, lower: lo, upper: hi)
-    c11 = One.clamp(c11, lower: lo, upper: hi); c12 = One.clamp(c12, lower: lo, upper: hi)
-    c20 = One.clamp(c20, lower: lo, upper: hi); c21 = One.clamp(c21, lower: lo, upper: hi)
-    c22 = One.clamp(c22, lower: lo, upper: hi)
+    let (wideLower, wideUpper) = ClampBounds.load(g.bounds, as: W.self)
+    let (narrowLower, narrowUpper) = ClampBounds.load(g.bounds, as: N.self)
     let s = g.cStride
-    if Output.appliesEpilogue, let epilogue = g.epilogue {
-        // The whole panel's two vectors as `gemmTile` finishes them, the third as a panel of
-        // its own starting `2·width` channels further.
-        let wide = EpilogueTile<Two>(epilogue, c: c, channel: channel)
-        let narrow = EpilogueTile<One>(epilogue, c: c + 2 * width, channel: channel + 2 * width)
-        c00 = wide.finish(c00, offset: 0, vector: 0); c01 = wide.finish(c01, offset: width, vector: 1)
-        c02 = narrow.finish(c02, offset: 0, vector: 0)
-        c10 = wide.finish(c10, offset: s, vector: 0); c11 = wide.finish(c11, offset: s + width, vector: 1)
-        c12 = narrow.finish(c12, offset: s, vector: 0)
-        c20 = wide.finish(c20, offset: 2 * s, vector: 0); c21 = wide.finish(c21, offset: 2 * s + width, vector: 1)
-        c22 = narrow.finish(c22, offset: 2 * s, vector: 0)
+    /// Clamps row `r`'s vectors, applies the epilogue tiles when there are any, and stores them.
+    /// (The tiles are parameters, not optionals captured: an optional `EpilogueTile` is copied
+    /// out of line at every use.)
+    @inline(__always)
+    func store(
+        row r: Int, _ v0: W, _ v1: W, _ v2: N, _ wideTile: EpilogueTile<Wide>?, _ narrowTile: EpilogueTile<Narrow>?
+    ) {
+        var v0 = Wide.clamp(v0, lower: wideLower, upper: wideUpper)
+        var v1 = two ? Wide.clamp(v1, lower: wideLower, upper: wideUpper) : v1
+        var v2 = Narrow.clamp(v2, lower: narrowLower, upper: narrowUpper)
+        if Output.appliesEpilogue, let wideTile, let narrowTile {
+            v0 = wideTile.finish(v0, offset: r * s, vector: 0)
+            if two { v1 = wideTile.finish(v1, offset: r * s + width, vector: 1) }
+            v2 = narrowTile.finish(v2, offset: r * s, vector: 0)
+        }
+        let out = c + r * s
+        storeVector(v0, out)
+        if two { storeVector(v1, out + width) }
+        storeVector(v2, out + 16)
     }
-    var out = c
-    storeVector(c00, out); storeVector(c01, out + width); storeVector(c02, out + 2 * width); out += s
-    storeVector(c10, out); storeVector(c11, out + width); storeVector(c12, out + 2 * width); out += s
-    storeVector(c20, out); storeVector(c21, out + width); storeVector(c22, out + 2 * width)
+    if Output.appliesEpilogue, let epilogue = g.epilogue {
+        // The wide panel's vectors as `gemmTile` finishes them, the narrow one as a panel of its
+        // own 16 channels further.
+        let wideTile = EpilogueTile<Wide>(epilogue, c: c, channel: g.channel)
+        let narrowTile = EpilogueTile<Narrow>(epilogue, c: c + 16, channel: g.channel + 16)
+        store(row: 0, w00, w01, n0, wideTile, narrowTile)
+        if rows > 1 { store(row: 1, w10, w11, n1, wideTile, narrowTile) }
+        if rows > 2 { store(row: 2, w20, w21, n2, wideTile, narrowTile) }
+        if four && rows > 3 { store(row: 3, w30, w31, n3, wideTile, narrowTile) }
+        if five && rows > 4 { store(row: 4, w40, w41, n4, wideTile, narrowTile) }
+        if six && rows > 5 { store(row: 5, w50, w51, n5, wideTile, narrowTile) }
+        if seven && rows > 6 { store(row: 6, w60, w61, n6, wideTile, narrowTile) }
+        if eight && rows > 7 { store(row: 7, w70, w71, n7, wideTile, narrowTile) }
+    } else {
+        store(row: 0, w00, w01, n0, nil, nil)
+        if rows > 1 { store(row: 1, w10, w11, n1, nil, nil) }
+        if rows > 2 { store(row: 2, w20, w21, n2, nil, nil) }
+        if four && rows > 3 { store(row: 3, w30, w31, n3, nil, nil) }
+        if five && rows > 4 { store(row: 4, w40, w41, n4, nil, nil) }
+        if six && rows > 5 { store(row: 5, w50, w51, n5, nil, nil) }
+        if seven && rows > 6 { store(row: 6, w60, w61, n6, nil, nil) }
+        if eight && rows > 7 { store(row: 7, w70, w71, n7, nil, nil) }
+    }
 }

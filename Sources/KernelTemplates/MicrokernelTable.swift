@@ -29,9 +29,8 @@ public final class MicrokernelTable: Sendable {
     /// The first rows (at most 4) of one whole float16 panel, leaving the panel's float32 copy
     /// behind (`gemmWideningTile`).
     public let gemmWideningTile: @Sendable (GemmPanelOperands, UnsafeMutablePointer<Float>) -> Void
-    /// A last whole float32 panel and the one-vector panel after it, together, 3 rows at a time
-    /// (`gemmJoinedPanels`); nil in a family that computes them apart (AVX-512, whose last
-    /// panels of 16 and 8 have not been timed joined).
+    /// A 16-wide float32 panel and the whole 8-wide last panel after it, together
+    /// (`gemmJoinedPanels`); nil in a family that computes them apart.
     public let gemmJoinedPanels: (@Sendable (GemmPanelOperands) -> Void)?
     /// `EpilogueOperands.apply` on the family's vectors: the fused ADD and PRELU on a block of
     /// a convolution's output (`c`, `cStride`, `rows`, `column`, `columns`).

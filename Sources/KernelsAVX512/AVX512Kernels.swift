@@ -53,7 +53,7 @@ public let avx512Microkernels = MicrokernelTable(
     gemmPanels: avx512GemmPanels,
     gemmHalfPanels: avx512GemmHalfPanels,
     gemmWideningTile: avx512GemmWideningTile,
-    gemmJoinedPanels: nil,
+    gemmJoinedPanels: avx512GemmJoinedPanels,
     convolutionEpilogue: avx512ConvolutionEpilogue,
     depthwiseInterior: avx512DepthwiseInterior,
     depthwisePixel: avx512DepthwisePixel,
@@ -66,6 +66,7 @@ public let avx512Microkernels = MicrokernelTable(
     fmaPeakFlopsPerRound: fmaPeakFlopsPerRound(SIMD16<Float>.self),
     names: [
         "f32-gemm-8x32-avx512f", "f32-gemm-7x32-avx512f", "f32-gemm-8x16-avx512f", "f32-gemm-7x16-avx512f",
+        "f32-gemm-8x24-avx512f",
         "f32-gemm-8x32-f16w-avx512f", "f32-gemm-4x32-f16w-widening-avx512f", "f32-gemm-epilogue-avx512f",
         "f32-dwconv-3x3s1-avx512f", "f32-dwconv-3x3s2-avx512f", "f32-dwconv-5x5s1-avx512f",
         "f32-dwconv-5x5s2-avx512f", "f32-dwconv-pixel-avx512f", "f32-spmm-16-avx512f",
@@ -84,6 +85,15 @@ private func avx512GemmPanels(_ operands: GemmPanelOperands) {
     gemmPanels(
         AVX512F32x16x2.self, AVX512F32x16.self, GemmEightRows.self, GemmSevenRows.self, rowsOuterUpToFloats: 6 * 1024,
         operands)
+}
+
+/// A panel of 16 channels and the whole last panel of 8 after it (N = 24, 56, 88, …), in 8×24
+/// tiles: one zmm and one ymm accumulator a row, 16 in all, each row's broadcast feeding both
+/// (`gemmJoinedPanels`), rather than 8×16 tiles and 8×8 ones that each load a broadcast for
+/// every multiply-add.
+@inline(never)
+private func avx512GemmJoinedPanels(_ operands: GemmPanelOperands) {
+    gemmJoinedPanels(AVX512F32x16.self, AVX512F32x8.self, GemmEightRows.self, operands)
 }
 
 /// The first rows (at most 4) of a block on one whole 32-wide float16 panel: a 4×32 tile that

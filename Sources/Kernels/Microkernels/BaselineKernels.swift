@@ -103,11 +103,12 @@ private func baselineGemmWideningTile(_ operands: GemmPanelOperands, widenedCopy
 /// three panel loads and three broadcasts per k (`gemmJoinedPanels`).
 @inline(never)
 private func baselineGemmJoinedPanels(_ operands: GemmPanelOperands) {
-    gemmJoinedPanels(BaselineF32x8x2.self, BaselineF32x8.self, operands)
+    gemmJoinedPanels(BaselineF32x8x2.self, BaselineF32x8.self, GemmThreeRows.self, operands)
 }
 
 /// A last GEMM panel of 8 channels, in both families, where it is not joined to the panel before
-/// it (`gemmJoinedPanels`): 8×8 tiles, 8 accumulators, enough to keep both FMA pipes busy.
+/// it (`gemmJoinedPanels`: a partial one, one after a 32-wide AVX-512 panel, float16 weights, a
+/// single row): 8×8 tiles, 8 accumulators, enough to keep both FMA pipes busy.
 /// - Parameters:
 ///   - a: row 0 of A, laid out as `runs` says.
 ///   - rows: rows of A and C.

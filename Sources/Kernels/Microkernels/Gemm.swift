@@ -183,10 +183,10 @@ func usefulThreadCount(_ threadCount: Int, multiplyAdds a: Int, _ b: Int, _ c: I
 /// Computes rows `0..<rows` × the columns of `panels` of C on the calling
 /// thread with the microkernels of `weights.instructionSet` (its
 /// `MicrokernelTable.gemmPanels`: 6×16 and 5×16 tiles in the baseline family, 8×32
-/// and 7×32 with AVX-512). An 8-wide last panel uses the same `SIMD8`
-/// kernel in both families (`gemmNarrowPanel`), except that in the baseline family a whole one
-/// of float32 weights is computed with the 16-wide panel before it, in 3×24 tiles
-/// (`MicrokernelTable.gemmJoinedPanels`). In the dot-product layout, `panels` are output
+/// and 7×32 with AVX-512). A whole 8-wide last panel of float32 weights after a 16-wide one is
+/// computed with it, 24 channels a row (`MicrokernelTable.gemmJoinedPanels`: 3×24 tiles in the
+/// baseline family, 8×24 with AVX-512); any other 8-wide last panel uses the same `SIMD8` kernel
+/// in both families (`gemmNarrowPanel`). In the dot-product layout, `panels` are output
 /// channels. Float16 panels are computed one at a time: each is widened
 /// into `widened` (unless it already holds it; by the widening tile as it
 /// computes the block's first 4 rows, `gemmWideningTile`) and the same float32 kernels
@@ -283,35 +283,27 @@ func gemmF32Block(
             }
         } else {
             let narrowLast = weights.hasPanelOf8 && panels.contains(lastPanel)
-            // A whole last panel of 8 goes with the whole panel before it, 3 rows at a time, in
-            // the families that join them (`gemmJoinedPanels`); the last 1–2 rows as apart.
-            let joinedRows = narrowLast && kernels.gemmJoinedPanels != nil && n - weights.column(ofPanel: lastPanel) == 8
-                && lastPanel - 1 >= panels.lowerBound && lastPanel - 1 < weights.fullPanelCount ? rows / 3 * 3 : 0
-            let widePanels = panels.lowerBound..<(narrowLast ? lastPanel : panels.upperBound)
-            let apartPanels = widePanels.lowerBound..<(joinedRows > 0 ? lastPanel - 1 : widePanels.upperBound)
+            // A whole last panel of 8 goes with the 16-wide panel before it, in the families
+            // that join them (`gemmJoinedPanels`), unless the block is a single row.
+            let joins = narrowLast && rows > 1 && kernels.gemmJoinedPanels != nil
+                && n - weights.column(ofPanel: lastPanel) == 8 && lastPanel - 1 >= panels.lowerBound
+                && weights.width(ofPanel: lastPanel - 1) == 16
+            let apartPanels = panels.lowerBound..<(joins ? lastPanel - 1 : narrowLast ? lastPanel : panels.upperBound)
             kernels.gemmPanels(GemmPanelOperands(
                 a: a, rows: rows, runs: layout, packed: weights.float32Panel(0), bias: bias, outputs: n,
                 panels: apartPanels, fullPanelCount: weights.fullPanelCount, c: c, cStride: cStride,
                 bounds: bounds, epilogue: epilogue, channel: 0))
-            if joinedRows > 0, let joined = kernels.gemmJoinedPanels {
-                var wholePanel = GemmPanelOperands(
-                    a: a, rows: joinedRows, runs: layout, packed: weights.float32Panel(0), bias: bias, outputs: n,
-                    panels: (lastPanel - 1)..<lastPanel, fullPanelCount: weights.fullPanelCount, c: c,
-                    cStride: cStride, bounds: bounds, epilogue: epilogue, channel: 0)
-                joined(wholePanel)
-                if joinedRows < rows {
-                    wholePanel.a += joinedRows * layout.rowStride
-                    wholePanel.c += joinedRows * cStride
-                    wholePanel.rows = rows - joinedRows
-                    kernels.gemmPanels(wholePanel)
-                }
-            }
-            if narrowLast && joinedRows < rows {
+            if joins, let joined = kernels.gemmJoinedPanels {
+                let column = weights.column(ofPanel: lastPanel - 1)
+                joined(GemmPanelOperands(
+                    a: a, rows: rows, runs: layout, packed: weights.float32Panel(lastPanel - 1), bias: bias + column,
+                    outputs: n - column, panels: 0..<2, fullPanelCount: 0, c: c + column, cStride: cStride,
+                    bounds: bounds, epilogue: epilogue, channel: column))
+            } else if narrowLast {
                 let column = weights.column(ofPanel: lastPanel)
                 gemmNarrowPanel(
-                    a: a + joinedRows * layout.rowStride, rows: rows - joinedRows, runs: layout,
-                    panel: weights.float32Panel(lastPanel), bias: bias + column,
-                    c: c + joinedRows * cStride + column, cStride: cStride, columns: n - column, bounds: bounds,
+                    a: a, rows: rows, runs: layout, panel: weights.float32Panel(lastPanel), bias: bias + column,
+                    c: c + column, cStride: cStride, columns: n - column, bounds: bounds,
                     epilogue: epilogue, channel: column)
             }
         }
