@@ -40,7 +40,11 @@ public struct EpilogueOperands {
 
     /// Finishes rows `0..<rows`, columns `column ..< column + columns` of the block already
     /// stored at `c` (row `r` at `c + r·cStride`; column 0 of `c` is channel 0): vectors of
-    /// `Wide` while they fit, then at most one of `Narrow`, then one float at a time.
+    /// `Wide` while they fit, then at most one of `Narrow`, then the columns left: as the last
+    /// `Wide` vector of the columns, which overlaps columns already finished and keeps them as
+    /// they are (`blend`; a partial GEMM tile's last columns), or one float at a time where the
+    /// columns are narrower than a `Wide` vector. Only the block's own columns are read and
+    /// written.
     /// Instantiate it with the family's own `KernelVectors` types, from a non-generic
     /// `@inline(never)` function of the family's module (once per block of rows, right after
     /// the GEMM computed it).
@@ -81,6 +85,19 @@ public struct EpilogueOperands {
                 if rectifies { v = Narrow.rectify(v) }
                 storeVector(v, y + j)
                 j += narrowWidth
+            }
+            if j < columns && columns >= width {
+                let start = columns - width
+                let stored = loadVector(y + start, as: Wide.Vector.self)
+                var v = stored
+                if let x {
+                    let other = loadVector(x + start, as: Wide.Vector.self)
+                    v = Wide.clamp(residualFirst ? other + v : v + other, lower: wideLower, upper: wideUpper)
+                }
+                if let alpha { v = Wide.prelu(v, alpha: loadVector(alpha + column + start, as: Wide.Vector.self)) }
+                if rectifies { v = Wide.rectify(v) }
+                storeVector(Wide.blend(v, stored, fromLane: j - start), y + start)
+                j = columns
             }
             while j < columns {
                 var v = y[j]

@@ -33,6 +33,9 @@ public protocol KernelVectors: KernelFamily {
     static func prelu(_ x: Vector, alpha: Vector) -> Vector
     /// RELU per lane: `0 < x ? x : 0` (−0 and NaN lanes become +0, as in TFLite).
     static func rectify(_ x: Vector) -> Vector
+    /// Lanes `first` and above of `a`, the lanes below them of `b` (`first` in
+    /// 0...`Vector.scalarCount`).
+    static func blend(_ a: Vector, _ b: Vector, fromLane first: Int) -> Vector
     /// Copies the first `rows` rows and `columns` columns of a tile of vectors spilled to
     /// `tile` (`rowWidth` floats per row, rows one after another) to `c`, row `r` at
     /// `c + r·cStride`: the last row tile and a partial panel of a GEMM.
@@ -88,6 +91,12 @@ extension KernelVectors where Vector == SIMD8<Float> {
 
     @inlinable @inline(__always)
     public static func rectify(_ x: SIMD8<Float>) -> SIMD8<Float> { KernelTemplates.rectify(x) }
+
+    @inlinable @inline(__always)
+    public static func blend(_ a: SIMD8<Float>, _ b: SIMD8<Float>, fromLane first: Int) -> SIMD8<Float> {
+        let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
+        return select(lanes .>= SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: first)), a, b)
+    }
 }
 
 extension KernelVectors where Vector == SIMD16<Float> {
@@ -124,6 +133,12 @@ extension KernelVectors where Vector == SIMD16<Float> {
 
     @inlinable @inline(__always)
     public static func rectify(_ x: SIMD16<Float>) -> SIMD16<Float> { KernelTemplates.rectify(x) }
+
+    @inlinable @inline(__always)
+    public static func blend(_ a: SIMD16<Float>, _ b: SIMD16<Float>, fromLane first: Int) -> SIMD16<Float> {
+        let lanes = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+        return select(lanes .>= SIMD16<Int32>(repeating: Int32(truncatingIfNeeded: first)), a, b)
+    }
 }
 
 /// Loads a vector from `pointer` (no alignment required).
