@@ -166,7 +166,18 @@ public struct Pad: OperatorDescriptor {
     fileprivate func writeRows(_ rows: Range<Int>, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>) {
         guard !rows.isEmpty else { return }
         let n = mergedInputSizes, before = mergedBefore, padded = mergedOutputSizes
-        let rowLength = padded[4], copied = n[4], lead = before[4]
+        let rowLength = padded[4], copied = n[4], lead = before[4], trail = rowLength - lead - copied
+        if (0..<4).allSatisfy({ before[$0] == 0 && n[$0] == padded[$0] }) {
+            // Only the rows themselves are padded (a PAD of channels): output row `row` holds
+            // input row `row`, with no coordinates to follow and no call for a run of no zeros.
+            for row in rows {
+                let destination = y + row * rowLength
+                if lead > 0 { zeroFloats(destination, count: lead) }
+                copyFloats(x + row * copied, to: destination + lead, count: copied)
+                if trail > 0 { zeroFloats(destination + lead + copied, count: trail) }
+            }
+            return
+        }
         // Input elements between consecutive indices of each outer merged dimension.
         let inputStrides = SIMD4(n[1] * n[2] * n[3] * n[4], n[2] * n[3] * n[4], n[3] * n[4], n[4])
         var coordinates = SIMD4<Int>()
@@ -187,7 +198,7 @@ public struct Pad: OperatorDescriptor {
                 for axis in 0..<4 { source += (coordinates[axis] - before[axis]) * inputStrides[axis] }
                 zeroFloats(destination, count: lead)
                 copyFloats(x + source, to: destination + lead, count: copied)
-                zeroFloats(destination + lead + copied, count: rowLength - lead - copied)
+                zeroFloats(destination + lead + copied, count: trail)
             } else {
                 zeroFloats(destination, count: rowLength)
             }

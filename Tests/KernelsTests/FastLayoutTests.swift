@@ -20,10 +20,15 @@ import Testing
                 input[rank - 1] = sweepChannelCounts.randomElement(using: &rng)!
                 if trial % 25 == 1 { input[0] = 0 }  // an empty input: all padding
             }
-            // About half the dimensions unpadded, so rows merge.
-            let paddings: [Int32] = input.flatMap { _ -> [Int32] in
+            // About half the dimensions unpadded, so rows merge; every tenth trial pads the
+            // channels only (the channel PADs of face detection), with or without leading zeros.
+            var paddings: [Int32] = input.flatMap { _ -> [Int32] in
                 Bool.random(using: &rng)
                     ? [0, 0] : [Int32.random(in: 0...3, using: &rng), Int32.random(in: 0...3, using: &rng)]
+            }
+            if trial % 10 == 5 {
+                paddings = [Int32](repeating: 0, count: 2 * input.count - 2)
+                    + [Int32.random(in: 0...2, using: &rng), Int32.random(in: 1...4, using: &rng)]
             }
             let kernel = try Pad.prepare(inputs: [
                 ElementwiseTestSupport.operand(input),
