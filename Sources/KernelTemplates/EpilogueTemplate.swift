@@ -11,6 +11,9 @@ public struct EpilogueOperands {
     public var output: UnsafePointer<Float>
     /// The residual's first element (the output's layout), or nil for no ADD.
     public var residual: UnsafePointer<Float>?
+    /// One past the residual's last element (the output's element count after `residual`):
+    /// how far a tile may read whole vectors of it past its own columns.
+    public var residualEnd: UnsafePointer<Float>?
     /// The ADD's clamp, in memory as vectors for the tiles' `vmaxps` / `vminps`.
     public var bounds: ClampBounds
     /// Whether the residual is the ADD's first operand (`residual + y`).
@@ -20,13 +23,15 @@ public struct EpilogueOperands {
     /// Whether a RELU (`0 < y ? y : 0`) finishes each output.
     public var rectifies: Bool
 
+    /// - Parameter elementCount: the output's elements (and the residual's).
     @inlinable
     public init(
-        output: UnsafePointer<Float>, residual: UnsafePointer<Float>?, lower: Float, upper: Float,
-        residualFirst: Bool, alpha: UnsafePointer<Float>?, rectifies: Bool
+        output: UnsafePointer<Float>, elementCount: Int, residual: UnsafePointer<Float>?, lower: Float,
+        upper: Float, residualFirst: Bool, alpha: UnsafePointer<Float>?, rectifies: Bool
     ) {
         self.output = output
         self.residual = residual
+        self.residualEnd = residual.map { $0 + elementCount }
         self.bounds = ClampBounds(lower: lower, upper: upper)
         self.residualFirst = residualFirst
         self.alpha = alpha

@@ -253,8 +253,23 @@ public func gemmTile<
         if seven { c61 = Vectors.clamp(c61, lower: lo, upper: hi) }
         if eight { c71 = Vectors.clamp(c71, lower: lo, upper: hi) }
     }
-    if rows == mr && columns == panelStep {
-        if Output.appliesEpilogue, let epilogue {
+    let whole = rows == mr && columns == panelStep
+    // A partial tile finishes in registers too where its whole vectors' residual stays inside
+    // the residual (every tile but the tensor's last): the lanes past its rows and columns are
+    // computed from whatever follows and dropped. Only the tensor's last tile finishes what it
+    // stored, in a pass over it (reading back what was just stored in pieces stalls each load).
+    var finishesInRegisters = whole
+    if Output.appliesEpilogue, !whole, let epilogue {
+        let e = epilogue.pointee
+        if let residual = e.residual, let end = e.residualEnd {
+            let lastRow = residual + (UnsafePointer(c) - e.output) + (mr - 1) * cStride
+            finishesInRegisters = lastRow + panelStep <= end
+        } else {
+            finishesInRegisters = true
+        }
+    }
+    if Output.appliesEpilogue, finishesInRegisters, let epilogue {
+        do {
             // Written out rather than in a nested function: one that assigns the accumulators
             // captures them in boxes, allocated on every call.
             let tile = EpilogueTile<Vectors>(epilogue, c: c, channel: channel), s = cStride
@@ -277,6 +292,8 @@ public func gemmTile<
                 if eight { c71 = tile.finish(c71, offset: 7 * s + width, vector: 1) }
             }
         }
+    }
+    if whole {
         var out = c
         storeVector(c00, out); if two { storeVector(c01, out + width) }; out += cStride
         storeVector(c10, out); if two { storeVector(c11, out + width) }; out += cStride
@@ -334,7 +351,7 @@ public func gemmTile<
             Vectors.storePartialTile(bytes, rowWidth: panelStep, rows: rows, columns: columns, c: c, cStride: cStride)
         }
     }
-    if Output.appliesEpilogue, let epilogue {
+    if Output.appliesEpilogue, !finishesInRegisters, let epilogue {
         epilogue.pointee.apply(
             Vectors.self, Vectors.self, c: c - channel, cStride: cStride, rows: rows, column: channel,
             columns: columns)

@@ -1,3 +1,4 @@
+import Glibc
 import Tensor
 import TestSupport
 import Testing
@@ -62,12 +63,17 @@ import Testing
         }
 
         /// Runs `stages` one after another (each reading the previous
-        /// one's output) and returns the last output.
-        func run(_ stages: [Stage], reference: Bool, runner: ParallelRunner) throws -> [Float] {
+        /// one's output) and returns the last output. With `extrasAtPageEnd`, each stage's
+        /// extra operand ends right before a page no one may read (`PageEndFloats`).
+        func run(
+            _ stages: [Stage], reference: Bool, runner: ParallelRunner, extrasAtPageEnd: Bool = false
+        ) throws -> [Float] {
             let source = GuardedBuffer(input)
             let placeholder = GuardedBuffer(count: 0)
             var current = source
             var keep: [GuardedBuffer] = [source, placeholder]
+            var pageEnds: [PageEndFloats] = []
+            defer { withExtendedLifetime(pageEnds) {} }
             for stage in stages {
                 let output = GuardedBuffer(count: stage.kernel.outputShapes[0].elementCount)
                 var inputs = [UnsafePointer(current.pointer)]
@@ -75,9 +81,15 @@ import Testing
                     inputs += [UnsafePointer(placeholder.pointer), UnsafePointer(placeholder.pointer)]
                 }
                 if let extra = stage.extra {
-                    let buffer = GuardedBuffer(extra)
-                    keep.append(buffer)
-                    inputs.insert(UnsafePointer(buffer.pointer), at: stage.extraFirst ? 0 : inputs.count)
+                    let pointer: UnsafeMutablePointer<Float>
+                    if extrasAtPageEnd {
+                        pageEnds.append(PageEndFloats(extra))
+                        pointer = pageEnds.last!.pointer
+                    } else {
+                        keep.append(GuardedBuffer(extra))
+                        pointer = keep.last!.pointer
+                    }
+                    inputs.insert(UnsafePointer(pointer), at: stage.extraFirst ? 0 : inputs.count)
                 }
                 let workspace = GuardedBuffer(
                     count: try stage.kernel.workspaceSize(threadCount: runner.threadCount))
@@ -155,6 +167,33 @@ import Testing
                             residualFirst: residualFirst, seed: seed)
                     }
                 }
+            }
+        }
+    }
+
+    /// A partial GEMM tile (its last rows, or columns past the output's last channel) applies
+    /// its ADD in registers, reading whole vectors of the residual past its own rows and columns,
+    /// only where those reads stay inside the residual. Here the residual ends right before a
+    /// page no one may read: a read past it ends the run with a signal.
+    @Test(arguments: KernelInstructionSet.supported)
+    func partialTilesReadTheResidualOnlyInsideIt(_ instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        for outputs in [5, 17, 24, 28, 45, 65] {
+            for size in [(7, 15), (3, 5), (1, 1)] {
+                let chain = try Chain(
+                    size: size, inputChannels: 11, outputChannels: outputs, kernel: 1, stride: 1,
+                    activation: .none, addActivation: .none, instructionSet: instructionSet, rng: &rng)
+                let fused = try #require(chain.conv.fusing(add: chain.add, residualIsFirstOperand: false))
+                let separate = try chain.run(
+                    [Chain.Stage(kernel: chain.conv), Chain.Stage(kernel: chain.add, extra: chain.residual)],
+                    reference: false, runner: .serial)
+                let together = try chain.run(
+                    [Chain.Stage(kernel: fused, extra: chain.residual)], reference: false, runner: .serial,
+                    extrasAtPageEnd: true)
+                #expect(
+                    separate.map(\.bitPattern) == together.map(\.bitPattern),
+                    "\(chain.description), seed \(seed)")
             }
         }
     }
@@ -288,4 +327,26 @@ import Testing
         let folded = try #require(try depthwise(input: [1, 8, 8, 4]).foldingPadding(of: spatial))
         #expect(folded.foldingPadding(of: spatial) == nil)
     }
+}
+
+/// Floats that end right before a page the process may not read: a kernel that reads past their
+/// end stops the run with a signal, where a read past a heap buffer would go unnoticed.
+final class PageEndFloats {
+    let pointer: UnsafeMutablePointer<Float>
+    private let base: UnsafeMutableRawPointer
+    private let length: Int
+
+    init(_ values: [Float]) {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let bytes = (values.count * MemoryLayout<Float>.size + page - 1) / page * page
+        length = bytes + page
+        guard let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+            mapped != MAP_FAILED, mprotect(mapped + bytes, page, PROT_NONE) == 0
+        else { fatalError("cannot map \(length) bytes with an unreadable last page") }
+        base = mapped
+        pointer = (mapped + bytes - values.count * MemoryLayout<Float>.size).bindMemory(to: Float.self, capacity: values.count)
+        pointer.update(from: values, count: values.count)
+    }
+
+    deinit { munmap(base, length) }
 }

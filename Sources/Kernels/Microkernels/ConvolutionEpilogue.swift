@@ -40,12 +40,15 @@ public struct ConvolutionEpilogue: Sendable {
 
     var isEmpty: Bool { add == nil && preluAlpha == nil && !rectifies }
 
-    /// The pointers and constants of one run, for the GEMM block loops.
-    func operands(output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?) -> EpilogueOperands? {
+    /// The pointers and constants of one run, for the GEMM block loops (`elementCount`: the
+    /// output's elements, and the residual's).
+    func operands(
+        output: UnsafeMutablePointer<Float>, elementCount: Int, residual: UnsafePointer<Float>?
+    ) -> EpilogueOperands? {
         if isEmpty { return nil }
         precondition((add == nil) == (residual == nil), "a residual add needs its residual and only then")
         return EpilogueOperands(
-            output: UnsafePointer(output), residual: residual,
+            output: UnsafePointer(output), elementCount: elementCount, residual: residual,
             lower: add?.lower ?? -.infinity, upper: add?.upper ?? .infinity,
             residualFirst: add?.residualFirst ?? false,
             alpha: preluAlpha.map { UnsafePointer($0.baseAddress) }, rectifies: rectifies)

@@ -59,7 +59,9 @@ public func gemmF32(
         workspace.count >= weights.widenedPanelFloats * runner.threadCount,
         "the workspace is smaller than gemmF32WorkspaceSize(weights:threadCount:)")
     let tiling = GemmTiling(rows: rows, weights: weights, threadCount: runner.threadCount)
-    withUnsafePointer(toOptional: epilogue.operands(output: output, residual: residual)) { epilogue in
+    withUnsafePointer(
+        toOptional: epilogue.operands(output: output, elementCount: rows * weights.outputChannels, residual: residual)
+    ) { epilogue in
         runner.forEach(
             tiling.tileCount,
             Tiles(tiling: tiling, input: input, weights: weights, output: output, workspace: workspace.baseAddress,

@@ -172,7 +172,10 @@ public func convolutionF32(
         runner.threadCount, multiplyAdds: totalRows * g.outputWidth, depth, outputs)
     let panelGroups = convolutionPanelGroups(
         rows: totalRows, columnBlocks: weights.columnBlockCount, threadCount: threads)
-    withUnsafePointer(toOptional: epilogue.operands(output: output, residual: residual)) { epilogue in
+    withUnsafePointer(
+        toOptional: epilogue.operands(
+            output: output, elementCount: totalRows * g.outputWidth * outputs, residual: residual)
+    ) { epilogue in
         runner.limited(to: threads).forEach(
             totalRows * panelGroups,
             Rows(
