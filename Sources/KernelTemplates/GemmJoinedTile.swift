@@ -56,14 +56,7 @@ func gemmJoinedTile<Wide: KernelVectors, Narrow: KernelVectors, Rows: GemmTileRo
     // Which of rows 3 to 7 the tile has.
     let four = mr > 3, five = mr > 4, six = mr > 5, seven = mr > 6, eight = mr > 7
     let stride = g.runs.rowStride
-    var r0 = a
-    var r1 = rows > 1 ? r0 + stride : r0
-    var r2 = rows > 2 ? r1 + stride : r1
-    var r3 = rows > 3 ? r2 + stride : r2
-    var r4 = rows > 4 ? r3 + stride : r3
-    var r5 = rows > 5 ? r4 + stride : r4
-    var r6 = rows > 6 ? r5 + stride : r5
-    var r7 = rows > 7 ? r6 + stride : r6
+    var (r0, r1, r2, r3, r4, r5, r6, r7) = gemmTileRowPointers(a, stride: stride, rows: rows)
     let wideBias0 = loadVector(g.bias, as: W.self)
     let wideBias1 = two ? loadVector(g.bias + width, as: W.self) : wideBias0
     let narrowBias = loadVector(g.bias + 16, as: N.self)
@@ -137,8 +130,6 @@ func gemmJoinedTile<Wide: KernelVectors, Narrow: KernelVectors, Rows: GemmTileRo
     let (narrowLower, narrowUpper) = ClampBounds.load(g.bounds, as: N.self)
     let s = g.cStride
     /// Clamps row `r`'s vectors, applies the epilogue tiles when there are any, and stores them.
-    /// (The tiles are parameters, not optionals captured: an optional `EpilogueTile` is copied
-    /// out of line at every use.)
     @inline(__always)
     func store(
         row r: Int, _ v0: W, _ v1: W, _ v2: N, _ wideTile: EpilogueTile<Wide>?, _ narrowTile: EpilogueTile<Narrow>?
@@ -156,6 +147,9 @@ func gemmJoinedTile<Wide: KernelVectors, Narrow: KernelVectors, Rows: GemmTileRo
         if two { storeVector(v1, out + width) }
         storeVector(v2, out + 16)
     }
+    // The rows stored twice over, with the epilogue tiles and with nil: a tile held in an
+    // optional variable is copied out of line at every use (nine calls a tile, measured), a nil
+    // literal or a tile built in place is not.
     if Output.appliesEpilogue, let epilogue = g.epilogue {
         // The wide panel's vectors as `gemmTile` finishes them, the narrow one as a panel of its
         // own 16 channels further.

@@ -68,3 +68,21 @@ public struct GemmRowTiles: Sendable {
         }
     }
 }
+
+/// Row 0 … 7 of a GEMM tile of `rows` (1...8) rows of A, `stride` floats apart from `a`: rows
+/// past `rows` repeat the last one's pointer, so that a tile of any row count computes them from
+/// real data (and drops them) without a branch in its k loop.
+@inlinable @inline(__always)
+public func gemmTileRowPointers(_ a: UnsafePointer<Float>, stride: Int, rows: Int) -> (
+    UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>,
+    UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>
+) {
+    let a1 = rows > 1 ? a + stride : a
+    let a2 = rows > 2 ? a1 + stride : a1
+    let a3 = rows > 3 ? a2 + stride : a2
+    let a4 = rows > 4 ? a3 + stride : a3
+    let a5 = rows > 5 ? a4 + stride : a4
+    let a6 = rows > 6 ? a5 + stride : a5
+    let a7 = rows > 7 ? a6 + stride : a6
+    return (a, a1, a2, a3, a4, a5, a6, a7)
+}

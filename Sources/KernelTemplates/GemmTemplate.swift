@@ -171,14 +171,6 @@ public func gemmTile<
     // Which of rows 4, 5, 6 and 7 the tile has.
     let five = mr > 4, six = mr > 5, seven = mr > 6, eight = mr > 7
     let stride = runs.rowStride
-    let a0 = a
-    let a1 = rows > 1 ? a0 + stride : a0
-    let a2 = rows > 2 ? a1 + stride : a1
-    let a3 = rows > 3 ? a2 + stride : a2
-    let a4 = rows > 4 ? a3 + stride : a3
-    let a5 = rows > 5 ? a4 + stride : a4
-    let a6 = rows > 6 ? a5 + stride : a5
-    let a7 = rows > 7 ? a6 + stride : a6
     var c00 = loadVector(bias, as: V.self)
     var c01 = two ? loadVector(bias + width, as: V.self) : c00
     var c10 = c00, c11 = c01, c20 = c00, c21 = c01, c30 = c00, c31 = c01
@@ -186,7 +178,7 @@ public func gemmTile<
     var b = panel
     let panelStep = two ? 2 * width : width
     let vectorBytes = width * Panel.size, stepBytes = panelStep * Panel.size
-    var r0 = a0, r1 = a1, r2 = a2, r3 = a3, r4 = a4, r5 = a5, r6 = a6, r7 = a7
+    var (r0, r1, r2, r3, r4, r5, r6, r7) = gemmTileRowPointers(a, stride: stride, rows: rows)
     var copy = widenedCopy
     for _ in 0..<runs.segmentCount {
         for k in 0..<runs.segmentLength {

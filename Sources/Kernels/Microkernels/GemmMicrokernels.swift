@@ -44,17 +44,9 @@ func gemmF32DotMicrokernel8x1(
     lower: Float, upper: Float
 ) {
     let stride = layout.rowStride
-    let a0 = a
-    let a1 = rows > 1 ? a0 + stride : a0
-    let a2 = rows > 2 ? a1 + stride : a1
-    let a3 = rows > 3 ? a2 + stride : a2
-    let a4 = rows > 4 ? a3 + stride : a3
-    let a5 = rows > 5 ? a4 + stride : a4
-    let a6 = rows > 6 ? a5 + stride : a5
-    let a7 = rows > 7 ? a6 + stride : a6
     var sums = SIMD8<Float>(repeating: bias)
     var w = weights
-    var r0 = a0, r1 = a1, r2 = a2, r3 = a3, r4 = a4, r5 = a5, r6 = a6, r7 = a7
+    var (r0, r1, r2, r3, r4, r5, r6, r7) = gemmTileRowPointers(a, stride: stride, rows: rows)
     let length = layout.segmentLength
     for _ in 0..<layout.segmentCount {
         var k = 0
