@@ -261,28 +261,26 @@ public func gemmTile<
         }
     }
     if Output.appliesEpilogue, finishesInRegisters, let epilogue {
-        do {
-            // Written out rather than in a nested function: one that assigns the accumulators
-            // captures them in boxes, allocated on every call.
-            let tile = EpilogueTile<Vectors>(epilogue, c: c, channel: channel), s = cStride
-            c00 = tile.finish(c00, offset: 0, vector: 0)
-            c10 = tile.finish(c10, offset: s, vector: 0)
-            c20 = tile.finish(c20, offset: 2 * s, vector: 0)
-            c30 = tile.finish(c30, offset: 3 * s, vector: 0)
-            if five { c40 = tile.finish(c40, offset: 4 * s, vector: 0) }
-            if six { c50 = tile.finish(c50, offset: 5 * s, vector: 0) }
-            if seven { c60 = tile.finish(c60, offset: 6 * s, vector: 0) }
-            if eight { c70 = tile.finish(c70, offset: 7 * s, vector: 0) }
-            if two {
-                c01 = tile.finish(c01, offset: width, vector: 1)
-                c11 = tile.finish(c11, offset: s + width, vector: 1)
-                c21 = tile.finish(c21, offset: 2 * s + width, vector: 1)
-                c31 = tile.finish(c31, offset: 3 * s + width, vector: 1)
-                if five { c41 = tile.finish(c41, offset: 4 * s + width, vector: 1) }
-                if six { c51 = tile.finish(c51, offset: 5 * s + width, vector: 1) }
-                if seven { c61 = tile.finish(c61, offset: 6 * s + width, vector: 1) }
-                if eight { c71 = tile.finish(c71, offset: 7 * s + width, vector: 1) }
-            }
+        // Written out rather than in a nested function: one that assigns the accumulators
+        // captures them in boxes, allocated on every call.
+        let tile = EpilogueTile<Vectors>(epilogue, c: c, channel: channel), s = cStride
+        c00 = tile.finish(c00, offset: 0, vector: 0)
+        c10 = tile.finish(c10, offset: s, vector: 0)
+        c20 = tile.finish(c20, offset: 2 * s, vector: 0)
+        c30 = tile.finish(c30, offset: 3 * s, vector: 0)
+        if five { c40 = tile.finish(c40, offset: 4 * s, vector: 0) }
+        if six { c50 = tile.finish(c50, offset: 5 * s, vector: 0) }
+        if seven { c60 = tile.finish(c60, offset: 6 * s, vector: 0) }
+        if eight { c70 = tile.finish(c70, offset: 7 * s, vector: 0) }
+        if two {
+            c01 = tile.finish(c01, offset: width, vector: 1)
+            c11 = tile.finish(c11, offset: s + width, vector: 1)
+            c21 = tile.finish(c21, offset: 2 * s + width, vector: 1)
+            c31 = tile.finish(c31, offset: 3 * s + width, vector: 1)
+            if five { c41 = tile.finish(c41, offset: 4 * s + width, vector: 1) }
+            if six { c51 = tile.finish(c51, offset: 5 * s + width, vector: 1) }
+            if seven { c61 = tile.finish(c61, offset: 6 * s + width, vector: 1) }
+            if eight { c71 = tile.finish(c71, offset: 7 * s + width, vector: 1) }
         }
     }
     if whole {
