@@ -99,25 +99,53 @@ private struct TransposeBlocks: ParallelWork {
             var firstRow = 0
             while firstRow < rows {
                 let lastRow = min(firstRow + side, rows)
-                for c in firstColumn..<lastColumn {
-                    let targetRow = out + c * rows
-                    var r = firstRow
-                    // Eight source rows at a time: eight loads, one vector store.
-                    while r + 8 <= lastRow {
-                        let column = image + r * columns + c
-                        let values = SIMD8<Float>(
-                            column[0], column[columns], column[2 * columns], column[3 * columns],
-                            column[4 * columns], column[5 * columns], column[6 * columns], column[7 * columns])
-                        storeVector8(values, targetRow + r)
-                        r += 8
-                    }
-                    while r < lastRow {
-                        targetRow[r] = image[r * columns + c]
-                        r += 1
-                    }
-                }
+                transposeBlock(
+                    image, out, rows: firstRow..<lastRow, columns: firstColumn..<lastColumn)
                 firstRow = lastRow
             }
+        }
+    }
+
+    /// Writes target rows `columns` (source columns), elements `rows`, of
+    /// one image: whole 8 × 8 squares as eight vector loads, a transpose in
+    /// registers and eight vector stores; the edges element by element.
+    @inline(__always)
+    private func transposeBlock(
+        _ image: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows rowRange: Range<Int>,
+        columns columnRange: Range<Int>
+    ) {
+        let wholeRowsEnd = rowRange.lowerBound + rowRange.count / 8 * 8
+        let wholeColumnsEnd = columnRange.lowerBound + columnRange.count / 8 * 8
+        var c = columnRange.lowerBound
+        while c < wholeColumnsEnd {
+            var r = rowRange.lowerBound
+            while r < wholeRowsEnd {
+                let square = image + r * columns + c
+                let t = transpose8x8(
+                    loadVector8(square), loadVector8(square + columns), loadVector8(square + 2 * columns),
+                    loadVector8(square + 3 * columns), loadVector8(square + 4 * columns),
+                    loadVector8(square + 5 * columns), loadVector8(square + 6 * columns),
+                    loadVector8(square + 7 * columns))
+                let target = out + c * rows + r
+                storeVector8(t.0, target)
+                storeVector8(t.1, target + rows)
+                storeVector8(t.2, target + 2 * rows)
+                storeVector8(t.3, target + 3 * rows)
+                storeVector8(t.4, target + 4 * rows)
+                storeVector8(t.5, target + 5 * rows)
+                storeVector8(t.6, target + 6 * rows)
+                storeVector8(t.7, target + 7 * rows)
+                r += 8
+            }
+            c += 8
+        }
+        // The rows past the last whole square, for the whole squares' columns;
+        // then every row of the columns past them.
+        for c in columnRange.lowerBound..<wholeColumnsEnd {
+            for r in wholeRowsEnd..<rowRange.upperBound { out[c * rows + r] = image[r * columns + c] }
+        }
+        for c in wholeColumnsEnd..<columnRange.upperBound {
+            for r in rowRange { out[c * rows + r] = image[r * columns + c] }
         }
     }
 }
