@@ -9,8 +9,11 @@
 ///
 /// Conform with a concrete, non-generic type: helper threads call `run`
 /// through the conformance, so a generic type's `run` would run there
-/// unspecialised.
-public protocol ParallelWork {
+/// unspecialised. The protocol does not require `Copyable` so that the
+/// pool's generic code can call `run` on the caller's value in place: a
+/// generic call on a copyable value first copies it, retaining every
+/// reference it holds, from every thread at once.
+public protocol ParallelWork: ~Copyable {
     /// Computes `items`, a contiguous part of `0..<count`, on thread `thread`
     /// (`0..<threadCount` of the runner, 0 being the calling thread), which
     /// may pick per-thread scratch. It must write only memory that these

@@ -201,7 +201,7 @@ final class WorkerPoolState: @unchecked Sendable {
     /// left: those of its own segment, then those left in the segments of
     /// threads `thread + 1`, `thread + 2`, … (wrapping). Called by the caller
     /// with the job's type, by helpers through the job's `workType`.
-    func claimChunks<Work: ParallelWork>(of type: Work.Type, job: WorkerPoolJob, thread: Int) {
+    func claimChunks<Work: ParallelWork & ~Copyable>(of type: Work.Type, job: WorkerPoolJob, thread: Int) {
         let work = job.work.assumingMemoryBound(to: Work.self)
         let threads = job.threadCount
         for offset in 0..<threads {
