@@ -110,15 +110,21 @@ public func depthwiseInteriorSegments<Shape: DepthwiseInteriorShape>(
 /// `Narrow` where it is narrower and fits. Channels left over after those (fewer than a
 /// `Narrow` vector: 28 = 16 + 8 + 4 in the AVX-512 family) are computed as the last `Narrow`
 /// vector of the row's channels, which overlaps channels already written and writes them
-/// again with the same values (each element's sum depends only on its own channel); only a
-/// tensor with fewer channels than a `Narrow` vector goes one channel at a time. Instantiate
-/// it with the family's own `KernelVectors` types from a non-generic or shape-generic
-/// `@inline(never)` function of the family's module.
+/// again with the same values (each element's sum depends only on its own channel). A tensor
+/// with fewer channels than a `Narrow` vector goes the same way on `Quarter`'s 4-lane vectors
+/// (face_detection_full_range_sparse's 4-channel layer), and one channel at a time below 4.
+/// Instantiate it with the family's own `KernelVectors` types from a non-generic or
+/// shape-generic `@inline(never)` function of the family's module.
 @inlinable @inline(__always)
 public func depthwiseInterior<
-    Shape: DepthwiseInteriorShape, Two: KernelVectors, One: KernelVectors, Narrow: KernelVectors
->(_ shape: Shape.Type, _ two: Two.Type, _ one: One.Type, _ narrow: Narrow.Type, _ row: DepthwiseInteriorRow) {
+    Shape: DepthwiseInteriorShape, Two: KernelVectors, One: KernelVectors, Narrow: KernelVectors,
+    Quarter: KernelVectors
+>(
+    _ shape: Shape.Type, _ two: Two.Type, _ one: One.Type, _ narrow: Narrow.Type, _ quarter: Quarter.Type,
+    _ row: DepthwiseInteriorRow
+) {
     let width = One.Vector.scalarCount, narrowWidth = Narrow.Vector.scalarCount
+    let quarterWidth = Quarter.Vector.scalarCount
     depthwiseInteriorSegments(Shape.self, row, groupChannels: 2 * width) { row in
         var c = 0
         while c + 2 * width <= row.channels {
@@ -136,6 +142,14 @@ public func depthwiseInterior<
         if c < row.channels {
             if row.channels >= narrowWidth {
                 depthwiseInteriorSweep(Shape.self, Narrow.self, row, channel: row.channels - narrowWidth)
+            } else if row.channels >= quarterWidth {
+                while c + quarterWidth <= row.channels {
+                    depthwiseInteriorSweep(Shape.self, Quarter.self, row, channel: c)
+                    c += quarterWidth
+                }
+                if c < row.channels {
+                    depthwiseInteriorSweep(Shape.self, Quarter.self, row, channel: row.channels - quarterWidth)
+                }
             } else {
                 depthwiseInteriorScalarChannels(Shape.self, One.self, row, channels: c..<row.channels)
             }

@@ -58,7 +58,7 @@ extension KernelVectors {
     }
 }
 
-// The operations of the two vector types the families use, from `VectorLanes.swift`. A family
+// The operations of the three vector types the families use, from `VectorLanes.swift`. A family
 // declares only its markers (`Vector` and `count`); a marker's specialisations are still its
 // family's own, compiled in the module that declares it.
 
@@ -138,6 +138,43 @@ extension KernelVectors where Vector == SIMD16<Float> {
     public static func blend(_ a: SIMD16<Float>, _ b: SIMD16<Float>, fromLane first: Int) -> SIMD16<Float> {
         let lanes = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
         return select(lanes .>= SIMD16<Int32>(repeating: Int32(truncatingIfNeeded: first)), a, b)
+    }
+}
+
+extension KernelVectors where Vector == SIMD4<Float> {
+    @inlinable @inline(__always)
+    public static func broadcast(_ value: Float) -> SIMD4<Float> { SIMD4<Float>(repeating: value) }
+
+    @inlinable @inline(__always)
+    public static func loadWidening(_ halves: UnsafeRawPointer) -> SIMD4<Float> {
+        SIMD4<Float>(halves.loadUnaligned(as: SIMD4<Float16>.self))
+    }
+
+    @inlinable @inline(__always)
+    public static func multiplyAdd(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>) -> SIMD4<Float> {
+        KernelTemplates.multiplyAdd(a, b, c)
+    }
+
+    @inlinable @inline(__always)
+    public static func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float { KernelTemplates.multiplyAdd(a, b, c) }
+
+    @inlinable @inline(__always)
+    public static func clamp(_ x: SIMD4<Float>, lower: SIMD4<Float>, upper: SIMD4<Float>) -> SIMD4<Float> {
+        KernelTemplates.clamp(x, lower: lower, upper: upper)
+    }
+
+    @inlinable @inline(__always)
+    public static func prelu(_ x: SIMD4<Float>, alpha: SIMD4<Float>) -> SIMD4<Float> {
+        KernelTemplates.prelu(x, alpha: alpha)
+    }
+
+    @inlinable @inline(__always)
+    public static func rectify(_ x: SIMD4<Float>) -> SIMD4<Float> { KernelTemplates.rectify(x) }
+
+    @inlinable @inline(__always)
+    public static func blend(_ a: SIMD4<Float>, _ b: SIMD4<Float>, fromLane first: Int) -> SIMD4<Float> {
+        let lanes = SIMD4<Int32>(0, 1, 2, 3)
+        return select(lanes .>= SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: first)), a, b)
     }
 }
 

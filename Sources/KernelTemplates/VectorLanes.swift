@@ -33,6 +33,16 @@ public func multiplyAdd(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Floa
     #endif
 }
 
+/// `a · b + c` for four lanes, fused when FMA code generation is on.
+@inlinable @inline(__always)
+public func multiplyAdd(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>) -> SIMD4<Float> {
+    #if LANDMARKER_FMA
+    return c.addingProduct(a, b)
+    #else
+    return a * b + c
+    #endif
+}
+
 /// `a · b + c` for one scalar, fused when FMA code generation is on.
 @inlinable @inline(__always)
 public func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float {
@@ -59,6 +69,13 @@ public func select(_ mask: SIMDMask<SIMD16<Int32>>, _ a: SIMD16<Float>, _ b: SIM
     return unsafeBitCast(bBits ^ ((aBits ^ bBits) & mask._storage), to: SIMD16<Float>.self)
 }
 
+/// `select` for four lanes.
+@inlinable @inline(__always)
+public func select(_ mask: SIMDMask<SIMD4<Int32>>, _ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
+    let aBits = unsafeBitCast(a, to: SIMD4<Int32>.self), bBits = unsafeBitCast(b, to: SIMD4<Int32>.self)
+    return unsafeBitCast(bBits ^ ((aBits ^ bBits) & mask._storage), to: SIMD4<Float>.self)
+}
+
 /// `min(max(x, lower), upper)` per lane with C++'s `std::max`/`std::min` semantics (as TFLite
 /// clamps): a NaN lane stays NaN.
 @inlinable @inline(__always)
@@ -70,6 +87,13 @@ public func clamp(_ x: SIMD8<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>) -
 /// `clamp` for sixteen lanes.
 @inlinable @inline(__always)
 public func clamp(_ x: SIMD16<Float>, lower: SIMD16<Float>, upper: SIMD16<Float>) -> SIMD16<Float> {
+    let raised = select(x .< lower, lower, x)
+    return select(upper .< raised, upper, raised)
+}
+
+/// `clamp` for four lanes.
+@inlinable @inline(__always)
+public func clamp(_ x: SIMD4<Float>, lower: SIMD4<Float>, upper: SIMD4<Float>) -> SIMD4<Float> {
     let raised = select(x .< lower, lower, x)
     return select(upper .< raised, upper, raised)
 }
@@ -97,6 +121,13 @@ public func prelu(_ x: SIMD16<Float>, alpha: SIMD16<Float>) -> SIMD16<Float> {
     return select(nonNegative, x, x * alpha)
 }
 
+/// `prelu` for four lanes.
+@inlinable @inline(__always)
+public func prelu(_ x: SIMD4<Float>, alpha: SIMD4<Float>) -> SIMD4<Float> {
+    let nonNegative: SIMDMask<SIMD4<Int32>> = x .>= SIMD4<Float>(repeating: 0)
+    return select(nonNegative, x, x * alpha)
+}
+
 /// RELU per lane: `0 < x ? x : 0`, as TFLite's RELU and XNNPACK's `maxps` give it (−0 and NaN
 /// lanes become +0).
 @inlinable @inline(__always)
@@ -111,6 +142,14 @@ public func rectify(_ x: SIMD8<Float>) -> SIMD8<Float> {
 public func rectify(_ x: SIMD16<Float>) -> SIMD16<Float> {
     let zero = SIMD16<Float>(repeating: 0)
     let positive: SIMDMask<SIMD16<Int32>> = zero .< x
+    return select(positive, x, zero)
+}
+
+/// `rectify` for four lanes.
+@inlinable @inline(__always)
+public func rectify(_ x: SIMD4<Float>) -> SIMD4<Float> {
+    let zero = SIMD4<Float>(repeating: 0)
+    let positive: SIMDMask<SIMD4<Int32>> = zero .< x
     return select(positive, x, zero)
 }
 

@@ -41,6 +41,13 @@ enum AVX512F32x8: ChannelMajorVectors {
     static var count: Int { 1 }
 }
 
+/// One 4-lane vector (one xmm register): the channels of a depthwise convolution of 4 to 7
+/// channels.
+enum AVX512F32x4: KernelVectors {
+    typealias Vector = SIMD4<Float>
+    static var count: Int { 1 }
+}
+
 /// The AVX-512 family's marker for the templates that take a family and a vector type.
 public enum AVX512Family: KernelFamily {}
 
@@ -125,14 +132,14 @@ private func avx512ConvolutionEpilogue(
 
 /// The interior of one depthwise output row for a `size × size` filter (3 or 5) at `stride`
 /// (1 or 2), undilated: 32 channels at a time (two zmm vectors), then 16, then 8 (one ymm
-/// vector), then the last 8 for channels left over.
+/// vector), then the last 8 for channels left over; 4 at a time (one xmm vector) below 8 channels.
 @inline(never)
 private func avx512DepthwiseInterior(size: Int, stride: Int, _ row: DepthwiseInteriorRow) {
     switch (size, stride) {
-    case (3, 1): depthwiseInterior(Depthwise3x3Stride1.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, row)
-    case (3, 2): depthwiseInterior(Depthwise3x3Stride2.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, row)
-    case (5, 1): depthwiseInterior(Depthwise5x5Stride1.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, row)
-    case (5, 2): depthwiseInterior(Depthwise5x5Stride2.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, row)
+    case (3, 1): depthwiseInterior(Depthwise3x3Stride1.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, AVX512F32x4.self, row)
+    case (3, 2): depthwiseInterior(Depthwise3x3Stride2.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, AVX512F32x4.self, row)
+    case (5, 1): depthwiseInterior(Depthwise5x5Stride1.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, AVX512F32x4.self, row)
+    case (5, 2): depthwiseInterior(Depthwise5x5Stride2.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, AVX512F32x4.self, row)
     default: preconditionFailure("no AVX-512 depthwise interior kernel for \(size)×\(size) stride \(stride)")
     }
 }

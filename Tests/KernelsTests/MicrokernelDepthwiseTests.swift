@@ -101,7 +101,7 @@ import Testing
         var rng = SeededGenerator(seed: seed)
         // Past 255 channels, border pixels take their channels in chunks (the last chunk
         // longer, with the tail past the last vector).
-        for channels in [1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48, 56, 63, 64, 65, 88, 256, 300, 389] {
+        for channels in [1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48, 56, 63, 64, 65, 88, 256, 300, 389] {
             for kernel in [3, 5] {
                 let g = try #require(Self.geometry(7, 9, kernel: (kernel, kernel)))
                 try check(Problem(channels: channels, geometry: g, rng: &rng), instructionSet, seed: seed)

@@ -23,6 +23,12 @@ enum BaselineF32x16: ChannelMajorVectors {
     static var count: Int { 1 }
 }
 
+/// One 4-lane vector: the channels of a depthwise convolution of 4 to 7 channels.
+enum BaselineF32x4: KernelVectors {
+    typealias Vector = SIMD4<Float>
+    static var count: Int { 1 }
+}
+
 /// Two 8-lane vectors: the 16-wide GEMM panel, a group of 16 channels.
 enum BaselineF32x8x2: KernelVectors {
     typealias Vector = SIMD8<Float>
@@ -148,15 +154,15 @@ private func baselineConvolutionEpilogue(
 
 /// The interior of one depthwise output row, compiled once per filter shape so that the tap
 /// loops unroll and neighbouring pixels share their input loads: channels 16 at a time in the
-/// outer loop (then 8, then the last 8 for channels left over), so a group's weights stay in
-/// L1 while blocks of 4 pixels sweep the row with 8 accumulators.
+/// outer loop (then 8, then the last 8 for channels left over; 4 at a time below 8 channels), so
+/// a group's weights stay in L1 while blocks of 4 pixels sweep the row with 8 accumulators.
 @inline(never)
 private func baselineDepthwiseInterior(size: Int, stride: Int, _ row: DepthwiseInteriorRow) {
     switch (size, stride) {
-    case (3, 1): depthwiseInterior(Depthwise3x3Stride1.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, row)
-    case (3, 2): depthwiseInterior(Depthwise3x3Stride2.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, row)
-    case (5, 1): depthwiseInterior(Depthwise5x5Stride1.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, row)
-    case (5, 2): depthwiseInterior(Depthwise5x5Stride2.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, row)
+    case (3, 1): depthwiseInterior(Depthwise3x3Stride1.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, BaselineF32x4.self, row)
+    case (3, 2): depthwiseInterior(Depthwise3x3Stride2.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, BaselineF32x4.self, row)
+    case (5, 1): depthwiseInterior(Depthwise5x5Stride1.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, BaselineF32x4.self, row)
+    case (5, 2): depthwiseInterior(Depthwise5x5Stride2.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, BaselineF32x4.self, row)
     default: preconditionFailure("no depthwise interior kernel for \(size)×\(size) stride \(stride)")
     }
 }
