@@ -519,6 +519,45 @@ import Testing
         }
     }
 
+    @Test(arguments: KernelInstructionSet.supported)
+    func aRememberedTilingIsTheOneChosen(_ instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        for (rows, depth, outputs) in [(49, 1152, 192), (196, 672, 112), (3136, 64, 24), (7, 16, 40)] {
+            let weights = try PackedGemmWeights(
+                outputChannels: outputs, inputChannels: depth, weights: rng.floats(outputs * depth), bias: nil,
+                instructionSet: instructionSet)
+            for threads in [2, 3, 8] {
+                let chosen = GemmTiling(rows: rows, weights: weights, threadCount: threads)
+                let remembered = GemmTiling(rows: rows, weights: weights, threadCount: threads)
+                #expect(
+                    (remembered.rowBlock, remembered.rowBlockCount, remembered.panelGroupCount)
+                        == (chosen.rowBlock, chosen.rowBlockCount, chosen.panelGroupCount),
+                    "P=\(rows) K=\(depth) N=\(outputs) threads=\(threads) \(instructionSet), seed \(seed)")
+            }
+        }
+    }
+
+    @Test func tilingCacheHoldsOneEntryThatFitsItsWord() {
+        let cache = GemmTilingCache()
+        #expect(cache.split(rows: 196, threads: 2) == nil)
+        cache.store(rows: 196, threads: 2, blocks: 4, groups: 2)
+        #expect(cache.split(rows: 196, threads: 2)! == (4, 2))
+        #expect(cache.split(rows: 196, threads: 3) == nil)
+        #expect(cache.split(rows: 195, threads: 2) == nil)
+        cache.store(rows: 49, threads: 3, blocks: 1, groups: 255)
+        #expect(cache.split(rows: 49, threads: 3)! == (1, 255))
+        #expect(cache.split(rows: 196, threads: 2) == nil)
+        // Values past the word's fields are not remembered: the entry stays as it was.
+        cache.store(rows: 1 << 28, threads: 2, blocks: 1, groups: 1)
+        cache.store(rows: 10, threads: 64, blocks: 1, groups: 1)
+        cache.store(rows: 10, threads: 2, blocks: 256, groups: 1)
+        cache.store(rows: 10, threads: 2, blocks: 1, groups: 0)
+        #expect(cache.split(rows: 1 << 28, threads: 2) == nil)
+        #expect(cache.split(rows: 10, threads: 2) == nil)
+        #expect(cache.split(rows: 49, threads: 3)! == (1, 255))
+    }
+
     /// `W[n, k]` naming its source (`k < 8`): `8·n + k`, a float16 value for `n < 256`, or for
     /// `.float32` that plus 1/3, which float16 cannot hold.
     static func namedWeight(_ n: Int, _ k: Int, _ precision: PackedGemmWeights.Precision) -> Float {

@@ -102,68 +102,6 @@ struct WidenedPanel {
     }
 }
 
-/// How `gemmF32` cuts the output into tiles: blocks of rows (whole
-/// microkernel tiles of 6 rows, 8 for the AVX-512 kernels, sized so that a
-/// block's rows of A and C stay in L2 while every panel passes over them;
-/// for float16 panels, twice as many floats of A alone, so that each panel,
-/// widened once per block, serves enough rows to make the widening cheap:
-/// 256 KiB of A and one widened panel stay within a 512 KiB L2)
-/// times groups of panels (more than
-/// one group only when there are too few row blocks to keep every thread
-/// busy). The tiling never changes what is computed, only who computes it.
-struct GemmTiling {
-    /// Floats of A and C rows kept hot per block: 128 KiB.
-    static let rowBlockFloats = 32 * 1024
-    /// Floats of A rows kept hot per block with float16 panels: 256 KiB.
-    static let float16RowBlockFloats = 64 * 1024
-    /// Tiles wanted per thread, so that uneven tiles still balance.
-    static let tilesPerThread = 4
-
-    let rows: Int
-    let rowBlock: Int
-    let rowBlockCount: Int
-    let panelCount: Int
-    let panelGroupCount: Int
-
-    init(rows: Int, weights: PackedGemmWeights, threadCount: Int) {
-        // Rows per microkernel call of the weights' family.
-        let mr = weights.instructionSet.microkernels.gemmTileRows
-        self.rows = rows
-        panelCount = weights.columnBlockCount
-        let rowTiles = (rows + mr - 1) / mr
-        // K and N are each at most TensorShape.maxElements: the sum cannot overflow.
-        let float16 = weights.panelPrecision == .float16
-        let rowFloats = float16 ? weights.inputChannels : weights.inputChannels + weights.outputChannels
-        let blockFloats = float16 ? Self.float16RowBlockFloats : Self.rowBlockFloats
-        let maxTilesPerBlock = max(1, blockFloats / rowFloats / mr)
-        var blocks = (rowTiles + maxTilesPerBlock - 1) / maxTilesPerBlock
-        var groups = 1
-        let threads = usefulThreadCount(
-            threadCount, multiplyAdds: rows, weights.inputChannels, weights.outputChannels)
-        let wanted = threads > 1 ? threads * Self.tilesPerThread : 1
-        if blocks < wanted {
-            groups = max(1, min(panelCount, (wanted + blocks - 1) / max(1, blocks)))
-            blocks = min(rowTiles, max(blocks, (wanted + groups - 1) / groups))
-        }
-        // Even blocks of whole microkernel tiles.
-        rowBlock = max(1, (rowTiles + blocks - 1) / max(1, blocks)) * mr
-        rowBlockCount = (rows + rowBlock - 1) / rowBlock
-        panelGroupCount = groups
-    }
-
-    var tileCount: Int { rowBlockCount * panelGroupCount }
-
-    /// Rows and panels of tile `index`; tiles are ordered row block first so
-    /// that each thread's tiles share rows of A.
-    func tile(_ index: Int) -> (rows: Range<Int>, panels: Range<Int>) {
-        let block = index / panelGroupCount, group = index % panelGroupCount
-        let rowStart = block * rowBlock
-        let panelStart = panelCount * group / panelGroupCount
-        let panelEnd = panelCount * (group + 1) / panelGroupCount
-        return (rowStart..<min(rows, rowStart + rowBlock), panelStart..<panelEnd)
-    }
-}
-
 /// Below this many multiply-adds per thread (about a microsecond of one
 /// core's work), handing work to another thread costs more than it saves.
 /// Helpers spin between operators, so handing over costs little: on a 16-core

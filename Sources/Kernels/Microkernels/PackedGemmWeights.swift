@@ -89,6 +89,8 @@ public struct PackedGemmWeights: Sendable {
     /// Float offset of the bias in `storage`.
     let biasOffset: Int
     let storage: AlignedBuffer
+    /// The GEMM tiling last chosen for these weights (`GemmTiling`).
+    let tilingCache = GemmTilingCache()
 
     /// Packs `weights` (`[N, K]` row-major, `N·K` values) and `bias` (`N`
     /// values, or nil for none) for the microkernels of `instructionSet`, as
