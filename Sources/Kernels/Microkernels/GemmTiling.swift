@@ -51,7 +51,9 @@ struct GemmTiling {
         rowBlock = Self.rowBlock(rowTiles: rowTiles, blocks: blocks, tileRows: mr)
         rowBlockCount = (rows + rowBlock - 1) / rowBlock
         panelGroupCount = groups
-        guard (2...Self.maxBalancedThreads).contains(threads) else { return }
+        // Balance where there is a choice: at most 8 threads, and fewer blocks than twice the
+        // tiles wanted already (the L2 bound alone can ask for hundreds on a large image).
+        guard (2...Self.maxBalancedThreads).contains(threads), fewestBlocks < 2 * wanted else { return }
         if let split = weights.tilingCache.split(rows: rows, threads: threads) {
             setSplit(blocks: split.blocks, groups: split.groups, tileRows: mr)
         } else {
@@ -76,7 +78,7 @@ struct GemmTiling {
         max(1, (rowTiles + blocks - 1) / max(1, blocks)) * tileRows
     }
 
-    /// Thread counts whose tilings `balance` evens out (its estimate plays out every thread).
+    /// Thread counts whose tilings `balanced` evens out (its estimate plays out every thread).
     static let maxBalancedThreads = SIMD8<Int>.scalarCount
 
     /// The blocks and groups, among those with at least `fewestBlocks` blocks (the L2 bound)
@@ -165,7 +167,7 @@ struct GemmTiling {
     }
 }
 
-/// The blocks and groups `GemmTiling.balance` chose for one set of weights, for the rows and
+/// The blocks and groups `GemmTiling.balanced` chose for one set of weights, for the rows and
 /// thread count of the call that asked: a layer is invoked with the same ones again and
 /// again, and the choice plays out dozens of tilings. One entry, in one atomic word (rows below
 /// 2^28, at most 63 threads, 255 blocks and 255 groups; other calls are not remembered); an
