@@ -107,8 +107,8 @@ private struct TransposeBlocks: ParallelWork {
     }
 
     /// Writes target rows `columns` (source columns), elements `rows`, of
-    /// one image: whole 8 × 8 squares as eight vector loads, a transpose in
-    /// registers and eight vector stores; the edges element by element.
+    /// one image: whole 8 × 8 squares transposed in registers
+    /// (`transposeSquare8x8`); the edges element by element.
     @inline(__always)
     private func transposeBlock(
         _ image: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows rowRange: Range<Int>,
@@ -120,21 +120,8 @@ private struct TransposeBlocks: ParallelWork {
         while c < wholeColumnsEnd {
             var r = rowRange.lowerBound
             while r < wholeRowsEnd {
-                let square = image + r * columns + c
-                let t = transpose8x8(
-                    loadVector8(square), loadVector8(square + columns), loadVector8(square + 2 * columns),
-                    loadVector8(square + 3 * columns), loadVector8(square + 4 * columns),
-                    loadVector8(square + 5 * columns), loadVector8(square + 6 * columns),
-                    loadVector8(square + 7 * columns))
-                let target = out + c * rows + r
-                storeVector8(t.0, target)
-                storeVector8(t.1, target + rows)
-                storeVector8(t.2, target + 2 * rows)
-                storeVector8(t.3, target + 3 * rows)
-                storeVector8(t.4, target + 4 * rows)
-                storeVector8(t.5, target + 5 * rows)
-                storeVector8(t.6, target + 6 * rows)
-                storeVector8(t.7, target + 7 * rows)
+                transposeSquare8x8(
+                    image + r * columns + c, sourceStride: columns, into: out + c * rows + r, targetStride: rows)
                 r += 8
             }
             c += 8

@@ -83,6 +83,28 @@ func gemmF32DotMicrokernel8x1(
     }
 }
 
+/// Writes the 8 × 8 square of floats at `source` (rows `sourceStride` apart) to `target`
+/// transposed (rows `targetStride` apart): row `j` of the target is column `j` of the source.
+/// Eight vector loads, `transpose8x8`, eight vector stores.
+@inline(__always)
+func transposeSquare8x8(
+    _ source: UnsafePointer<Float>, sourceStride: Int, into target: UnsafeMutablePointer<Float>, targetStride: Int
+) {
+    let t = transpose8x8(
+        loadVector8(source), loadVector8(source + sourceStride), loadVector8(source + 2 * sourceStride),
+        loadVector8(source + 3 * sourceStride), loadVector8(source + 4 * sourceStride),
+        loadVector8(source + 5 * sourceStride), loadVector8(source + 6 * sourceStride),
+        loadVector8(source + 7 * sourceStride))
+    storeVector8(t.0, target)
+    storeVector8(t.1, target + targetStride)
+    storeVector8(t.2, target + 2 * targetStride)
+    storeVector8(t.3, target + 3 * targetStride)
+    storeVector8(t.4, target + 4 * targetStride)
+    storeVector8(t.5, target + 5 * targetStride)
+    storeVector8(t.6, target + 6 * targetStride)
+    storeVector8(t.7, target + 7 * targetStride)
+}
+
 /// The 8×8 matrix with rows `v0...v7`, transposed: vector `j` of the result
 /// holds element `j` of every row. Three rounds of splitting pairs of
 /// vectors into their even and odd elements (each round rotates the bits of

@@ -114,7 +114,7 @@ struct GemmTiling {
     /// tiles cut into `ParallelRunner`'s chunks, each thread claiming the chunks of its own
     /// segment first, then those left in the others' in thread order, the thread free first
     /// claiming next.
-    func estimatedFinish(weights: PackedGemmWeights, threads: Int) -> Int {
+    private func estimatedFinish(weights: PackedGemmWeights, threads: Int) -> Int {
         let kernels = weights.instructionSet.microkernels
         let overheadRows = weights.panelPrecision == .float16 ? 8 : 2
         func cost(_ tile: Int) -> Int {

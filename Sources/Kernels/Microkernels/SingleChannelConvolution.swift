@@ -198,21 +198,9 @@ private struct SingleChannelRows: ParallelWork {
                 let pixels = source + column * channels
                 var channel = 0
                 while channel < channels {
-                    let block = pixels + channel
-                    let t = transpose8x8(
-                        loadVector8(block), loadVector8(block + channels), loadVector8(block + 2 * channels),
-                        loadVector8(block + 3 * channels), loadVector8(block + 4 * channels),
-                        loadVector8(block + 5 * channels), loadVector8(block + 6 * channels),
-                        loadVector8(block + 7 * channels))
-                    let target = row + channel * length + first + column
-                    storeVector8(t.0, target)
-                    storeVector8(t.1, target + length)
-                    storeVector8(t.2, target + 2 * length)
-                    storeVector8(t.3, target + 3 * length)
-                    storeVector8(t.4, target + 4 * length)
-                    storeVector8(t.5, target + 5 * length)
-                    storeVector8(t.6, target + 6 * length)
-                    storeVector8(t.7, target + 7 * length)
+                    transposeSquare8x8(
+                        pixels + channel, sourceStride: channels,
+                        into: row + channel * length + first + column, targetStride: length)
                     channel += 8
                 }
                 column += 8
