@@ -94,6 +94,28 @@ package enum SystemCalls {
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
+    /// Whether process `pid` runs: it exists and has not ended. A process that ended but was not
+    /// yet reaped by its parent (a zombie, which a parent that was itself killed leaves to
+    /// whichever process adopts it, perhaps for a long while) holds no file open and writes
+    /// nothing more, so it counts as ended. A process of another user counts as running.
+    package static func processRuns(_ pid: pid_t) -> Bool {
+        guard pid > 0 else { return false }
+        if kill(pid, 0) != 0 && errno == ESRCH { return false }
+        #if os(Linux)
+        // `/proc/PID/stat` is "PID (NAME) STATE …", NAME possibly holding spaces and
+        // parentheses: the state is the letter after the last ')' and its space.
+        guard let descriptor = try? openForReading("/proc/\(pid)/stat") else { return true }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 1024)
+        let count = (try? bytes.withUnsafeMutableBytes { buffer throws(SystemError) in try readFully(descriptor, into: buffer) }) ?? 0
+        guard let nameEnd = bytes[..<count].lastIndex(of: UInt8(ascii: ")")), nameEnd + 2 < count else { return true }
+        let state = bytes[nameEnd + 2]
+        return state != UInt8(ascii: "Z") && state != UInt8(ascii: "X")
+        #else
+        return true
+        #endif
+    }
+
     /// Waits until the child process `pid` has ended without reaping it (`waitid` with
     /// `WNOWAIT`), so that its owner can still wait for it; returns at once if it is no child
     /// of this process.

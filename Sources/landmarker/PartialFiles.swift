@@ -96,14 +96,12 @@ final class PartialFiles: Sendable {
 /// Removal of the temporary files that stopped runs left behind.
 enum StalePartialFiles {
     /// Removes the files of `folder` that `writer` attributes to a process of this host that no
-    /// longer runs (`writer` gives nil for the files that are not partial files of the output in
+    /// longer runs (`SystemCalls.processRuns`: a zombie no longer runs) (`writer` gives nil for the files that are not partial files of the output in
     /// question, and for those of other hosts).
     static func remove(in folder: String, writer: (String) -> pid_t?) {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
             guard let process = writer(name), process != getpid() else { continue }
-            if kill(process, 0) != 0 && errno == ESRCH {
-                unlink(folder + "/" + name)
-            }
+            if !SystemCalls.processRuns(process) { unlink(folder + "/" + name) }
         }
     }
 

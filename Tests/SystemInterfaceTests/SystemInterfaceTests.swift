@@ -93,6 +93,25 @@ struct SystemInterfaceTests {
         #expect(SystemCalls.waitForExit(of: child) == nil)
     }
 
+    @Test("a running child runs; one that ended runs no more, reaped or not (a zombie)")
+    func processesThatRun() throws {
+        #expect(SystemCalls.processRuns(getpid()))
+        #expect(!SystemCalls.processRuns(0))
+        // Above the kernel's largest process id (4194304): no process.
+        #expect(!SystemCalls.processRuns(9_999_999))
+        var child: pid_t = 0
+        let words: [String] = ["/bin/sleep", "60"]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        try #require(posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0)
+        #expect(SystemCalls.processRuns(child), "the child sleeps")
+        kill(child, SIGKILL)
+        SystemCalls.waitUntilEnded(child)
+        #expect(!SystemCalls.processRuns(child), "the child ended and is not reaped: a zombie")
+        #expect(SystemCalls.waitForExit(of: child) != nil)
+        #expect(!SystemCalls.processRuns(child), "the child is reaped")
+    }
+
     @Test("a condition lock hands a value from one thread to another")
     func conditionLock() async {
         final class Box: @unchecked Sendable {
