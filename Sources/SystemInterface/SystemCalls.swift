@@ -104,7 +104,12 @@ package enum SystemCalls {
         #if os(Linux)
         // `/proc/PID/stat` is "PID (NAME) STATE …", NAME possibly holding spaces and
         // parentheses: the state is the letter after the last ')' and its space.
-        guard let descriptor = try? openForReading("/proc/\(pid)/stat") else { return true }
+        let descriptor: Int32
+        do {
+            descriptor = try openForReading("/proc/\(pid)/stat")
+        } catch {
+            return error.code != ENOENT  // gone since `kill`
+        }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: 1024)
         let count = (try? bytes.withUnsafeMutableBytes { buffer throws(SystemError) in try readFully(descriptor, into: buffer) }) ?? 0
