@@ -40,6 +40,75 @@ import Testing
         }
     }
 
+    /// Crops whose sample positions sweep up to the image's last row and column, where the
+    /// eight-column interior path must hand the pixels whose bottom-right eight-byte read would
+    /// pass the image's end to the per-pixel path: the reference's bytes, over image sizes on
+    /// either side of the 8-column blocks and scales that put taps on the last pixels.
+    @Test func cropsReachingTheImageEndGiveTheReferenceBytes() throws {
+        let seed = SeededGenerator.seed()
+        var random = SeededGenerator(seed: seed)
+        for trial in 0..<120 {
+            let imageWidth = Int.random(in: 2...40, using: &random), imageHeight = Int.random(in: 2...12, using: &random)
+            let image = random.image(width: imageWidth, height: imageHeight)
+            // The ROI is the image, nudged by up to a pixel, so the last tensor columns and rows
+            // sample the image's last pixels.
+            let roi = RotatedPixelRect(
+                centerX: Double(imageWidth) / 2 + Double.random(in: -1...1, using: &random),
+                centerY: Double(imageHeight) / 2 + Double.random(in: -1...1, using: &random),
+                width: Double(imageWidth), height: Double(imageHeight), rotation: 0)
+            let options = ImageToTensor.Options(
+                outputWidth: imageWidth * Int.random(in: 1...3, using: &random) + Int.random(in: 0...9, using: &random),
+                outputHeight: imageHeight + Int.random(in: 0...3, using: &random), rangeMin: 0, rangeMax: 1,
+                keepAspectRatio: false, borderMode: Bool.random(using: &random) ? .zero : .replicate)
+            let plan = try WarpPlan(image: image, roi: roi, options: options)
+            let (vectorised, reference) = bothWarps(plan, image: image)
+            #expect(vectorised == reference, "seed \(seed), trial \(trial): \(roi), \(options)")
+        }
+    }
+
+    /// The source region a band of tensor rows is read ahead from (`SourceRegionWarmup`) lies
+    /// inside the image and holds every tap of the band's pixels that lies inside it, for maps
+    /// that rotate, scale and shift the tensor anywhere over and around the image (perspective
+    /// maps whose `w` changes sign are declined instead).
+    @Test func sourceRegionsHoldTheBandsTaps() throws {
+        let seed = SeededGenerator.seed()
+        var random = SeededGenerator(seed: seed)
+        let image = random.image(width: 61, height: 43)
+        var regions = 0
+        for trial in 0..<300 {
+            let roi = RotatedPixelRect.random(
+                centerX: -40...100, centerY: -40...80, sides: 1...120, rotation: -4...4, using: &random)
+            let options = ImageToTensor.Options(
+                outputWidth: Int.random(in: 1...90, using: &random), outputHeight: Int.random(in: 1...90, using: &random),
+                rangeMin: 0, rangeMax: 1, keepAspectRatio: false, borderMode: .zero)
+            let plan = try WarpPlan(image: image, roi: roi, options: options)
+            let first = Int.random(in: 0..<options.outputHeight, using: &random)
+            let rows = first..<min(first + Int.random(in: 1...40, using: &random), options.outputHeight)
+            guard let region = SourceRegionWarmup.region(
+                of: plan.sampler.map, outputWidth: options.outputWidth, rows: rows,
+                imageWidth: image.width, imageHeight: image.height) else { continue }
+            regions += 1
+            #expect(region.rows.lowerBound >= 0 && region.rows.upperBound < image.height, "seed \(seed), trial \(trial)")
+            #expect(region.bytes.lowerBound >= 0 && region.bytes.upperBound <= image.width * 3, "seed \(seed), trial \(trial)")
+            var coordinates = [Int](repeating: 0, count: 2 * options.outputWidth)
+            for row in rows {
+                coordinates.withUnsafeMutableBufferPointer { coordinates in
+                    plan.sampler.referenceCoordinates(row: row, outputWidth: options.outputWidth,
+                                                      into: coordinates.baseAddress!)
+                }
+                for column in 0..<options.outputWidth {
+                    let tapX = coordinates[2 * column] >> 5, tapY = coordinates[2 * column + 1] >> 5
+                    for (x, y) in [(tapX, tapY), (tapX + 1, tapY + 1)]
+                    where (0..<image.width).contains(x) && (0..<image.height).contains(y) {
+                        #expect(region.rows.contains(y) && region.bytes.contains(3 * x) && region.bytes.contains(3 * x + 2),
+                                "seed \(seed), trial \(trial): row \(row), column \(column)")
+                    }
+                }
+            }
+        }
+        #expect(regions > 100, "seed \(seed): only \(regions) of 300 bands had a region")
+    }
+
     /// A crop's rows split over threads (`ImageToTensor.convert`'s runner) give the tensor one
     /// thread gives, bit for bit, whatever the split.
     @Test(arguments: [2, 3])

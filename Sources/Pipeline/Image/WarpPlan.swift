@@ -14,7 +14,8 @@ struct WarpPlan {
     /// `outputHeight × outputWidth × 3`.
     let outputElementCount: Int
     let transform: ImageToTensor.Transform
-    private let sampler: FixedPointBilinearSampler
+    /// The warp's map and border, applied row by row.
+    let sampler: FixedPointBilinearSampler
 
     init(image: RGBImage, roi: RotatedPixelRect, options: ImageToTensor.Options) throws(ImageWarpError) {
         let width = options.outputWidth, height = options.outputHeight
@@ -76,7 +77,12 @@ struct WarpPlan {
                     x: coordinates.baseAddress!, y: coordinates.baseAddress! + positions)
                 image.pixels.withUnsafeBufferPointer { pixels in
                     let source = pixels.baseAddress!
-                    for y in rows ?? 0..<outputHeight {
+                    let rows = rows ?? 0..<outputHeight
+                    for y in rows {
+                        if (y &- rows.lowerBound) % SourceRegionWarmup.bandRows == 0 {
+                            SourceRegionWarmup.read(image, source: source, map: sampler.map, outputWidth: width,
+                                                    rows: y..<min(y &+ SourceRegionWarmup.bandRows, rows.upperBound))
+                        }
                         sampler.sampleRow(y, image: image, source: source, outputWidth: width,
                                           scratch: scratch, into: row.baseAddress!)
                         body(y, UnsafeBufferPointer(start: row.baseAddress!, count: width * 3))
