@@ -1,3 +1,4 @@
+import Foundation
 import ImageIO
 import Kernels
 import TestSupport
@@ -175,6 +176,41 @@ import Testing
                 #expect(Array(vectorisedRow.prefix(3 * tensorWidth)) == referenceRow, "seed \(seed), map \(map.m), row \(row)")
             }
         }
+    }
+
+    /// A block of columns judged inside the Int32 range from its ends alone
+    /// (`blockLiesInsideInt32Range`) has every position, computed as the reference computes it,
+    /// finite and below 2^30 in magnitude, over random blocks whose `w` often changes sign
+    /// between or at their ends and whose positions reach far past the range.
+    @Test func blocksJudgedInRangeHaveEveryPositionInRange() {
+        let seed = SeededGenerator.seed()
+        var random = SeededGenerator(seed: seed)
+        var judgedInRange = 0, judgedOutside = 0
+        for trial in 0..<20_000 {
+            func value(_ magnitude: Double) -> Double {
+                Double.random(in: -1...1, using: &random) * pow(10, Double.random(in: -3...magnitude, using: &random))
+            }
+            let m = (value(2), 0.0, 0.0, value(2), 0.0, 0.0, value(0), 0.0, 0.0)
+            let x0 = value(9), y0 = value(9), w0 = value(1)
+            let lastColumn = Int.random(in: 0...63, using: &random)
+            guard FixedPointBilinearSampler.blockLiesInsideInt32Range(
+                x0: x0, y0: y0, w0: w0, m: m, lastColumn: lastColumn) else {
+                judgedOutside += 1
+                continue
+            }
+            judgedInRange += 1
+            for column in 0...lastColumn {
+                let k = Double(column)
+                let w = w0 + m.6 * k
+                #expect(w != 0, "seed \(seed), trial \(trial), column \(column)")
+                let scale = 32 / w
+                for position in [(x0 + m.0 * k) * scale, (y0 + m.3 * k) * scale] {
+                    #expect(position.isFinite && abs(position) < 1_073_741_824 * 1.000001,
+                            "seed \(seed), trial \(trial), column \(column): \(position)")
+                }
+            }
+        }
+        #expect(judgedInRange > 1000 && judgedOutside > 1000, "seed \(seed): \(judgedInRange) in, \(judgedOutside) out")
     }
 
     @Test func extremePositionsRoundAndClampAsTheReference() {

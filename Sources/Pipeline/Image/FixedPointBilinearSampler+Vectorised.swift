@@ -227,6 +227,8 @@ extension FixedPointBilinearSampler {
             let x0 = SIMD4(repeating: m.0 * start + m.1 * rowY + m.2)
             let y0 = SIMD4(repeating: m.3 * start + m.4 * rowY + m.5)
             let w0 = SIMD4(repeating: m.6 * start + m.7 * rowY + m.8)
+            let blockInRange = Self.blockLiesInsideInt32Range(
+                x0: x0[0], y0: y0[0], w0: w0[0], m: m, lastColumn: ((blockEnd - blockStart + 3) & ~3) - 1)
             var offset = 0
             while blockStart + offset < blockEnd {
                 let k = laneOffsets + Double(offset)
@@ -236,7 +238,7 @@ extension FixedPointBilinearSampler {
                 let index = blockStart + offset
                 // Positions well inside the Int32 range (so w is not 0 either) need only the
                 // rounding; the others take the whole rule.
-                let (roundedX, roundedY) = Self.liesInsideInt32Range(sampleX, sampleY)
+                let (roundedX, roundedY) = blockInRange || Self.liesInsideInt32Range(sampleX, sampleY)
                     ? (Self.roundToInteger(sampleX), Self.roundToInteger(sampleY))
                     : Self.roundWithZeroWeight(x: x0 + m.0 * k, y: y0 + m.3 * k, w: w)
                 UnsafeMutableRawPointer(scratch.x + index).storeBytes(of: roundedX, as: SIMD4<Int32>.self)
@@ -245,6 +247,26 @@ extension FixedPointBilinearSampler {
             }
             blockStart = blockEnd
         }
+    }
+
+    /// True when every position of a block lies well inside the Int32 range, from its ends
+    /// alone: the block's columns `0 ... lastColumn` (`k`) compute `w = w0 + m6·k` and the
+    /// numerators `x0 + m0·k`, `y0 + m3·k`, each rounded operation monotone in `k`, so each lies
+    /// between its values at the ends; when `w` has one sign at both ends it is never 0, and
+    /// `|position| ≤ max|numerator| · 32 / min|w|` (within a few ulps), here below 2^30.
+    @inline(__always)
+    static func blockLiesInsideInt32Range(
+        x0: Double, y0: Double, w0: Double,
+        m: (Double, Double, Double, Double, Double, Double, Double, Double, Double), lastColumn: Int
+    ) -> Bool {
+        let k = Double(lastColumn)
+        let firstW = w0 + m.6 * 0, lastW = w0 + m.6 * k
+        guard (firstW > 0 && lastW > 0) || (firstW < 0 && lastW < 0) else { return false }
+        let firstX = abs(x0 + m.0 * 0), lastX = abs(x0 + m.0 * k)
+        let firstY = abs(y0 + m.3 * 0), lastY = abs(y0 + m.3 * k)
+        guard firstX.isFinite, lastX.isFinite, firstY.isFinite, lastY.isFinite else { return false }
+        let largest = max(max(firstX, lastX), max(firstY, lastY))
+        return largest * 32 / min(abs(firstW), abs(lastW)) < 1_073_741_824
     }
 
     /// True when every lane of `x` and `y` lies strictly between −(2^31 − 1) and 2^31 − 1 (so
