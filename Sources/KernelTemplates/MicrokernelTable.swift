@@ -40,6 +40,10 @@ public final class MicrokernelTable: Sendable {
     /// The interior of one output row of a depthwise convolution (`depthwiseInterior`) for a
     /// square `size × size` filter (3 or 5) at `stride` (1 or 2), undilated.
     public let depthwiseInterior: @Sendable (_ size: Int, _ stride: Int, DepthwiseInteriorRow) -> Void
+    /// A band of 2...4 output rows of a depthwise convolution whose every filter row lands
+    /// inside the input (`depthwiseBand`), for a square `size × size` filter (3 or 5) at
+    /// `stride` (1 or 2), undilated.
+    public let depthwiseBand: @Sendable (_ size: Int, _ stride: Int, DepthwiseBand) -> Void
     /// One output pixel of a depthwise convolution with any window of valid taps
     /// (`depthwisePixel`): the taps' walk, the first valid tap's input and packed weights
     /// (channel 0), `channels` biases, the pixel's output, the channel count and the clamp.
@@ -84,6 +88,7 @@ public final class MicrokernelTable: Sendable {
         convolutionEpilogue: @escaping @Sendable (
             EpilogueOperands, UnsafeMutablePointer<Float>, Int, Int, Int, Int) -> Void,
         depthwiseInterior: @escaping @Sendable (Int, Int, DepthwiseInteriorRow) -> Void,
+        depthwiseBand: @escaping @Sendable (Int, Int, DepthwiseBand) -> Void,
         depthwisePixel: @escaping @Sendable (
             DepthwiseTapWalk, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>,
             UnsafeMutablePointer<Float>, Int, Float, Float) -> Void,
@@ -107,6 +112,7 @@ public final class MicrokernelTable: Sendable {
         self.gemmJoinedPanels = gemmJoinedPanels
         self.convolutionEpilogue = convolutionEpilogue
         self.depthwiseInterior = depthwiseInterior
+        self.depthwiseBand = depthwiseBand
         self.depthwisePixel = depthwisePixel
         self.sparsePointwiseTile = sparsePointwiseTile
         self.packSparsePointwiseTile = packSparsePointwiseTile

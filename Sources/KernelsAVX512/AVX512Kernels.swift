@@ -63,6 +63,7 @@ public let avx512Microkernels = MicrokernelTable(
     gemmJoinedPanels: avx512GemmJoinedPanels,
     convolutionEpilogue: avx512ConvolutionEpilogue,
     depthwiseInterior: avx512DepthwiseInterior,
+    depthwiseBand: avx512DepthwiseBand,
     depthwisePixel: avx512DepthwisePixel,
     sparsePointwiseTile: avx512SparsePointwiseTile,
     packSparsePointwiseTile: avx512PackSparsePointwiseTile,
@@ -76,7 +77,7 @@ public let avx512Microkernels = MicrokernelTable(
         "f32-gemm-8x24-avx512f",
         "f32-gemm-8x32-f16w-avx512f", "f32-gemm-4x32-f16w-widening-avx512f", "f32-gemm-epilogue-avx512f",
         "f32-dwconv-3x3s1-avx512f", "f32-dwconv-3x3s2-avx512f", "f32-dwconv-5x5s1-avx512f",
-        "f32-dwconv-5x5s2-avx512f", "f32-dwconv-pixel-avx512f", "f32-spmm-16-avx512f",
+        "f32-dwconv-5x5s2-avx512f", "f32-dwconv-band-avx512f", "f32-dwconv-pixel-avx512f", "f32-spmm-16-avx512f",
         "f32-dwconv2d-chw-3x3-avx512f", "f32-dwconv2d-chw-3x3s2-avx512f", "f32-dwconv2d-chw-5x5-avx512f",
         "f32-dwconv2d-chw-5x5s2-avx512f", "f32-dwconv2d-chw-planes-avx512f", "f32-conv-hwc2chw-6x64-avx512f",
         "f32-fma-peak-avx512f",
@@ -141,6 +142,20 @@ private func avx512DepthwiseInterior(size: Int, stride: Int, _ row: DepthwiseInt
     case (5, 1): depthwiseInterior(Depthwise5x5Stride1.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, AVX512F32x4.self, row)
     case (5, 2): depthwiseInterior(Depthwise5x5Stride2.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, AVX512F32x4.self, row)
     default: preconditionFailure("no AVX-512 depthwise interior kernel for \(size)×\(size) stride \(stride)")
+    }
+}
+
+/// A band of 2...4 depthwise output rows, column by column, for a `size × size` filter (3 or 5)
+/// at `stride` (1 or 2), undilated: 32 channels at a time (two zmm vectors), then 16, then 8
+/// (one ymm vector), then the last 8 for channels left over.
+@inline(never)
+private func avx512DepthwiseBand(size: Int, stride: Int, _ band: DepthwiseBand) {
+    switch (size, stride) {
+    case (3, 1): depthwiseBand(Depthwise3x3Stride1.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, band)
+    case (3, 2): depthwiseBand(Depthwise3x3Stride2.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, band)
+    case (5, 1): depthwiseBand(Depthwise5x5Stride1.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, band)
+    case (5, 2): depthwiseBand(Depthwise5x5Stride2.self, AVX512F32x16x2.self, AVX512F32x16.self, AVX512F32x8.self, band)
+    default: preconditionFailure("no AVX-512 depthwise band kernel for \(size)×\(size) stride \(stride)")
     }
 }
 

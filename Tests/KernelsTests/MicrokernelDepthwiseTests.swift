@@ -57,6 +57,36 @@ import Testing
             return expected
         }
 
+        /// The float sums in XNNPACK's tap order, the order every depthwise kernel keeps: from
+        /// the bias (+0 without one), one fused multiply-add per tap inside the input, filter
+        /// columns outer and rows inner; then the clamp.
+        func exactReference() -> [Float] {
+            let g = geometry
+            var expected: [Float] = []
+            for n in 0..<batch {
+                for oy in 0..<g.outputHeight {
+                    for ox in 0..<g.outputWidth {
+                        for c in 0..<channels {
+                            var sum = bias?[c] ?? 0
+                            for kx in 0..<g.kernelWidth {
+                                for ky in 0..<g.kernelHeight {
+                                    let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight
+                                    let ix = ox * g.strideWidth - g.padLeft + kx * g.dilationWidth
+                                    guard (0..<g.inputHeight).contains(iy),
+                                          (0..<g.inputWidth).contains(ix)
+                                    else { continue }
+                                    let x = input[((n * g.inputHeight + iy) * g.inputWidth + ix) * channels + c]
+                                    sum = sum.addingProduct(x, filter[(ky * g.kernelWidth + kx) * channels + c])
+                                }
+                            }
+                            expected.append(sum < clamp.lower ? clamp.lower : (sum > clamp.upper ? clamp.upper : sum))
+                        }
+                    }
+                }
+            }
+            return expected
+        }
+
         func run(runner: ParallelRunner, _ instructionSet: KernelInstructionSet) throws -> GuardedBuffer {
             let g = geometry
             let packed = try PackedDepthwiseWeights(
@@ -187,6 +217,60 @@ import Testing
                 context)
             try expectSameForThreadCounts(context) { runner in
                 try problem.run(runner: runner, instructionSet).values
+            }
+        }
+    }
+
+    /// Every kernel path (bands of 2...4 full rows split across threads' chunks, the rows at the
+    /// top and bottom, border columns, the channels past the last group) gives the sums of a
+    /// plain fused multiply-add loop in XNNPACK's tap order, bit for bit.
+    @Test(arguments: KernelInstructionSet.supported)
+    func sumsInTheTapOrderBitForBit(_ instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        let runners = [ParallelRunner.serial, ParallelRunner(threadCount: 2), ParallelRunner(threadCount: 3)]
+        for (height, width) in [(2, 3), (5, 4), (7, 7), (9, 13), (14, 14)] {
+            for kernel in [3, 5] {
+                for stride in [1, 2] {
+                    for padding in [Padding.same, .valid] {
+                        guard let g = Self.geometry(
+                            height, width, kernel: (kernel, kernel), stride: stride, padding: padding)
+                        else { continue }
+                        for channels in [8, 13, 40, 72] {
+                            let problem = Problem(
+                                batch: 2, channels: channels, geometry: g, clamp: (-2, 2), rng: &rng)
+                            let expected = problem.exactReference().map(\.bitPattern)
+                            for runner in runners {
+                                let actual = try problem.run(runner: runner, instructionSet)
+                                let values = actual.values.map(\.bitPattern)
+                                let differing = zip(values, expected).filter { $0 != $1 }.count
+                                #expect(
+                                    actual.guardIntact && values.count == expected.count && differing == 0,
+                                    "\(differing) differ, \(runner.threadCount) threads: \(problem.description) \(instructionSet) seed \(seed)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The units cover an image's rows once each, in order; a unit of more than one row lies
+    /// within the band rows and holds at most 4.
+    @Test func rowUnitsCoverEveryRowOnce() {
+        for height in 0...13 {
+            for first in 0...height {
+                for end in first...height {
+                    let units = DepthwiseRowUnits(outputHeight: height, bandRows: first..<end)
+                    var next = 0, wellFormed = true
+                    for unit in 0..<units.perImage {
+                        let (row, count) = units.rows(ofUnit: unit)
+                        wellFormed = wellFormed && row == next && (1...4).contains(count)
+                            && (count == 1 || (first..<end).contains(row) && row + count <= end)
+                        next = row + count
+                    }
+                    #expect(wellFormed && next == height, "height \(height), band rows \(first)..<\(end)")
+                }
             }
         }
     }

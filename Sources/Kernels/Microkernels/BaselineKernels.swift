@@ -49,6 +49,7 @@ let baselineMicrokernels = MicrokernelTable(
     gemmJoinedPanels: baselineGemmJoinedPanels,
     convolutionEpilogue: baselineConvolutionEpilogue,
     depthwiseInterior: baselineDepthwiseInterior,
+    depthwiseBand: baselineDepthwiseBand,
     depthwisePixel: baselineDepthwisePixel,
     sparsePointwiseTile: baselineSparsePointwiseTile,
     packSparsePointwiseTile: baselinePackSparsePointwiseTile,
@@ -64,7 +65,7 @@ let baselineMicrokernels = MicrokernelTable(
         "f32-gemm-epilogue-\(baselineInstructionSetName)",
         "f32-dwconv-3x3s1-\(baselineInstructionSetName)", "f32-dwconv-3x3s2-\(baselineInstructionSetName)",
         "f32-dwconv-5x5s1-\(baselineInstructionSetName)", "f32-dwconv-5x5s2-\(baselineInstructionSetName)",
-        "f32-dwconv-pixel-\(baselineInstructionSetName)", "f32-spmm-16-\(baselineInstructionSetName)",
+        "f32-dwconv-band-\(baselineInstructionSetName)", "f32-dwconv-pixel-\(baselineInstructionSetName)", "f32-spmm-16-\(baselineInstructionSetName)",
         "f32-dwconv2d-chw-3x3-\(baselineInstructionSetName)", "f32-dwconv2d-chw-3x3s2-\(baselineInstructionSetName)",
         "f32-dwconv2d-chw-5x5-\(baselineInstructionSetName)", "f32-dwconv2d-chw-5x5s2-\(baselineInstructionSetName)",
         "f32-dwconv2d-chw-planes-\(baselineInstructionSetName)", "f32-conv-hwc2chw-6x16-\(baselineInstructionSetName)",
@@ -164,6 +165,19 @@ private func baselineDepthwiseInterior(size: Int, stride: Int, _ row: DepthwiseI
     case (5, 1): depthwiseInterior(Depthwise5x5Stride1.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, BaselineF32x4.self, row)
     case (5, 2): depthwiseInterior(Depthwise5x5Stride2.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, BaselineF32x4.self, row)
     default: preconditionFailure("no depthwise interior kernel for \(size)×\(size) stride \(stride)")
+    }
+}
+
+/// A band of 2...4 depthwise output rows, column by column (`depthwiseBand`): channels 16 at a
+/// time (two ymm vectors), then 8, then the last 8 for channels left over.
+@inline(never)
+private func baselineDepthwiseBand(size: Int, stride: Int, _ band: DepthwiseBand) {
+    switch (size, stride) {
+    case (3, 1): depthwiseBand(Depthwise3x3Stride1.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, band)
+    case (3, 2): depthwiseBand(Depthwise3x3Stride2.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, band)
+    case (5, 1): depthwiseBand(Depthwise5x5Stride1.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, band)
+    case (5, 2): depthwiseBand(Depthwise5x5Stride2.self, BaselineF32x8x2.self, BaselineF32x8.self, BaselineF32x8.self, band)
+    default: preconditionFailure("no depthwise band kernel for \(size)×\(size) stride \(stride)")
     }
 }
 

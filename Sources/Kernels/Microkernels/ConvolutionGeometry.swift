@@ -89,6 +89,17 @@ public struct ConvolutionGeometry: Sendable, Hashable {
             inputSize: inputWidth, kernelSize: kernelWidth)
     }
 
+    /// Output rows whose every filter row lands inside the input (possibly
+    /// empty): the rows the depthwise band kernels take.
+    var interiorRows: Range<Int> {
+        // oy·stride − padTop ≥ 0
+        let first = min(outputHeight, (padTop + strideHeight - 1) / strideHeight)
+        // oy·stride − padTop + (kernelHeight − 1)·dilation ≤ inputHeight − 1
+        let lastStart = inputHeight - 1 + padTop - (kernelHeight - 1) * dilationHeight
+        let end = lastStart < 0 ? 0 : min(outputHeight, lastStart / strideHeight + 1)
+        return first..<max(first, end)
+    }
+
     /// Output columns whose every filter column lands inside the input
     /// (possibly empty). Columns before and after it are the border.
     var interiorColumns: Range<Int> {

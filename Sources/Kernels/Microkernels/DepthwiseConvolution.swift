@@ -4,14 +4,18 @@ import KernelTemplates
 /// `out[n, oy, ox, c] = clamp(bias[c] + Σ_{ky,kx} in[n, iy, ix, c] · w[ky, kx, c])`
 /// over the taps inside the input (`ConvolutionGeometry` gives `iy`, `ix`).
 ///
-/// Each output row is cut into a left border, an interior whose pixels use
-/// every filter column, and a right border. Interior pixels go through the
-/// `depthwiseInterior` microkernel of `weights.instructionSet`'s family
-/// (`MicrokernelTable`), compiled for 3×3 and 5×5 filters at stride 1 and
-/// 2, or `depthwiseF32Block4x16` for any other filter; border pixels go one
-/// at a time through the family's `depthwisePixel` with their own tap window.
-/// Rows near the top and bottom simply walk fewer filter rows, so no tap is
-/// ever tested against the padding.
+/// For 3×3 and 5×5 filters at stride 1 and 2, undilated, with at least 8
+/// channels, rows whose every filter row lands inside the input go in bands
+/// of 2 to 4 rows of one image through the `depthwiseBand` microkernel of
+/// `weights.instructionSet`'s family (`MicrokernelTable`): column by column,
+/// each column's pixels of the band over its valid filter columns. Every
+/// other row is cut into a left border, an interior whose pixels use every
+/// filter column, and a right border. Interior pixels go through the family's
+/// `depthwiseInterior` microkernel (those filters) or `depthwiseF32Block4x16`
+/// (any other filter); border pixels go one at a time through the family's
+/// `depthwisePixel` with their own tap window. Rows near the top and bottom
+/// simply walk fewer filter rows, so no tap is ever tested against the
+/// padding. Which kernel computes a row never changes its sums.
 ///
 /// - Parameters:
 ///   - input: `[batch, inputHeight, inputWidth, C]`.
@@ -28,44 +32,109 @@ public func depthwiseConvolutionF32(
     precondition(
         geometry.kernelHeight == weights.kernelHeight && geometry.kernelWidth == weights.kernelWidth,
         "geometry and filter disagree")
-    /// The output rows of this call (over all images), for `ParallelRunner.forEach`.
+    /// The output rows of this call (over all images) in units of one row or one band, for
+    /// `ParallelRunner.forEach`.
     struct Rows: ParallelWork {
         let geometry: ConvolutionGeometry
         let weights: PackedDepthwiseWeights
         /// `weights.instructionSet.microkernels`, looked up once per call.
         let kernels: MicrokernelTable
+        let units: DepthwiseRowUnits
         let input: UnsafePointer<Float>
         let output: UnsafeMutablePointer<Float>
         let clamp: (lower: Float, upper: Float)
 
-        func run(_ rows: Range<Int>, thread: Int) {
+        func run(_ items: Range<Int>, thread: Int) {
             let g = geometry, channels = weights.channels
             // Tensor sizes were validated: these products are element counts of
             // the input and output tensors.
             let inputImage = g.inputHeight * g.inputWidth * channels
+            let outputImage = g.outputHeight * g.outputWidth * channels
             let outputRowSize = g.outputWidth * channels
             let interior = g.interiorColumns
-            for outputRow in rows {
-                let n = outputRow / g.outputHeight, oy = outputRow % g.outputHeight
+            for item in items {
+                let n = item / units.perImage
+                let (oy, rows) = units.rows(ofUnit: item % units.perImage)
                 let image = input + n * inputImage
-                let out = output + outputRow * outputRowSize
-                depthwiseF32Row(
-                    geometry: g, weights: weights, kernels: kernels, image: image, outputRow: out, oy: oy,
-                    interior: interior, lower: clamp.lower, upper: clamp.upper)
+                let out = output + n * outputImage + oy * outputRowSize
+                if rows > 1 {
+                    depthwiseF32Band(
+                        geometry: g, weights: weights, kernels: kernels, image: image, output: out, oy: oy,
+                        rows: rows, lower: clamp.lower, upper: clamp.upper)
+                } else {
+                    depthwiseF32Row(
+                        geometry: g, weights: weights, kernels: kernels, image: image, outputRow: out, oy: oy,
+                        interior: interior, lower: clamp.lower, upper: clamp.upper)
+                }
             }
         }
     }
     let g = geometry
-    // Validated tensor sizes: the product is the output's element count.
+    // The band kernels take the rows whose every filter row lies inside the input, for the
+    // filters they are compiled for and channels enough for their vectors.
+    let takesBands = g.kernelHeight == g.kernelWidth && (g.kernelWidth == 3 || g.kernelWidth == 5)
+        && g.strideHeight == g.strideWidth && g.strideWidth <= 2
+        && g.dilationHeight == 1 && g.dilationWidth == 1
+        && weights.channels >= depthwiseBandMinimumChannels
+    let units = DepthwiseRowUnits(outputHeight: g.outputHeight, bandRows: takesBands ? g.interiorRows : 0..<0)
+    // Validated tensor sizes: the products are the output's element count and at most its rows.
     let totalRows = batch * g.outputHeight
     let threads = usefulThreadCount(
         runner.threadCount, multiplyAdds: totalRows, g.outputWidth * weights.channels,
         g.kernelHeight * g.kernelWidth)
     runner.limited(to: threads).forEach(
-        totalRows,
+        batch * units.perImage,
         Rows(
-            geometry: g, weights: weights, kernels: weights.instructionSet.microkernels, input: input,
-            output: output, clamp: clamp))
+            geometry: g, weights: weights, kernels: weights.instructionSet.microkernels, units: units,
+            input: input, output: output, clamp: clamp))
+}
+
+/// How `depthwiseConvolutionF32` cuts each image's output rows into work items (units): the
+/// rows the band kernels take, in bands of 4 (the last one 1...4 rows, a single row where 1),
+/// and every other row alone. Threads split whole units, so a band is never cut.
+struct DepthwiseRowUnits {
+    let outputHeight: Int
+    /// The rows the band kernels take (empty where they take none).
+    let bandRows: Range<Int>
+    /// Bands over `bandRows`.
+    let bands: Int
+
+    init(outputHeight: Int, bandRows: Range<Int>) {
+        self.outputHeight = outputHeight
+        self.bandRows = bandRows
+        bands = (bandRows.count + 3) / 4
+    }
+
+    /// Units per image: the rows before the bands, the bands, the rows after them.
+    var perImage: Int { bandRows.lowerBound + bands + (outputHeight - bandRows.upperBound) }
+
+    /// The first output row and the rows (1...4) of an image's unit `unit` (`0..<perImage`).
+    func rows(ofUnit unit: Int) -> (first: Int, count: Int) {
+        if unit < bandRows.lowerBound { return (unit, 1) }
+        let band = unit - bandRows.lowerBound
+        if band < bands {
+            let first = bandRows.lowerBound + 4 * band
+            return (first, min(4, bandRows.upperBound - first))
+        }
+        return (bandRows.upperBound + band - bands, 1)
+    }
+}
+
+/// Output rows `oy ..< oy + rows` (2...4) of one image, every filter row of each inside the
+/// input, with `kernels`' band kernel for the weights' square 3×3 or 5×5 filter.
+private func depthwiseF32Band(
+    geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights, kernels: MicrokernelTable,
+    image: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, oy: Int, rows: Int,
+    lower: Float, upper: Float
+) {
+    let channels = weights.channels
+    let band = DepthwiseBand(
+        input: image + (oy * g.strideHeight - g.padTop) * g.inputWidth * channels,
+        inputRowStep: g.inputWidth * channels, inputWidth: g.inputWidth, padLeft: g.padLeft, rows: rows,
+        columns: g.outputWidth, weights: weights.taps(row: 0, column: 0), weightTapStep: weights.channelStride,
+        bias: weights.bias, output: output, outputRowStep: g.outputWidth * channels, channels: channels,
+        lower: lower, upper: upper)
+    kernels.depthwiseBand(g.kernelWidth, g.strideWidth, band)
 }
 
 /// One output row `oy` of one image: the interior, then the border pixels,
