@@ -90,26 +90,15 @@ public struct Add: OperatorDescriptor {
 
     /// Writes output elements `range` of `run`.
     fileprivate func writeElements(_ range: Range<Int>, _ io: KernelIO) {
-        let lower = self.lower, upper = self.upper
-        let lowerLanes = SIMD8<Float>(repeating: lower), upperLanes = SIMD8<Float>(repeating: upper)
-        guard rectifies else {
+        if rectifies {
             rows.combine(
                 range, lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0],
-                vector: { left, right in clamp(left + right, lower: lowerLanes, upper: upperLanes) },
-                scalar: { left, right in clamp(left + right, lower: lower, upper: upper) })
-            return
+                RectifiedClampedSum(lower: lower, upper: upper))
+        } else {
+            rows.combine(
+                range, lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0],
+                ClampedSum(lower: lower, upper: upper))
         }
-        let zero = SIMD8<Float>(repeating: 0)
-        rows.combine(
-            range, lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0],
-            vector: { left, right in
-                let sum = clamp(left + right, lower: lowerLanes, upper: upperLanes)
-                return select(zero .< sum, sum, zero)
-            },
-            scalar: { left, right in
-                let sum = clamp(left + right, lower: lower, upper: upper)
-                return 0 < sum ? sum : 0
-            })
     }
 
     public func runReference(_ io: KernelIO) {
@@ -134,4 +123,44 @@ private struct AddElements: ParallelWork {
     let io: KernelIO
 
     func run(_ range: Range<Int>, thread: Int) { kernel.writeElements(range, io) }
+}
+
+/// ADD's arithmetic: the sum, clamped to the activation's finite bounds.
+private struct ClampedSum: ElementwiseOperation {
+    let lower: Float, upper: Float
+    let lowerLanes: SIMD8<Float>, upperLanes: SIMD8<Float>
+
+    init(lower: Float, upper: Float) {
+        self.lower = lower
+        self.upper = upper
+        lowerLanes = SIMD8(repeating: lower)
+        upperLanes = SIMD8(repeating: upper)
+    }
+
+    @inline(__always)
+    func vector(_ left: SIMD8<Float>, _ right: SIMD8<Float>) -> SIMD8<Float> {
+        clamp(left + right, lower: lowerLanes, upper: upperLanes)
+    }
+
+    @inline(__always)
+    func scalar(_ left: Float, _ right: Float) -> Float { clamp(left + right, lower: lower, upper: upper) }
+}
+
+/// ADD+RELU's arithmetic: the clamped sum, then `0 < v ? v : 0`.
+private struct RectifiedClampedSum: ElementwiseOperation {
+    let sum: ClampedSum
+
+    init(lower: Float, upper: Float) { sum = ClampedSum(lower: lower, upper: upper) }
+
+    @inline(__always)
+    func vector(_ left: SIMD8<Float>, _ right: SIMD8<Float>) -> SIMD8<Float> {
+        let clamped = sum.vector(left, right), zero = SIMD8<Float>(repeating: 0)
+        return select(zero .< clamped, clamped, zero)
+    }
+
+    @inline(__always)
+    func scalar(_ left: Float, _ right: Float) -> Float {
+        let clamped = sum.scalar(left, right)
+        return 0 < clamped ? clamped : 0
+    }
 }

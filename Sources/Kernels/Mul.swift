@@ -68,12 +68,9 @@ public struct Mul: OperatorDescriptor {
 
     /// Writes output elements `range` of `run`.
     fileprivate func writeElements(_ range: Range<Int>, _ io: KernelIO) {
-        let lower = self.lower, upper = self.upper
-        let lowerLanes = SIMD8<Float>(repeating: lower), upperLanes = SIMD8<Float>(repeating: upper)
         rows.combine(
             range, lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0],
-            vector: { left, right in clamp(left * right, lower: lowerLanes, upper: upperLanes) },
-            scalar: { left, right in clamp(left * right, lower: lower, upper: upper) })
+            ClampedProduct(lower: lower, upper: upper))
     }
 
     public func runReference(_ io: KernelIO) {
@@ -94,4 +91,25 @@ private struct MulElements: ParallelWork {
     let io: KernelIO
 
     func run(_ range: Range<Int>, thread: Int) { kernel.writeElements(range, io) }
+}
+
+/// MUL's arithmetic: the product, clamped to the activation's finite bounds.
+private struct ClampedProduct: ElementwiseOperation {
+    let lower: Float, upper: Float
+    let lowerLanes: SIMD8<Float>, upperLanes: SIMD8<Float>
+
+    init(lower: Float, upper: Float) {
+        self.lower = lower
+        self.upper = upper
+        lowerLanes = SIMD8(repeating: lower)
+        upperLanes = SIMD8(repeating: upper)
+    }
+
+    @inline(__always)
+    func vector(_ left: SIMD8<Float>, _ right: SIMD8<Float>) -> SIMD8<Float> {
+        clamp(left * right, lower: lowerLanes, upper: upperLanes)
+    }
+
+    @inline(__always)
+    func scalar(_ left: Float, _ right: Float) -> Float { clamp(left * right, lower: lower, upper: upper) }
 }

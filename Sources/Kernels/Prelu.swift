@@ -46,11 +46,7 @@ public struct Prelu: OperatorDescriptor {
 
     /// Writes output elements `range` of `run`.
     fileprivate func writeElements(_ range: Range<Int>, _ io: KernelIO) {
-        rows.combine(
-            range, lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0],
-            // The product where `value >= 0` fails, which also keeps NaN and -0.
-            vector: { value, alpha in prelu(value, alpha: alpha) },
-            scalar: { value, alpha in value >= 0 ? value : value * alpha })
+        rows.combine(range, lhs: io.inputs[0], rhs: io.inputs[1], output: io.outputs[0], PreluOperation())
     }
 
     public func runReference(_ io: KernelIO) {
@@ -69,4 +65,13 @@ private struct PreluElements: ParallelWork {
     let io: KernelIO
 
     func run(_ range: Range<Int>, thread: Int) { kernel.writeElements(range, io) }
+}
+
+/// PRELU's arithmetic: the product where `value >= 0` fails, which also keeps NaN and -0.
+private struct PreluOperation: ElementwiseOperation {
+    @inline(__always)
+    func vector(_ value: SIMD8<Float>, _ alpha: SIMD8<Float>) -> SIMD8<Float> { prelu(value, alpha: alpha) }
+
+    @inline(__always)
+    func scalar(_ value: Float, _ alpha: Float) -> Float { value >= 0 ? value : value * alpha }
 }

@@ -97,16 +97,14 @@ struct BroadcastRows: Sendable {
         return (lhs, rhs)
     }
 
-    /// Computes `output[i] = scalar(lhs[·], rhs[·])` for the output elements
-    /// `i` in `range`; `vector` must compute exactly what `scalar` computes,
-    /// lane by lane. A kernel splits `0..<elementCount` over threads in
-    /// ranges of at least `memoryBoundTaskGrain` elements.
+    /// Computes `output[i] = operation.scalar(lhs[·], rhs[·])` for the output
+    /// elements `i` in `range`. A kernel splits `0..<elementCount` over
+    /// threads in ranges of at least `memoryBoundTaskGrain` elements.
     @inline(__always)
-    func combine(
+    func combine<Operation: ElementwiseOperation>(
         _ range: Range<Int>,
         lhs: UnsafePointer<Float>, rhs: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
-        vector: (SIMD8<Float>, SIMD8<Float>) -> SIMD8<Float>,
-        scalar: (Float, Float) -> Float
+        _ operation: Operation
     ) {
         var start = range.lowerBound
         // Only the first row may start inside a row.
@@ -117,7 +115,7 @@ struct BroadcastRows: Sendable {
                 if rows > 0 {
                     combineRowsWithRepeatedRhs(
                         lhs: lhs + start, rhs: rhs, output: output + start, rows: rows, rowLength: rowLength,
-                        vector: vector)
+                        operation)
                     start += rows * rowLength
                     row += rows
                     continue
@@ -128,7 +126,7 @@ struct BroadcastRows: Sendable {
             combineRow(
                 lhs: lhs + origins.lhs + column * lhsInnerStride, lhsStride: lhsInnerStride,
                 rhs: rhs + origins.rhs + column * rhsInnerStride, rhsStride: rhsInnerStride,
-                output: output + start, count: count, vector: vector, scalar: scalar)
+                output: output + start, count: count, operation)
             start += count
             row += 1
             column = 0
@@ -137,66 +135,73 @@ struct BroadcastRows: Sendable {
 }
 
 /// Rows `0..<rows` of `rowLength` elements (a multiple of 8) of an lhs read whole and one rhs
-/// row repeated for every row: `output[r·L + j] = vector(lhs[r·L + j], rhs[j])`, eight lanes
-/// at a time, without the per-row set-up of `combineRow` (a PRELU of 8 channels is a row every
-/// 8 elements).
+/// row repeated for every row: `output[r·L + j] = operation.vector(lhs[r·L + j], rhs[j])`, eight
+/// lanes at a time, without the per-row set-up of `combineRow` (a PRELU of 8 channels is a row
+/// every 8 elements).
 @inline(__always)
-private func combineRowsWithRepeatedRhs(
+private func combineRowsWithRepeatedRhs<Operation: ElementwiseOperation>(
     lhs: UnsafePointer<Float>, rhs: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, rows: Int,
-    rowLength: Int, vector: (SIMD8<Float>, SIMD8<Float>) -> SIMD8<Float>
+    rowLength: Int, _ operation: Operation
 ) {
     var offset = 0
     for _ in 0..<rows {
         var j = 0
         while j < rowLength {
-            storeVector8(vector(loadVector8(lhs + offset + j), loadVector8(rhs + j)), output + offset + j)
+            storeVector8(operation.vector(loadVector8(lhs + offset + j), loadVector8(rhs + j)), output + offset + j)
             j += 8
         }
         offset += rowLength
     }
 }
 
-/// `output[i] = scalar(lhs[i·lhsStride], rhs[i·rhsStride])` for `i` in
-/// `0..<count`, eight lanes at a time with a scalar tail. Strides are 0 or 1.
+/// `output[i] = operation.scalar(lhs[i·lhsStride], rhs[i·rhsStride])` for
+/// `i` in `0..<count`, eight lanes at a time with a scalar tail. Strides are 0 or 1.
 @inline(__always)
-func combineRow(
+func combineRow<Operation: ElementwiseOperation>(
     lhs: UnsafePointer<Float>, lhsStride: Int, rhs: UnsafePointer<Float>, rhsStride: Int,
-    output: UnsafeMutablePointer<Float>, count: Int,
-    vector: (SIMD8<Float>, SIMD8<Float>) -> SIMD8<Float>,
-    scalar: (Float, Float) -> Float
+    output: UnsafeMutablePointer<Float>, count: Int, _ operation: Operation
 ) {
     var i = 0
     switch (lhsStride, rhsStride) {
     case (1, 1):
         while i + 8 <= count {
-            storeVector8(vector(loadVector8(lhs + i), loadVector8(rhs + i)), output + i)
+            storeVector8(operation.vector(loadVector8(lhs + i), loadVector8(rhs + i)), output + i)
             i += 8
         }
         while i < count {
-            output[i] = scalar(lhs[i], rhs[i])
+            output[i] = operation.scalar(lhs[i], rhs[i])
             i += 1
         }
     case (1, _):
         let right = SIMD8<Float>(repeating: rhs[0])
         while i + 8 <= count {
-            storeVector8(vector(loadVector8(lhs + i), right), output + i)
+            storeVector8(operation.vector(loadVector8(lhs + i), right), output + i)
             i += 8
         }
         while i < count {
-            output[i] = scalar(lhs[i], rhs[0])
+            output[i] = operation.scalar(lhs[i], rhs[0])
             i += 1
         }
     case (_, 1):
         let left = SIMD8<Float>(repeating: lhs[0])
         while i + 8 <= count {
-            storeVector8(vector(left, loadVector8(rhs + i)), output + i)
+            storeVector8(operation.vector(left, loadVector8(rhs + i)), output + i)
             i += 8
         }
         while i < count {
-            output[i] = scalar(lhs[0], rhs[i])
+            output[i] = operation.scalar(lhs[0], rhs[i])
             i += 1
         }
     default:
-        output.update(repeating: scalar(lhs[0], rhs[0]), count: count)
+        output.update(repeating: operation.scalar(lhs[0], rhs[0]), count: count)
     }
+}
+
+/// An element-wise binary operation for `BroadcastRows.combine`, a concrete type per kernel so
+/// that the loops are specialised with its arithmetic inlined (closures passed the same way
+/// were left as calls in one of ADD's two loops, three calls per eight elements). `vector` must
+/// compute exactly what `scalar` computes, lane by lane.
+protocol ElementwiseOperation {
+    func vector(_ left: SIMD8<Float>, _ right: SIMD8<Float>) -> SIMD8<Float>
+    func scalar(_ left: Float, _ right: Float) -> Float
 }
