@@ -17,6 +17,8 @@ import Tensor
 /// (a model's stem) writes channel-major itself (`Conv2DToChannelMajor`)
 /// instead of being followed by a conversion.
 ///
+/// A convolution counts as sparse when its filter is no denser than
+/// `SparsePointwiseConv2DCHW.worthwhileDensity` for its kernel family.
 /// A region is a connected group of such operators linked by the tensors
 /// they pass each other; it is used only when it holds at least
 /// `minimumSparseConvolutions` sparse convolutions, so that a lone
@@ -28,12 +30,6 @@ import Tensor
 enum ChannelMajorRegions {
     /// Sparse convolutions a region needs before it is worth converting to.
     static let minimumSparseConvolutions = 2
-    /// The largest fraction of non-zero filter values run as sparse. At 25 %
-    /// (pose_detection) the earlier AVX-512 sparse kernel (four chains per
-    /// sum, not the dense order) took well under half the dense one's time;
-    /// the few mostly-zero filters of hand_landmark_full, denser than this,
-    /// ran no faster sparse.
-    static let maximumDensity = 0.3
 
     /// The nodes, in the same order, with every worthwhile region running
     /// channel-major and conversions at its borders. New tensors (the
@@ -133,7 +129,9 @@ enum ChannelMajorRegions {
         // are built rather than taken from the store.
         let sparse = concurrentMap(convolutions, threadCount: threadCount) { entry in
             PackedWeightStore.withScope(of: weightStore, id: firstScope + entry.index) {
-                SparsePointwiseConv2DCHW(entry.conv, maxDensity: maximumDensity, filter: { compressedRows(entry.filter) })
+                SparsePointwiseConv2DCHW(
+                    entry.conv, maxDensity: SparsePointwiseConv2DCHW.worthwhileDensity(for: entry.conv),
+                    filter: { compressedRows(entry.filter) })
             }
         }
         for (entry, kernel) in zip(convolutions, sparse) { versions[entry.index] = try kernel.get() }

@@ -79,6 +79,20 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// Index of the residual in `io.inputs` when an ADD is fused.
     let residualOperand: Int
 
+    /// The largest fraction of non-zero filter values worth running sparse
+    /// with the kernels of the family `conv` was prepared for: 0.3 with the
+    /// baseline (AVX2) kernels, 0.28 with the AVX-512 ones, whose dense GEMM
+    /// gains more from 16 lanes than the sparse tile does. On a Zen 5 at one
+    /// thread (2026-12-05), face_detection_full_range_sparse (filters at 30 %)
+    /// ran 3 % faster dense with the AVX-512 kernels and 4 % slower dense
+    /// with the AVX2 ones; pose_detection (25 %) runs 15 % faster sparse with
+    /// the AVX-512 kernels; the few mostly-zero filters of hand_landmark_full
+    /// are denser than either bound. Only chooses which kernel runs: both
+    /// give the same bits.
+    package static func worthwhileDensity(for conv: Conv2D) -> Double {
+        conv.instructionSet == .avx512 ? 0.28 : 0.3
+    }
+
     /// The sparse form of `conv`, or nil when it does not apply: `conv` is
     /// not a 1×1 convolution with unit strides and no padding, has a fused
     /// PRELU or RELU, or more than `maxDensity` of its filter values are non-zero.
