@@ -95,21 +95,13 @@ private struct MulElements: ParallelWork {
 
 /// MUL's arithmetic: the product, clamped to the activation's finite bounds.
 private struct ClampedProduct: ElementwiseOperation {
-    let lower: Float, upper: Float
-    let lowerLanes: SIMD8<Float>, upperLanes: SIMD8<Float>
+    let clamped: ElementwiseClamp
 
-    init(lower: Float, upper: Float) {
-        self.lower = lower
-        self.upper = upper
-        lowerLanes = SIMD8(repeating: lower)
-        upperLanes = SIMD8(repeating: upper)
-    }
+    init(lower: Float, upper: Float) { clamped = ElementwiseClamp(lower: lower, upper: upper) }
 
     @inline(__always)
-    func vector(_ left: SIMD8<Float>, _ right: SIMD8<Float>) -> SIMD8<Float> {
-        clamp(left * right, lower: lowerLanes, upper: upperLanes)
-    }
+    func vector(_ left: SIMD8<Float>, _ right: SIMD8<Float>) -> SIMD8<Float> { clamped(left * right) }
 
     @inline(__always)
-    func scalar(_ left: Float, _ right: Float) -> Float { clamp(left * right, lower: lower, upper: upper) }
+    func scalar(_ left: Float, _ right: Float) -> Float { clamped(left * right) }
 }

@@ -205,3 +205,23 @@ protocol ElementwiseOperation {
     func vector(_ left: SIMD8<Float>, _ right: SIMD8<Float>) -> SIMD8<Float>
     func scalar(_ left: Float, _ right: Float) -> Float
 }
+
+/// The clamp of ADD's and MUL's results to an activation's finite bounds, on eight lanes and on
+/// one value (`clamp` of `KernelTemplates`: NaN passes through).
+struct ElementwiseClamp {
+    let lower: Float, upper: Float
+    let lowerLanes: SIMD8<Float>, upperLanes: SIMD8<Float>
+
+    init(lower: Float, upper: Float) {
+        self.lower = lower
+        self.upper = upper
+        lowerLanes = SIMD8(repeating: lower)
+        upperLanes = SIMD8(repeating: upper)
+    }
+
+    @inline(__always)
+    func callAsFunction(_ x: SIMD8<Float>) -> SIMD8<Float> { clamp(x, lower: lowerLanes, upper: upperLanes) }
+
+    @inline(__always)
+    func callAsFunction(_ x: Float) -> Float { clamp(x, lower: lower, upper: upper) }
+}
