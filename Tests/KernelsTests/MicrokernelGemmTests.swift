@@ -514,6 +514,18 @@ import Testing
                     #expect(
                         covered.allSatisfy { $0 == 1 },
                         "P=\(rows) K=\(depth) N=\(outputs) threads=\(threads) \(instructionSet) \(precision) weights")
+                    // Blocks even to the row, or in whole tiles (the last partial) that differ by one at most.
+                    let blockSizes = (0..<tiling.rowBlockCount).map {
+                        tiling.tile($0 * tiling.panelGroupCount).rows.count
+                    }
+                    let tileCounts = blockSizes.map { ($0 + tiling.tileRows - 1) / tiling.tileRows }
+                    let even = tiling.cutsRowsEvenly
+                        ? (blockSizes.max() ?? 0) - (blockSizes.min() ?? 0) <= 1
+                        : blockSizes.dropLast().allSatisfy { $0 % tiling.tileRows == 0 }
+                            && (tileCounts.max() ?? 0) - (tileCounts.min() ?? 0) <= 1
+                    #expect(
+                        even,
+                        "row blocks \(blockSizes) for P=\(rows) K=\(depth) N=\(outputs) threads=\(threads)")
                 }
             }
         }
@@ -531,11 +543,28 @@ import Testing
                 let chosen = GemmTiling(rows: rows, weights: weights, threadCount: threads)
                 let remembered = GemmTiling(rows: rows, weights: weights, threadCount: threads)
                 #expect(
-                    (remembered.rowBlock, remembered.rowBlockCount, remembered.panelGroupCount)
-                        == (chosen.rowBlock, chosen.rowBlockCount, chosen.panelGroupCount),
+                    (remembered.rowBlockCount, remembered.panelGroupCount)
+                        == (chosen.rowBlockCount, chosen.panelGroupCount),
                     "P=\(rows) K=\(depth) N=\(outputs) threads=\(threads) \(instructionSet), seed \(seed)")
             }
         }
+    }
+
+    /// hand_landmark_full's 14 × 14 expansions (196 rows, 112 → 672 float16 channels) at two
+    /// threads: halving the panels would balance as well as halving the rows, and rows win.
+    @Test(arguments: KernelInstructionSet.supported)
+    func twoThreadsSplitRowsBeforePanels(_ instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        let (rows, depth, outputs) = (196, 112, 672)
+        let weights = try PackedGemmWeights(
+            outputChannels: outputs, inputChannels: depth, weights: rng.panelWeights(outputs * depth, .float16),
+            bias: nil, instructionSet: instructionSet,
+            panelPrecision: expectedPanelPrecision(.float16, outputs: outputs))
+        let tiling = GemmTiling(rows: rows, weights: weights, threadCount: 2)
+        #expect(
+            tiling.panelGroupCount == 1 && tiling.rowBlockCount >= 2,
+            "\(tiling.rowBlockCount) blocks × \(tiling.panelGroupCount) groups, \(instructionSet), seed \(seed)")
     }
 
     @Test func tilingCacheHoldsOneEntryThatFitsItsWord() {

@@ -2,12 +2,12 @@ import KernelTemplates
 import Synchronization
 
 /// How `gemmF32` cuts the output into tiles: blocks of rows (whole
-/// microkernel tiles of 6 rows, 8 for the AVX-512 kernels, sized so that a
-/// block's rows of A and C stay in L2 while every panel passes over them;
-/// for float16 panels, twice as many floats of A alone, so that each panel,
-/// widened once per block, serves enough rows to make the widening cheap:
-/// 256 KiB of A and one widened panel stay within a 512 KiB L2)
-/// times groups of panels (more than
+/// microkernel tiles of 6 rows, 8 for the AVX-512 kernels, or, once balanced,
+/// even to the row; sized so that a block's rows of A
+/// and C stay in L2 while every panel passes over them; for float16 panels,
+/// twice as many floats of A alone, so that each panel, widened once per
+/// block, serves enough rows to make the widening cheap: 256 KiB of A and one
+/// widened panel stay within a 512 KiB L2) times groups of panels (more than
 /// one group only when there are too few row blocks to keep every thread
 /// busy); at 2 to 8 threads, the blocks and groups then evened out between
 /// the threads (`balanced`, once per weights, rows and thread count:
@@ -22,8 +22,12 @@ struct GemmTiling {
     static let tilesPerThread = 4
 
     let rows: Int
-    private(set) var rowBlock: Int
+    /// Rows of the family's full microkernel tile.
+    let tileRows: Int
     private(set) var rowBlockCount: Int
+    /// Whether blocks split the rows evenly, to the row (a tiling `balanced` chose), rather than
+    /// in whole microkernel tiles, the last one partial.
+    private(set) var cutsRowsEvenly = false
     let panelCount: Int
     private(set) var panelGroupCount: Int
 
@@ -31,6 +35,7 @@ struct GemmTiling {
         // Rows per microkernel call of the weights' family.
         let mr = weights.instructionSet.microkernels.gemmTileRows
         self.rows = rows
+        tileRows = mr
         panelCount = weights.columnBlockCount
         let rowTiles = (rows + mr - 1) / mr
         // K and N are each at most TensorShape.maxElements: the sum cannot overflow.
@@ -48,64 +53,69 @@ struct GemmTiling {
             groups = max(1, min(panelCount, (wanted + blocks - 1) / max(1, blocks)))
             blocks = min(rowTiles, max(blocks, (wanted + groups - 1) / groups))
         }
-        rowBlock = Self.rowBlock(rowTiles: rowTiles, blocks: blocks, tileRows: mr)
-        rowBlockCount = (rows + rowBlock - 1) / rowBlock
+        rowBlockCount = min(blocks, rowTiles)
         panelGroupCount = groups
         // Balance where there is a choice: at most 8 threads, and fewer blocks than twice the
         // tiles wanted already (the L2 bound alone can ask for hundreds on a large image).
         guard (2...Self.maxBalancedThreads).contains(threads), fewestBlocks < 2 * wanted else { return }
+        cutsRowsEvenly = true
         if let split = weights.tilingCache.split(rows: rows, threads: threads) {
-            setSplit(blocks: split.blocks, groups: split.groups, tileRows: mr)
+            setSplit(blocks: split.blocks, groups: split.groups)
         } else {
             let split = balanced(
                 weights: weights, threads: threads, first: (blocks, groups), fewestBlocks: fewestBlocks,
                 wanted: wanted)
-            setSplit(blocks: split.blocks, groups: split.groups, tileRows: mr)
+            setSplit(blocks: split.blocks, groups: split.groups)
             weights.tilingCache.store(rows: rows, threads: threads, blocks: split.blocks, groups: split.groups)
         }
     }
 
-    /// Cuts the rows into `blocks` even blocks of whole microkernel tiles of `tileRows` rows
-    /// (fewer where the rows run out first) and the panels into `groups` groups.
-    private mutating func setSplit(blocks: Int, groups: Int, tileRows: Int) {
-        rowBlock = Self.rowBlock(rowTiles: (rows + tileRows - 1) / tileRows, blocks: blocks, tileRows: tileRows)
-        rowBlockCount = (rows + rowBlock - 1) / rowBlock
+    /// Cuts the rows into `blocks` blocks (fewer where the tiles run out first) and the panels
+    /// into `groups` groups.
+    private mutating func setSplit(blocks: Int, groups: Int) {
+        rowBlockCount = min(blocks, (rows + tileRows - 1) / tileRows)
         panelGroupCount = groups
-    }
-
-    /// Rows per block for `blocks` even blocks of whole microkernel tiles.
-    private static func rowBlock(rowTiles: Int, blocks: Int, tileRows: Int) -> Int {
-        max(1, (rowTiles + blocks - 1) / max(1, blocks)) * tileRows
     }
 
     /// Thread counts whose tilings `balanced` evens out (its estimate plays out every thread).
     static let maxBalancedThreads = SIMD8<Int>.scalarCount
 
     /// The blocks and groups, among those with at least `fewestBlocks` blocks (the L2 bound)
-    /// and at most twice `wanted` tiles, whose slowest thread `estimatedFinish` expects to
+    /// and at most twice `wanted` tiles, whose slowest thread `weighedFinish` expects to
     /// finish first, where that beats the `first` choice by more than 2 %; else `first`. At two
-    /// threads on a Zen 5, hand_landmark_full's 7 × 7 × 192 layers went from 2 row blocks (32
-    /// and 17 rows) × 6 panels, one thread with twice the other's rows, to one block × 2 groups
-    /// of 96 channels (9 % faster each); its 56 × 56 × 24 layer from 9 to 14 blocks (8 %).
+    /// threads on a Zen 5, hand_landmark_full's 7 × 7 × 192 layers take one block × 2 groups of
+    /// 96 channels (rows split 24 and 25 would leave one thread a partial tile), its 14 × 14
+    /// layers two blocks of 98 rows.
     private func balanced(
         weights: PackedGemmWeights, threads: Int, first: (blocks: Int, groups: Int), fewestBlocks: Int, wanted: Int
     ) -> (blocks: Int, groups: Int) {
         let mr = weights.instructionSet.microkernels.gemmTileRows, rowTiles = (rows + mr - 1) / mr
-        let firstFinish = estimatedFinish(weights: weights, threads: threads)
+        let firstFinish = weighedFinish(weights: weights, threads: threads)
         var best = (finish: firstFinish - firstFinish / 50, split: first)
         for groups in 1...max(1, min(panelCount, 2 * wanted)) {
             var blocks = max(1, fewestBlocks)
             while blocks <= rowTiles && blocks * groups <= 2 * wanted {
                 var candidate = self
-                candidate.setSplit(blocks: blocks, groups: groups, tileRows: mr)
+                candidate.setSplit(blocks: blocks, groups: groups)
                 if candidate.tileCount >= threads {
-                    let finish = candidate.estimatedFinish(weights: weights, threads: threads)
+                    let finish = candidate.weighedFinish(weights: weights, threads: threads)
                     if finish < best.finish { best = (finish, (blocks, groups)) }
                 }
                 blocks += 1
             }
         }
         return best.split
+    }
+
+    /// `estimatedFinish`, a tenth more for a split into panel groups. Threads that split rows
+    /// each read only their rows of A, mostly written on the same core by the layer before, and
+    /// write whole rows of C, which the next layer reads there; threads that split panels each
+    /// read all of A and write part of every row, so rows cross between cores twice. On a Zen 5
+    /// at two threads, hand_landmark_full's 14 × 14 layers split by rows took 5 % less time in the
+    /// model (`Benchmarks/JOURNAL.md`, "Rows before panels").
+    private func weighedFinish(weights: PackedGemmWeights, threads: Int) -> Int {
+        let finish = estimatedFinish(weights: weights, threads: threads)
+        return panelGroupCount > 1 ? finish + finish / 10 : finish
     }
 
     /// When the slowest of `threads` threads (at most `maxBalancedThreads`) would finish the
@@ -160,10 +170,16 @@ struct GemmTiling {
     /// that each thread's tiles share rows of A.
     func tile(_ index: Int) -> (rows: Range<Int>, panels: Range<Int>) {
         let block = index / panelGroupCount, group = index % panelGroupCount
-        let rowStart = block * rowBlock
+        // Rows and block counts are tensor sizes: the products do not overflow.
+        func start(_ block: Int) -> Int {
+            if cutsRowsEvenly { return rows * block / rowBlockCount }
+            let rowTiles = (rows + tileRows - 1) / tileRows
+            return min(rows, rowTiles * block / rowBlockCount * tileRows)
+        }
+        let rowStart = start(block), rowEnd = start(block + 1)
         let panelStart = panelCount * group / panelGroupCount
         let panelEnd = panelCount * (group + 1) / panelGroupCount
-        return (rowStart..<min(rows, rowStart + rowBlock), panelStart..<panelEnd)
+        return (rowStart..<rowEnd, panelStart..<panelEnd)
     }
 }
 
