@@ -73,9 +73,12 @@ struct GemmTiling {
     /// Cuts the rows into `blocks` blocks (fewer where the tiles run out first) and the panels
     /// into `groups` groups.
     private mutating func setSplit(blocks: Int, groups: Int) {
-        rowBlockCount = min(blocks, (rows + tileRows - 1) / tileRows)
+        rowBlockCount = min(blocks, rowTiles)
         panelGroupCount = groups
     }
+
+    /// Microkernel tiles the rows take, the last one partial.
+    private var rowTiles: Int { (rows + tileRows - 1) / tileRows }
 
     /// Thread counts whose tilings `balanced` evens out (its estimate plays out every thread).
     static let maxBalancedThreads = SIMD8<Int>.scalarCount
@@ -89,7 +92,6 @@ struct GemmTiling {
     private func balanced(
         weights: PackedGemmWeights, threads: Int, first: (blocks: Int, groups: Int), fewestBlocks: Int, wanted: Int
     ) -> (blocks: Int, groups: Int) {
-        let mr = weights.instructionSet.microkernels.gemmTileRows, rowTiles = (rows + mr - 1) / mr
         let firstFinish = weighedFinish(weights: weights, threads: threads)
         var best = (finish: firstFinish - firstFinish / 50, split: first)
         for groups in 1...max(1, min(panelCount, 2 * wanted)) {
@@ -111,8 +113,8 @@ struct GemmTiling {
     /// each read only their rows of A, mostly written on the same core by the layer before, and
     /// write whole rows of C, which the next layer reads there; threads that split panels each
     /// read all of A and write part of every row, so rows cross between cores twice. On a Zen 5
-    /// at two threads, hand_landmark_full's 14 × 14 layers split by rows took 5 % less time in the
-    /// model (`Benchmarks/JOURNAL.md`, "Rows before panels").
+    /// (AVX-512) at two threads, hand_landmark_full took 5 % less time with its 14 × 14 layers
+    /// split by rows (`Benchmarks/JOURNAL.md`, "Rows before panels").
     private func weighedFinish(weights: PackedGemmWeights, threads: Int) -> Int {
         let finish = estimatedFinish(weights: weights, threads: threads)
         return panelGroupCount > 1 ? finish + finish / 10 : finish
@@ -173,7 +175,6 @@ struct GemmTiling {
         // Rows and block counts are tensor sizes: the products do not overflow.
         func start(_ block: Int) -> Int {
             if cutsRowsEvenly { return rows * block / rowBlockCount }
-            let rowTiles = (rows + tileRows - 1) / tileRows
             return min(rows, rowTiles * block / rowBlockCount * tileRows)
         }
         let rowStart = start(block), rowEnd = start(block + 1)
