@@ -103,7 +103,8 @@ public struct MaxPool2D: OperatorDescriptor {
 
     /// The reference's maximum over output rows split across `runner`: sixteen channels at a
     /// time, then eight, then the last eight for channels left over (one by one below eight
-    /// channels). Bit-identical to `runReference`.
+    /// channels); a 2 × 2 window inside the input with its four taps unrolled. Bit-identical to
+    /// `runReference`.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         let g = window
         // Each output element reads up to KH·KW inputs: weigh a row by its taps.
@@ -135,7 +136,21 @@ public struct MaxPool2D: OperatorDescriptor {
             // The window's first valid input row, channel 0.
             let firstRow = input + (n &* g.inputHeight &+ originY &+ taps.lowerBound) &* inputRowLength
             var destination = output + row &* rowLength
+            // The models' 2 × 2 windows: those wholly inside the input go through
+            // `writeTwoByTwoWindows`, the others (at a SAME padding's edges) through the loops below.
+            var unrolled = 0..<0
+            if g.filterHeight == 2 && g.filterWidth == 2 && taps.count == 2 && channels >= 8 {
+                unrolled = g.convolutionGeometry.interiorColumns
+                writeTwoByTwoWindows(
+                    unrolled.count, from: firstRow + (unrolled.lowerBound &* g.strideW &- g.padLeft) &* channels,
+                    rowStride: inputRowLength, pixelStride: g.strideW &* channels, channels: channels,
+                    to: destination + unrolled.lowerBound &* channels, lower: lower, upper: upper)
+            }
             for ox in 0..<g.outputWidth {
+                if unrolled.contains(ox) {
+                    destination += channels
+                    continue
+                }
                 let originX = ox &* g.strideW &- g.padLeft
                 let columns = max(0, -originX)..<min(g.filterWidth, g.inputWidth &- originX)
                 // The window's first valid tap, channel 0.
@@ -197,6 +212,48 @@ public struct MaxPool2D: OperatorDescriptor {
                 }
                 destination += channels
             }
+        }
+    }
+
+    /// Writes `count` output pixels of 2 × 2 windows whose four taps all lie inside the input,
+    /// `writeRows`' arithmetic with the tap loops unrolled: eight channels (≥ 8) at a time, the
+    /// last eight again for channels left over.
+    /// - Parameters:
+    ///   - first: the first window's top-left tap, channel 0; its top-right tap is `channels`
+    ///     floats on, its bottom row `rowStride` floats on, the next window `pixelStride` floats on.
+    ///   - destination: the first output pixel, channel 0; the next is `channels` floats on.
+    @inline(__always)
+    private func writeTwoByTwoWindows(
+        _ count: Int, from first: UnsafePointer<Float>, rowStride: Int, pixelStride: Int, channels: Int,
+        to destination: UnsafeMutablePointer<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>
+    ) {
+        /// The running maximum after one more tap: replaced only by a strictly larger value.
+        @inline(__always)
+        func taking(_ largest: SIMD8<Float>, _ value: SIMD8<Float>) -> SIMD8<Float> {
+            let larger: SIMDMask<SIMD8<Int32>> = largest .< value
+            return select(larger, value, largest)
+        }
+        let lowest = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
+        var top = first, output = destination
+        for _ in 0..<count {
+            @inline(__always)
+            func write(_ c: Int) {
+                let bottom = top + rowStride
+                var largest = taking(lowest, loadVector8(top + c))
+                largest = taking(largest, loadVector8(top + (channels &+ c)))
+                largest = taking(largest, loadVector8(bottom + c))
+                largest = taking(largest, loadVector8(bottom + (channels &+ c)))
+                storeVector8(clamp(largest, lower: lower, upper: upper), output + c)
+            }
+            var c = 0
+            while c &+ 8 <= channels {
+                write(c)
+                c &+= 8
+            }
+            // The last 8 channels: those already written get the same values again.
+            if c < channels { write(channels &- 8) }
+            top += pixelStride
+            output += channels
         }
     }
 
