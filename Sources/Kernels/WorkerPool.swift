@@ -42,9 +42,16 @@ final class WorkerPool: @unchecked Sendable {
     /// Spin iterations an idle helper waits for the next job before it
     /// sleeps. It yields its core every `spinsPerYield` iterations, so that a
     /// thread sharing the core (the caller, or another process) is not held
-    /// up; on an otherwise idle core all of them take about 0.2 ms.
-    static let helperSpinIterations = 20_000
-    static let spinsPerYield = 64
+    /// up for more than about a microsecond and a half; on an otherwise idle
+    /// core all of them take about 0.17 ms (Zen 5: an iteration 1.3 ns, a
+    /// `sched_yield` 0.35 µs).
+    static let helperSpinIterations = 100_000
+    /// A helper inside `sched_yield` when a job opens joins it only once the
+    /// call returns: yielding every 64 iterations kept it there four fifths
+    /// of its spin, and every 1024 made face_detection_short_range and
+    /// hand_recrop 3–4 % faster at two threads (`Benchmarks/JOURNAL.md`, "The
+    /// helper's yields"), and no slower beside a process that keeps a core busy.
+    static let spinsPerYield = 1024
     /// Spin iterations a caller waits for helpers to finish their chunks
     /// before it sleeps (about 15 µs).
     static let callerSpinIterations = 20_000
@@ -300,7 +307,7 @@ final class WorkerPoolState: @unchecked Sendable {
             let current = gate.load(ordering: .acquiring)
             if Self.generation(current) != seen { return current }
             spins += 1
-            // Costs about half a microsecond when no other thread wants the core.
+            // Costs about 0.35 µs (Zen 5) when no other thread wants the core.
             if spins % WorkerPool.spinsPerYield == 0 { sched_yield() }
             if spins > WorkerPool.helperSpinIterations {
                 wakeUp.lock()
