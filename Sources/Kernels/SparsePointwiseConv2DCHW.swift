@@ -256,7 +256,11 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
                     blockChannels: blockChannels, blockCount: blockCount,
                     tilesPerImage: tilesPerImage, groups: groups,
                     clamp: activation.clampRange, add: epilogue.add)
-                runner.limited(to: threads).forEach(tileCount * groups, work)
+                // A map of one tile (7 × 7) is cut into groups of channels only: each thread takes
+                // its share of them in one chunk, so that it packs each block of input rows once
+                // for all of them, not once per group.
+                let groupsPerChunk = tileCount == 1 ? max(1, groups / threads) : 1
+                runner.limited(to: threads).forEach(tileCount * groups, minimumPerChunk: groupsPerChunk, work)
             }
         }
     }
@@ -287,15 +291,20 @@ private struct SparsePointwiseTiles: ParallelWork {
     let clamp: (lower: Float, upper: Float)
     let add: ConvolutionEpilogue.ResidualAdd?
 
+    /// Computes `items` a tile at a time: the groups of one tile in `items` take each block of
+    /// input channels in turn, so that a packed block is copied once for all of them (each
+    /// channel's sums still go through the blocks in order: the same operations as one group at
+    /// a time).
     func run(_ items: Range<Int>, thread: Int) {
         let tilePixels = SparsePointwiseConv2DCHW.tilePixels
         let scratch = workspace.map { $0 + thread * threadWorkspace }
         let partial = blockCount > 1 ? scratch : nil
         let packed = scratch.map { $0 + (blockCount > 1 ? outputChannels * tilePixels : 0) }
-        for item in items {
-            let tile = item / groups, group = item % groups
+        var item = items.lowerBound
+        while item < items.upperBound {
+            let tile = item / groups, firstGroup = item % groups
+            let groupEnd = min(groups, firstGroup + (items.upperBound - item))
             let n = tile / tilesPerImage, first = tile % tilesPerImage * tilePixels
-            let channels = (outputChannels * group / groups)..<(outputChannels * (group + 1) / groups)
             let outputBase = n * outputChannels * pixels + first
             let out = SparsePointwiseOutput(
                 output: output + outputBase, residual: residual.map { $0 + outputBase },
@@ -313,11 +322,17 @@ private struct SparsePointwiseTiles: ParallelWork {
                         pixels: count, packed: packed)
                     rows = UnsafePointer(packed)
                 }
-                let part = SparsePointwiseTile(
-                    input: rows, pixels: count, channels: channels, block: block,
-                    partial: partial, isLast: block == blockCount - 1)
-                kernels.sparsePointwiseTile(part, weights, out)
+                for group in firstGroup..<groupEnd {
+                    let channels = (outputChannels * group / groups)..<(outputChannels * (group + 1) / groups)
+                    // Each group's sums in their own channels' slots of the partial sums.
+                    let part = SparsePointwiseTile(
+                        input: rows, pixels: count, channels: channels, block: block,
+                        partial: partial.map { $0 + channels.lowerBound * tilePixels },
+                        isLast: block == blockCount - 1)
+                    kernels.sparsePointwiseTile(part, weights, out)
+                }
             }
+            item += groupEnd - firstGroup
         }
     }
 
