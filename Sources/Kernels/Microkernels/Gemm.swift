@@ -165,7 +165,7 @@ func gemmF32Block(
             }
         }
         if let epilogue {
-            weights.instructionSet.microkernels.convolutionEpilogue(
+            weights.microkernels.convolutionEpilogue(
                 epilogue.pointee, c, cStride, rows, panels.lowerBound, panels.count)
         }
         return
@@ -174,7 +174,7 @@ func gemmF32Block(
     // In memory, so that the tiles load the bounds as vectors (`ClampBounds`).
     var clampBounds = ClampBounds(lower: lower, upper: upper)
     withUnsafePointer(to: &clampBounds) { bounds in
-        let kernels = weights.instructionSet.microkernels
+        let kernels = weights.microkernels
         if weights.panelPrecision == .float16 {
             var widenedPanels = panels
             if readsFloat16PanelsInPlace(rows: rows, kernels) {

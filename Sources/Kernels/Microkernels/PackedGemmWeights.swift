@@ -1,3 +1,4 @@
+import KernelTemplates
 import Tensor
 
 /// The weights and bias of a matrix product `C[P, N] = A[P, K] · Wᵀ + bias`,
@@ -74,6 +75,11 @@ public struct PackedGemmWeights: Sendable {
     public let outputChannels: Int
     /// The microkernels that read these weights.
     public let instructionSet: KernelInstructionSet
+    /// `instructionSet.microkernels`, kept so that a GEMM call reads it from the weights it
+    /// borrows: the property returns the shared table retained, and both threads retaining and
+    /// releasing it for every block of rows pulled its reference count back and forth between
+    /// their cores.
+    let microkernels: MicrokernelTable
     /// How the panels (or rows) hold the weights: `.float32` in the dot-product layout.
     public let panelPrecision: Precision
     /// Output channels per full panel: 16, or 32 for `.avx512`.
@@ -261,6 +267,7 @@ public struct PackedGemmWeights: Sendable {
             precision: precision)
 
         self.instructionSet = instructionSet
+        self.microkernels = instructionSet.microkernels
         self.panelPrecision = precision
         self.panelWidth = layout.panelWidth
         self.usesDotProducts = dot
