@@ -58,7 +58,8 @@ private struct PointwiseDepthwisePixels: ParallelWork {
     }
 }
 
-/// Pixels `pixels` of `pointwiseDepthwiseF32`: 8 channels at a time, then one at a time.
+/// Pixels `pixels` of `pointwiseDepthwiseF32`: a pixel of 8 or 16 channels whole, others 8
+/// channels at a time, then one at a time.
 @inline(__always)
 private func scaleAndShift(
     _ pixels: Range<Int>, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, channels: Int,
@@ -66,6 +67,24 @@ private func scaleAndShift(
     separate: Bool
 ) {
     let lower = SIMD8<Float>(repeating: range.lower), upper = SIMD8<Float>(repeating: range.upper)
+    if channels == 8 || channels == 16 {
+        // One or two vectors a pixel (hand_recrop's largest maps): the weights and bias stay in
+        // registers, with no loop over channels.
+        let w0 = loadVector8(weights), b0 = loadVector8(bias)
+        let w1 = loadVector8(weights + (channels - 8)), b1 = loadVector8(bias + (channels - 8))
+        @inline(__always)
+        func scaled(_ v: SIMD8<Float>, _ w: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+            clamp(separate ? v * w + b : multiplyAdd(v, w, b), lower: lower, upper: upper)
+        }
+        var x = input + pixels.lowerBound * channels, y = output + pixels.lowerBound * channels
+        for _ in pixels {
+            storeVector8(scaled(loadVector8(x), w0, b0), y)
+            if channels == 16 { storeVector8(scaled(loadVector8(x + 8), w1, b1), y + 8) }
+            x += channels
+            y += channels
+        }
+        return
+    }
     for p in pixels {
         let x = input + p * channels, y = output + p * channels
         var c = 0
