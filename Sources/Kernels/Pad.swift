@@ -1,4 +1,5 @@
 import FlatBufferReader
+import KernelTemplates
 import Tensor
 
 /// PAD: surrounds the input with zeros.
@@ -170,6 +171,10 @@ public struct Pad: OperatorDescriptor {
         if (0..<4).allSatisfy({ before[$0] == 0 && n[$0] == padded[$0] }) {
             // Only the rows themselves are padded (a PAD of channels): output row `row` holds
             // input row `row`, with no coordinates to follow and no call for a run of no zeros.
+            if lead == 0 && copied >= 8 && trail > 0 && rowLength <= 128 {
+                writeChannelTails(rows, x: x, y: y, copied: copied, rowLength: rowLength)
+                return
+            }
             for row in rows {
                 let destination = y + row * rowLength
                 if lead > 0 { zeroFloats(destination, count: lead) }
@@ -210,6 +215,34 @@ public struct Pad: OperatorDescriptor {
                 axis -= 1
                 coordinates[axis] += 1
             }
+        }
+    }
+
+    /// `writeRows` for rows of at most 128 floats padded at their end only (the face detectors'
+    /// and hand_recrop's channel PADs: a pixel's 8–96 channels and a few zeros), in eight-lane
+    /// stores rather than a `memset` and a `memmove` call a pixel: the row's zeros first, the
+    /// last vector reaching back over the copied floats, then the copied floats, the last vector
+    /// reaching back over those already copied, so every store stays inside the row.
+    private func writeChannelTails(
+        _ rows: Range<Int>, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, copied: Int, rowLength: Int
+    ) {
+        let zero = SIMD8<Float>(repeating: 0)
+        var source = x + rows.lowerBound * copied, destination = y + rows.lowerBound * rowLength
+        for _ in rows {
+            var c = copied
+            while c + 8 < rowLength {
+                storeVector8(zero, destination + c)
+                c += 8
+            }
+            storeVector8(zero, destination + (rowLength - 8))
+            c = 0
+            while c + 8 < copied {
+                storeVector8(loadVector8(source + c), destination + c)
+                c += 8
+            }
+            storeVector8(loadVector8(source + (copied - 8)), destination + (copied - 8))
+            source += copied
+            destination += rowLength
         }
     }
 
