@@ -164,15 +164,8 @@ public struct MaxPool2D: OperatorDescriptor {
                     for _ in taps {
                         var tap = tapRow
                         for _ in columns {
-                            // `select` on typed masks: `replace(with:where:)` goes lane by lane.
-                            let value0 = loadVector8(tap)
-                            let larger0: SIMDMask<SIMD8<Int32>> = largest0 .< value0
-                            largest0 = select(larger0, value0, largest0)
-                            if pair {
-                                let value1 = loadVector8(tap + 8)
-                                let larger1: SIMDMask<SIMD8<Int32>> = largest1 .< value1
-                                largest1 = select(larger1, value1, largest1)
-                            }
+                            largest0 = takingTap(largest0, loadVector8(tap))
+                            if pair { largest1 = takingTap(largest1, loadVector8(tap + 8)) }
                             tap += channels
                         }
                         tapRow += inputRowLength
@@ -227,22 +220,16 @@ public struct MaxPool2D: OperatorDescriptor {
         _ count: Int, from first: UnsafePointer<Float>, rowStride: Int, pixelStride: Int, channels: Int,
         to destination: UnsafeMutablePointer<Float>, lower: SIMD8<Float>, upper: SIMD8<Float>
     ) {
-        /// The running maximum after one more tap: replaced only by a strictly larger value.
-        @inline(__always)
-        func taking(_ largest: SIMD8<Float>, _ value: SIMD8<Float>) -> SIMD8<Float> {
-            let larger: SIMDMask<SIMD8<Int32>> = largest .< value
-            return select(larger, value, largest)
-        }
         let lowest = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
         var top = first, output = destination
         for _ in 0..<count {
             @inline(__always)
             func write(_ c: Int) {
                 let bottom = top + rowStride
-                var largest = taking(lowest, loadVector8(top + c))
-                largest = taking(largest, loadVector8(top + (channels &+ c)))
-                largest = taking(largest, loadVector8(bottom + c))
-                largest = taking(largest, loadVector8(bottom + (channels &+ c)))
+                var largest = takingTap(lowest, loadVector8(top + c))
+                largest = takingTap(largest, loadVector8(top + (channels &+ c)))
+                largest = takingTap(largest, loadVector8(bottom + c))
+                largest = takingTap(largest, loadVector8(bottom + (channels &+ c)))
                 storeVector8(clamp(largest, lower: lower, upper: upper), output + c)
             }
             var c = 0
@@ -291,6 +278,15 @@ public struct MaxPool2D: OperatorDescriptor {
             }
         }
     }
+}
+
+/// The running maximum of eight channels after one more tap: replaced only by a strictly larger
+/// value, as the reference's `std::max`. `select` on typed masks: `replace(with:where:)` goes
+/// lane by lane.
+@inline(__always)
+private func takingTap(_ largest: SIMD8<Float>, _ value: SIMD8<Float>) -> SIMD8<Float> {
+    let larger: SIMDMask<SIMD8<Int32>> = largest .< value
+    return select(larger, value, largest)
 }
 
 /// The output rows of one MAX_POOL_2D invocation, for `ParallelRunner.forEach`.

@@ -33,7 +33,7 @@ struct GemmTiling {
 
     init(rows: Int, weights: PackedGemmWeights, threadCount: Int) {
         // Rows per microkernel call of the weights' family.
-        let mr = weights.instructionSet.microkernels.gemmTileRows
+        let mr = weights.microkernels.gemmTileRows
         self.rows = rows
         tileRows = mr
         panelCount = weights.columnBlockCount
@@ -127,7 +127,7 @@ struct GemmTiling {
     /// segment first, then those left in the others' in thread order, the thread free first
     /// claiming next.
     private func estimatedFinish(weights: PackedGemmWeights, threads: Int) -> Int {
-        let kernels = weights.instructionSet.microkernels
+        let kernels = weights.microkernels
         let overheadRows = weights.panelPrecision == .float16 ? 8 : 2
         func cost(_ tile: Int) -> Int {
             let (tileRows, panels) = self.tile(tile)

@@ -67,15 +67,16 @@ private func scaleAndShift(
     separate: Bool
 ) {
     let lower = SIMD8<Float>(repeating: range.lower), upper = SIMD8<Float>(repeating: range.upper)
+    /// Eight channels' `clamp(v·w + b)`, rounded as `separate` says.
+    @inline(__always)
+    func scaled(_ v: SIMD8<Float>, _ w: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+        clamp(separate ? v * w + b : multiplyAdd(v, w, b), lower: lower, upper: upper)
+    }
     if channels == 8 || channels == 16 {
         // One or two vectors a pixel (hand_recrop's largest maps): the weights and bias stay in
         // registers, with no loop over channels.
         let w0 = loadVector8(weights), b0 = loadVector8(bias)
         let w1 = loadVector8(weights + (channels - 8)), b1 = loadVector8(bias + (channels - 8))
-        @inline(__always)
-        func scaled(_ v: SIMD8<Float>, _ w: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-            clamp(separate ? v * w + b : multiplyAdd(v, w, b), lower: lower, upper: upper)
-        }
         var x = input + pixels.lowerBound * channels, y = output + pixels.lowerBound * channels
         for _ in pixels {
             storeVector8(scaled(loadVector8(x), w0, b0), y)
@@ -89,9 +90,7 @@ private func scaleAndShift(
         let x = input + p * channels, y = output + p * channels
         var c = 0
         while c + 8 <= channels {
-            let v = loadVector8(x + c), w = loadVector8(weights + c), b = loadVector8(bias + c)
-            let sum = separate ? v * w + b : multiplyAdd(v, w, b)
-            storeVector8(clamp(sum, lower: lower, upper: upper), y + c)
+            storeVector8(scaled(loadVector8(x + c), loadVector8(weights + c), loadVector8(bias + c)), y + c)
             c += 8
         }
         while c < channels {
