@@ -5,7 +5,7 @@ import Synchronization
 /// What handing one operator's work to the worker threads costs:
 /// `ParallelRunner.forEach` over one chunk per thread, each chunk waiting
 /// until every thread has started one, so that a job ends only once the
-/// helpers have seen it, joined it and claimed their chunk. The runner (and
+/// helpers have seen it and claimed their chunk. The runner (and
 /// its spinning helpers) is kept from call to call, as an interpreter keeps
 /// it. A model runs one such job per operator it splits (about 100 to 200 an
 /// invoke for these models), so this time, times that count, is what the

@@ -21,23 +21,22 @@ import Darwin
 /// another core's cache; `Benchmarks/JOURNAL.md`, the "Threads" entries, has the
 /// measurements.) When a helper is late (asleep, or descheduled
 /// by another process on a busy machine) the caller simply does its chunks
-/// instead of waiting for a fixed share. The caller waits only for helpers
-/// that joined the job and are still finishing a chunk.
+/// instead of waiting for a fixed share. The caller waits only for chunks
+/// that helpers claimed and are still finishing.
 ///
-/// Helpers are told about a job through `gate`, one word that holds the job's
-/// generation, a closed flag and the number of helpers taking part. A helper
-/// joins by incrementing that number while the generation it saw is still
-/// open; the caller closes the job once every chunk is claimed and returns
-/// when the number is back to zero. A helper that arrives after the close,
-/// however late, sees a closed or newer generation and cannot claim chunks of
-/// a job it did not join, nor read a job that is being replaced.
+/// Helpers learn of a job from one cache line the caller writes, and each
+/// thread claims chunks through a cursor of its own segment tagged with the
+/// job's generation, so that a job moves few lines between cores and a
+/// helper that arrives late, however late, cannot claim a chunk of a job
+/// that is over (`WorkerPoolState` has the protocol). The caller returns once
+/// the helpers report having finished every chunk it did not do itself.
 ///
-/// Between jobs a helper spins on `gate` for a short while (operators of one
-/// invocation follow each other within microseconds, far sooner than a
-/// sleeping thread wakes up), yielding its core now and then in case the
-/// caller shares it, then sleeps on a condition variable. A caller left
-/// waiting for a helper spins briefly, then sleeps until the last helper
-/// leaves.
+/// Between jobs a helper spins on the announcement for a short while
+/// (operators of one invocation follow each other within microseconds, far
+/// sooner than a sleeping thread wakes up), yielding its core now and then in
+/// case the caller shares it, then sleeps on a condition variable. A caller left
+/// waiting for a helper spins briefly, then sleeps until the helpers have
+/// reported every chunk.
 final class WorkerPool: @unchecked Sendable {
     /// Spin iterations an idle helper waits for the next job before it
     /// sleeps. It yields its core every `spinsPerYield` iterations, so that a
@@ -82,22 +81,26 @@ final class WorkerPool: @unchecked Sendable {
             let job = WorkerPoolJob(
                 work: UnsafeRawPointer(pointer), workType: Work.self,
                 chunks: ParallelChunks(count: count, chunkCount: chunkCount), threadCount: threadCount)
-            state.open(job)
-            state.claimChunks(of: Work.self, job: job, thread: 0)
-            state.closeAndWait()
+            let generation = state.publish(job)
+            let ownChunks = state.claimChunks(of: Work.self, job: job, generation: generation, thread: 0)
+            state.waitForHelpers(of: job, generation: generation, ownChunks: ownChunks)
         }
     }
 }
 
-/// One job as the caller publishes it to the helpers.
+/// One job as the caller publishes it to the helpers: pointers, a metatype and
+/// integers only, so that it can be published as words (`Words`).
 struct WorkerPoolJob {
-    /// The caller's `ParallelWork` value, alive until the job is closed.
+    /// The caller's `ParallelWork` value, alive until every chunk is done.
     let work: UnsafeRawPointer
     /// Its type, so that a helper can call its `run`.
     let workType: any ParallelWork.Type
     let chunks: ParallelChunks
     /// Threads that may take part (the caller is thread 0).
     let threadCount: Int
+
+    /// The job's six machine words, as `WorkerPoolState` publishes them.
+    typealias Words = (UInt, UInt, UInt, UInt, UInt, UInt)
 }
 
 /// `count` items cut into `chunkCount` contiguous chunks whose sizes differ by
@@ -130,120 +133,251 @@ struct ParallelChunks {
     }
 }
 
-/// A chunk counter padded to 128 bytes: in an array, no two counters share a
-/// cache line, so threads claiming from their own segments do not contend.
-struct SegmentCursor: ~Copyable {
-    /// The next chunk to claim in the segment.
-    let next = Atomic<Int>(0)
+/// An atomic word alone in 128 bytes: in an array, no two share a cache line
+/// (nor the pair of lines a core's adjacent-line prefetcher fetches together).
+struct PaddedAtomic: ~Copyable {
+    let value = Atomic<Int>(0)
     private let padding: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
         (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 }
 
 /// The state the caller and the helpers share.
+///
+/// Jobs are numbered by generation (1, 2, …; the caller's count). Three kinds
+/// of memory carry them, each written mostly by one thread so that a job moves
+/// few cache lines between cores:
+/// - the announcement, one cache line the caller writes and helpers spin on:
+///   a sequence number (2g once job g is published, 2g − 1 while the caller
+///   writes it) and the job's words, read by a helper as a seqlock;
+/// - per thread, the cursor of its segment: the generation of the job that
+///   last claimed from it and the next chunk. The owner claims from its own
+///   segment without a line moving; only a thread that helps with another's
+///   segment pulls that segment's line. A cursor of an older generation
+///   stands at its segment's start, so nobody resets cursors between jobs;
+/// - per helper, its completion count: the generation and how many chunks it
+///   has finished in it. The caller reads these until the job's every chunk
+///   is done.
+/// A claim compares the cursor's generation with the job's, so a helper that
+/// arrives late, even after the caller has published newer jobs, cannot
+/// claim a chunk of a job that is over (every chunk of a finished job is
+/// claimed, so its cursors stand at their ends or at newer generations).
 final class WorkerPoolState: @unchecked Sendable {
-    /// Bits 32–63: generation of the latest job; bit 31: that job is closed
-    /// to helpers that have not joined; bits 0–30: helpers taking part.
-    private let gate = Atomic<Int>(WorkerPoolState.closedBit)
-    /// Per thread of the current job, the next chunk to claim in its segment.
-    private let cursors: UnsafeMutablePointer<SegmentCursor>
+    /// Word 0: the sequence number; words 1...6: the job (`WorkerPoolJob.Words`).
+    private let announcement: UnsafeMutablePointer<Atomic<UInt>>
+    /// Per thread: `tagged(generation, next chunk of its segment)`.
+    private let cursors: UnsafeMutablePointer<PaddedAtomic>
+    /// Per thread (the caller's unused): `tagged(generation, chunks finished)`.
+    private let completions: UnsafeMutablePointer<PaddedAtomic>
     private let threadCapacity: Int
+    /// The latest job's generation; only the caller reads and writes it.
+    private var latestGeneration = 0
     private let stopping = Atomic<Bool>(false)
     /// Helpers asleep (or about to sleep) on `wakeUp`.
     private let sleepers = Atomic<Int>(0)
     private let wakeUp = ConditionLock()
-    /// Whether the caller sleeps on `finished` until the last helper leaves.
+    /// Whether the caller sleeps on `finished` until the helpers' last chunks are done.
     private let callerSleeps = Atomic<Bool>(false)
     private let finished = ConditionLock()
-    /// The current job: written by the caller while no helper takes part,
-    /// read by helpers only between joining and leaving.
-    private let job = UnsafeMutablePointer<WorkerPoolJob?>.allocate(capacity: 1)
 
-    static let closedBit = 1 << 31
-    static let participantMask = closedBit - 1
-    static let generationShift = 32
+    /// Bits of a tagged word below the generation: chunk indices and counts
+    /// stay under 2^16 (a job has at most 8 chunks a thread).
+    static let tagShift = 16
+    static let tagMask = (1 << tagShift) - 1
+    /// Generations count from 1 to 2^47 − 1, the bits of a tagged word above
+    /// the tag (the sign bit unused), then from 1 again: at a job a
+    /// microsecond they wrap after four years, and helpers compare them as
+    /// distances (`isOlder`), which stay right while none is 2^46 jobs late.
+    static let generationMask = (1 << (63 - tagShift)) - 1
+    static let announcementWords = 7
+
+    @inline(__always)
+    static func tagged(_ generation: Int, _ value: Int) -> Int { generation << tagShift | value }
+
+    /// The generation of a tagged word.
+    @inline(__always)
+    static func generation(ofTagged word: Int) -> Int { word >> tagShift }
+
+    /// Whether generation `earlier` came before `later` (modulo 2^47).
+    @inline(__always)
+    static func isOlder(_ earlier: Int, than later: Int) -> Bool {
+        let distance = (later &- earlier) & generationMask
+        return distance != 0 && distance <= generationMask / 2
+    }
 
     /// State for jobs of at most `threadCapacity` threads.
     init(threadCapacity: Int) {
         self.threadCapacity = threadCapacity
-        cursors = .allocate(capacity: threadCapacity)
-        for thread in 0..<threadCapacity { (cursors + thread).initialize(to: SegmentCursor()) }
-        job.initialize(to: nil)
+        announcement = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 128)
+            .bindMemory(to: Atomic<UInt>.self, capacity: Self.announcementWords)
+        for word in 0..<Self.announcementWords { (announcement + word).initialize(to: Atomic(0)) }
+        func paddedAtomics() -> UnsafeMutablePointer<PaddedAtomic> {
+            let atomics = UnsafeMutableRawPointer.allocate(
+                byteCount: threadCapacity * MemoryLayout<PaddedAtomic>.stride, alignment: 128
+            ).bindMemory(to: PaddedAtomic.self, capacity: threadCapacity)
+            for thread in 0..<threadCapacity { (atomics + thread).initialize(to: PaddedAtomic()) }
+            return atomics
+        }
+        cursors = paddedAtomics()
+        completions = paddedAtomics()
     }
 
     deinit {
-        job.deinitialize(count: 1)
-        job.deallocate()
+        announcement.deinitialize(count: Self.announcementWords)
+        UnsafeMutableRawPointer(announcement).deallocate()
         cursors.deinitialize(count: threadCapacity)
-        cursors.deallocate()
+        UnsafeMutableRawPointer(cursors).deallocate()
+        completions.deinitialize(count: threadCapacity)
+        UnsafeMutableRawPointer(completions).deallocate()
     }
 
-    private static func generation(_ gate: Int) -> Int { gate >> generationShift }
-
-    /// Publishes `job` under a new generation and wakes sleeping helpers.
-    /// The previous job must be closed and left by every helper.
-    func open(_ job: WorkerPoolJob) {
-        let previous = gate.load(ordering: .relaxed)
-        precondition(previous & Self.participantMask == 0, "a job is still running")
+    /// Publishes `job` under the next generation, which it returns, and wakes
+    /// sleeping helpers. The previous job must be done.
+    func publish(_ job: WorkerPoolJob) -> Int {
         precondition(job.threadCount <= threadCapacity, "more threads than the pool has")
-        self.job.pointee = job
-        for thread in 0..<job.threadCount {
-            cursors[thread].next.store(
-                job.chunks.segment(of: thread, threadCount: job.threadCount).lowerBound, ordering: .relaxed)
-        }
-        // The generation wraps after 2^31 jobs; a helper only compares it
-        // for equality with the one it last saw.
-        let generation = (Self.generation(previous) &+ 1) & ((1 << 31) - 1)
-        // Sequentially consistent with `sleepers` below, and with the
-        // sleeping helper's increment and re-check: either this sees the
-        // sleeper or the sleeper sees this generation.
-        gate.store(generation << Self.generationShift, ordering: .sequentiallyConsistent)
-        if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
+        precondition(job.chunks.chunkCount <= Self.tagMask, "more chunks than a cursor counts")
+        // 1...generationMask: the sequence number 2g − 1 stays positive.
+        latestGeneration = latestGeneration == Self.generationMask ? 1 : latestGeneration + 1
+        let generation = latestGeneration
+        let words = unsafeBitCast(job, to: WorkerPoolJob.Words.self)
+        announcement[0].store(UInt(2 * generation - 1), ordering: .relaxed)
+        // The odd number is visible before any word of the new job.
+        atomicMemoryFence(ordering: .releasing)
+        announcement[1].store(words.0, ordering: .relaxed)
+        announcement[2].store(words.1, ordering: .relaxed)
+        announcement[3].store(words.2, ordering: .relaxed)
+        announcement[4].store(words.3, ordering: .relaxed)
+        announcement[5].store(words.4, ordering: .relaxed)
+        announcement[6].store(words.5, ordering: .relaxed)
+        // Releasing the words. Not ordered with the load of `sleepers` (a
+        // fence here would hold the caller until every spinning helper's copy
+        // of the line is invalidated): a helper that goes to sleep just as
+        // this job opens may miss it, which costs nothing but its help, since
+        // the caller waits only for chunks that helpers have claimed; the next
+        // job's publication sees it asleep and wakes it.
+        announcement[0].store(UInt(2 * generation), ordering: .releasing)
+        if sleepers.load(ordering: .relaxed) > 0 {
             wakeUp.lock()
             wakeUp.broadcast()
             wakeUp.unlock()
         }
+        return generation
     }
 
-    /// Claims and runs chunks of the current job on `thread` until none is
+    /// The published job after generation `seen`, or nil while there is
+    /// none (or the caller is writing one).
+    private func newerJob(after seen: Int) -> (generation: Int, job: WorkerPoolJob)? {
+        let sequence = announcement[0].load(ordering: .acquiring)
+        guard sequence & 1 == 0, Int(sequence / 2) != seen else { return nil }
+        let words = (
+            announcement[1].load(ordering: .relaxed), announcement[2].load(ordering: .relaxed),
+            announcement[3].load(ordering: .relaxed), announcement[4].load(ordering: .relaxed),
+            announcement[5].load(ordering: .relaxed), announcement[6].load(ordering: .relaxed))
+        // The words are read before the sequence number is read again: if it
+        // has not changed, they are all the job's.
+        atomicMemoryFence(ordering: .acquiring)
+        guard announcement[0].load(ordering: .relaxed) == sequence else { return nil }
+        return (Int(sequence / 2), unsafeBitCast(words, to: WorkerPoolJob.self))
+    }
+
+    /// Claims and runs chunks of job `generation` on `thread` until none is
     /// left: those of its own segment, then those left in the segments of
-    /// threads `thread + 1`, `thread + 2`, … (wrapping). Called by the caller
-    /// with the job's type, by helpers through the job's `workType`.
-    func claimChunks<Work: ParallelWork & ~Copyable>(of type: Work.Type, job: WorkerPoolJob, thread: Int) {
+    /// threads `thread + 1`, `thread + 2`, … (wrapping). Returns how many it
+    /// ran. Called by the caller with the job's type, by helpers through the
+    /// job's `workType`; a helper reports each finished chunk.
+    func claimChunks<Work: ParallelWork & ~Copyable>(
+        of type: Work.Type, job: WorkerPoolJob, generation: Int, thread: Int
+    ) -> Int {
         let work = job.work.assumingMemoryBound(to: Work.self)
         let threads = job.threadCount
+        var finishedChunks = 0
         for offset in 0..<threads {
             let owner = (thread + offset) % threads
-            let end = job.chunks.segment(of: owner, threadCount: threads).upperBound
+            let segment = job.chunks.segment(of: owner, threadCount: threads)
+            if segment.isEmpty { continue }
+            var cursor = cursors[owner].value.load(ordering: .relaxed)
             while true {
-                // A claim past the segment's end is harmless: the cursor is
-                // reset when the next job opens.
-                let chunk = cursors[owner].next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard chunk < end else { break }
+                let cursorGeneration = Self.generation(ofTagged: cursor)
+                let chunk: Int
+                if cursorGeneration == generation {
+                    chunk = cursor & Self.tagMask
+                } else if thread == 0 || Self.isOlder(cursorGeneration, than: generation) {
+                    // The caller publishes every job: for it, any other
+                    // generation is older, even one that a segment no thread
+                    // has claimed from in 2^46 jobs still shows.
+                    chunk = segment.lowerBound
+                } else {
+                    // A newer job's: this one is over, and a helper this late has nothing to do.
+                    return finishedChunks
+                }
+                if chunk >= segment.upperBound { break }
+                // Acquiring and releasing: claims of one segment are ordered,
+                // so a claim of this generation is never undone by a late one.
+                let (claimed, found) = cursors[owner].value.compareExchange(
+                    expected: cursor, desired: Self.tagged(generation, chunk + 1),
+                    ordering: .acquiringAndReleasing)
+                guard claimed else {
+                    cursor = found
+                    continue
+                }
                 work.pointee.run(job.chunks.items(chunk), thread: thread)
+                finishedChunks += 1
+                if thread != 0 { reportFinished(finishedChunks, generation: generation, thread: thread) }
+                cursor = Self.tagged(generation, chunk + 1)
             }
+        }
+        return finishedChunks
+    }
+
+    /// Helper `thread` has finished `count` chunks of job `generation`.
+    private func reportFinished(_ count: Int, generation: Int, thread: Int) {
+        // Releasing the chunk's writes (as sequentially consistent);
+        // sequentially consistent with `callerSleeps`, as in `waitForHelpers`.
+        completions[thread].value.store(Self.tagged(generation, count), ordering: .sequentiallyConsistent)
+        if callerSleeps.load(ordering: .sequentiallyConsistent) {
+            finished.lock()
+            finished.signal()
+            finished.unlock()
         }
     }
 
-    /// Stops helpers from joining the current job, then waits until those
-    /// that joined have left; their writes are then visible here.
+    /// Chunks of job `generation` the helpers have finished; each report is
+    /// read acquiring, or sequentially consistent where `sequentiallyConsistent`.
+    private func chunksFinishedByHelpers(
+        generation: Int, threadCount: Int, sequentiallyConsistent: Bool = false
+    ) -> Int {
+        var count = 0
+        for thread in 1..<threadCount {
+            let completion = sequentiallyConsistent
+                ? completions[thread].value.load(ordering: .sequentiallyConsistent)
+                : completions[thread].value.load(ordering: .acquiring)
+            if Self.generation(ofTagged: completion) == generation { count += completion & Self.tagMask }
+        }
+        return count
+    }
+
+    /// Returns once the helpers have finished the chunks of job `generation`
+    /// that the caller did not (`ownChunks` of them); their writes are then
+    /// visible here. Every chunk has been claimed.
     ///
     /// A helper still at work is usually one chunk from done, so the caller
-    /// spins briefly; then it sleeps until the last helper leaves. Sleeping
-    /// matters on a busy machine: a helper that another process preempted in
-    /// the middle of a chunk waits for its core while this one spins, but
-    /// once this core is idle the kernel moves the helper onto it.
-    func closeAndWait() {
-        gate.bitwiseOr(Self.closedBit, ordering: .acquiringAndReleasing)
+    /// spins briefly; then it sleeps until the helpers report the rest.
+    /// Sleeping matters on a busy machine: a helper that another process
+    /// preempted in the middle of a chunk waits for its core while this one
+    /// spins, but once this core is idle the kernel moves the helper onto it.
+    func waitForHelpers(of job: WorkerPoolJob, generation: Int, ownChunks: Int) {
+        let helperChunks = job.chunks.chunkCount - ownChunks
+        if helperChunks == 0 { return }
         var spins = 0
-        while gate.load(ordering: .acquiring) & Self.participantMask != 0 {
+        while chunksFinishedByHelpers(generation: generation, threadCount: job.threadCount) != helperChunks {
             spins += 1
             if spins > WorkerPool.callerSpinIterations {
                 finished.lock()
-                // Sequentially consistent with the leaving helper's
-                // decrement and check: either this sees no participant or
-                // the last one sees this flag and signals.
+                // Sequentially consistent with the helpers' reports: either
+                // this sees the last one or its helper sees this flag and signals.
                 callerSleeps.store(true, ordering: .sequentiallyConsistent)
-                while gate.load(ordering: .sequentiallyConsistent) & Self.participantMask != 0 {
+                while chunksFinishedByHelpers(
+                    generation: generation, threadCount: job.threadCount, sequentiallyConsistent: true)
+                    != helperChunks {
                     finished.wait()
                 }
                 callerSleeps.store(false, ordering: .relaxed)
@@ -260,59 +394,33 @@ final class WorkerPoolState: @unchecked Sendable {
         wakeUp.unlock()
     }
 
-    /// The body of helper `thread` (≥ 1): wait for a job of a new
-    /// generation, join it if it is still open, claim chunks, leave; repeat
+    /// The body of helper `thread` (≥ 1): wait for a job of a newer
+    /// generation, claim chunks of it if it is one for this thread; repeat
     /// until stopped.
     func helperLoop(thread: Int) {
         var seen = 0
-        while let observed = waitForGeneration(after: seen) {
-            seen = Self.generation(observed)
-            guard join(observed) else { continue }
-            if let job = job.pointee, thread < job.threadCount {
-                claimChunks(of: job.workType, job: job, thread: thread)
-            }
-            // Releasing (as sequentially consistent): the caller's acquiring
-            // load of a zero count sees this helper's writes. Sequentially
-            // consistent with `callerSleeps`, as in `closeAndWait`.
-            let before = gate.wrappingSubtract(1, ordering: .sequentiallyConsistent).oldValue
-            if before & Self.participantMask == 1 && callerSleeps.load(ordering: .sequentiallyConsistent) {
-                finished.lock()
-                finished.signal()
-                finished.unlock()
+        while let (generation, job) = waitForJob(after: seen) {
+            seen = generation
+            if thread < job.threadCount {
+                _ = claimChunks(of: job.workType, job: job, generation: generation, thread: thread)
             }
         }
     }
 
-    /// Joins the job of `observed`'s generation if it is still open.
-    private func join(_ observed: Int) -> Bool {
-        var current = observed
-        while current & Self.closedBit == 0
-            && Self.generation(current) == Self.generation(observed) {
-            // Acquiring: the job fields written before the gate was opened
-            // are visible after joining.
-            let (joined, found) = gate.compareExchange(
-                expected: current, desired: current + 1, ordering: .acquiring)
-            if joined { return true }
-            current = found
-        }
-        return false
-    }
-
-    /// Spins, then sleeps, until the gate shows a generation other than
-    /// `seen`; returns the gate, or nil when the pool stops.
-    private func waitForGeneration(after seen: Int) -> Int? {
+    /// Spins, then sleeps, until a job newer than generation `seen` is
+    /// published; returns it, or nil when the pool stops.
+    private func waitForJob(after seen: Int) -> (generation: Int, job: WorkerPoolJob)? {
         var spins = 0
         while true {
             if stopping.load(ordering: .relaxed) { return nil }
-            let current = gate.load(ordering: .acquiring)
-            if Self.generation(current) != seen { return current }
+            if let newer = newerJob(after: seen) { return newer }
             spins += 1
             // Costs about 0.35 µs (Zen 5) when no other thread wants the core.
             if spins % WorkerPool.spinsPerYield == 0 { sched_yield() }
             if spins > WorkerPool.helperSpinIterations {
                 wakeUp.lock()
                 sleepers.wrappingAdd(1, ordering: .sequentiallyConsistent)
-                while Self.generation(gate.load(ordering: .sequentiallyConsistent)) == seen
+                while announcement[0].load(ordering: .sequentiallyConsistent) == UInt(2 * seen)
                     && !stopping.load(ordering: .sequentiallyConsistent) {
                     wakeUp.wait()
                 }

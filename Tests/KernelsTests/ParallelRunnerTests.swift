@@ -107,4 +107,37 @@ import Testing
             check(runner, count: 2 + job % 30, minimumPerChunk: 1, workPerItem: job % 7)
         }
     }
+
+    /// More threads than cores, jobs of every size and of fewer threads in
+    /// between: helpers are often descheduled in the middle of a claim and
+    /// come back generations later, when their segment's cursor has moved on
+    /// or was last claimed in a job they never saw; each item is still
+    /// computed once, by a thread of its job. (A helper that claimed a chunk
+    /// of a newer job as its own made this hang: hence the time limit.)
+    @Test(.timeLimit(.minutes(1))) func lateHelpersAcrossGenerations() {
+        let runner = ParallelRunner(threadCount: 5)
+        var seed: UInt64 = 0x5EED_0F_1A7E
+        print("lateHelpersAcrossGenerations seed \(seed)")
+        for _ in 0..<20_000 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            let limit = 1 + Int(seed >> 60) % 5
+            let count = 1 + Int(seed >> 40) % 40
+            check(runner.limited(to: limit), count: count, minimumPerChunk: 1, workPerItem: Int(seed >> 33) % 9)
+        }
+    }
+
+    /// Generations wrap from 2^47 − 1 to 1; a helper tells an older one from
+    /// a newer one by their distance, across the wrap too.
+    @Test func generationsCompareAcrossTheWrap() {
+        let last = WorkerPoolState.generationMask
+        #expect(WorkerPoolState.isOlder(3, than: 4))
+        #expect(!WorkerPoolState.isOlder(4, than: 3))
+        #expect(!WorkerPoolState.isOlder(5, than: 5))
+        #expect(WorkerPoolState.isOlder(last, than: 1))
+        #expect(!WorkerPoolState.isOlder(1, than: last))
+        #expect(WorkerPoolState.isOlder(0, than: last / 2))
+        #expect(!WorkerPoolState.isOlder(0, than: last / 2 + 1))
+        let tagged = WorkerPoolState.tagged(last, WorkerPoolState.tagMask)
+        #expect(tagged > 0 && WorkerPoolState.generation(ofTagged: tagged) == last)
+    }
 }
