@@ -97,7 +97,8 @@ public struct VideoProbe: Sendable, Equatable {
         let parts = text.split(separator: "/")
         guard parts.count == 2, let numerator = Double(parts[0]), let denominator = Double(parts[1]),
               denominator > 0, numerator > 0 else { return nil }
+        // A finite numerator over an infinite or huge denominator underflows to 0.
         let rate = numerator / denominator
-        return rate.isFinite ? rate : nil
+        return rate.isFinite && rate > 0 ? rate : nil
     }
 }

@@ -43,6 +43,17 @@ import Testing
                 == "video ends at frame 1, 1.152921504606847e+18 s into its 1.7e+308 s: cut short or corrupt")
     }
 
+    /// A rate whose quotient is not a positive finite number (`30000/1e3000`: an infinite
+    /// denominator; `1e-300/1e300`: underflow) is unknown, not 0 frames a second (the video
+    /// probe fuzzer's finding of 2026-12-05).
+    @Test func aRateThatUnderflowsIsUnknown() throws {
+        for rate in ["30000/10011.03E3000", "1e-300/1e300", "1/inf", "inf/1", "0/0", "-25/1", "25/-1"] {
+            let report = try probe(#"{"streams": [{"width": 64, "height": 48, "avg_frame_rate": "\#(rate)"}]}"#)
+            #expect(report.framesPerSecond == nil, "\(rate) gave \(String(describing: report.framesPerSecond))")
+        }
+        #expect(VideoProbe.rate("30000/1001") == 30000.0 / 1001)
+    }
+
     @Test func showinfoLinesGiveSizeAndTime() throws {
         let line = "[Parsed_showinfo_0 @ 0x55fb0638c980] [info] n:  12 pts:  15360 pts_time:1.2     pos:     9001 "
             + "fmt:rgb24 sar:0/1 s:1920x1080 i:P iskey:0 type:P"
