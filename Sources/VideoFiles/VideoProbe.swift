@@ -62,7 +62,9 @@ public struct VideoProbe: Sendable, Equatable {
             durationSeconds = duration
         } else if let end = stream.tags?.DURATION.flatMap(Self.clockSeconds) {
             let start = stream.start_time.flatMap { Double($0) }.flatMap { $0.isFinite ? $0 : nil } ?? 0
-            durationSeconds = end - start > 0 ? end - start : nil
+            // Both finite, but a huge negative start can take the difference past the largest Double.
+            let length = end - start
+            durationSeconds = length.isFinite && length > 0 ? length : nil
         } else if report.format?.nb_streams == 1 {
             durationSeconds = report.format?.duration.flatMap(Self.seconds)
         } else {

@@ -54,6 +54,16 @@ import Testing
         #expect(VideoProbe.rate("30000/1001") == 30000.0 / 1001)
     }
 
+    /// A Matroska duration tag less a start time of -1.7e308 s exceeds the largest Double: no
+    /// duration, not an infinite one.
+    @Test func aDurationPastTheLargestDoubleIsUnknown() throws {
+        let report = try probe("""
+            {"streams": [{"width": 64, "height": 48, "start_time": "-1.7e308", \
+            "tags": {"DURATION": "1e304:00:00.0"}}]}
+            """)
+        #expect(report.durationSeconds == nil, "\(String(describing: report.durationSeconds))")
+    }
+
     @Test func showinfoLinesGiveSizeAndTime() throws {
         let line = "[Parsed_showinfo_0 @ 0x55fb0638c980] [info] n:  12 pts:  15360 pts_time:1.2     pos:     9001 "
             + "fmt:rgb24 sar:0/1 s:1920x1080 i:P iskey:0 type:P"
