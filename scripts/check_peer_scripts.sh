@@ -89,18 +89,25 @@ expect_script_refusal "$speed" "a missing landmarker" --landmarker "$work/missin
 expect_script_refusal "$speed" "--rounds 0" --rounds 0
 expect_script_refusal "$speed" "--max-litert-ratio 0" --max-litert-ratio 0
 # The speed check's verdicts on made-up rounds: a family 1.5x slower than the other, or ours 1.5x
-# LiteRT's time, fails; the noise of a few per cent passes.
+# LiteRT's time, fails; the noise of a few per cent passes, and so does a host whose slow state
+# (1.7x) fell on our side in most rounds but not in all.
 PYTHONPATH=Benchmarks/peer "$python" - <<'EOF' || fail "check_speed.py's verdicts on made-up rounds"
 from check_speed import summarize
 bounds = {"litert": 1.25, "family": 1.10}
-def rounds(avx512, avx2, litert):
-    return [{"avx512": avx512 * s, "avx2": avx2 * s, "litert": litert * s} for s in (1.0, 1.03, 0.98)]
+def side(ms, state):
+    return {"medianMs": ms * state * 1.02, "p10Ms": ms * state}
+def rounds(avx512, avx2, litert, states=((1.0, 1.0, 1.0), (1.03, 1.03, 1.03), (0.98, 0.98, 0.98))):
+    return [{"avx512": side(avx512, a), "avx2": side(avx2, b), "litert": side(litert, c)} for a, b, c in states]
+slow_on_our_side = ((1.7, 1.7, 1.0), (1.7, 1.0, 1.0), (1.0, 1.7, 1.0), (1.7, 1.7, 1.0))
 cases = [(rounds(9.0, 9.5, 10.0), True, 0), (rounds(15.0, 10.0, 16.0), True, 1),
          (rounds(15.0, 16.0, 10.0), True, 1), (rounds(15.0, 10.0, 10.0), True, 2),
-         (rounds(10.4, 10.0, 10.0), True, 0), ([{"avx2": 15.0, "litert": 10.0}], False, 1)]
+         (rounds(10.4, 10.0, 10.0), True, 0), ([{"avx2": side(15.0, 1), "litert": side(10.0, 1)}], False, 1),
+         (rounds(9.0, 9.5, 10.0, slow_on_our_side), True, 0), (rounds(15.0, 10.0, 10.0, slow_on_our_side), True, 2)]
 for model_rounds, avx512, expected in cases:
     row = summarize("m", model_rounds, avx512, bounds)
     assert len(row["failures"]) == expected, (model_rounds[0], row["failures"])
+row = summarize("m", rounds(9.0, 9.5, 10.0, slow_on_our_side), True, bounds)
+assert row["oursOverLitertMedianOfRounds"] > 1.25, "the made-up slow state would have failed the median of rounds"
 import tempfile
 from pathlib import Path
 from check_speed import recorded_path
