@@ -6,7 +6,9 @@ it that our interpreter folds into it; `model_slices.py`) is cut out as a model 
 temporary folder, and timed as `compare_litert.py` times whole models: K alternating rounds, each
 `landmarker bench SLICE --json` (a subprocess) then LiteRT's `Interpreter` in this process on the
 same input, the median over rounds of each side's per-round median. The table gives each layer's
-two times, their ratio and their difference.
+two times, their ratio and their difference, and the ratio of each side's fastest state (its
+quickest round's 10th percentile), the one to read on a host that switches between a fast and a
+slow state.
 
 A layer timed alone reads its input from wherever the previous run left it and writes an output
 nobody reads, so the sum over layers is not the whole model's time: compare layers with each
@@ -31,7 +33,7 @@ import model_slices
 
 
 def compare_layer(litert, numpy, arguments, path):
-    """Both sides' per-round medians for the slice at `path`, alternating."""
+    """Both sides' medians over rounds and fastest states for the slice at `path`, alternating."""
     ours, theirs = [], []
     for _ in range(arguments.rounds):
         ours.append(time_ours(arguments.landmarker, path, arguments.threads, arguments.runs,
@@ -40,18 +42,21 @@ def compare_layer(litert, numpy, arguments, path):
     return {
         "oursMedianMs": statistics.median(r["medianMs"] for r in ours),
         "litertMedianMs": statistics.median(r["medianMs"] for r in theirs),
+        "oursFastestMs": min(r["p10Ms"] for r in ours),
+        "litertFastestMs": min(r["p10Ms"] for r in theirs),
         "multiplyAccumulates": ours[0]["flops"] // 2,
     }
 
 
 def print_table(rows):
     print(f"{'#':>3}  {'layer':<34}{'output':<20}{'MMAC':>8}{'ours ms':>10}{'LiteRT ms':>11}"
-          f"{'ratio':>7}{'ours - LiteRT':>15}")
+          f"{'ratio':>7}{'ours - LiteRT':>15}{'fastest':>9}")
     for row in rows:
         print(f"{row['layer']:>3}  {row['name']:<34}{str(row['outputShape']):<20}"
               f"{row['multiplyAccumulates'] / 1e6:>8.2f}{row['oursMedianMs']:>10.3f}"
               f"{row['litertMedianMs']:>11.3f}{row['ratio']:>7.2f}"
-              f"{row['oursMedianMs'] - row['litertMedianMs']:>+12.3f} ms")
+              f"{row['oursMedianMs'] - row['litertMedianMs']:>+12.3f} ms"
+              f"{row['oursFastestMs'] / row['litertFastestMs']:>9.2f}")
     ours = sum(row["oursMedianMs"] for row in rows)
     litert = sum(row["litertMedianMs"] for row in rows)
     print(f"sum of layers: ours {ours:.3f} ms, LiteRT {litert:.3f} ms, ratio {ours / litert:.2f}")
