@@ -48,7 +48,7 @@ from pathlib import Path
 
 from compare_litert import (MODELS, cpu_has_avx512, import_litert, time_litert,
                             time_ours)
-from peer_common import REPO_ROOT, emit_report, machine_description
+from peer_common import REPO_ROOT, emit_report, fastest_state_ms, machine_description
 
 
 def positive(text):
@@ -96,13 +96,19 @@ def time_side(side, landmarker, path, runs, warmup, litert_interpreter, numpy):
     """One side's latency in ms for one round: {"medianMs", "p10Ms"}."""
     if side == "litert":
         report = time_litert(litert_interpreter, numpy, path, 1, runs, warmup)
-        return {"medianMs": report["medianMs"], "p10Ms": report["p10Ms"]}
+    else:
+        report = time_ours_family(side, landmarker, path, runs, warmup)
+    return {"medianMs": report["medianMs"], "p10Ms": report["p10Ms"]}
+
+
+def time_ours_family(side, landmarker, path, runs, warmup):
+    """Our `landmarker bench` report with family `side` ("avx512" or "avx2"), one thread."""
     report = time_ours(landmarker, path, 1, runs, warmup, "detected" if side == "avx512" else "avx2")
     family = "avx512" if report["instructionSet"] == "avx512" else "avx2"
     if family != side:
         sys.exit(f"check_speed.py: {landmarker} ran its {family} kernels where {side} was asked "
                  "(built without its AVX-512 kernels?)")
-    return {"medianMs": report["medianMs"], "p10Ms": report["p10Ms"]}
+    return report
 
 
 def summarize(model, rounds, avx512, bounds):
@@ -112,7 +118,7 @@ def summarize(model, rounds, avx512, bounds):
     ours = "avx512" if avx512 else "avx2"
     sides = list(rounds[0])
     row = {"model": model,
-           "fastestMs": {side: min(r[side]["p10Ms"] for r in rounds) for side in sides},
+           "fastestMs": {side: fastest_state_ms([r[side] for r in rounds]) for side in sides},
            "medianMs": {side: statistics.median(r[side]["medianMs"] for r in rounds) for side in sides},
            "rounds": rounds}
     fastest = row["fastestMs"]

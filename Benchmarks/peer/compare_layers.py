@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 from compare_litert import INSTRUCTION_SETS, MODELS, import_litert, measure_peaks, time_litert, time_ours
-from peer_common import REPO_ROOT, emit_report, machine_description
+from peer_common import REPO_ROOT, emit_report, fastest_state_ms, machine_description
 import model_slices
 
 
@@ -42,8 +42,8 @@ def compare_layer(litert, numpy, arguments, path):
     return {
         "oursMedianMs": statistics.median(r["medianMs"] for r in ours),
         "litertMedianMs": statistics.median(r["medianMs"] for r in theirs),
-        "oursFastestMs": min(r["p10Ms"] for r in ours),
-        "litertFastestMs": min(r["p10Ms"] for r in theirs),
+        "oursFastestMs": fastest_state_ms(ours),
+        "litertFastestMs": fastest_state_ms(theirs),
         "multiplyAccumulates": ours[0]["flops"] // 2,
     }
 

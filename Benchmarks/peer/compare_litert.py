@@ -40,7 +40,7 @@ import sys
 import time
 from pathlib import Path
 
-from peer_common import REPO_ROOT, emit_report, machine_description
+from peer_common import REPO_ROOT, emit_report, fastest_state_ms, machine_description
 VENV = REPO_ROOT / "Benchmarks" / ".venv"
 VENV_PYTHON = VENV / "bin" / "python"
 MODELS = [
@@ -168,10 +168,8 @@ def summarize(rounds_ours, rounds_litert):
     ours_cpu = (statistics.median(r["callingThreadCPUMedianMs"] for r in rounds_ours)
                 if all("callingThreadCPUMedianMs" in r for r in rounds_ours) else None)
     litert_cpu = statistics.median(r["callingThreadCPUMedianMs"] for r in rounds_litert)
-    # Each side's fastest state: the quickest round's 10th percentile (on a host that switches
-    # between a fast and a slow state, the ratio of medians depends on where the slow seconds fell).
-    ours_fastest = min(r["p10Ms"] for r in rounds_ours)
-    litert_fastest = min(r["p10Ms"] for r in rounds_litert)
+    ours_fastest = fastest_state_ms(rounds_ours)
+    litert_fastest = fastest_state_ms(rounds_litert)
     return {
         "oursMedianMs": ours,
         "litertMedianMs": litert,

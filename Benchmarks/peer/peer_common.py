@@ -17,6 +17,14 @@ def command_output(command):
         return "unknown"
 
 
+def fastest_state_ms(rounds):
+    """A side's fastest state over `rounds` (timing reports with "p10Ms"): the quickest round's 10th
+    percentile. On a host that switches between a fast and a slow state for seconds at a time, a
+    ratio of medians depends on which side the slow seconds fell; a ratio of fastest states does not
+    (Benchmarks/JOURNAL.md, 2026-12-06)."""
+    return min(r["p10Ms"] for r in rounds)
+
+
 def machine_description(packages):
     """CPU model, core count, load, versions and commit: what a reader needs to judge the numbers.
 
