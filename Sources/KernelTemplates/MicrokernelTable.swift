@@ -40,7 +40,7 @@ public final class MicrokernelTable: Sendable {
     /// The interior of one output row of a depthwise convolution (`depthwiseInterior`) for a
     /// square `size × size` filter (3 or 5) at `stride` (1 or 2), undilated.
     public let depthwiseInterior: @Sendable (_ size: Int, _ stride: Int, DepthwiseInteriorRow) -> Void
-    /// A band of 2...4 output rows of a depthwise convolution whose every filter row lands
+    /// A band of 2...4 output rows of a depthwise convolution, each over its filter rows
     /// inside the input (`depthwiseBand`), for a square `size × size` filter (3 or 5) at
     /// `stride` (1 or 2), undilated.
     public let depthwiseBand: @Sendable (_ size: Int, _ stride: Int, DepthwiseBand) -> Void

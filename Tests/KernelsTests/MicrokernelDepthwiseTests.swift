@@ -1,3 +1,4 @@
+import KernelTemplates
 import TestSupport
 import Testing
 
@@ -221,9 +222,9 @@ import Testing
         }
     }
 
-    /// Every kernel path (bands of 2...4 full rows split across threads' chunks, the rows at the
-    /// top and bottom, border columns, the channels past the last group) gives the sums of a
-    /// plain fused multiply-add loop in XNNPACK's tap order, bit for bit.
+    /// Every kernel path (bands of 2...4 full rows split across threads' chunks, the bands and
+    /// single rows at the top and bottom, border columns, the channels past the last group)
+    /// gives the sums of a plain fused multiply-add loop in XNNPACK's tap order, bit for bit.
     @Test(arguments: KernelInstructionSet.supported)
     func sumsInTheTapOrderBitForBit(_ instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()
@@ -255,21 +256,78 @@ import Testing
         }
     }
 
-    /// The units cover an image's rows once each, in order; a unit of more than one row lies
-    /// within the band rows and holds at most 4.
+    /// Paddings other than same and valid, bit for bit as above: 2 rows of padding under a 3 × 3
+    /// filter (bands with 2 rows of padding above and below, as a 5 × 5 filter's same padding
+    /// gives), 3 under a 5 × 5 one (more than the band kernels take: single rows), and 1 above
+    /// and 3 below.
+    @Test(arguments: KernelInstructionSet.supported)
+    func otherPaddingsBitForBit(_ instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        let runners = [ParallelRunner.serial, ParallelRunner(threadCount: 2), ParallelRunner(threadCount: 3)]
+        for (kernel, stride, padTop, padBottom) in [(3, 1, 2, 2), (5, 1, 3, 3), (5, 1, 1, 3), (3, 2, 2, 2), (5, 2, 2, 2)] {
+            let (height, width) = (9, 8)
+            let g = ConvolutionGeometry(
+                inputHeight: height, inputWidth: width,
+                outputHeight: (height + padTop + padBottom - kernel) / stride + 1,
+                outputWidth: (width + padTop + padBottom - kernel) / stride + 1,
+                kernelHeight: kernel, kernelWidth: kernel, strideHeight: stride, strideWidth: stride,
+                dilationHeight: 1, dilationWidth: 1, padTop: padTop, padLeft: padTop)
+            let problem = Problem(channels: 40, geometry: g, clamp: (-2, 2), rng: &rng)
+            let expected = problem.exactReference().map(\.bitPattern)
+            for runner in runners {
+                let actual = try problem.run(runner: runner, instructionSet)
+                let values = actual.values.map(\.bitPattern)
+                let differing = zip(values, expected).filter { $0 != $1 }.count
+                #expect(
+                    actual.guardIntact && values.count == expected.count && differing == 0,
+                    "\(differing) differ, \(runner.threadCount) threads: \(problem.description) \(instructionSet) seed \(seed)")
+            }
+        }
+    }
+
+    /// The band kernels take bands with no padding rows or 2 on one side, and nothing else.
+    @Test func bandKernelsTakeEdgesOfTwoRows() {
+        for above in 0...4 {
+            for below in 0...4 {
+                #expect(
+                    depthwiseBandTakesEdge(above: above, below: below)
+                        == ([(0, 0), (2, 0), (0, 2)] as [(Int, Int)]).contains { $0 == (above, below) },
+                    "above \(above), below \(below)")
+            }
+        }
+    }
+
+    /// The units cover an image's rows once each, in order; a unit lies within one region (the
+    /// rows above the interior rows, the interior rows, the rows below), holds at most 4 rows in a
+    /// region the band kernels take and 1 in any other, and only a region's last unit holds fewer.
     @Test func rowUnitsCoverEveryRowOnce() {
         for height in 0...13 {
             for first in 0...height {
                 for end in first...height {
-                    let units = DepthwiseRowUnits(outputHeight: height, bandRows: first..<end)
-                    var next = 0, wellFormed = true
-                    for unit in 0..<units.perImage {
-                        let (row, count) = units.rows(ofUnit: unit)
-                        wellFormed = wellFormed && row == next && (1...4).contains(count)
-                            && (count == 1 || (first..<end).contains(row) && row + count <= end)
-                        next = row + count
+                    let regions = [0..<first, first..<end, end..<height]
+                    // Every choice of the regions that the band kernels take.
+                    for choice in 0..<8 {
+                        let banded = regions.indices.filter { choice >> $0 & 1 == 1 }.map { regions[$0] }
+                        let units = DepthwiseRowUnits(
+                            outputHeight: height, interiorRows: first..<end, bands: { banded.contains($0) })
+                        var next = 0, wellFormed = true
+                        for unit in 0..<units.perImage {
+                            let (row, count) = units.rows(ofUnit: unit)
+                            guard let region = regions.first(where: { $0.contains(row) }) else {
+                                wellFormed = false
+                                break
+                            }
+                            let maximum = banded.contains(region) ? 4 : 1
+                            wellFormed = wellFormed && row == next && (1...maximum).contains(count)
+                                && row + count <= region.upperBound
+                                && (count == maximum || row + count == region.upperBound)
+                            next = row + count
+                        }
+                        #expect(
+                            wellFormed && next == height,
+                            "height \(height), interior rows \(first)..<\(end), banded regions \(banded)")
                     }
-                    #expect(wellFormed && next == height, "height \(height), band rows \(first)..<\(end)")
                 }
             }
         }

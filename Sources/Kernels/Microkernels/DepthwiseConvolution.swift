@@ -5,17 +5,22 @@ import KernelTemplates
 /// over the taps inside the input (`ConvolutionGeometry` gives `iy`, `ix`).
 ///
 /// For 3×3 and 5×5 filters at stride 1 and 2, undilated, with at least 8
-/// channels, rows whose every filter row lands inside the input go in bands
-/// of 2 to 4 rows of one image through the `depthwiseBand` microkernel of
+/// channels, each image's output rows are cut into three regions (the rows
+/// whose top filter rows lie in the padding, the rows whose every filter row
+/// lands inside the input, the rows whose bottom filter rows lie in the
+/// padding), and each region the band kernels take (the interior, and the
+/// 2-row edges of a 5×5 filter's same padding at stride 1) into bands of 2 to
+/// 4 rows that go through the `depthwiseBand` microkernel of
 /// `weights.instructionSet`'s family (`MicrokernelTable`): column by column,
-/// each column's pixels of the band over its valid filter columns. Every
-/// other row is cut into a left border, an interior whose pixels use every
-/// filter column, and a right border. Interior pixels go through the family's
-/// `depthwiseInterior` microkernel (those filters) or `depthwiseF32Block4x16`
-/// (any other filter); border pixels go one at a time through the family's
-/// `depthwisePixel` with their own tap window. Rows near the top and bottom
-/// simply walk fewer filter rows, so no tap is ever tested against the
-/// padding. Which kernel computes a row never changes its sums.
+/// each column's pixels of the band over their valid filter columns and rows.
+/// Every other row (alone in its region, in a region with other padding, or
+/// of any other filter) is cut into a left border, an interior
+/// whose pixels use every filter column, and a right border. Interior pixels
+/// go through the family's `depthwiseInterior` microkernel (those filters) or
+/// `depthwiseF32Block4x16` (any other filter); border pixels go one at a time
+/// through the family's `depthwisePixel` with their own tap window. Rows near
+/// the top and bottom simply walk fewer filter rows, so no tap is ever tested
+/// against the padding. Which kernel computes a row never changes its sums.
 ///
 /// - Parameters:
 ///   - input: `[batch, inputHeight, inputWidth, C]`.
@@ -70,13 +75,14 @@ public func depthwiseConvolutionF32(
         }
     }
     let g = geometry
-    // The band kernels take the rows whose every filter row lies inside the input, for the
-    // filters they are compiled for and channels enough for their vectors.
+    // The band kernels take the filters they are compiled for and channels enough for their vectors.
     let takesBands = g.kernelHeight == g.kernelWidth && (g.kernelWidth == 3 || g.kernelWidth == 5)
         && g.strideHeight == g.strideWidth && g.strideWidth <= 2
         && g.dilationHeight == 1 && g.dilationWidth == 1
         && weights.channels >= depthwiseBandMinimumChannels
-    let units = DepthwiseRowUnits(outputHeight: g.outputHeight, bandRows: takesBands ? g.interiorRows : 0..<0)
+    let units = DepthwiseRowUnits(
+        outputHeight: g.outputHeight, interiorRows: g.interiorRows,
+        bands: takesBands ? { rows in bandKernelsTake(rows, geometry: g) } : { _ in false })
     // Validated tensor sizes: the products are the output's element count and at most its rows.
     let totalRows = batch * g.outputHeight
     let threads = usefulThreadCount(
@@ -89,47 +95,85 @@ public func depthwiseConvolutionF32(
             input: input, output: output, clamp: clamp))
 }
 
-/// How `depthwiseConvolutionF32` cuts each image's output rows into work items (units): the
-/// rows the band kernels take, in bands of 4 (the last one 1...4 rows, a single row where 1),
-/// and every other row alone. Threads split whole units, so a band is never cut.
-struct DepthwiseRowUnits {
-    let outputHeight: Int
-    /// The rows the band kernels take (empty where they take none).
-    let bandRows: Range<Int>
-    /// Bands over `bandRows`.
-    let bands: Int
-
-    init(outputHeight: Int, bandRows: Range<Int>) {
-        self.outputHeight = outputHeight
-        self.bandRows = bandRows
-        bands = (bandRows.count + 3) / 4
+/// Whether the band kernels take every band of the region `rows` (its bands of 4 rows from its
+/// first, the last one 1...4): each with no more padding than they take
+/// (`depthwiseBandTakesEdge`).
+private func bandKernelsTake(_ rows: Range<Int>, geometry g: ConvolutionGeometry) -> Bool {
+    var first = rows.lowerBound
+    while first < rows.upperBound {
+        let count = min(4, rows.upperBound - first)
+        let (above, below) = g.paddingRows(ofBandFrom: first, rows: count)
+        if count > 1 && !depthwiseBandTakesEdge(above: above, below: below) { return false }
+        first += count
     }
+    return true
+}
 
-    /// Units per image: the rows before the bands, the bands, the rows after them.
-    var perImage: Int { bandRows.lowerBound + bands + (outputHeight - bandRows.upperBound) }
-
-    /// The first output row and the rows (1...4) of an image's unit `unit` (`0..<perImage`).
-    func rows(ofUnit unit: Int) -> (first: Int, count: Int) {
-        if unit < bandRows.lowerBound { return (unit, 1) }
-        let band = unit - bandRows.lowerBound
-        if band < bands {
-            let first = bandRows.lowerBound + 4 * band
-            return (first, min(4, bandRows.upperBound - first))
-        }
-        return (bandRows.upperBound + band - bands, 1)
+extension ConvolutionGeometry {
+    /// The input rows of padding above and below the band of output rows `first ..< first +
+    /// rows` (undilated): of the rows its filter rows cover, those before input row 0 and those
+    /// past the last.
+    func paddingRows(ofBandFrom first: Int, rows: Int) -> (above: Int, below: Int) {
+        let top = first * strideHeight - padTop
+        let spanned = (rows - 1) * strideHeight + kernelHeight
+        return (min(spanned, max(0, -top)), min(spanned, max(0, top + spanned - inputHeight)))
     }
 }
 
-/// Output rows `oy ..< oy + rows` (2...4) of one image, every filter row of each inside the
-/// input, with `kernels`' band kernel for the weights' square 3×3 or 5×5 filter.
+/// How `depthwiseConvolutionF32` cuts each image's output rows into work items (units). The
+/// rows fall into three regions: those above the interior rows (whose top filter rows lie in
+/// the padding), the interior rows (every filter row inside the input), those below (bottom
+/// filter rows in the padding). A region the band kernels take is cut into bands of 4 rows,
+/// the last one 1...4 rows (a single row where 1); in any other region every row is a unit
+/// of its own. Threads split whole units, so a band is never cut.
+struct DepthwiseRowUnits {
+    /// The first row of each region and the end of the last (each region possibly empty).
+    private let bounds: (Int, Int, Int, Int)
+    /// Rows per band in each region: 4, or 1 where the band kernels do not take it.
+    private let bandRows: (Int, Int, Int)
+    /// Units in the first region, and in the first two.
+    private let unitsBefore: (Int, Int)
+    let perImage: Int
+
+    /// `interiorRows` is `ConvolutionGeometry.interiorRows` (empty where no row has every filter
+    /// row inside the input); `bands` says whether the band kernels take a region's rows.
+    init(outputHeight: Int, interiorRows: Range<Int>, bands: (Range<Int>) -> Bool) {
+        let top = min(interiorRows.lowerBound, outputHeight)
+        let bottom = min(max(top, interiorRows.upperBound), outputHeight)
+        bounds = (0, top, bottom, outputHeight)
+        let perBand = (bands(0..<top) ? 4 : 1, bands(top..<bottom) ? 4 : 1, bands(bottom..<outputHeight) ? 4 : 1)
+        bandRows = perBand
+        let first = (top + perBand.0 - 1) / perBand.0, second = (bottom - top + perBand.1 - 1) / perBand.1
+        unitsBefore = (first, first + second)
+        perImage = first + second + (outputHeight - bottom + perBand.2 - 1) / perBand.2
+    }
+
+    /// The first output row and the rows (1...4) of an image's unit `unit` (`0..<perImage`).
+    func rows(ofUnit unit: Int) -> (first: Int, count: Int) {
+        let (regionStart, regionEnd, firstUnit, perBand) =
+            unit < unitsBefore.0 ? (bounds.0, bounds.1, 0, bandRows.0)
+            : unit < unitsBefore.1 ? (bounds.1, bounds.2, unitsBefore.0, bandRows.1)
+            : (bounds.2, bounds.3, unitsBefore.1, bandRows.2)
+        let first = regionStart + (unit - firstUnit) * perBand
+        return (first, min(perBand, regionEnd - first))
+    }
+}
+
+/// Output rows `oy ..< oy + rows` (2...4) of one image with `kernels`' band kernel for the
+/// weights' square 3×3 or 5×5 filter, each over its filter rows inside the input.
 private func depthwiseF32Band(
     geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights, kernels: MicrokernelTable,
     image: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, oy: Int, rows: Int,
     lower: Float, upper: Float
 ) {
     let channels = weights.channels
+    // The band's input rows from the one under its first row's top filter row, and those of
+    // them inside the input (`bandKernelsTake` chose bands with none or 2 outside).
+    let (above, below) = g.paddingRows(ofBandFrom: oy, rows: rows)
+    let validRows = above..<((rows - 1) * g.strideHeight + g.kernelHeight - below)
     let band = DepthwiseBand(
-        input: image + (oy * g.strideHeight - g.padTop) * g.inputWidth * channels,
+        validRows: validRows,
+        input: image + (oy * g.strideHeight - g.padTop + above) * g.inputWidth * channels,
         inputRowStep: g.inputWidth * channels, inputWidth: g.inputWidth, padLeft: g.padLeft, rows: rows,
         columns: g.outputWidth, weights: weights.taps(row: 0, column: 0), weightTapStep: weights.channelStride,
         bias: weights.bias, output: output, outputRowStep: g.outputWidth * channels, channels: channels,
