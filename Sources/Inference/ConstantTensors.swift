@@ -159,26 +159,42 @@ struct ConstantTensors {
     /// Folds DEQUANTIZE and DENSIFY operators whose input is constant.
     /// Returns true if `op` was folded (and needs no kernel at run time).
     /// A DENSIFY's sparse description and value count are checked here
-    /// (`SparseTensorLayout`), once for every later use.
+    /// (`SparseTensorLayout`), once for every later use, and so is, for
+    /// both, that the output's shape holds as many values as the input's:
+    /// the output's readers size their copies by its shape.
+    /// - Throws: `InterpreterError.invalidOperator` where they do not.
     mutating func fold(_ op: OperatorInfo, builtin: BuiltinOperator, index: Int) throws -> Bool {
-        guard op.inputs.count == 1, op.outputs.count == 1, op.inputs[0] >= 0 else { return false }
+        guard op.inputs.count == 1, op.outputs.count == 1, op.inputs[0] >= 0, op.outputs[0] >= 0 else { return false }
         let input = op.inputs[0], output = op.outputs[0]
+        /// Throws unless the output's shape holds `values`, the input's value count.
+        func checkOutputHolds(_ values: Int, _ name: String) throws {
+            guard shapes[output].elementCount == values else {
+                throw InterpreterError.invalidOperator(
+                    index: index,
+                    error: KernelError(
+                        op: name,
+                        "its input has \(values) values but its output's shape \(shapes[output]) holds \(shapes[output].elementCount)"))
+            }
+        }
         switch builtin {
         case .dequantize:
             // float16 constants are widened to float32 when read, so
             // dequantizing is the identity on the stored values.
-            guard let source = sources[input] else { return false }
+            guard let source = sources[input], let count = floatCount(of: input) else { return false }
+            try checkOutputHolds(count, "DEQUANTIZE")
             sources[output] = source
             return true
         case .densify:
             guard let valueCount = sparse[input] else { return false }
             let description = Self.description(of: subgraph.tensors[input].sparsity!, shape: shapes[input])
+            let layout: SparseTensorLayout
             do {
-                let layout = try SparseTensorLayout(description, valueCount: valueCount)
-                sources[output] = .densified(sparse: input, layout: layout)
+                layout = try SparseTensorLayout(description, valueCount: valueCount)
             } catch let error as KernelError {
                 throw InterpreterError.invalidOperator(index: index, error: error)
             }
+            try checkOutputHolds(layout.denseCount, "DENSIFY")
+            sources[output] = .densified(sparse: input, layout: layout)
             return true
         default:
             return false
