@@ -82,7 +82,7 @@ public func depthwiseConvolutionF32(
         && weights.channels >= depthwiseBandMinimumChannels
     let units = DepthwiseRowUnits(
         outputHeight: g.outputHeight, interiorRows: g.interiorRows,
-        bands: takesBands ? { rows in bandKernelsTake(rows, geometry: g) } : { _ in false })
+        bands: { rows in takesBands && bandKernelsTake(rows, geometry: g) })
     // Validated tensor sizes: the products are the output's element count and at most its rows.
     let totalRows = batch * g.outputHeight
     let threads = usefulThreadCount(
