@@ -12,7 +12,7 @@ import Testing
 @Suite struct FoldedConstantShapeTests {
     /// `folding`(filter values `[2, 1, 1, 2]`) → `weights` of `weightsShape`, then CONV_2D(input
     /// `[1, 2, 2, 2]`, weights, bias `[2]`) → `[1, 2, 2, 2]`. For DENSIFY the filter is stored
-    /// sparse (one value per output channel, CSR over the input channels).
+    /// sparse (`TestModel.Sparsity.diagonal2x1x1x2`).
     static func model(folding builtin: BuiltinOperator, weightsShape: [Int32]) -> [UInt8] {
         var model = TestModel()
         model.operatorCodes = [
@@ -21,14 +21,6 @@ import Testing
             TestModel.OperatorCode(deprecatedBuiltinCode: 3, builtinCode: 3, version: 1),
         ]
         let sparse = builtin == .densify
-        let sparsity = TestModel.Sparsity(
-            traversalOrder: [0, 1, 2, 3],
-            dimensions: [
-                TestModel.Dimension(format: 0, denseSize: 2),
-                TestModel.Dimension(format: 0, denseSize: 1),
-                TestModel.Dimension(format: 0, denseSize: 1),
-                TestModel.Dimension(format: 1, segments: .uint8([0, 1, 2]), indices: .uint8([0, 1])),
-            ])
         model.buffers = [
             TestModel.Buffer(),
             TestModel.Buffer(data: TestModel.float32Bytes(sparse ? [1, 2] : [1, 0, 0, 2])),
@@ -37,7 +29,7 @@ import Testing
         var graph = TestModel.SubGraph()
         graph.tensors = [
             TestModel.Tensor(name: "input", type: 0, shape: [1, 2, 2, 2], buffer: 0),
-            TestModel.Tensor(name: "filter", type: 0, shape: [2, 1, 1, 2], buffer: 1, sparsity: sparse ? sparsity : nil),
+            TestModel.Tensor(name: "filter", type: 0, shape: [2, 1, 1, 2], buffer: 1, sparsity: sparse ? .diagonal2x1x1x2 : nil),
             TestModel.Tensor(name: "weights", type: 0, shape: weightsShape, buffer: 0),
             TestModel.Tensor(name: "bias", type: 0, shape: [2], buffer: 2),
             TestModel.Tensor(name: "output", type: 0, shape: [1, 2, 2, 2], buffer: 0),

@@ -13,14 +13,6 @@ import Testing
     static func model(sparseFilter: Bool, biasCount: Int) -> [UInt8] {
         var model = TestModel()
         model.operatorCodes = [TestModel.OperatorCode(deprecatedBuiltinCode: 3, builtinCode: 3, version: 1)]
-        let sparsity = TestModel.Sparsity(
-            traversalOrder: [0, 1, 2, 3],
-            dimensions: [
-                TestModel.Dimension(format: 0, denseSize: 2),
-                TestModel.Dimension(format: 0, denseSize: 1),
-                TestModel.Dimension(format: 0, denseSize: 1),
-                TestModel.Dimension(format: 1, segments: .uint8([0, 1, 2]), indices: .uint8([0, 1])),
-            ])
         model.buffers = [
             TestModel.Buffer(),
             TestModel.Buffer(data: TestModel.float32Bytes(sparseFilter ? [1, 2] : [1, 0, 0, 2])),
@@ -30,7 +22,7 @@ import Testing
         graph.tensors = [
             TestModel.Tensor(name: "input", type: 0, shape: [1, 2, 2, 2], buffer: 0),
             TestModel.Tensor(
-                name: "filter", type: 0, shape: [2, 1, 1, 2], buffer: 1, sparsity: sparseFilter ? sparsity : nil),
+                name: "filter", type: 0, shape: [2, 1, 1, 2], buffer: 1, sparsity: sparseFilter ? .diagonal2x1x1x2 : nil),
             TestModel.Tensor(name: "bias", type: 0, shape: [Int32(biasCount)], buffer: 2),
             TestModel.Tensor(name: "output", type: 0, shape: [1, 2, 2, 2], buffer: 0),
         ]

@@ -126,6 +126,20 @@ import Testing
             "\(problem.description) \(instructionSet) seed \(seed)")
     }
 
+    /// Expects `problem`'s outputs at 1, 2 and 3 threads to be `exactReference()` bit for bit,
+    /// with the guard bytes past the output intact.
+    func expectExactSums(_ problem: Problem, _ instructionSet: KernelInstructionSet, seed: UInt64) throws {
+        let expected = problem.exactReference().map(\.bitPattern)
+        for runner in [ParallelRunner.serial, ParallelRunner(threadCount: 2), ParallelRunner(threadCount: 3)] {
+            let actual = try problem.run(runner: runner, instructionSet)
+            let values = actual.values.map(\.bitPattern)
+            let differing = zip(values, expected).filter { $0 != $1 }.count
+            #expect(
+                actual.guardIntact && values.count == expected.count && differing == 0,
+                "\(differing) differ, \(runner.threadCount) threads: \(problem.description) \(instructionSet) seed \(seed)")
+        }
+    }
+
     @Test(arguments: KernelInstructionSet.supported)
     func channelCountsAroundTheVectorSizes(_ instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()
@@ -229,7 +243,6 @@ import Testing
     func sumsInTheTapOrderBitForBit(_ instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
-        let runners = [ParallelRunner.serial, ParallelRunner(threadCount: 2), ParallelRunner(threadCount: 3)]
         for (height, width) in [(2, 3), (5, 4), (7, 7), (9, 13), (14, 14)] {
             for kernel in [3, 5] {
                 for stride in [1, 2] {
@@ -240,15 +253,7 @@ import Testing
                         for channels in [8, 13, 40, 72] {
                             let problem = Problem(
                                 batch: 2, channels: channels, geometry: g, clamp: (-2, 2), rng: &rng)
-                            let expected = problem.exactReference().map(\.bitPattern)
-                            for runner in runners {
-                                let actual = try problem.run(runner: runner, instructionSet)
-                                let values = actual.values.map(\.bitPattern)
-                                let differing = zip(values, expected).filter { $0 != $1 }.count
-                                #expect(
-                                    actual.guardIntact && values.count == expected.count && differing == 0,
-                                    "\(differing) differ, \(runner.threadCount) threads: \(problem.description) \(instructionSet) seed \(seed)")
-                            }
+                            try expectExactSums(problem, instructionSet, seed: seed)
                         }
                     }
                 }
@@ -264,7 +269,6 @@ import Testing
     func otherPaddingsBitForBit(_ instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
-        let runners = [ParallelRunner.serial, ParallelRunner(threadCount: 2), ParallelRunner(threadCount: 3)]
         for (kernel, stride, padTop, padBottom) in [(3, 1, 2, 2), (5, 1, 3, 3), (5, 1, 1, 3), (3, 2, 2, 2), (5, 2, 2, 2)] {
             let (height, width) = (9, 8)
             let g = ConvolutionGeometry(
@@ -274,15 +278,7 @@ import Testing
                 kernelHeight: kernel, kernelWidth: kernel, strideHeight: stride, strideWidth: stride,
                 dilationHeight: 1, dilationWidth: 1, padTop: padTop, padLeft: padTop)
             let problem = Problem(channels: 40, geometry: g, clamp: (-2, 2), rng: &rng)
-            let expected = problem.exactReference().map(\.bitPattern)
-            for runner in runners {
-                let actual = try problem.run(runner: runner, instructionSet)
-                let values = actual.values.map(\.bitPattern)
-                let differing = zip(values, expected).filter { $0 != $1 }.count
-                #expect(
-                    actual.guardIntact && values.count == expected.count && differing == 0,
-                    "\(differing) differ, \(runner.threadCount) threads: \(problem.description) \(instructionSet) seed \(seed)")
-            }
+            try expectExactSums(problem, instructionSet, seed: seed)
         }
     }
 
