@@ -25,9 +25,9 @@ public struct DepthwiseBand {
     /// input away from the top and bottom edges, and all but 2 on one side at the edges
     /// (`depthwiseBandTakesEdge`).
     public var validRows: Range<Int>
-    /// Input row `validRows.lowerBound` of the band, at input column 0, channel 0: the band's
-    /// row `validRows.lowerBound + r` is `r·inputRowStep` floats further, input column `x`
-    /// `x·channels` floats further.
+    /// Input row `validRows.lowerBound` of the band, at input column 0, the band's first
+    /// channel: the band's row `validRows.lowerBound + r` is `r·inputRowStep` floats further,
+    /// input column `x` `x·pixelStep` floats further.
     public var input: UnsafePointer<Float>
     public var inputRowStep: Int
     /// Input columns, and the zero columns before input column 0 (each output column's valid
@@ -37,18 +37,21 @@ public struct DepthwiseBand {
     /// Output rows in the band, 2...4, and output columns.
     public var rows: Int
     public var columns: Int
-    /// The packed weights of tap (0, 0), channel 0; tap `(ky, kx)` is
+    /// The packed weights of tap (0, 0), the band's first channel; tap `(ky, kx)` is
     /// `(ky·size + kx)·weightTapStep` floats further.
     public var weights: UnsafePointer<Float>
     public var weightTapStep: Int
     /// `channels` biases, readable up to the next multiple of the family's widest group.
     public var bias: UnsafePointer<Float>
-    /// The band's first output row, column 0, channel 0: output row `r` of the band is
-    /// `r·outputRowStep` floats further, column `x` `x·channels`.
+    /// The band's first output row, column 0, its first channel: output row `r` of the band is
+    /// `r·outputRowStep` floats further, column `x` `x·pixelStep`.
     public var output: UnsafeMutablePointer<Float>
     public var outputRowStep: Int
-    /// At least `depthwiseBandMinimumChannels`.
+    /// Channels the band computes, from the first: all of the tensor's, or one group of them
+    /// (`pixelStep` the tensor's); at least `depthwiseBandMinimumChannels`.
     public var channels: Int
+    /// Floats from one pixel to the next in the input and the output: the tensor's channels.
+    public var pixelStep: Int
     public var lower: Float
     public var upper: Float
 
@@ -56,7 +59,8 @@ public struct DepthwiseBand {
     public init(
         validRows: Range<Int>, input: UnsafePointer<Float>, inputRowStep: Int, inputWidth: Int, padLeft: Int,
         rows: Int, columns: Int, weights: UnsafePointer<Float>, weightTapStep: Int, bias: UnsafePointer<Float>,
-        output: UnsafeMutablePointer<Float>, outputRowStep: Int, channels: Int, lower: Float, upper: Float
+        output: UnsafeMutablePointer<Float>, outputRowStep: Int, channels: Int, pixelStep: Int, lower: Float,
+        upper: Float
     ) {
         self.validRows = validRows
         self.input = input
@@ -71,6 +75,7 @@ public struct DepthwiseBand {
         self.output = output
         self.outputRowStep = outputRowStep
         self.channels = channels
+        self.pixelStep = pixelStep
         self.lower = lower
         self.upper = upper
     }
@@ -206,7 +211,7 @@ public func depthwiseColumnBlock<Shape: DepthwiseInteriorShape, Vectors: KernelV
     typealias V = Vectors.Vector
     let size = Shape.size, stride = Shape.stride, two = Vectors.count == 2
     let width = V.scalarCount
-    let step = band.channels
+    let step = band.pixelStep
     let b0 = loadVector(band.bias + channel, as: V.self)
     let b1 = two ? loadVector(band.bias + (channel &+ width), as: V.self) : b0
     var a00 = b0, a10 = b0, a20 = b0, a30 = b0

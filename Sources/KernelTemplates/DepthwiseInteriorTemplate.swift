@@ -38,23 +38,28 @@ public enum Depthwise5x5Stride2: DepthwiseInteriorShape {
 /// wrapping operators cannot wrap; they keep the index arithmetic free of overflow branches
 /// so that the tap loops unroll cleanly.
 public struct DepthwiseInteriorRow {
-    /// The first pixel's leftmost tap in the first valid filter row, channel 0; the next
-    /// filter row starts `inputRowStep` floats further, pixel `x` `x·stride·channels`.
+    /// The first pixel's leftmost tap in the first valid filter row, at the row's first
+    /// channel; the next filter row starts `inputRowStep` floats further, pixel `x`
+    /// `x·stride·pixelStep`.
     public var input: UnsafePointer<Float>
     public var inputRowStep: Int
     /// Filter rows that land inside the input (all of them away from the top and bottom edges).
     public var kernelRows: Int
     /// Interior pixels in the row.
     public var pixels: Int
-    /// The packed weights of the first valid filter row's leftmost tap, channel 0; tap
+    /// The packed weights of the first valid filter row's leftmost tap, first channel; tap
     /// `(ky, kx)` after it is `(ky·size + kx)·weightTapStep` floats further.
     public var weights: UnsafePointer<Float>
     public var weightTapStep: Int
     /// `channels` biases, readable up to the next multiple of the family's widest group.
     public var bias: UnsafePointer<Float>
-    /// The first pixel's channel 0; pixel `x` is `x·channels` floats further.
+    /// The first pixel's first channel; pixel `x` is `x·pixelStep` floats further.
     public var output: UnsafeMutablePointer<Float>
+    /// Channels the row computes, from the first: all of the tensor's, or one group of them
+    /// (`pixelStep` the tensor's).
     public var channels: Int
+    /// Floats from one pixel to the next in the input and the output: the tensor's channels.
+    public var pixelStep: Int
     public var lower: Float
     public var upper: Float
 
@@ -62,7 +67,7 @@ public struct DepthwiseInteriorRow {
     public init(
         input: UnsafePointer<Float>, inputRowStep: Int, kernelRows: Int, pixels: Int,
         weights: UnsafePointer<Float>, weightTapStep: Int, bias: UnsafePointer<Float>,
-        output: UnsafeMutablePointer<Float>, channels: Int, lower: Float, upper: Float
+        output: UnsafeMutablePointer<Float>, channels: Int, pixelStep: Int, lower: Float, upper: Float
     ) {
         self.input = input
         self.inputRowStep = inputRowStep
@@ -73,6 +78,7 @@ public struct DepthwiseInteriorRow {
         self.bias = bias
         self.output = output
         self.channels = channels
+        self.pixelStep = pixelStep
         self.lower = lower
         self.upper = upper
     }
@@ -97,8 +103,8 @@ public func depthwiseInteriorSegments<Shape: DepthwiseInteriorShape>(
     while first < row.pixels {
         var part = row
         part.pixels = min(segmentPixels, row.pixels - first)
-        part.input += first * Shape.stride * row.channels
-        part.output += first * row.channels
+        part.input += first * Shape.stride * row.pixelStep
+        part.output += first * row.pixelStep
         segment(part)
         first += segmentPixels
     }
@@ -164,12 +170,12 @@ public func depthwiseInteriorScalarChannels<Shape: DepthwiseInteriorShape, Vecto
 ) {
     let walk = DepthwiseTapWalk(
         kernelRows: row.kernelRows, kernelColumns: Shape.size, inputRowStep: row.inputRowStep,
-        inputTapStep: row.channels, weightRowStep: Shape.size * row.weightTapStep,
+        inputTapStep: row.pixelStep, weightRowStep: Shape.size * row.weightTapStep,
         weightTapStep: row.weightTapStep)
     for x in 0..<row.pixels {
         depthwisePixelScalarChannels(
-            Vectors.self, walk: walk, input: row.input + x * Shape.stride * row.channels,
-            weights: row.weights, bias: row.bias, output: row.output + x * row.channels,
+            Vectors.self, walk: walk, input: row.input + x * Shape.stride * row.pixelStep,
+            weights: row.weights, bias: row.bias, output: row.output + x * row.pixelStep,
             channels: channels, lower: row.lower, upper: row.upper)
     }
 }
@@ -181,11 +187,11 @@ public func depthwiseInteriorScalarChannels<Shape: DepthwiseInteriorShape, Vecto
 public func depthwiseInteriorSweep<Shape: DepthwiseInteriorShape, Vectors: KernelVectors>(
     _ shape: Shape.Type, _ vectors: Vectors.Type, _ row: DepthwiseInteriorRow, channel: Int
 ) {
-    let pixelStep = Shape.stride &* row.channels
+    let inputPixelStep = Shape.stride &* row.pixelStep
     var x = 0
     while x + 4 <= row.pixels {
         depthwiseInteriorBlock(
-            Shape.self, Vectors.self, row, channel: channel, firstPixel: x, pixels: 4, pixelStep: pixelStep)
+            Shape.self, Vectors.self, row, channel: channel, firstPixel: x, pixels: 4, inputPixelStep: inputPixelStep)
         x += 4
     }
     if x < row.pixels {
@@ -201,17 +207,17 @@ public func depthwiseInteriorRemainder<Shape: DepthwiseInteriorShape, Vectors: K
     _ shape: Shape.Type, _ vectors: Vectors.Type, _ row: DepthwiseInteriorRow,
     channel: Int, firstPixel: Int
 ) {
-    let pixelStep = Shape.stride &* row.channels
+    let inputPixelStep = Shape.stride &* row.pixelStep
     switch row.pixels - firstPixel {
     case 1:
         depthwiseInteriorBlock(
-            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 1, pixelStep: pixelStep)
+            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 1, inputPixelStep: inputPixelStep)
     case 2:
         depthwiseInteriorBlock(
-            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 2, pixelStep: pixelStep)
+            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 2, inputPixelStep: inputPixelStep)
     default:
         depthwiseInteriorBlock(
-            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 3, pixelStep: pixelStep)
+            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 3, inputPixelStep: inputPixelStep)
     }
 }
 
@@ -221,18 +227,18 @@ public func depthwiseInteriorRemainder<Shape: DepthwiseInteriorShape, Vectors: K
 @inlinable @inline(__always)
 public func depthwiseInteriorBlock<Shape: DepthwiseInteriorShape, Vectors: KernelVectors>(
     _ shape: Shape.Type, _ vectors: Vectors.Type, _ row: DepthwiseInteriorRow,
-    channel: Int, firstPixel: Int, pixels: Int, pixelStep: Int
+    channel: Int, firstPixel: Int, pixels: Int, inputPixelStep: Int
 ) {
     typealias V = Vectors.Vector
     let size = Shape.size, stride = Shape.stride, two = Vectors.count == 2
     let width = V.scalarCount
-    let step = row.channels
+    let step = row.pixelStep
     let weights = row.weights + channel
     let b0 = loadVector(row.bias + channel, as: V.self)
     let b1 = two ? loadVector(row.bias + (channel &+ width), as: V.self) : b0
     var a00 = b0, a10 = b0, a20 = b0, a30 = b0
     var a01 = b1, a11 = b1, a21 = b1, a31 = b1
-    let input = row.input + (firstPixel &* pixelStep &+ channel)
+    let input = row.input + (firstPixel &* inputPixelStep &+ channel)
     /// Tap `(ky, kx)` of the four pixels.
     @inline(__always)
     func addTap(_ kx: Int, _ ky: Int) {

@@ -282,6 +282,50 @@ import Testing
         }
     }
 
+    /// Small maps whose channels the threads split (`DepthwiseChannelGroups`: 2 or 3 groups,
+    /// some of them ending off a multiple of 16, with the bands, the single rows and the border
+    /// pixels of each), bit for bit as above.
+    @Test(arguments: KernelInstructionSet.supported)
+    func channelGroupsBitForBit(_ instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        for (height, width) in [(7, 7), (5, 6), (4, 9)] {
+            for kernel in [3, 5] {
+                for stride in [1, 2] {
+                    let g = try #require(Self.geometry(height, width, kernel: (kernel, kernel), stride: stride))
+                    for channels in [64, 104, 200] {
+                        let problem = Problem(channels: channels, geometry: g, clamp: (-2, 2), rng: &rng)
+                        try expectExactSums(problem, instructionSet, seed: seed)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Channel groups cover the channels once, in order, each from a multiple of 16 and at
+    /// least 16 wide; a map of fewer than 4 input rows a thread takes one a thread (at most one
+    /// per 32 channels), a larger one a single group.
+    @Test func channelGroupsCoverEveryChannelOnce() {
+        for channels in [1, 16, 31, 32, 63, 64, 70, 95, 104, 200, 672, 1152] {
+            for threads in 1...5 {
+                for inputRows in [1, 7, 4 * threads - 1, 4 * threads, 14] {
+                    let groups = DepthwiseChannelGroups(channels: channels, inputRows: inputRows, threads: threads)
+                    let expected = inputRows < 4 * threads ? max(1, min(threads, channels / 32)) : 1
+                    var next = 0, wellFormed = groups.count == expected
+                    for group in 0..<groups.count {
+                        let range = groups.channels(ofGroup: group)
+                        wellFormed = wellFormed && range.lowerBound == next && range.lowerBound % 16 == 0
+                            && (groups.count == 1 || range.count >= 16)
+                        next = range.upperBound
+                    }
+                    #expect(
+                        wellFormed && next == channels,
+                        "\(channels) channels, \(inputRows) input rows, \(threads) threads: \(groups.count) groups")
+                }
+            }
+        }
+    }
+
     /// The band kernels take bands with no padding rows or 2 on one side, and nothing else.
     @Test func bandKernelsTakeEdgesOfTwoRows() {
         for above in 0...4 {

@@ -22,6 +22,11 @@ import KernelTemplates
 /// the top and bottom simply walk fewer filter rows, so no tap is ever tested
 /// against the padding. Which kernel computes a row never changes its sums.
 ///
+/// Threads split the rows' units; on a small map, where the units are too few to
+/// balance and the layer before split its channels, they split the channels too
+/// (`DepthwiseChannelGroups`). A channel's
+/// sums do not depend on which channels are computed with it.
+///
 /// - Parameters:
 ///   - input: `[batch, inputHeight, inputWidth, C]`.
 ///   - output: `[batch, outputHeight, outputWidth, C]`; must not overlap `input`.
@@ -37,14 +42,18 @@ public func depthwiseConvolutionF32(
     precondition(
         geometry.kernelHeight == weights.kernelHeight && geometry.kernelWidth == weights.kernelWidth,
         "geometry and filter disagree")
-    /// The output rows of this call (over all images) in units of one row or one band, for
-    /// `ParallelRunner.forEach`.
+    /// The output rows of this call (over all images) in units of one row or one band, times
+    /// the channel groups, for `ParallelRunner.forEach`: item `i` is unit `i % unitCount` of
+    /// group `i / unitCount`, so that a thread's share of the items is mostly one group's.
     struct Rows: ParallelWork {
         let geometry: ConvolutionGeometry
         let weights: PackedDepthwiseWeights
         /// `weights.instructionSet.microkernels`, looked up once per call.
         let kernels: MicrokernelTable
         let units: DepthwiseRowUnits
+        /// Units over all images: `batch · units.perImage`.
+        let unitCount: Int
+        let channelGroups: DepthwiseChannelGroups
         let input: UnsafePointer<Float>
         let output: UnsafeMutablePointer<Float>
         let clamp: (lower: Float, upper: Float)
@@ -58,28 +67,30 @@ public func depthwiseConvolutionF32(
             let outputRowSize = g.outputWidth * channels
             let interior = g.interiorColumns
             for item in items {
-                let n = item / units.perImage
-                let (oy, rows) = units.rows(ofUnit: item % units.perImage)
+                let unit = item % unitCount
+                let group = channelGroups.channels(ofGroup: item / unitCount)
+                let n = unit / units.perImage
+                let (oy, rows) = units.rows(ofUnit: unit % units.perImage)
                 let image = input + n * inputImage
                 let out = output + n * outputImage + oy * outputRowSize
                 if rows > 1 {
                     depthwiseF32Band(
                         geometry: g, weights: weights, kernels: kernels, image: image, output: out, oy: oy,
-                        rows: rows, lower: clamp.lower, upper: clamp.upper)
+                        rows: rows, channels: group, lower: clamp.lower, upper: clamp.upper)
                 } else {
                     depthwiseF32Row(
                         geometry: g, weights: weights, kernels: kernels, image: image, outputRow: out, oy: oy,
-                        interior: interior, lower: clamp.lower, upper: clamp.upper)
+                        interior: interior, channels: group, lower: clamp.lower, upper: clamp.upper)
                 }
             }
         }
     }
     let g = geometry
     // The band kernels take the filters they are compiled for and channels enough for their vectors.
-    let takesBands = g.kernelHeight == g.kernelWidth && (g.kernelWidth == 3 || g.kernelWidth == 5)
+    let specialised = g.kernelHeight == g.kernelWidth && (g.kernelWidth == 3 || g.kernelWidth == 5)
         && g.strideHeight == g.strideWidth && g.strideWidth <= 2
         && g.dilationHeight == 1 && g.dilationWidth == 1
-        && weights.channels >= depthwiseBandMinimumChannels
+    let takesBands = specialised && weights.channels >= depthwiseBandMinimumChannels
     let units = DepthwiseRowUnits(
         outputHeight: g.outputHeight, interiorRows: g.interiorRows,
         bands: { rows in takesBands && bandKernelsTake(rows, geometry: g) })
@@ -88,11 +99,48 @@ public func depthwiseConvolutionF32(
     let threads = usefulThreadCount(
         runner.threadCount, multiplyAdds: totalRows, g.outputWidth * weights.channels,
         g.kernelHeight * g.kernelWidth)
+    let channelGroups = DepthwiseChannelGroups(
+        channels: weights.channels, inputRows: batch * g.inputHeight, threads: specialised ? threads : 1)
+    let unitCount = batch * units.perImage
     runner.limited(to: threads).forEach(
-        batch * units.perImage,
+        unitCount * channelGroups.count,
         Rows(
             geometry: g, weights: weights, kernels: weights.instructionSet.microkernels, units: units,
-            input: input, output: output, clamp: clamp))
+            unitCount: unitCount, channelGroups: channelGroups, input: input, output: output, clamp: clamp))
+}
+
+/// How `depthwiseConvolutionF32` cuts the channels between threads: all in one group, or, on an
+/// input map of fewer than `rowsPerThread` rows a thread, in one group a thread (at most one
+/// per `minimumChannels` channels), each starting on a multiple of 16 channels (a cache line, a
+/// whole number of every family's vectors). On a 7 × 7 map a 5 × 5 filter's rows make 3 units (a band
+/// of 2 rows at the top, 3 inside, 2 at the bottom), which 2 threads split 2 to 1 by rows, and
+/// the 1 × 1 convolution before such a layer splits its output channels at 2 threads
+/// (`GemmTiling`): split the same way, each thread reads the channels its own core wrote. A
+/// larger input (a stride-2 layer's 14 × 14, even with a 7 × 7 output) was split by rows
+/// before, and is split by rows again.
+struct DepthwiseChannelGroups {
+    /// Input rows a thread needs at least for the split by rows.
+    static let rowsPerThread = 4
+    /// Channels per group before the starts are rounded down to multiples of 16.
+    static let minimumChannels = 32
+
+    let channels: Int
+    let count: Int
+
+    init(channels: Int, inputRows: Int, threads: Int) {
+        self.channels = channels
+        let fewRows = inputRows < Self.rowsPerThread * threads
+        count = fewRows ? max(1, min(threads, channels / Self.minimumChannels)) : 1
+    }
+
+    /// The channels of group `group` (`0..<count`).
+    func channels(ofGroup group: Int) -> Range<Int> {
+        // Channels and count are tensor sizes: the products do not overflow.
+        func start(_ group: Int) -> Int {
+            group == count ? channels : channels * group / count / 16 * 16
+        }
+        return start(group)..<start(group + 1)
+    }
 }
 
 /// Whether the band kernels take every band of the region `rows` (its bands of 4 rows from its
@@ -159,11 +207,11 @@ struct DepthwiseRowUnits {
     }
 }
 
-/// Output rows `oy ..< oy + rows` (2...4) of one image with `kernels`' band kernel for the
-/// weights' square 3×3 or 5×5 filter, each over its filter rows inside the input.
+/// Channels `group` of output rows `oy ..< oy + rows` (2...4) of one image with `kernels`' band
+/// kernel for the weights' square 3×3 or 5×5 filter, each over its filter rows inside the input.
 private func depthwiseF32Band(
     geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights, kernels: MicrokernelTable,
-    image: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, oy: Int, rows: Int,
+    image: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, oy: Int, rows: Int, channels group: Range<Int>,
     lower: Float, upper: Float
 ) {
     let channels = weights.channels
@@ -173,20 +221,22 @@ private func depthwiseF32Band(
     let validRows = above..<((rows - 1) * g.strideHeight + g.kernelHeight - below)
     let band = DepthwiseBand(
         validRows: validRows,
-        input: image + (oy * g.strideHeight - g.padTop + above) * g.inputWidth * channels,
+        input: image + (oy * g.strideHeight - g.padTop + above) * g.inputWidth * channels + group.lowerBound,
         inputRowStep: g.inputWidth * channels, inputWidth: g.inputWidth, padLeft: g.padLeft, rows: rows,
-        columns: g.outputWidth, weights: weights.taps(row: 0, column: 0), weightTapStep: weights.channelStride,
-        bias: weights.bias, output: output, outputRowStep: g.outputWidth * channels, channels: channels,
-        lower: lower, upper: upper)
+        columns: g.outputWidth, weights: weights.taps(row: 0, column: 0) + group.lowerBound,
+        weightTapStep: weights.channelStride, bias: weights.bias + group.lowerBound,
+        output: output + group.lowerBound, outputRowStep: g.outputWidth * channels, channels: group.count,
+        pixelStep: channels, lower: lower, upper: upper)
     kernels.depthwiseBand(g.kernelWidth, g.strideWidth, band)
 }
 
-/// One output row `oy` of one image: the interior, then the border pixels,
-/// with `kernels`, the microkernels of `weights.instructionSet`.
+/// Channels `group` of one output row `oy` of one image: the interior, then the border pixels,
+/// with `kernels`, the microkernels of `weights.instructionSet`. `group` is all the channels
+/// unless the filter is one the interior kernels take (`DepthwiseChannelGroups`).
 private func depthwiseF32Row(
     geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights, kernels: MicrokernelTable,
     image: UnsafePointer<Float>, outputRow: UnsafeMutablePointer<Float>,
-    oy: Int, interior: Range<Int>, lower: Float, upper: Float
+    oy: Int, interior: Range<Int>, channels group: Range<Int>, lower: Float, upper: Float
 ) {
     let channels = weights.channels, kernelWidth = g.kernelWidth
     let kernelRows = g.validKernelRows(outputRow: oy)
@@ -208,15 +258,19 @@ private func depthwiseF32Row(
     let square = g.kernelHeight == kernelWidth && (kernelWidth == 3 || kernelWidth == 5)
     let specialised = square && g.strideHeight == g.strideWidth && g.strideWidth <= 2
         && g.dilationHeight == 1 && g.dilationWidth == 1
-    if specialised && !interior.isEmpty {
-        let row = DepthwiseInteriorRow(
-            input: inputRow + (interior.lowerBound * g.strideWidth - g.padLeft) * channels,
-            inputRowStep: walk.inputRowStep, kernelRows: walk.kernelRows, pixels: interior.count,
-            weights: weights.taps(row: firstKernelRow, column: 0), weightTapStep: walk.weightTapStep,
-            bias: bias, output: outputRow + interior.lowerBound * channels, channels: channels,
-            lower: lower, upper: upper)
-        kernels.depthwiseInterior(kernelWidth, g.strideWidth, row)
+    if specialised {
+        if !interior.isEmpty {
+            let row = DepthwiseInteriorRow(
+                input: inputRow + (interior.lowerBound * g.strideWidth - g.padLeft) * channels + group.lowerBound,
+                inputRowStep: walk.inputRowStep, kernelRows: walk.kernelRows, pixels: interior.count,
+                weights: weights.taps(row: firstKernelRow, column: 0) + group.lowerBound,
+                weightTapStep: walk.weightTapStep, bias: bias + group.lowerBound,
+                output: outputRow + interior.lowerBound * channels + group.lowerBound, channels: group.count,
+                pixelStep: channels, lower: lower, upper: upper)
+            kernels.depthwiseInterior(kernelWidth, g.strideWidth, row)
+        }
     } else {
+        precondition(group.count == channels, "only the specialised filters split their channels")
         var ox = interior.lowerBound
         while ox < interior.upperBound {
             depthwiseF32Block4x16(
@@ -243,9 +297,10 @@ private func depthwiseF32Row(
     }
     // The border pixels of the row a chunk of channels at a time, so that the chunk's weights
     // stay in L1 from one pixel to the next (a 5 × 5 filter of 1152 channels is 115 KB).
-    var chunkStart = 0
-    while chunkStart < channels {
-        let chunk = chunkStart..<(channels - chunkStart < 2 * borderChannelChunk ? channels : chunkStart + borderChannelChunk)
+    var chunkStart = group.lowerBound
+    while chunkStart < group.upperBound {
+        let chunk = chunkStart..<(group.upperBound - chunkStart < 2 * borderChannelChunk
+            ? group.upperBound : chunkStart + borderChannelChunk)
         for ox in 0..<interior.lowerBound { borderPixel(ox, channels: chunk) }
         for ox in interior.upperBound..<g.outputWidth { borderPixel(ox, channels: chunk) }
         chunkStart = chunk.upperBound
