@@ -211,13 +211,16 @@ public func depthwiseInteriorRemainder<Shape: DepthwiseInteriorShape, Vectors: K
     switch row.pixels - firstPixel {
     case 1:
         depthwiseInteriorBlock(
-            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 1, inputPixelStep: inputPixelStep)
+            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 1,
+            inputPixelStep: inputPixelStep)
     case 2:
         depthwiseInteriorBlock(
-            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 2, inputPixelStep: inputPixelStep)
+            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 2,
+            inputPixelStep: inputPixelStep)
     default:
         depthwiseInteriorBlock(
-            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 3, inputPixelStep: inputPixelStep)
+            Shape.self, Vectors.self, row, channel: channel, firstPixel: firstPixel, pixels: 3,
+            inputPixelStep: inputPixelStep)
     }
 }
 

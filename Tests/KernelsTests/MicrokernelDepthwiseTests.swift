@@ -320,7 +320,7 @@ import Testing
                     }
                     #expect(
                         wellFormed && next == channels,
-                        "\(channels) channels, \(inputRows) input rows, \(threads) threads: \(groups.count) groups")
+                        "\(channels) channels, \(inputRows) rows, \(threads) threads: \(groups.count) groups")
                 }
             }
         }

@@ -24,8 +24,8 @@ import KernelTemplates
 ///
 /// Threads split the rows' units; on a small map, where the units are too few to
 /// balance and the layer before split its channels, they split the channels too
-/// (`DepthwiseChannelGroups`). A channel's
-/// sums do not depend on which channels are computed with it.
+/// (`DepthwiseChannelGroups`). A channel's sums do not depend on which channels
+/// are computed with it.
 ///
 /// - Parameters:
 ///   - input: `[batch, inputHeight, inputWidth, C]`.
@@ -86,7 +86,8 @@ public func depthwiseConvolutionF32(
         }
     }
     let g = geometry
-    // The band kernels take the filters they are compiled for and channels enough for their vectors.
+    // The band and interior kernels take the filters they are compiled for; the band kernels need
+    // channels enough for their vectors.
     let specialised = g.kernelHeight == g.kernelWidth && (g.kernelWidth == 3 || g.kernelWidth == 5)
         && g.strideHeight == g.strideWidth && g.strideWidth <= 2
         && g.dilationHeight == 1 && g.dilationWidth == 1
