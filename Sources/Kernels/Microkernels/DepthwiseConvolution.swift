@@ -86,11 +86,8 @@ public func depthwiseConvolutionF32(
         }
     }
     let g = geometry
-    // The band and interior kernels take the filters they are compiled for; the band kernels need
-    // channels enough for their vectors.
-    let specialised = g.kernelHeight == g.kernelWidth && (g.kernelWidth == 3 || g.kernelWidth == 5)
-        && g.strideHeight == g.strideWidth && g.strideWidth <= 2
-        && g.dilationHeight == 1 && g.dilationWidth == 1
+    // The band kernels also need channels enough for their vectors.
+    let specialised = g.hasSpecialisedDepthwiseKernels
     let takesBands = specialised && weights.channels >= depthwiseBandMinimumChannels
     let units = DepthwiseRowUnits(
         outputHeight: g.outputHeight, interiorRows: g.interiorRows,
@@ -159,6 +156,13 @@ private func bandKernelsTake(_ rows: Range<Int>, geometry g: ConvolutionGeometry
 }
 
 extension ConvolutionGeometry {
+    /// Whether the band and interior kernels are compiled for this filter: square 3×3 or 5×5,
+    /// undilated, stride 1 or 2 (the other filters go through `depthwiseF32Block4x16`).
+    var hasSpecialisedDepthwiseKernels: Bool {
+        kernelHeight == kernelWidth && (kernelWidth == 3 || kernelWidth == 5)
+            && strideHeight == strideWidth && strideWidth <= 2 && dilationHeight == 1 && dilationWidth == 1
+    }
+
     /// The input rows of padding above and below the band of output rows `first ..< first +
     /// rows` (undilated): of the rows its filter rows cover, those before input row 0 and those
     /// past the last.
@@ -255,11 +259,7 @@ private func depthwiseF32Row(
         weightTapStep: weights.channelStride)
     let bias = weights.bias
 
-    // Square 3×3 or 5×5, undilated, stride 1 or 2: the specialised interior kernels.
-    let square = g.kernelHeight == kernelWidth && (kernelWidth == 3 || kernelWidth == 5)
-    let specialised = square && g.strideHeight == g.strideWidth && g.strideWidth <= 2
-        && g.dilationHeight == 1 && g.dilationWidth == 1
-    if specialised {
+    if g.hasSpecialisedDepthwiseKernels {
         if !interior.isEmpty {
             let row = DepthwiseInteriorRow(
                 input: inputRow + (interior.lowerBound * g.strideWidth - g.padLeft) * channels + group.lowerBound,
