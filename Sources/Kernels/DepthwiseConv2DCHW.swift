@@ -66,6 +66,9 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     /// The most floats a padded row of the flat-plane kernel may take: one
     /// vector (wider rows are faster in bands).
     static let flatPlaneMaximumRowFloats = 16
+    /// The fewest output rows a thread's band may have for `run` to split
+    /// the planes' rows between threads (`ThreadSplit`).
+    static let minimumRowsPerThreadBand = 28
 
     /// The channel-major form of `depthwise`, or nil when no plane kernel
     /// fits: a depth multiplier other than 1, dilation, a filter other than
@@ -173,34 +176,67 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     /// of one channel plane (or, for small planes, of one whole plane, runs
     /// of consecutive planes going to the kernel together); each thread
     /// uses its own slice of `io.workspace` (at least
-    /// `workspaceSize(threadCount: runner.threadCount)` floats). Every output value is computed the same way whatever the
-    /// thread count.
+    /// `workspaceSize(threadCount: runner.threadCount)` floats). Every output
+    /// value is computed the same way whatever the thread count and the bands.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         precondition(
             io.workspace.count / runner.threadCount >= scratchPerThread,
             "\(opName): workspace smaller than workspaceSize(threadCount:)")
         let g = window
-        // Validated sizes: planes · bands ≤ N·C·OH, below the output's element count.
-        let items = g.batch * channels * bandsPerPlane
         let threads = usefulThreadCount(
             runner.threadCount, multiplyAdds: g.batch * channels, g.outputHeight * g.outputWidth,
             g.filterHeight * g.filterWidth)
+        let split = ThreadSplit(kernel: self, threads: threads)
+        // Validated sizes: planes · bands ≤ N·C·OH, below the output's element count.
+        let items = g.batch * channels * split.bandsPerPlane
         bias.withUnsafeBufferPointer { bias in
             guard let scratch = io.workspace.baseAddress, let bias = bias.baseAddress
             else { preconditionFailure("\(opName): empty workspace or bias") }
             runner.limited(to: threads).forEach(
                 items,
                 Bands(
-                    kernel: self, kernels: instructionSet.microkernels, input: io.inputs[0],
+                    kernel: self, split: split, kernels: instructionSet.microkernels, input: io.inputs[0],
                     output: io.outputs[0], filters: channelFilters.baseAddress, bias: bias, scratch: scratch))
         }
     }
 
-    /// Work item `i`: band `i % bandsPerPlane` of plane `i / bandsPerPlane`
-    /// (plane `n·C + c`), or with `flatPlanes` plane `i` whole, for
+    /// How `run` cuts the planes into work items for its threads.
+    ///
+    /// On one thread, or on planes of fewer than `minimumRowsPerThreadBand`
+    /// rows a thread, items go plane by plane (each plane's bands in turn),
+    /// so a thread takes whole planes. On large planes the items go band by
+    /// band, each thread's share being at least one band of rows of every
+    /// plane: the rows the sparse 1 × 1 convolutions before and after, which
+    /// split by pixel tiles, write and read on the same thread. Split by
+    /// planes, the 1 × 1 convolutions after pose_detection's 112 × 112 and
+    /// 56 × 56 depthwise layers ran 21–36 % longer at 2 threads; split by
+    /// rows, 28 × 28 and 14 × 14 planes (bands of 14 and 7 rows, whose
+    /// halos add 2 or 4 input rows to each) ran 26–45 % longer (Xeon, AVX-512,
+    /// 2026-12-06).
+    struct ThreadSplit {
+        /// Output rows of each band (the last of a plane may have fewer).
+        let bandRows: Int
+        let bandsPerPlane: Int
+        /// Whether item `i` is band `i / planes` of plane `i % planes`
+        /// rather than band `i % bandsPerPlane` of plane `i / bandsPerPlane`.
+        let bandMajor: Bool
+
+        init(kernel: DepthwiseConv2DCHW, threads: Int) {
+            let height = kernel.window.outputHeight
+            bandMajor = threads > 1 && !kernel.flatPlanes
+                && height / threads >= DepthwiseConv2DCHW.minimumRowsPerThreadBand
+            // No more rows than `kernel.bandRows`, whose scratch the workspace holds.
+            bandRows = bandMajor ? min(kernel.bandRows, (height + threads - 1) / threads) : kernel.bandRows
+            bandsPerPlane = (height + bandRows - 1) / bandRows
+        }
+    }
+
+    /// Work item `i`: a band of output rows of one plane (plane `n·C + c`)
+    /// as `split` orders them, or with `flatPlanes` plane `i` whole, for
     /// `ParallelRunner.forEach`.
     private struct Bands: ParallelWork {
         let kernel: DepthwiseConv2DCHW
+        let split: ThreadSplit
         /// `kernel.instructionSet.microkernels`, looked up once per call.
         let kernels: MicrokernelTable
         let input: UnsafePointer<Float>
@@ -235,10 +271,12 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
             // Scratch rows whose padding columns this call has zeroed: a
             // band with no more rows finds them still zero.
             var zeroedRows = 0
+            let planes = g.batch * k.channels
             for item in items {
-                let plane = item / k.bandsPerPlane, c = plane % k.channels
-                let firstRow = item % k.bandsPerPlane * k.bandRows
-                let rowCount = min(k.bandRows, g.outputHeight - firstRow)
+                let plane = split.bandMajor ? item % planes : item / split.bandsPerPlane, c = plane % k.channels
+                let band = split.bandMajor ? item / planes : item % split.bandsPerPlane
+                let firstRow = band * split.bandRows
+                let rowCount = min(split.bandRows, g.outputHeight - firstRow)
                 kernels.depthwiseCHWBand(
                     g.filterWidth, g.strideW,
                     DepthwiseCHWBandOperands(

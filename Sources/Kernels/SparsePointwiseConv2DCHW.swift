@@ -234,6 +234,17 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// groups of output channels, each tile's blocks of input channels in
     /// order: every value is computed the same way whatever the thread
     /// count, so the results are bit-identical for all of them.
+    ///
+    /// A map of fewer tiles than the threads want (14 × 14 and smaller) is
+    /// cut into groups of output channels too, and the items are ordered
+    /// group by group, so that each thread's share is whole groups: its
+    /// channels' planes for every pixel. No line of the output is then
+    /// written by two threads (a 14 × 14 plane's 784 bytes put a tile's
+    /// edge inside a line), and the channel-major depthwise layer after it,
+    /// which splits by planes, reads planes its own thread wrote. Ordered
+    /// tile by tile instead, pose_detection's 14 × 14 expansions ran 8–11 %
+    /// longer at 2 threads, and the depthwise layers after them 7–8 %
+    /// (Xeon, AVX-512, 2026-12-06).
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         precondition(
             threadWorkspace == 0 || io.workspace.count >= threadWorkspace * runner.threadCount,
@@ -254,7 +265,7 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
                     threadWorkspace: threadWorkspace, packsInput: packsInput,
                     inputChannels: inputChannels, outputChannels: outputChannels, pixels: pixels,
                     blockChannels: blockChannels, blockCount: blockCount,
-                    tilesPerImage: tilesPerImage, groups: groups,
+                    tilesPerImage: tilesPerImage, tileCount: tileCount, groups: groups,
                     clamp: activation.clampRange, add: epilogue.add)
                 // A map of one tile (7 × 7) is cut into groups of channels only: each thread takes
                 // its share of them in one chunk, so that it packs each block of input rows once
@@ -266,9 +277,9 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     }
 }
 
-/// The work items of `SparsePointwiseConv2DCHW.run`: item `i` is group
-/// `i % groups` of output channels of tile `i / groups` (tiles numbered
-/// image by image).
+/// The work items of `SparsePointwiseConv2DCHW.run`: item `i` is tile
+/// `i % tileCount` (tiles numbered image by image) of group `i / tileCount`
+/// of output channels.
 private struct SparsePointwiseTiles: ParallelWork {
     let input: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>
@@ -287,14 +298,16 @@ private struct SparsePointwiseTiles: ParallelWork {
     let blockChannels: Int
     let blockCount: Int
     let tilesPerImage: Int
+    /// Tiles of all images.
+    let tileCount: Int
     let groups: Int
     let clamp: (lower: Float, upper: Float)
     let add: ConvolutionEpilogue.ResidualAdd?
 
-    /// Computes `items` a tile at a time: the groups of one tile in `items` take each block of
-    /// input channels in turn, so that a packed block is copied once for all of them (each
-    /// channel's sums still go through the blocks in order: the same operations as one group at
-    /// a time).
+    /// Computes `items` a tile at a time: with a single tile, the groups of it in `items` take
+    /// each block of input channels in turn, so that a packed block is copied once for all of
+    /// them (each channel's sums still go through the blocks in order: the same operations as
+    /// one group at a time).
     func run(_ items: Range<Int>, thread: Int) {
         let tilePixels = SparsePointwiseConv2DCHW.tilePixels
         let scratch = workspace.map { $0 + thread * threadWorkspace }
@@ -302,8 +315,9 @@ private struct SparsePointwiseTiles: ParallelWork {
         let packed = scratch.map { $0 + (blockCount > 1 ? outputChannels * tilePixels : 0) }
         var item = items.lowerBound
         while item < items.upperBound {
-            let tile = item / groups, firstGroup = item % groups
-            let groupEnd = min(groups, firstGroup + (items.upperBound - item))
+            let tile = item % tileCount, firstGroup = item / tileCount
+            // Consecutive items share a tile only when there is one.
+            let groupEnd = tileCount == 1 ? min(groups, firstGroup + (items.upperBound - item)) : firstGroup + 1
             let n = tile / tilesPerImage, first = tile % tilesPerImage * tilePixels
             let outputBase = n * outputChannels * pixels + first
             let out = SparsePointwiseOutput(

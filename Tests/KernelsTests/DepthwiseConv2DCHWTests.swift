@@ -255,6 +255,45 @@ import Testing
         }
     }
 
+    /// Planes of at least `minimumRowsPerThreadBand` output rows a thread are
+    /// split between threads by rows (items band by band): two images, row
+    /// counts that do not divide evenly, both filter sizes and strides; the
+    /// same bits for 1, 2, 3 and 7 threads (7 splits these planes by planes).
+    @Test(arguments: KernelInstructionSet.supported)
+    func largePlanesSplitByRowsBitForBit(instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        let runners = Self.makeRunners() + [ParallelRunner(threadCount: 7)]
+        var splitsByRows = 0
+        for (height, width, channels, kernel, stride) in [(61, 20, 3, 5, 1), (57, 24, 2, 3, 1), (121, 30, 2, 3, 2)] {
+            let dims = [2, height, width, channels]
+            let depthwise = try Self.makeDepthwise(
+                inputDims: dims, kernel: kernel,
+                options: .init(padding: .same, strideH: stride, strideW: stride, activation: .relu6),
+                instructionSet: instructionSet, rng: &rng)
+            let planes = try #require(DepthwiseConv2DCHW(depthwise))
+            let outputHeight = depthwise.window.outputHeight
+            for threads in [1, 2, 3, 7] {
+                let split = DepthwiseConv2DCHW.ThreadSplit(kernel: planes, threads: threads)
+                let expectsRows = threads > 1 && !planes.flatPlanes
+                    && outputHeight / threads >= DepthwiseConv2DCHW.minimumRowsPerThreadBand
+                #expect(split.bandMajor == expectsRows, "\(dims) k\(kernel) s\(stride), \(threads) threads")
+                #expect(split.bandRows * split.bandsPerPlane >= outputHeight)
+                #expect((split.bandsPerPlane - 1) * split.bandRows < outputHeight)
+                if expectsRows {
+                    #expect(split.bandsPerPlane >= threads)
+                    splitsByRows += 1
+                }
+            }
+            try Self.check(
+                Problem(
+                    depthwise: depthwise, input: rng.floats(dims.reduce(1, *)), inputDims: dims,
+                    description: "\(dims) k\(kernel) s\(stride) \(instructionSet)"),
+                runners: runners, seed: seed)
+        }
+        #expect(splitsByRows >= 3, "the cases should include planes split by rows")
+    }
+
     // MARK: Properties
 
     @Test func propertiesFollowTheWrappedOp() throws {
