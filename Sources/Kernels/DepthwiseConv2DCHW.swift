@@ -209,7 +209,7 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     /// plane: the rows the sparse 1 × 1 convolutions before and after, which
     /// split by pixel tiles, write and read on the same thread. Split by
     /// planes, the 1 × 1 convolutions after pose_detection's 112 × 112 and
-    /// 56 × 56 depthwise layers ran 21–36 % longer at 2 threads; split by
+    /// 56 × 56 depthwise layers ran 27–40 % longer at 2 threads; split by
     /// rows, 28 × 28 and 14 × 14 planes (bands of 14 and 7 rows, whose
     /// halos add 2 or 4 input rows to each) ran 26–45 % longer (Xeon, AVX-512,
     /// 2026-12-06).

@@ -238,9 +238,10 @@ public struct SparsePointwiseConv2DCHW: PreparedKernel {
     /// A map of fewer tiles than the threads want (14 × 14 and smaller) is
     /// cut into groups of output channels too, and the items are ordered
     /// group by group, so that each thread's share is whole groups: its
-    /// channels' planes for every pixel. No line of the output is then
-    /// written by two threads (a 14 × 14 plane's 784 bytes put a tile's
-    /// edge inside a line), and the channel-major depthwise layer after it,
+    /// channels' planes for every pixel. Only the line where two threads'
+    /// groups meet is then written by both (split by tiles, a 14 × 14
+    /// plane's 784 bytes put the tile edge inside a line in three planes of
+    /// four), and the channel-major depthwise layer after it,
     /// which splits by planes, reads planes its own thread wrote. Ordered
     /// tile by tile instead, pose_detection's 14 × 14 expansions ran 8–11 %
     /// longer at 2 threads, and the depthwise layers after them 7–8 %
