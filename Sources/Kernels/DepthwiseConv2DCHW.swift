@@ -48,10 +48,9 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     /// Whether each work item is a whole plane for the flat-plane kernel
     /// (small planes at equal strides), instead of a band of rows.
     let flatPlanes: Bool
-    /// Output rows per work item (a band of one channel plane).
+    /// Output rows per work item (a band of one channel plane) on one
+    /// thread; `ThreadSplit` may take fewer on more threads.
     let bandRows: Int
-    /// Bands per channel plane.
-    let bandsPerPlane: Int
     /// Floats of one scratch row (`depthwiseCHWScratchRowFloats`).
     let scratchRowFloats: Int
     /// Floats of scratch one thread uses, rounded up to a multiple of 16:
@@ -120,7 +119,6 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
         self.outputShapes = depthwise.outputShapes
         self.multiplyAccumulates = depthwise.multiplyAccumulates
         self.bandRows = bandRows
-        self.bandsPerPlane = (g.outputHeight + bandRows - 1) / bandRows
         self.scratchRowFloats = rowFloats
         // Rows and row floats are bounded by tensor dimensions plus the filter
         // size. 16 floats of slack: filling a row may write a vector past it.
