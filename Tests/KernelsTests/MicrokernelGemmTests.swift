@@ -567,6 +567,24 @@ import Testing
             "\(tiling.rowBlockCount) blocks × \(tiling.panelGroupCount) groups, \(instructionSet), seed \(seed)")
     }
 
+    /// hand_landmark_lite's 7 × 7 projections (49 rows, 672 → 112 float16 channels) at two
+    /// threads: the AVX-512 family's 32-column panels would split 64 and 48 columns, and rows
+    /// (24 and 25) win in both families.
+    @Test(arguments: KernelInstructionSet.supported)
+    func twoThreadsSplitRowsBeforeUnevenPanelGroups(_ instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        let (rows, depth, outputs) = (49, 672, 112)
+        let weights = try PackedGemmWeights(
+            outputChannels: outputs, inputChannels: depth, weights: rng.panelWeights(outputs * depth, .float16),
+            bias: nil, instructionSet: instructionSet,
+            panelPrecision: expectedPanelPrecision(.float16, outputs: outputs))
+        let tiling = GemmTiling(rows: rows, weights: weights, threadCount: 2)
+        #expect(
+            tiling.panelGroupCount == 1 && tiling.rowBlockCount == 2,
+            "\(tiling.rowBlockCount) blocks × \(tiling.panelGroupCount) groups, \(instructionSet), seed \(seed)")
+    }
+
     @Test func tilingCacheHoldsOneEntryThatFitsItsWord() {
         let cache = GemmTilingCache()
         #expect(cache.split(rows: 196, threads: 2) == nil)

@@ -109,15 +109,20 @@ struct GemmTiling {
         return best.split
     }
 
-    /// `estimatedFinish`, a tenth more for a split into panel groups. Threads that split rows
+    /// `estimatedFinish`, a quarter more for a split into panel groups. Threads that split rows
     /// each read only their rows of A, mostly written on the same core by the layer before, and
     /// write whole rows of C, which the next layer reads there; threads that split panels each
     /// read all of A and write part of every row, so rows cross between cores twice. On a Zen 5
     /// (AVX-512) at two threads, hand_landmark_full took 5 % less time with its 14 × 14 layers
-    /// split by rows (`Benchmarks/JOURNAL.md`, "Rows before panels").
+    /// split by rows (`Benchmarks/JOURNAL.md`, "Rows before panels", where a tenth more was
+    /// enough); on a Xeon (AVX-512) the small maps whose panel groups come out uneven went
+    /// faster by rows too: hand_landmark_lite's 7 × 7 projections to 112 channels (64 and 48
+    /// columns a thread) 17–20 %, pose_detection's 7 × 7 × 72 head (32 and 40 columns) 25 %,
+    /// pose_landmark_full's 4 × 4 × 288 layers (9 panels in 8 groups) 2–7 % ("Uneven panel
+    /// groups", same file).
     private func weighedFinish(weights: PackedGemmWeights, threads: Int) -> Int {
         let finish = estimatedFinish(weights: weights, threads: threads)
-        return panelGroupCount > 1 ? finish + finish / 10 : finish
+        return panelGroupCount > 1 ? finish + finish / 4 : finish
     }
 
     /// When the slowest of `threads` threads (at most `maxBalancedThreads`) would finish the
