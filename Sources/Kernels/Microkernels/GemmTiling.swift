@@ -88,7 +88,8 @@ struct GemmTiling {
     /// finish first, where that beats the `first` choice by more than 2 %; else `first`. At two
     /// threads on a Zen 5, hand_landmark_full's 7 × 7 × 192 layers take one block × 2 groups of
     /// 96 channels (rows split 24 and 25 would leave one thread a partial tile), its 14 × 14
-    /// layers two blocks of 98 rows.
+    /// expansions two blocks of 98 rows, its 14 × 14 projections from 672 channels four blocks
+    /// of 49 (a float16 block holds at most 97 rows of 672: `float16RowBlockFloats`).
     private func balanced(
         weights: PackedGemmWeights, threads: Int, first: (blocks: Int, groups: Int), fewestBlocks: Int, wanted: Int
     ) -> (blocks: Int, groups: Int) {
