@@ -550,38 +550,42 @@ import Testing
         }
     }
 
-    /// hand_landmark_full's 14 × 14 expansions (196 rows, 112 → 672 float16 channels) at two
-    /// threads: halving the panels would balance as well as halving the rows, and rows win.
-    @Test(arguments: KernelInstructionSet.supported)
-    func twoThreadsSplitRowsBeforePanels(_ instructionSet: KernelInstructionSet) throws {
-        let seed = SeededGenerator.seed()
-        var rng = SeededGenerator(seed: seed)
-        let (rows, depth, outputs) = (196, 112, 672)
-        let weights = try PackedGemmWeights(
-            outputChannels: outputs, inputChannels: depth, weights: rng.panelWeights(outputs * depth, .float16),
-            bias: nil, instructionSet: instructionSet,
-            panelPrecision: expectedPanelPrecision(.float16, outputs: outputs))
-        let tiling = GemmTiling(rows: rows, weights: weights, threadCount: 2)
-        #expect(
-            tiling.panelGroupCount == 1 && tiling.rowBlockCount >= 2,
-            "\(tiling.rowBlockCount) blocks × \(tiling.panelGroupCount) groups, \(instructionSet), seed \(seed)")
+    /// A float16 layer at two threads, as `GemmTiling` cuts it.
+    struct TwoThreadTilingCase: Sendable, CustomTestStringConvertible {
+        let layer: String
+        let rows: Int
+        let depth: Int
+        let outputs: Int
+        /// Row blocks wanted: exactly this many, or nil for any count of at least 2.
+        let rowBlocks: Int?
+        var testDescription: String { layer }
     }
 
-    /// hand_landmark_lite's 7 × 7 projections (49 rows, 672 → 112 float16 channels) at two
-    /// threads: the AVX-512 family's 32-column panels would split 64 and 48 columns, and rows
-    /// (24 and 25) win in both families.
-    @Test(arguments: KernelInstructionSet.supported)
-    func twoThreadsSplitRowsBeforeUnevenPanelGroups(_ instructionSet: KernelInstructionSet) throws {
+    /// Layers where halving the rows beats splitting the panels at two threads, in both
+    /// families: hand_landmark_full's 14 × 14 expansions (196 rows, 112 → 672), where halving
+    /// the panels would balance as well as halving the rows; hand_landmark_lite's 7 × 7
+    /// projections (49 rows, 672 → 112), where the AVX-512 family's 32-column panels would split
+    /// 64 and 48 columns and rows split 24 and 25.
+    static let twoThreadRowSplits = [
+        TwoThreadTilingCase(layer: "14 × 14, 112 → 672", rows: 196, depth: 112, outputs: 672, rowBlocks: nil),
+        TwoThreadTilingCase(layer: "7 × 7, 672 → 112", rows: 49, depth: 672, outputs: 112, rowBlocks: 2),
+    ]
+
+    @Test(arguments: KernelInstructionSet.supported, twoThreadRowSplits)
+    func twoThreadsSplitRowsBeforePanels(
+        _ instructionSet: KernelInstructionSet, _ layer: TwoThreadTilingCase
+    ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
-        let (rows, depth, outputs) = (49, 672, 112)
         let weights = try PackedGemmWeights(
-            outputChannels: outputs, inputChannels: depth, weights: rng.panelWeights(outputs * depth, .float16),
+            outputChannels: layer.outputs, inputChannels: layer.depth,
+            weights: rng.panelWeights(layer.outputs * layer.depth, .float16),
             bias: nil, instructionSet: instructionSet,
-            panelPrecision: expectedPanelPrecision(.float16, outputs: outputs))
-        let tiling = GemmTiling(rows: rows, weights: weights, threadCount: 2)
+            panelPrecision: expectedPanelPrecision(.float16, outputs: layer.outputs))
+        let tiling = GemmTiling(rows: layer.rows, weights: weights, threadCount: 2)
+        let blocksAsWanted = layer.rowBlocks.map { tiling.rowBlockCount == $0 } ?? (tiling.rowBlockCount >= 2)
         #expect(
-            tiling.panelGroupCount == 1 && tiling.rowBlockCount == 2,
+            tiling.panelGroupCount == 1 && blocksAsWanted,
             "\(tiling.rowBlockCount) blocks × \(tiling.panelGroupCount) groups, \(instructionSet), seed \(seed)")
     }
 
