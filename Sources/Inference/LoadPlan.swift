@@ -159,6 +159,8 @@ struct LoadPlan {
                     of: fused, constants: constants, threadCount: threadCount, weightStore: weightStore,
                     firstScope: 2 * operatorCount)
             }
+            fused = OperatorFusion.joiningExpansions(
+                fused, isConstant: constants.isConstant, graphOutputs: subgraph.outputs)
             nodes = fused.map { Node(prepared: .kernel($0.kernel), inputs: $0.inputs, outputs: $0.outputs) }
         }
         self.shapes = shapes

@@ -18,7 +18,10 @@ typealias PreparedNode = (kernel: any PreparedKernel, inputs: [Int], outputs: [I
 ///   the same float operations;
 /// - the RELU that alone reads an ADD's sum (an ADD not folded into a
 ///   convolution) goes into the ADD (`Add.fusing(relu:)`), one pass instead of
-///   two.
+///   two;
+/// - a 1×1 CONV_2D and the DEPTHWISE_CONV_2D that alone reads its large
+///   output become one operator that computes that output a band of rows at a
+///   time (`joiningExpansions`, `ExpansionDepthwise`; the load does this last).
 ///
 /// A CONV_2D absorbs the ADD that is the only reader of its output when
 /// the ADD's other operand (the residual) has the same shape, is not a
@@ -70,6 +73,37 @@ enum OperatorFusion {
             folded.insert(users[0])
         }
         return result.enumerated().filter { !folded.contains($0.offset) }.map(\.element)
+    }
+
+    /// Joins each 1×1 CONV_2D whose output (no graph output) only a DEPTHWISE_CONV_2D reads, as
+    /// its input, to that layer where `ExpansionDepthwise` applies (expanded maps of at least
+    /// `minimumExpandedFloats`): one node where the convolution was. The depthwise layer then
+    /// runs earlier than it did, which only moves its output's lifetime: everything it reads
+    /// besides its input is constant, and memory is planned after. Run after the channel-major
+    /// regions have taken their convolutions, and on packed filters.
+    static func joiningExpansions(
+        _ nodes: [PreparedNode], isConstant: (Int) -> Bool, graphOutputs: [Int],
+        minimumExpandedFloats: Int = ExpansionDepthwise.minimumExpandedFloats
+    ) -> [PreparedNode] {
+        var readers: [Int: [Int]] = [:]
+        for (index, node) in nodes.enumerated() {
+            for tensor in node.inputs { readers[tensor, default: []].append(index) }
+        }
+        var result = nodes
+        var joined = Set<Int>()
+        for (index, node) in nodes.enumerated() {
+            guard let conv = node.kernel as? Conv2D, node.outputs.count == 1,
+                  !graphOutputs.contains(node.outputs[0]), let users = readers[node.outputs[0]], users.count == 1,
+                  let depthwise = nodes[users[0]].kernel as? DepthwiseConv2D,
+                  nodes[users[0]].inputs.first == node.outputs[0],
+                  nodes[users[0]].inputs.dropFirst().allSatisfy({ $0 < 0 || isConstant($0) }),
+                  let kernel = ExpansionDepthwise(
+                      expansion: conv, depthwise: depthwise, minimumExpandedFloats: minimumExpandedFloats)
+            else { continue }
+            result[index] = (kernel, node.inputs, nodes[users[0]].outputs)
+            joined.insert(users[0])
+        }
+        return result.enumerated().filter { !joined.contains($0.offset) }.map(\.element)
     }
 
     /// Removes every PAD whose output only convolutions read (as their

@@ -408,6 +408,20 @@ public struct Conv2D: OperatorDescriptor {
         }
     }
 
+    /// Pixels `pixels` of a 1×1 convolution without a fused ADD, from `input` (pixel 0 of
+    /// `[pixels, Cin]`) into `output` (where pixel `pixels.lowerBound` goes, `[pixels.count,
+    /// Cout]`), each value as `run` computes it. `workspace` holds at least
+    /// `gemmF32WorkspaceSize(weights:threadCount:)` floats for `runner.threadCount`.
+    func runPointwise(
+        pixels: Range<Int>, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+        workspace: UnsafeMutableBufferPointer<Float>, runner: ParallelRunner
+    ) {
+        precondition(isPointwise && epilogue.add == nil, "a 1×1 convolution without a residual")
+        gemmF32(
+            input: input + pixels.lowerBound * inputChannels, rows: pixels.count, weights: packed, output: output,
+            workspace: workspace, clamp: activation.clampRange, epilogue: epilogue, runner: runner)
+    }
+
     public func workspaceSize(threadCount: Int) throws -> Int {
         if isPointwise { return try gemmF32WorkspaceSize(weights: packed, threadCount: threadCount) }
         if runsOnPixelLanes {

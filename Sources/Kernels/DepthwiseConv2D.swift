@@ -300,10 +300,18 @@ public struct DepthwiseConv2D: OperatorDescriptor {
                 weights: packed.taps(row: 0, column: 0), bias: packed.bias, clamp: activation.clampRange,
                 rounding: pointwiseRounding, runner: runner)
         }
+        run(input: io.inputs[0], output: io.outputs[0], weights: packed, runner: runner)
+    }
+
+    /// The SIMD kernel of a depth multiplier 1 convolution that is not pointwise, from `input`
+    /// into `output`; `weights` is `packed`.
+    func run(
+        input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, weights: PackedDepthwiseWeights,
+        runner: ParallelRunner
+    ) {
         depthwiseConvolutionF32(
-            input: io.inputs[0], output: io.outputs[0], batch: window.batch,
-            geometry: window.convolutionGeometry, weights: packed,
-            clamp: activation.clampRange, runner: runner)
+            input: input, output: output, batch: window.batch, geometry: window.convolutionGeometry,
+            weights: weights, clamp: activation.clampRange, runner: runner)
     }
 
     /// Direct depthwise convolution, one output value at a time, summing taps

@@ -190,3 +190,66 @@ import Testing
         #expect(fuse(nodes, outputs: [2, 4]).map(\.kernel.opName) == ["PAD", "DEPTHWISE_CONV_2D"])
     }
 }
+
+/// Which 1×1 CONV_2D and DEPTHWISE_CONV_2D pairs `OperatorFusion.joiningExpansions` joins. (That
+/// the joined kernel computes the same bits is checked in KernelsTests' ExpansionDepthwiseTests
+/// and on the real models in ModelGoldenTests.)
+@Suite struct ExpansionJoiningTests {
+    // Tensors: 0 input x, 1 filter, 2 bias, 3 expanded e, 4 depthwise filter, 5 depthwise bias,
+    // 6 depthwise output y, 7 another output.
+    static let input = TensorShape(validated: [1, 6, 6, 4])
+    static let expanded = TensorShape(validated: [1, 6, 6, 16])
+    static let constants: [Int: ConstantData] = [
+        1: .float32([Float](repeating: 0.5, count: 64)), 2: .float32([Float](repeating: 1, count: 16)),
+        4: .float32([Float](repeating: 0.25, count: 144)), 5: .float32([Float](repeating: 2, count: 16)),
+    ]
+
+    func conv() throws -> Conv2D {
+        try Conv2D.prepare(
+            inputs: [
+                Operand(shape: Self.input), Operand(shape: TensorShape(validated: [16, 1, 1, 4]), constant: Self.constants[1]),
+                Operand(shape: TensorShape(validated: [16]), constant: Self.constants[2]),
+            ],
+            options: .init(padding: .valid))
+    }
+
+    func depthwise() throws -> DepthwiseConv2D {
+        try DepthwiseConv2D.prepare(
+            inputs: [
+                Operand(shape: Self.expanded),
+                Operand(shape: TensorShape(validated: [1, 3, 3, 16]), constant: Self.constants[4]),
+                Operand(shape: TensorShape(validated: [16]), constant: Self.constants[5]),
+            ],
+            options: .init(padding: .same))
+    }
+
+    func add(_ shape: TensorShape) throws -> Add {
+        try Add.prepare(inputs: [Operand(shape: shape), Operand(shape: shape)], options: .init())
+    }
+
+    func join(_ nodes: [PreparedNode], outputs: [Int], minimum: Int = 0) -> [PreparedNode] {
+        OperatorFusion.joiningExpansions(
+            nodes, isConstant: { Self.constants[$0] != nil }, graphOutputs: outputs, minimumExpandedFloats: minimum)
+    }
+
+    /// The depthwise layer joins the convolution where it was, past an operator between them.
+    @Test func theDepthwiseLayerThatAloneReadsAnExpansionJoinsIt() throws {
+        let nodes: [PreparedNode] = [
+            (try conv(), [0, 1, 2], [3]), (try add(Self.input), [0, 0], [7]), (try depthwise(), [3, 4, 5], [6]),
+        ]
+        let joined = join(nodes, outputs: [6, 7])
+        #expect(joined.map(\.kernel.opName) == ["CONV_2D+DEPTHWISE_CONV_2D", "ADD"])
+        #expect(joined.map(\.inputs) == [[0, 1, 2], [0, 0]] && joined.map(\.outputs) == [[6], [7]])
+    }
+
+    /// An expanded map that another operator reads too, that is a graph output, or that is
+    /// smaller than the default minimum stays written.
+    @Test func anExpansionReadElsewhereOrSmallStaysApart() throws {
+        let pair: [PreparedNode] = [(try conv(), [0, 1, 2], [3]), (try depthwise(), [3, 4, 5], [6])]
+        let names = ["CONV_2D", "DEPTHWISE_CONV_2D"]
+        #expect(join(pair + [(try add(Self.expanded), [3, 3], [7])], outputs: [6, 7]).map(\.kernel.opName) == names + ["ADD"])
+        #expect(join(pair, outputs: [3, 6]).map(\.kernel.opName) == names)
+        #expect(join(pair, outputs: [6], minimum: ExpansionDepthwise.minimumExpandedFloats).map(\.kernel.opName) == names)
+        #expect(join(pair, outputs: [6]).map(\.kernel.opName) == ["CONV_2D+DEPTHWISE_CONV_2D"])
+    }
+}

@@ -42,56 +42,9 @@ public func depthwiseConvolutionF32(
     precondition(
         geometry.kernelHeight == weights.kernelHeight && geometry.kernelWidth == weights.kernelWidth,
         "geometry and filter disagree")
-    /// The output rows of this call (over all images) in units of one row or one band, times
-    /// the channel groups, for `ParallelRunner.forEach`: item `i` is unit `i % unitCount` of
-    /// group `i / unitCount`, so that a thread's share of the items is mostly one group's.
-    struct Rows: ParallelWork {
-        let geometry: ConvolutionGeometry
-        let weights: PackedDepthwiseWeights
-        /// `weights.instructionSet.microkernels`, looked up once per call.
-        let kernels: MicrokernelTable
-        let units: DepthwiseRowUnits
-        /// Units over all images: `batch · units.perImage`.
-        let unitCount: Int
-        let channelGroups: DepthwiseChannelGroups
-        let input: UnsafePointer<Float>
-        let output: UnsafeMutablePointer<Float>
-        let clamp: (lower: Float, upper: Float)
-
-        func run(_ items: Range<Int>, thread: Int) {
-            let g = geometry, channels = weights.channels
-            // Tensor sizes were validated: these products are element counts of
-            // the input and output tensors.
-            let inputImage = g.inputHeight * g.inputWidth * channels
-            let outputImage = g.outputHeight * g.outputWidth * channels
-            let outputRowSize = g.outputWidth * channels
-            let interior = g.interiorColumns
-            for item in items {
-                let unit = item % unitCount
-                let group = channelGroups.channels(ofGroup: item / unitCount)
-                let n = unit / units.perImage
-                let (oy, rows) = units.rows(ofUnit: unit % units.perImage)
-                let image = input + n * inputImage
-                let out = output + n * outputImage + oy * outputRowSize
-                if rows > 1 {
-                    depthwiseF32Band(
-                        geometry: g, weights: weights, kernels: kernels, image: image, output: out, oy: oy,
-                        rows: rows, channels: group, lower: clamp.lower, upper: clamp.upper)
-                } else {
-                    depthwiseF32Row(
-                        geometry: g, weights: weights, kernels: kernels, image: image, outputRow: out, oy: oy,
-                        interior: interior, channels: group, lower: clamp.lower, upper: clamp.upper)
-                }
-            }
-        }
-    }
     let g = geometry
-    // The band kernels also need channels enough for their vectors.
     let specialised = g.hasSpecialisedDepthwiseKernels
-    let takesBands = specialised && weights.channels >= depthwiseBandMinimumChannels
-    let units = DepthwiseRowUnits(
-        outputHeight: g.outputHeight, interiorRows: g.interiorRows,
-        bands: { rows in takesBands && bandKernelsTake(rows, geometry: g) })
+    let units = DepthwiseRowUnits(geometry: g, channels: weights.channels)
     // Validated tensor sizes: the products are the output's element count and at most its rows.
     let totalRows = batch * g.outputHeight
     let threads = usefulThreadCount(
@@ -102,9 +55,58 @@ public func depthwiseConvolutionF32(
     let unitCount = batch * units.perImage
     runner.limited(to: threads).forEach(
         unitCount * channelGroups.count,
-        Rows(
+        DepthwiseRows(
             geometry: g, weights: weights, kernels: weights.instructionSet.microkernels, units: units,
-            unitCount: unitCount, channelGroups: channelGroups, input: input, output: output, clamp: clamp))
+            unitCount: unitCount, channelGroups: channelGroups, input: input, firstInputRow: 0, output: output,
+            clamp: clamp))
+}
+
+/// The output rows of a `depthwiseConvolutionF32` call (over all images) in units of one row or
+/// one band, times the channel groups, for `ParallelRunner.forEach`: item `i` is unit
+/// `i % unitCount` of group `i / unitCount`, so that a thread's share of the items is mostly one
+/// group's. `ExpansionDepthwise` runs it unit by unit on a band of an image's input rows.
+struct DepthwiseRows: ParallelWork {
+    let geometry: ConvolutionGeometry
+    let weights: PackedDepthwiseWeights
+    /// `weights.instructionSet.microkernels`, looked up once per call.
+    let kernels: MicrokernelTable
+    let units: DepthwiseRowUnits
+    /// Units over all images: `batch · units.perImage`.
+    let unitCount: Int
+    let channelGroups: DepthwiseChannelGroups
+    /// Input row `firstInputRow` of the first image: the whole input (row 0), or a band of one
+    /// image's rows that holds every row the items read.
+    let input: UnsafePointer<Float>
+    let firstInputRow: Int
+    let output: UnsafeMutablePointer<Float>
+    let clamp: (lower: Float, upper: Float)
+
+    func run(_ items: Range<Int>, thread: Int) {
+        let g = geometry, channels = weights.channels
+        // Tensor sizes were validated: these products are element counts of
+        // the input and output tensors.
+        let inputImage = g.inputHeight * g.inputWidth * channels
+        let outputImage = g.outputHeight * g.outputWidth * channels
+        let outputRowSize = g.outputWidth * channels
+        let interior = g.interiorColumns
+        for item in items {
+            let unit = item % unitCount
+            let group = channelGroups.channels(ofGroup: item / unitCount)
+            let n = unit / units.perImage
+            let (oy, rows) = units.rows(ofUnit: unit % units.perImage)
+            let image = input + n * inputImage
+            let out = output + n * outputImage + oy * outputRowSize
+            if rows > 1 {
+                depthwiseF32Band(
+                    geometry: g, weights: weights, kernels: kernels, image: image, imageFirstRow: firstInputRow,
+                    output: out, oy: oy, rows: rows, channels: group, lower: clamp.lower, upper: clamp.upper)
+            } else {
+                depthwiseF32Row(
+                    geometry: g, weights: weights, kernels: kernels, image: image, imageFirstRow: firstInputRow,
+                    outputRow: out, oy: oy, interior: interior, channels: group, lower: clamp.lower, upper: clamp.upper)
+            }
+        }
+    }
 }
 
 /// How `depthwiseConvolutionF32` cuts the channels between threads: all in one group, or, on an
@@ -188,6 +190,15 @@ struct DepthwiseRowUnits {
     private let unitsBefore: (Int, Int)
     let perImage: Int
 
+    /// The units of a layer of `channels` channels: bands where the band kernels take a region
+    /// (they need the specialised filters and channels enough for their vectors).
+    init(geometry g: ConvolutionGeometry, channels: Int) {
+        let takesBands = g.hasSpecialisedDepthwiseKernels && channels >= depthwiseBandMinimumChannels
+        self.init(
+            outputHeight: g.outputHeight, interiorRows: g.interiorRows,
+            bands: { rows in takesBands && bandKernelsTake(rows, geometry: g) })
+    }
+
     /// `interiorRows` is `ConvolutionGeometry.interiorRows` (empty where no row has every filter
     /// row inside the input); `bands` says whether the band kernels take a region's rows.
     init(outputHeight: Int, interiorRows: Range<Int>, bands: (Range<Int>) -> Bool) {
@@ -214,10 +225,11 @@ struct DepthwiseRowUnits {
 
 /// Channels `group` of output rows `oy ..< oy + rows` (2...4) of one image with `kernels`' band
 /// kernel for the weights' square 3×3 or 5×5 filter, each over its filter rows inside the input.
+/// `image` is the image's input row `imageFirstRow`, at or above the first row the band reads.
 private func depthwiseF32Band(
     geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights, kernels: MicrokernelTable,
-    image: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, oy: Int, rows: Int, channels group: Range<Int>,
-    lower: Float, upper: Float
+    image: UnsafePointer<Float>, imageFirstRow: Int, output: UnsafeMutablePointer<Float>, oy: Int, rows: Int,
+    channels group: Range<Int>, lower: Float, upper: Float
 ) {
     let channels = weights.channels
     // The band's input rows from the one under its first row's top filter row, and those of
@@ -226,7 +238,8 @@ private func depthwiseF32Band(
     let validRows = above..<((rows - 1) * g.strideHeight + g.kernelHeight - below)
     let band = DepthwiseBand(
         validRows: validRows,
-        input: image + (oy * g.strideHeight - g.padTop + above) * g.inputWidth * channels + group.lowerBound,
+        input: image + (oy * g.strideHeight - g.padTop + above - imageFirstRow) * g.inputWidth * channels
+            + group.lowerBound,
         inputRowStep: g.inputWidth * channels, inputWidth: g.inputWidth, padLeft: g.padLeft, rows: rows,
         columns: g.outputWidth, weights: weights.taps(row: 0, column: 0) + group.lowerBound,
         weightTapStep: weights.channelStride, bias: weights.bias + group.lowerBound,
@@ -237,20 +250,21 @@ private func depthwiseF32Band(
 
 /// Channels `group` of one output row `oy` of one image: the interior, then the border pixels,
 /// with `kernels`, the microkernels of `weights.instructionSet`. `group` is all the channels
-/// unless the filter is one the interior kernels take (`DepthwiseChannelGroups`).
+/// unless the filter is one the interior kernels take (`DepthwiseChannelGroups`). `image` is the
+/// image's input row `imageFirstRow`, at or above the first row the output row reads.
 private func depthwiseF32Row(
     geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights, kernels: MicrokernelTable,
-    image: UnsafePointer<Float>, outputRow: UnsafeMutablePointer<Float>,
+    image: UnsafePointer<Float>, imageFirstRow: Int, outputRow: UnsafeMutablePointer<Float>,
     oy: Int, interior: Range<Int>, channels group: Range<Int>, lower: Float, upper: Float
 ) {
     let channels = weights.channels, kernelWidth = g.kernelWidth
     let kernelRows = g.validKernelRows(outputRow: oy)
     // With no valid filter row the walk is empty and only the bias is read;
-    // anchor the pointers at row 0 so they stay inside their buffers.
+    // anchor the pointers at `image` so they stay inside their buffers.
     let firstKernelRow = kernelRows.isEmpty ? 0 : kernelRows.lowerBound
-    let firstInputRow = kernelRows.isEmpty ? 0 : oy * g.strideHeight - g.padTop
+    let firstInputRow = kernelRows.isEmpty ? imageFirstRow : oy * g.strideHeight - g.padTop
         + firstKernelRow * g.dilationHeight
-    let inputRow = image + firstInputRow * g.inputWidth * channels
+    let inputRow = image + (firstInputRow - imageFirstRow) * g.inputWidth * channels
     var walk = DepthwiseTapWalk(
         kernelRows: kernelRows.count, kernelColumns: kernelWidth,
         inputRowStep: g.dilationHeight * g.inputWidth * channels,
