@@ -54,13 +54,19 @@ enum OperatorFusion {
         return foldRectifiers(finished, graphOutputs: graphOutputs)
     }
 
-    /// Folds each RELU that alone reads an ADD's output, which is not a graph output, into
-    /// that ADD.
-    static func foldRectifiers(_ nodes: [PreparedNode], graphOutputs: [Int]) -> [PreparedNode] {
+    /// The nodes that read each tensor, by index in `nodes`, in order.
+    static func readers(of nodes: [PreparedNode]) -> [Int: [Int]] {
         var readers: [Int: [Int]] = [:]
         for (index, node) in nodes.enumerated() {
             for tensor in node.inputs { readers[tensor, default: []].append(index) }
         }
+        return readers
+    }
+
+    /// Folds each RELU that alone reads an ADD's output, which is not a graph output, into
+    /// that ADD.
+    static func foldRectifiers(_ nodes: [PreparedNode], graphOutputs: [Int]) -> [PreparedNode] {
+        let readers = readers(of: nodes)
         var result = nodes
         var folded = Set<Int>()
         for (index, node) in nodes.enumerated() {
@@ -85,10 +91,7 @@ enum OperatorFusion {
         _ nodes: [PreparedNode], isConstant: (Int) -> Bool, graphOutputs: [Int],
         minimumExpandedFloats: Int = ExpansionDepthwise.minimumExpandedFloats
     ) -> [PreparedNode] {
-        var readers: [Int: [Int]] = [:]
-        for (index, node) in nodes.enumerated() {
-            for tensor in node.inputs { readers[tensor, default: []].append(index) }
-        }
+        let readers = readers(of: nodes)
         var result = nodes
         var joined = Set<Int>()
         for (index, node) in nodes.enumerated() {
@@ -109,10 +112,7 @@ enum OperatorFusion {
     /// Removes every PAD whose output only convolutions read (as their
     /// input) and that each of them can fold into its window.
     static func foldPadding(_ nodes: [PreparedNode], graphOutputs: [Int]) -> [PreparedNode] {
-        var readers: [Int: [Int]] = [:]
-        for (index, node) in nodes.enumerated() {
-            for tensor in node.inputs { readers[tensor, default: []].append(index) }
-        }
+        let readers = readers(of: nodes)
         var result = nodes
         var folded = Set<Int>()
         for (index, node) in nodes.enumerated() {
