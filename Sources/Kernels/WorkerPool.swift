@@ -169,8 +169,6 @@ final class WorkerPoolState: @unchecked Sendable {
     /// Per thread (the caller's unused): `tagged(generation, chunks finished)`.
     private let completions: UnsafeMutablePointer<PaddedAtomic>
     private let threadCapacity: Int
-    /// The latest job's generation; only the caller reads and writes it.
-    private var latestGeneration = 0
     private let stopping = Atomic<Bool>(false)
     /// Helpers asleep (or about to sleep) on `wakeUp`.
     private let sleepers = Atomic<Int>(0)
@@ -235,9 +233,14 @@ final class WorkerPoolState: @unchecked Sendable {
     func publish(_ job: WorkerPoolJob) -> Int {
         precondition(job.threadCount <= threadCapacity, "more threads than the pool has")
         precondition(job.chunks.chunkCount <= Self.tagMask, "more chunks than a cursor counts")
+        // The latest generation is read from the sequence number, which only
+        // the caller writes, not kept in a field of its own: any field of this
+        // object shares a cache line with the flags the helpers read while they
+        // spin (`stopping`, `callerSleeps`), so writing one for every job would
+        // take that line from them and give it back at every hand-over.
+        let latest = Int(announcement[0].load(ordering: .relaxed) / 2)
         // 1...generationMask: the sequence number 2g − 1 stays positive.
-        latestGeneration = latestGeneration == Self.generationMask ? 1 : latestGeneration + 1
-        let generation = latestGeneration
+        let generation = latest == Self.generationMask ? 1 : latest + 1
         let words = unsafeBitCast(job, to: WorkerPoolJob.Words.self)
         announcement[0].store(UInt(2 * generation - 1), ordering: .relaxed)
         // The odd number is visible before any word of the new job.
