@@ -373,6 +373,82 @@ import Testing
         }
     }
 
+    /// Cut into one part a thread, the units still cover an image's rows once each, in order, a
+    /// unit within one region and at most 4 rows; a part's empty units (0 rows) come after its
+    /// others, and a part holds at most `ParallelRunner.chunksPerThread` units, so that
+    /// `WorkerPool`'s even segments hand each thread its own part. A 14 × 14 map's 3 × 3 filter
+    /// at two threads: 7 rows a thread.
+    @Test func rowPartsCoverEveryRowOnceAThread() {
+        var cut = 0
+        for height in 0...30 {
+            for first in 0...min(height, 3) {
+                for end in max(first, height - 3)...height {
+                    let regions = [0..<first, first..<end, end..<height]
+                    for threads in 2...4 {
+                        for choice in [0b010, 0b111] {
+                            let banded = regions.indices.filter { choice >> $0 & 1 == 1 }.map { regions[$0] }
+                            let units = DepthwiseRowUnits(
+                                outputHeight: height, interiorRows: first..<end, threads: threads,
+                                bands: { banded.contains($0) })
+                            guard units.parts > 1 else { continue }
+                            cut += 1
+                            let perPart = units.perImage / units.parts
+                            var next = 0, wellFormed = units.parts == threads
+                                && units.perImage == threads * perPart
+                                && perPart <= ParallelRunner.chunksPerThread
+                            for unit in 0..<units.perImage {
+                                let (row, count) = units.rows(ofUnit: unit)
+                                let lastOfPart = unit % perPart == perPart - 1
+                                if count == 0 {
+                                    // Empty units end a part: the next one, if any, is empty too.
+                                    let nextCount = lastOfPart ? 0 : units.rows(ofUnit: unit + 1).count
+                                    wellFormed = wellFormed && nextCount == 0
+                                    continue
+                                }
+                                let region = regions.first { $0.contains(row) }
+                                let maximum = region.map { banded.contains($0) ? 4 : 1 } ?? 0
+                                wellFormed = wellFormed && row == next && count <= maximum
+                                    && row + count <= (region?.upperBound ?? 0)
+                                next = row + count
+                            }
+                            #expect(
+                                wellFormed && next == height,
+                                "height \(height), interior rows \(first)..<\(end), \(threads) threads, banded \(banded)")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(cut > 0, "no layout was cut into parts")
+        let map = DepthwiseRowUnits(outputHeight: 14, interiorRows: 1..<13, threads: 2, bands: { _ in true })
+        let rows = (0..<map.perImage).map { map.rows(ofUnit: $0).count }
+        #expect(rows == [1, 3, 3, 3, 3, 1], "\(rows)")
+    }
+
+    /// Maps whose rows the threads cut into one part each (`DepthwiseRowUnits.parts`), with
+    /// every part's bands and empty units, bit for bit as above.
+    @Test(arguments: KernelInstructionSet.supported)
+    func rowPartsBitForBit(_ instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        var cut = 0
+        for (height, width) in [(14, 14), (16, 9), (11, 12), (28, 5)] {
+            for kernel in [3, 5] {
+                for stride in [1, 2] {
+                    for padding in [Padding.same, .valid] {
+                        let g = try #require(Self.geometry(
+                            height, width, kernel: (kernel, kernel), stride: stride, padding: padding))
+                        if DepthwiseRowUnits(geometry: g, channels: 40, threads: 2).parts == 2 { cut += 1 }
+                        let problem = Problem(channels: 40, geometry: g, clamp: (-2, 2), rng: &rng)
+                        try expectExactSums(problem, instructionSet, seed: seed)
+                    }
+                }
+            }
+        }
+        // Of the 32 maps, those whose output has at least 2 interior rows.
+        #expect(cut >= 24, "only \(cut) maps were cut into parts at two threads")
+    }
+
     @Test(.enabled(if: KernelInstructionSet.avx512.isSupported, "needs a CPU with AVX-512"))
     func bitIdenticalAcrossInstructionSets() throws {
         let seed = SeededGenerator.seed()

@@ -22,10 +22,11 @@ import KernelTemplates
 /// the top and bottom simply walk fewer filter rows, so no tap is ever tested
 /// against the padding. Which kernel computes a row never changes its sums.
 ///
-/// Threads split the rows' units; on a small map, where the units are too few to
-/// balance and the layer before split its channels, they split the channels too
-/// (`DepthwiseChannelGroups`). A channel's sums do not depend on which channels
-/// are computed with it.
+/// Threads split the rows' units, on a map of few units one contiguous part of
+/// the rows a thread (`DepthwiseRowUnits`); on a small map, where the units are
+/// too few to balance and the layer before split its channels, they split the
+/// channels too (`DepthwiseChannelGroups`). A channel's sums do not depend on
+/// which channels are computed with it, nor a row's on the band it lies in.
 ///
 /// - Parameters:
 ///   - input: `[batch, inputHeight, inputWidth, C]`.
@@ -44,7 +45,6 @@ public func depthwiseConvolutionF32(
         "geometry and filter disagree")
     let g = geometry
     let specialised = g.hasSpecialisedDepthwiseKernels
-    let units = DepthwiseRowUnits(geometry: g, channels: weights.channels)
     // Validated tensor sizes: the products are the output's element count and at most its rows.
     let totalRows = batch * g.outputHeight
     let threads = usefulThreadCount(
@@ -52,6 +52,9 @@ public func depthwiseConvolutionF32(
         g.kernelHeight * g.kernelWidth)
     let channelGroups = DepthwiseChannelGroups(
         channels: weights.channels, inputRows: batch * g.inputHeight, threads: specialised ? threads : 1)
+    // One part of the rows a thread where the threads split one image's rows.
+    let units = DepthwiseRowUnits(
+        geometry: g, channels: weights.channels, threads: batch == 1 && channelGroups.count == 1 ? threads : 1)
     let unitCount = batch * units.perImage
     runner.limited(to: threads).forEach(
         unitCount * channelGroups.count,
@@ -94,6 +97,7 @@ struct DepthwiseRows: ParallelWork {
             let group = channelGroups.channels(ofGroup: item / unitCount)
             let n = unit / units.perImage
             let (oy, rows) = units.rows(ofUnit: unit % units.perImage)
+            if rows == 0 { continue }
             let image = input + n * inputImage
             let out = output + n * outputImage + oy * outputRowSize
             if rows > 1 {
@@ -181,6 +185,15 @@ extension ConvolutionGeometry {
 /// filter rows in the padding). A region the band kernels take is cut into bands of 4 rows,
 /// the last one 1...4 rows (a single row where 1); in any other region every row is a unit
 /// of its own. Threads split whole units, so a band is never cut.
+///
+/// On a small map at more than one thread (`parts` > 1: at most `ParallelRunner.chunksPerThread`
+/// units a thread) the rows are first cut into one contiguous part a thread, `outputHeight·t /
+/// parts` onwards for thread t, each part's interior rows cut into bands of 2 to 4 rows as even as
+/// they come, and every part padded with empty units (0 rows) to the same count, so that
+/// `WorkerPool`'s even segments hand thread t exactly part t. The parts then hold the same rows
+/// a thread, and the rows the layer before wrote on the same core: a 14 × 14 map's 3 × 3 filter
+/// had units of 1, 4, 4, 4 and 1 rows, which 2 threads took as 5 rows and 9, the second thread
+/// reading three rows the other core wrote; now 1, 3, 3 | 3, 3, 1.
 struct DepthwiseRowUnits {
     /// The first row of each region and the end of the last (each region possibly empty).
     private let bounds: (Int, Int, Int, Int)
@@ -188,20 +201,28 @@ struct DepthwiseRowUnits {
     private let bandRows: (Int, Int, Int)
     /// Units in the first region, and in the first two.
     private let unitsBefore: (Int, Int)
+    /// Contiguous parts of the rows, one a thread (1: the units above, in order), and units a
+    /// part, its empty ones included.
+    let parts: Int
+    private let perPart: Int
+    /// Units of the rows in order, before any cut into parts.
+    private let unitsInOrder: Int
+    /// Units an image takes, empty ones included.
     let perImage: Int
 
-    /// The units of a layer of `channels` channels: bands where the band kernels take a region
-    /// (they need the specialised filters and channels enough for their vectors).
-    init(geometry g: ConvolutionGeometry, channels: Int) {
+    /// The units of a layer of `channels` channels run by `threads` threads: bands where the band
+    /// kernels take a region (they need the specialised filters and channels enough for their
+    /// vectors), cut into one part a thread where that keeps each part's rows on one thread.
+    init(geometry g: ConvolutionGeometry, channels: Int, threads: Int = 1) {
         let takesBands = g.hasSpecialisedDepthwiseKernels && channels >= depthwiseBandMinimumChannels
         self.init(
-            outputHeight: g.outputHeight, interiorRows: g.interiorRows,
+            outputHeight: g.outputHeight, interiorRows: g.interiorRows, threads: threads,
             bands: { rows in takesBands && bandKernelsTake(rows, geometry: g) })
     }
 
     /// `interiorRows` is `ConvolutionGeometry.interiorRows` (empty where no row has every filter
     /// row inside the input); `bands` says whether the band kernels take a region's rows.
-    init(outputHeight: Int, interiorRows: Range<Int>, bands: (Range<Int>) -> Bool) {
+    init(outputHeight: Int, interiorRows: Range<Int>, threads: Int = 1, bands: (Range<Int>) -> Bool) {
         let top = min(interiorRows.lowerBound, outputHeight)
         let bottom = min(max(top, interiorRows.upperBound), outputHeight)
         bounds = (0, top, bottom, outputHeight)
@@ -209,11 +230,73 @@ struct DepthwiseRowUnits {
         bandRows = perBand
         let first = (top + perBand.0 - 1) / perBand.0, second = (bottom - top + perBand.1 - 1) / perBand.1
         unitsBefore = (first, first + second)
-        perImage = first + second + (outputHeight - bottom + perBand.2 - 1) / perBand.2
+        let inOrder = first + second + (outputHeight - bottom + perBand.2 - 1) / perBand.2
+        unitsInOrder = inOrder
+        // Parts only where the interior rows are banded and every part starts among them.
+        var largestPart = 0
+        if threads > 1, perBand.1 == 4, bottom - top >= threads {
+            for part in 0..<threads {
+                largestPart = max(largestPart, Self.units(ofPart: part, parts: threads, bounds, unitsBefore, inOrder))
+            }
+        }
+        if largestPart > 0 && largestPart <= ParallelRunner.chunksPerThread {
+            (parts, perPart) = (threads, largestPart)
+        } else {
+            (parts, perPart) = (1, inOrder)
+        }
+        perImage = parts * perPart
     }
 
-    /// The first output row and the rows (1...4) of an image's unit `unit` (`0..<perImage`).
+    /// The interior rows of part `part` of `parts`: from row `outputHeight·part / parts`, held
+    /// within the interior rows so that the regions above and below stay whole (in the first part
+    /// and the last).
+    private static func interiorRows(
+        ofPart part: Int, parts: Int, _ bounds: (Int, Int, Int, Int)
+    ) -> Range<Int> {
+        // Output heights are tensor sizes: the products do not overflow.
+        func start(_ part: Int) -> Int {
+            min(max(bounds.3 * part / parts, bounds.1), bounds.2)
+        }
+        return (part == 0 ? bounds.1 : start(part))..<(part == parts - 1 ? bounds.2 : start(part + 1))
+    }
+
+    /// Units part `part` of `parts` holds, empty ones not counted: the region above the interior
+    /// rows' in the first part, its interior rows' bands of up to 4 rows, the region below's in
+    /// the last part.
+    private static func units(
+        ofPart part: Int, parts: Int, _ bounds: (Int, Int, Int, Int), _ unitsBefore: (Int, Int), _ inOrder: Int
+    ) -> Int {
+        let interior = interiorRows(ofPart: part, parts: parts, bounds)
+        return (part == 0 ? unitsBefore.0 : 0) + (interior.count + 3) / 4
+            + (part == parts - 1 ? inOrder - unitsBefore.1 : 0)
+    }
+
+    /// The first output row and the rows (1...4; 0 for an empty unit) of an image's unit `unit`
+    /// (`0..<perImage`).
     func rows(ofUnit unit: Int) -> (first: Int, count: Int) {
+        guard parts > 1 else { return rowsInOrder(ofUnit: unit) }
+        let part = unit / perPart
+        var local = unit % perPart
+        if part == 0 {
+            if local < unitsBefore.0 { return rowsInOrder(ofUnit: local) }
+            local -= unitsBefore.0
+        }
+        let interior = Self.interiorRows(ofPart: part, parts: parts, bounds)
+        let bands = (interior.count + 3) / 4
+        if local < bands {
+            // Band `local` of `bands` even ones; the products are at most an output height squared.
+            let start = interior.count * local / bands, end = interior.count * (local + 1) / bands
+            return (interior.lowerBound + start, end - start)
+        }
+        let below = local - bands
+        if part == parts - 1 && unitsBefore.1 + below < unitsInOrder {
+            return rowsInOrder(ofUnit: unitsBefore.1 + below)
+        }
+        return (interior.upperBound, 0)
+    }
+
+    /// Unit `unit` of the rows in order (regions, then bands of `bandRows` rows in each).
+    private func rowsInOrder(ofUnit unit: Int) -> (first: Int, count: Int) {
         let (regionStart, regionEnd, firstUnit, perBand) =
             unit < unitsBefore.0 ? (bounds.0, bounds.1, 0, bandRows.0)
             : unit < unitsBefore.1 ? (bounds.1, bounds.2, unitsBefore.0, bandRows.1)
