@@ -21,11 +21,10 @@ import Tensor
 /// input, never on the tile), and each output row by the same depthwise kernels over the same
 /// values, so the results are bit-identical to running the two layers one after the other.
 ///
-/// At more threads the two layers run one after the other, the expanded map in the workspace:
-/// there each core expands and reads back its own part of the map, which fits its L2, and bands
-/// split between threads lost more to the rows two threads' bands share, computed twice, and to
-/// short GEMM calls than they saved (2-core Xeon, AVX-512: the 64 × 64 × 144 pairs of
-/// pose_landmark_full 1.3–1.7× slower in bands of one unit a chunk at two threads).
+/// At more threads, on a map of at least `minimumBandedFloatsAtThreads` floats, each thread walks
+/// one contiguous run of the units in the same way with a band of its own (the rows where two
+/// runs meet are expanded by both); on smaller maps the two layers run one after the other, the
+/// expanded map in the workspace, each core expanding and reading back its own part of the map.
 ///
 /// `OperatorFusion.joiningExpansions` makes one where the expanded map has at least
 /// `minimumExpandedFloats` floats; on smaller maps the pair is no faster joined.
@@ -37,6 +36,15 @@ public struct ExpansionDepthwise: PreparedKernel {
     /// 28 × 28 × 240 pair (188 Ki floats) level (Benchmarks/JOURNAL.md, "An expansion and its
     /// depthwise layer in bands, at one thread").
     public static let minimumExpandedFloats = 256 * 1024
+
+    /// Expanded maps of at least 768 Ki floats (3 MiB) run in bands at more than one thread too,
+    /// one contiguous run of units a thread. On the 2-core Xeon (AVX-512) at two threads, against
+    /// the two layers one after the other: the 112 × 112 × 64 and 128 × 128 × 64 pairs 14–20 %
+    /// faster (the AVX2 family 11 %); the stride-1 56 × 56 and 64 × 64 pairs (at most 576 Ki
+    /// floats) 2–5 % slower and the smaller stride-2 ones level, so those stay layer by layer
+    /// (Benchmarks/JOURNAL.md, "Two threads: depthwise rows a part a thread, the largest
+    /// expansions in bands").
+    public static let minimumBandedFloatsAtThreads = 768 * 1024
 
     /// "CONV_2D+DEPTHWISE_CONV_2D", with the names of what each layer has folded in.
     public let opName: String
@@ -56,15 +64,23 @@ public struct ExpansionDepthwise: PreparedKernel {
     let rowFloats: Int
     /// The most expanded rows one unit reads: its band of the workspace holds that many.
     let bandRows: Int
+    /// Floats of the band, rounded up to whole cache lines (the widened panel follows it).
+    let bandFloats: Int
+    /// Whether more than one thread walks the units in bands (`minimumBandedFloatsAtThreads`).
+    let bandsAtThreads: Bool
+    /// Floats of one thread's band and the convolution's workspace at one thread (its widened panel).
+    let bandWorkspaceFloats: Int
 
     /// `expansion` and `depthwise` as one operator, or nil where that does not apply: the
     /// convolution is not 1×1 with a packed filter or has a fused ADD (its residual would be read
     /// a band at a time too); the depthwise layer does not read the convolution's output shape,
     /// is itself pointwise or has no fast kernel, or its filter is not one the band kernels take
     /// (3×3 or 5×5, stride 1 or 2, undilated, at least `depthwiseBandMinimumChannels`); the
-    /// expanded map has fewer than `minimumExpandedFloats` floats (the tests join smaller maps).
+    /// expanded map has fewer than `minimumExpandedFloats` floats (the tests join smaller maps, and
+    /// band smaller ones at more threads with `minimumBandedFloatsAtThreads`).
     public init?(
-        expansion: Conv2D, depthwise: DepthwiseConv2D, minimumExpandedFloats: Int = Self.minimumExpandedFloats
+        expansion: Conv2D, depthwise: DepthwiseConv2D, minimumExpandedFloats: Int = Self.minimumExpandedFloats,
+        minimumBandedFloatsAtThreads: Int = Self.minimumBandedFloatsAtThreads
     ) {
         guard expansion.isPointwise, expansion.isFilterPacked, expansion.epilogue.add == nil,
               let weights = depthwise.packed, !depthwise.isPointwise,
@@ -83,6 +99,10 @@ public struct ExpansionDepthwise: PreparedKernel {
         rowFloats = g.inputWidth * weights.channels
         // A unit has at most 4 rows (`DepthwiseRowUnits`).
         bandRows = min(g.inputHeight, 3 * g.strideHeight + g.kernelHeight)
+        guard let panelFloats = try? expansion.workspaceSize(threadCount: 1) else { return nil }
+        bandFloats = (bandRows * rowFloats + 15) / 16 * 16
+        bandWorkspaceFloats = bandFloats + panelFloats
+        bandsAtThreads = expansion.outputShapes[0].elementCount >= minimumBandedFloatsAtThreads
         opName = expansion.opName + "+" + depthwise.opName
         multiplyAccumulates = expansion.multiplyAccumulates + depthwise.multiplyAccumulates
     }
@@ -90,19 +110,22 @@ public struct ExpansionDepthwise: PreparedKernel {
     /// Floats of the expanded map, `N · H · W · C`.
     var expandedFloats: Int { expansion.outputShapes[0].elementCount }
 
-    /// Floats of the band, rounded up to whole cache lines (the widened panel follows it).
-    private var bandFloats: Int { (bandRows * rowFloats + 15) / 16 * 16 }
+    /// Whether `threads` threads walk the units in bands (`runInBands`), each its own run of them.
+    private func runsInBands(threads: Int) -> Bool {
+        threads == 1 || bandsAtThreads
+    }
 
-    /// At one thread, the band and the convolution's widened panel; at more, and for
-    /// `runReference`, the whole expanded map and the convolution's workspace for that many
-    /// threads.
+    /// A band and widened panel for each thread that walks bands; for the layers one after the
+    /// other, and for `runReference`, the whole expanded map and the convolution's workspace for
+    /// that many threads.
     public func workspaceSize(threadCount: Int) throws -> Int {
-        let band = bandFloats + (try expansion.workspaceSize(threadCount: 1))
-        let whole = expandedFloats + (try expansion.workspaceSize(threadCount: max(1, threadCount)))
-        guard whole <= TensorShape.maxElements else {
+        let threads = max(1, threadCount)
+        let (bands, bandsOverflow) = bandWorkspaceFloats.multipliedReportingOverflow(by: threads)
+        let whole = expandedFloats + (try expansion.workspaceSize(threadCount: threads))
+        guard !bandsOverflow, bands <= TensorShape.maxElements, whole <= TensorShape.maxElements else {
             throw KernelError(op: opName, "workspace for \(threadCount) threads exceeds \(TensorShape.maxElements) floats")
         }
-        return max(band, whole)
+        return max(runsInBands(threads: threads) ? bands : 0, whole)
     }
 
     /// The two reference kernels one after the other, the expanded map in the workspace.
@@ -113,11 +136,13 @@ public struct ExpansionDepthwise: PreparedKernel {
         depthwise.runReference(KernelIO(inputs: [UnsafePointer(expanded)], outputs: io.outputs))
     }
 
-    /// At one thread the units in order, band by band (`runInBands`); at more, the two fast kernels
-    /// one after the other.
+    /// At one thread the units in order, band by band (`runInBands`); at more, on a large map, one
+    /// contiguous run of the units a thread, band by band; else the two fast kernels one after the
+    /// other.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         let workspace = io.workspace.baseAddress!
-        guard runner.threadCount == 1 else {
+        let threads = runner.threadCount
+        guard runsInBands(threads: threads) else {
             let rest = UnsafeMutableBufferPointer(rebasing: io.workspace[expandedFloats...])
             expansion.runPointwise(
                 pixels: 0..<(expandedFloats / weights.channels), input: io.inputs[0], output: workspace,
@@ -125,17 +150,41 @@ public struct ExpansionDepthwise: PreparedKernel {
             depthwise.run(input: workspace, output: io.outputs[0], weights: weights, runner: runner)
             return
         }
-        runInBands(
-            input: io.inputs[0], output: io.outputs[0], band: workspace,
-            panel: UnsafeMutableBufferPointer(rebasing: io.workspace[bandFloats...]))
+        runner.forEach(
+            threads,
+            ThreadBands(
+                operator: self, threads: threads, input: io.inputs[0], output: io.outputs[0], workspace: io.workspace))
     }
 
-    /// Every unit of every image in order on the calling thread, each after the expanded rows it
-    /// reads: `band` holds `bandRows · rowFloats` floats, `panel` the convolution's workspace at
+    /// Thread `item`'s run of every image's units for `ParallelRunner.forEach`, in the band of the
+    /// thread that computes it.
+    private struct ThreadBands: ParallelWork {
+        let `operator`: ExpansionDepthwise
+        let threads: Int
+        let input: UnsafePointer<Float>
+        let output: UnsafeMutablePointer<Float>
+        let workspace: UnsafeMutableBufferPointer<Float>
+
+        func run(_ items: Range<Int>, thread: Int) {
+            let start = thread * `operator`.bandWorkspaceFloats
+            let band = workspace.baseAddress! + start
+            let panel = UnsafeMutableBufferPointer(
+                rebasing: workspace[(start + `operator`.bandFloats)..<(start + `operator`.bandWorkspaceFloats)])
+            let unitCount = `operator`.units.perImage
+            for item in items {
+                // Unit counts are at most an output height: the products do not overflow.
+                let units = (unitCount * item / threads)..<(unitCount * (item + 1) / threads)
+                `operator`.runInBands(input: input, output: output, units: units, band: band, panel: panel)
+            }
+        }
+    }
+
+    /// Units `units` of every image in order on the calling thread, each after the expanded rows
+    /// it reads: `band` holds `bandRows · rowFloats` floats, `panel` the convolution's workspace at
     /// one thread.
     private func runInBands(
-        input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, band: UnsafeMutablePointer<Float>,
-        panel: UnsafeMutableBufferPointer<Float>
+        input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, units unitRange: Range<Int>,
+        band: UnsafeMutablePointer<Float>, panel: UnsafeMutableBufferPointer<Float>
     ) {
         let g = geometry
         let inputImage = g.inputHeight * g.inputWidth * expansion.inputChannels
@@ -145,7 +194,7 @@ public struct ExpansionDepthwise: PreparedKernel {
         for n in 0..<expansion.outputShapes[0][0] {
             // The band holds expanded rows `first ..< end` of image `n`.
             var first = 0, end = 0
-            for unit in 0..<units.perImage {
+            for unit in unitRange {
                 let (oy, rows) = units.rows(ofUnit: unit)
                 // The input rows the unit's filter rows cover, clipped to the image: from `low`,
                 // which never decreases from one unit to the next, to `high`.

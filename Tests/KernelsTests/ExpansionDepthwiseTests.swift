@@ -84,7 +84,7 @@ import Testing
 
     /// Maps whose rows fall into bands and single rows at the top and bottom, with the padding
     /// of both filters at both strides, two images, float16 panels and a fused PRELU; every
-    /// thread count against the separate layers at one thread.
+    /// thread count, the layers in turn or in bands, against the separate layers at one thread.
     @Test(arguments: KernelInstructionSet.supported)
     func joinedLayersGiveTheSameBitsAsSeparateOnes(_ instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()
@@ -101,14 +101,23 @@ import Testing
                             ExpansionDepthwise(
                                 expansion: pair.expansion, depthwise: pair.depthwise, minimumExpandedFloats: 0),
                             "\(pair.description)")
+                        // Bands at every thread count, one contiguous run of units a thread.
+                        let inBands = try #require(
+                            ExpansionDepthwise(
+                                expansion: pair.expansion, depthwise: pair.depthwise, minimumExpandedFloats: 0,
+                                minimumBandedFloatsAtThreads: 0),
+                            "\(pair.description)")
                         let expected = try pair.separate(reference: false, runner: .serial).map(\.bitPattern)
-                        for threads in 1...3 {
-                            let got = try pair.run(
-                                joined, input: pair.input, reference: false, runner: ParallelRunner(threadCount: threads))
-                            let differing = zip(expected, got.map(\.bitPattern)).filter { $0 != $1 }.count
-                            #expect(
-                                differing == 0,
-                                "\(differing) values differ at \(threads) threads: \(pair.description), seed \(seed)")
+                        for (kernel, name) in [(joined, "layers in turn"), (inBands, "bands")] {
+                            for threads in 1...3 {
+                                let got = try pair.run(
+                                    kernel, input: pair.input, reference: false,
+                                    runner: ParallelRunner(threadCount: threads))
+                                let differing = zip(expected, got.map(\.bitPattern)).filter { $0 != $1 }.count
+                                #expect(
+                                    differing == 0,
+                                    "\(differing) values differ at \(threads) threads (\(name)): \(pair.description), seed \(seed)")
+                            }
                         }
                         let reference = try pair.run(joined, input: pair.input, reference: true, runner: .serial)
                         #expect(
