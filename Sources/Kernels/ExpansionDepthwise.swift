@@ -42,8 +42,8 @@ public struct ExpansionDepthwise: PreparedKernel {
     /// the two layers one after the other: the 112 × 112 × 64 and 128 × 128 × 64 pairs 14–20 %
     /// faster (the AVX2 family 11 %); the stride-1 56 × 56 and 64 × 64 pairs (at most 576 Ki
     /// floats) 2–5 % slower and the smaller stride-2 ones level, so those stay layer by layer
-    /// (Benchmarks/JOURNAL.md, "Two threads: depthwise rows a part a thread, the largest
-    /// expansions in bands").
+    /// (Benchmarks/JOURNAL.md, "Two threads: the hand-over's line, depthwise rows a part a thread,
+    /// the largest expansions in bands").
     public static let minimumBandedFloatsAtThreads = 768 * 1024
 
     /// "CONV_2D+DEPTHWISE_CONV_2D", with the names of what each layer has folded in.
@@ -77,7 +77,8 @@ public struct ExpansionDepthwise: PreparedKernel {
     /// is itself pointwise or has no fast kernel, or its filter is not one the band kernels take
     /// (3×3 or 5×5, stride 1 or 2, undilated, at least `depthwiseBandMinimumChannels`); the
     /// expanded map has fewer than `minimumExpandedFloats` floats (the tests join smaller maps, and
-    /// band smaller ones at more threads with `minimumBandedFloatsAtThreads`).
+    /// band smaller ones at more threads with `minimumBandedFloatsAtThreads`); the convolution's
+    /// workspace at one thread cannot be sized.
     public init?(
         expansion: Conv2D, depthwise: DepthwiseConv2D, minimumExpandedFloats: Int = Self.minimumExpandedFloats,
         minimumBandedFloatsAtThreads: Int = Self.minimumBandedFloatsAtThreads

@@ -232,7 +232,7 @@ struct DepthwiseRowUnits {
         unitsBefore = (first, first + second)
         let inOrder = first + second + (outputHeight - bottom + perBand.2 - 1) / perBand.2
         unitsInOrder = inOrder
-        // Parts only where the interior rows are banded and every part starts among them.
+        // Parts only where the interior rows are banded and number at least one a thread.
         var largestPart = 0
         if threads > 1, perBand.1 == 4, bottom - top >= threads {
             for part in 0..<threads {
