@@ -121,12 +121,16 @@ public struct ExpansionDepthwise: PreparedKernel {
     /// that many threads.
     public func workspaceSize(threadCount: Int) throws -> Int {
         let threads = max(1, threadCount)
-        let (bands, bandsOverflow) = bandWorkspaceFloats.multipliedReportingOverflow(by: threads)
-        let whole = expandedFloats + (try expansion.workspaceSize(threadCount: threads))
-        guard !bandsOverflow, bands <= TensorShape.maxElements, whole <= TensorShape.maxElements else {
+        // Both terms are at most `TensorShape.maxElements`: the sum does not overflow.
+        var floats = expandedFloats + (try expansion.workspaceSize(threadCount: threads))
+        if runsInBands(threads: threads) {
+            let (bands, overflow) = bandWorkspaceFloats.multipliedReportingOverflow(by: threads)
+            floats = overflow ? Int.max : max(bands, floats)
+        }
+        guard floats <= TensorShape.maxElements else {
             throw KernelError(op: opName, "workspace for \(threadCount) threads exceeds \(TensorShape.maxElements) floats")
         }
-        return max(runsInBands(threads: threads) ? bands : 0, whole)
+        return floats
     }
 
     /// The two reference kernels one after the other, the expanded map in the workspace.

@@ -130,6 +130,29 @@ import Testing
         }
     }
 
+    /// The workspace holds a band and a panel for each thread that walks bands, the whole map
+    /// otherwise; a thread count whose bands exceed `TensorShape.maxElements` floats is a typed
+    /// error, not an overflow.
+    @Test func workspaceForEveryThreadOrATypedError() throws {
+        var rng = SeededGenerator(seed: 1)
+        let pair = try Pair(
+            size: (16, 9), inputChannels: 5, channels: 24, kernel: 3, stride: 1, padding: .same,
+            instructionSet: .baseline, rng: &rng)
+        let inTurn = try #require(
+            ExpansionDepthwise(expansion: pair.expansion, depthwise: pair.depthwise, minimumExpandedFloats: 0))
+        let inBands = try #require(
+            ExpansionDepthwise(
+                expansion: pair.expansion, depthwise: pair.depthwise, minimumExpandedFloats: 0,
+                minimumBandedFloatsAtThreads: 0))
+        let expanded = 16 * 9 * 24
+        for threads in 1...4 {
+            #expect(try inTurn.workspaceSize(threadCount: threads) >= expanded)
+            #expect(try inBands.workspaceSize(threadCount: threads) >= threads * inBands.bandWorkspaceFloats)
+        }
+        #expect(try inBands.workspaceSize(threadCount: 4) > inBands.workspaceSize(threadCount: 1))
+        #expect(throws: KernelError.self) { try inBands.workspaceSize(threadCount: Int.max) }
+    }
+
     @Test func joinsOnlyWhatTheBandsTake() throws {
         var rng = SeededGenerator(seed: 1)
         func pair(channels: Int = 16, kernel: Int = 3, stride: Int = 1, size: (Int, Int) = (9, 9)) throws -> Pair {
