@@ -218,31 +218,51 @@ public struct Pad: OperatorDescriptor {
         }
     }
 
-    /// `writeRows` for rows of at most 128 floats padded at their end only (the face detectors'
-    /// and hand_recrop's channel PADs: a pixel's 8–96 channels and a few zeros), in eight-lane
-    /// stores rather than a `memset` and a `memmove` call a pixel: the row's zeros first, the
-    /// last vector reaching back over the copied floats, then the copied floats, the last vector
-    /// reaching back over those already copied, so every store stays inside the row.
+    /// `writeRows` for rows of at most 128 floats padded at their end only (the face detectors',
+    /// palm detectors', face_landmark's and hand_recrop's channel PADs: a pixel's 8–128 channels
+    /// and a few zeros), in eight-lane stores rather than a `memset` and a `memmove` call a pixel,
+    /// each row written front to back: the copied floats, the last vector reaching back over
+    /// those already copied, then the zeros, in whole vectors, the last one reaching back over
+    /// zeros only, or, fewer than 8 of them, in stores of 4, 2 and 1 lanes. So every store stays
+    /// inside the row and no zero is stored where the copy then lands: writing the zeros first,
+    /// the last vector over copied floats, took 1.4–2× as long for face_detection_short_range's
+    /// PADs of 4 and 6 channels on a Xeon (AVX-512), `Benchmarks/JOURNAL.md`, "Channel PADs
+    /// front to back".
     private func writeChannelTails(
         _ rows: Range<Int>, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, copied: Int, rowLength: Int
     ) {
         let zero = SIMD8<Float>(repeating: 0)
+        let lastCopy = copied - 8, lastZeros = rowLength - 8
         var source = x + rows.lowerBound * copied, destination = y + rows.lowerBound * rowLength
-        for _ in rows {
-            var c = copied
-            while c + 8 < rowLength {
-                storeVector8(zero, destination + c)
-                c += 8
-            }
-            storeVector8(zero, destination + (rowLength - 8))
-            c = 0
-            while c + 8 < copied {
+        @inline(__always) func copyRow() {
+            var c = 0
+            while c < lastCopy {
                 storeVector8(loadVector8(source + c), destination + c)
                 c += 8
             }
-            storeVector8(loadVector8(source + (copied - 8)), destination + (copied - 8))
-            source += copied
-            destination += rowLength
+            storeVector8(loadVector8(source + lastCopy), destination + lastCopy)
+        }
+        // Chosen once for all the rows: a row of two or three stores has no room for tests.
+        if lastZeros >= copied {
+            for _ in rows {
+                copyRow()
+                var c = copied
+                while c < lastZeros {
+                    storeVector8(zero, destination + c)
+                    c += 8
+                }
+                storeVector8(zero, destination + lastZeros)
+                source += copied
+                destination += rowLength
+            }
+        } else {
+            let zeros = rowLength - copied
+            for _ in rows {
+                copyRow()
+                storeVector8Lanes(zero, destination + copied, count: zeros)
+                source += copied
+                destination += rowLength
+            }
         }
     }
 
