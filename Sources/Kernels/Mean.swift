@@ -158,7 +158,8 @@ public struct Mean: OperatorDescriptor {
 
     /// For reduced axes forming one block: each output `[outer, inner]` sums
     /// its `reduced` inputs in increasing input order in a register starting
-    /// from +0, eight inner elements at a time (scalar tail), then multiplies
+    /// from +0, eight inner elements at a time (a whole block's 32 as four
+    /// eights side by side; a scalar tail), then multiplies
     /// by `1 / N` (N = `reduced`, the quotient rounded to Float). That is
     /// XNNPACK's f32 mean when the reduced block is not innermost
     /// (`inner` > 1, e.g. the global average pool over H and W of NHWC): its
@@ -232,6 +233,23 @@ private struct MeanBlocks: ParallelWork {
             let end = min(start + Self.blockWidth, inner)
             let source = input + o * reduced * inner, destination = output + o * inner
             var i = start
+            if end - start == Self.blockWidth {
+                // A whole block: its four groups of eight summed side by side, so that four
+                // independent additions are in flight rather than one chain of `reduced`.
+                var sum0 = SIMD8<Float>(repeating: 0), sum1 = sum0, sum2 = sum0, sum3 = sum0
+                for r in 0..<reduced {
+                    let row = source + r * inner + start
+                    sum0 += loadVector8(row)
+                    sum1 += loadVector8(row + 8)
+                    sum2 += loadVector8(row + 16)
+                    sum3 += loadVector8(row + 24)
+                }
+                storeVector8(sum0 * scaleLanes, destination + start)
+                storeVector8(sum1 * scaleLanes, destination + start + 8)
+                storeVector8(sum2 * scaleLanes, destination + start + 16)
+                storeVector8(sum3 * scaleLanes, destination + start + 24)
+                continue
+            }
             while i + 8 <= end {
                 var sum = SIMD8<Float>(repeating: 0)
                 for r in 0..<reduced { sum += loadVector8(source + r * inner + i) }
