@@ -225,9 +225,9 @@ public struct Pad: OperatorDescriptor {
     /// those already copied, then the zeros, in whole vectors, the last one reaching back over
     /// zeros only, or, fewer than 8 of them, in stores of 4, 2 and 1 lanes. So every store stays
     /// inside the row and no zero is stored where the copy then lands: writing the zeros first,
-    /// the last vector over copied floats, took 1.4–2× as long for face_detection_short_range's
-    /// PADs of 4 and 6 channels on a Xeon (AVX-512), `Benchmarks/JOURNAL.md`, "Channel PADs
-    /// front to back".
+    /// the last vector over copied floats, took up to 1.9× as long for face_detection_short_range's
+    /// PADs of 4 and 6 channels on 64 × 64 and 32 × 32 maps on a Xeon (AVX-512),
+    /// `Benchmarks/JOURNAL.md`, "Channel PADs front to back".
     private func writeChannelTails(
         _ rows: Range<Int>, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, copied: Int, rowLength: Int
     ) {
