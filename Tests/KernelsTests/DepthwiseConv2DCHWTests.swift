@@ -294,6 +294,40 @@ import Testing
         #expect(splitsByRows >= 3, "the cases should include planes split by rows")
     }
 
+    /// Planes of at most `channelLastTileMaximumPixels` output pixels with a 5 × 5 filter and a
+    /// channel count that is a multiple of 8 go through channel-last tiles of 16 channels (the
+    /// last of 8 where the count leaves 8), other planes through the plane kernels; either way
+    /// the channel-last kernel's bits, at 1, 2, 3 and 7 threads, over one and two images, both
+    /// strides, plane sizes that are not multiples of 8 pixels.
+    @Test(arguments: KernelInstructionSet.supported)
+    func smallPlanesGoThroughChannelLastTiles(instructionSet: KernelInstructionSet) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        let runners = Self.makeRunners() + [ParallelRunner(threadCount: 7)]
+        // (N, H, W, C, kernel, stride, padding, tiles expected)
+        let cases: [(Int, Int, Int, Int, Int, Int, Padding, Bool)] = [
+            (1, 14, 14, 24, 5, 1, .same, true), (2, 7, 7, 48, 5, 1, .same, true),
+            (1, 14, 14, 40, 5, 2, .same, true), (2, 16, 16, 8, 5, 1, .valid, true),
+            (1, 17, 15, 16, 5, 1, .same, true), (1, 29, 9, 32, 5, 2, .valid, true),
+            (1, 16, 17, 16, 5, 1, .same, false), (1, 14, 14, 24, 3, 1, .same, false),
+            (1, 14, 14, 20, 5, 1, .same, false), (2, 5, 6, 4, 5, 1, .same, false),
+        ]
+        for (n, h, w, c, kernel, stride, padding, expectsTiles) in cases {
+            let dims = [n, h, w, c]
+            let depthwise = try Self.makeDepthwise(
+                inputDims: dims, kernel: kernel,
+                options: .init(padding: padding, strideH: stride, strideW: stride, activation: .relu6),
+                instructionSet: instructionSet, rng: &rng)
+            let description = "\(dims) k\(kernel) s\(stride) \(padding) \(instructionSet)"
+            let planes = try #require(DepthwiseConv2DCHW(depthwise), "\(description)")
+            #expect((planes.channelLastWeights != nil) == expectsTiles, "\(description)")
+            try Self.check(
+                Problem(depthwise: depthwise, input: rng.floats(dims.reduce(1, *)), inputDims: dims,
+                        description: description),
+                runners: runners, seed: seed)
+        }
+    }
+
     // MARK: Properties
 
     @Test func propertiesFollowTheWrappedOp() throws {

@@ -102,13 +102,51 @@ struct DepthwiseRows: ParallelWork {
             let out = output + n * outputImage + oy * outputRowSize
             if rows > 1 {
                 depthwiseF32Band(
-                    geometry: g, weights: weights, kernels: kernels, image: image, imageFirstRow: firstInputRow,
-                    output: out, oy: oy, rows: rows, channels: group, lower: clamp.lower, upper: clamp.upper)
+                    geometry: g, weights: weights, kernels: kernels, image: image + group.lowerBound,
+                    imageFirstRow: firstInputRow, output: out + group.lowerBound, oy: oy, rows: rows,
+                    channels: group, pixelStep: channels, lower: clamp.lower, upper: clamp.upper)
             } else {
                 depthwiseF32Row(
-                    geometry: g, weights: weights, kernels: kernels, image: image, imageFirstRow: firstInputRow,
-                    outputRow: out, oy: oy, interior: interior, channels: group, lower: clamp.lower, upper: clamp.upper)
+                    geometry: g, weights: weights, kernels: kernels, image: image + group.lowerBound,
+                    imageFirstRow: firstInputRow, outputRow: out + group.lowerBound, oy: oy, interior: interior,
+                    channels: group, pixelStep: channels,
+                    lower: clamp.lower, upper: clamp.upper)
             }
+        }
+    }
+}
+
+/// Channels `group` of every output row of one image, on the calling thread: the units, kernels
+/// and sums of `depthwiseConvolutionF32` at one thread, over a tile that holds only the group's
+/// channels. `image` (`[inputHeight, inputWidth]` pixels) and `output` (`[outputHeight,
+/// outputWidth]` pixels) hold channel `group.lowerBound + j` at offset `j` of each pixel, pixels
+/// `pixelStep` ≥ `group.count` floats apart. The filter must be one the band and interior kernels
+/// take (`ConvolutionGeometry.hasSpecialisedDepthwiseKernels`), and the group at least
+/// `depthwiseBandMinimumChannels` channels.
+func depthwiseF32Image(
+    geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights, kernels: MicrokernelTable,
+    image: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, pixelStep: Int,
+    channels group: Range<Int>, clamp: (lower: Float, upper: Float)
+) {
+    precondition(
+        g.hasSpecialisedDepthwiseKernels && group.count >= depthwiseBandMinimumChannels
+            && pixelStep >= group.count,
+        "a tile of channels needs the band kernels")
+    let units = DepthwiseRowUnits(geometry: g, channels: group.count)
+    let interior = g.interiorColumns
+    for unit in 0..<units.perImage {
+        let (oy, rows) = units.rows(ofUnit: unit)
+        if rows == 0 { continue }
+        let out = output + oy * g.outputWidth * pixelStep
+        if rows > 1 {
+            depthwiseF32Band(
+                geometry: g, weights: weights, kernels: kernels, image: image, imageFirstRow: 0, output: out,
+                oy: oy, rows: rows, channels: group, pixelStep: pixelStep, lower: clamp.lower, upper: clamp.upper)
+        } else {
+            depthwiseF32Row(
+                geometry: g, weights: weights, kernels: kernels, image: image, imageFirstRow: 0, outputRow: out,
+                oy: oy, interior: interior, channels: group, pixelStep: pixelStep,
+                lower: clamp.lower, upper: clamp.upper)
         }
     }
 }
@@ -308,39 +346,42 @@ struct DepthwiseRowUnits {
 
 /// Channels `group` of output rows `oy ..< oy + rows` (2...4) of one image with `kernels`' band
 /// kernel for the weights' square 3×3 or 5×5 filter, each over its filter rows inside the input.
-/// `image` is the image's input row `imageFirstRow`, at or above the first row the band reads.
+/// `image` is channel `group.lowerBound` of the image's input row `imageFirstRow`, at or above
+/// the first row the band reads, and `output` that channel of output row `oy`. Pixels of both
+/// are `pixelStep` floats apart: `weights.channels` in a tensor, fewer in a tile of the group's
+/// channels alone (`depthwiseF32Image`).
 private func depthwiseF32Band(
     geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights, kernels: MicrokernelTable,
     image: UnsafePointer<Float>, imageFirstRow: Int, output: UnsafeMutablePointer<Float>, oy: Int, rows: Int,
-    channels group: Range<Int>, lower: Float, upper: Float
+    channels group: Range<Int>, pixelStep channels: Int, lower: Float, upper: Float
 ) {
-    let channels = weights.channels
     // The band's input rows from the one under its first row's top filter row, and those of
     // them inside the input (`bandKernelsTake` chose bands with none or 2 outside).
     let (above, below) = g.paddingRows(ofBandFrom: oy, rows: rows)
     let validRows = above..<((rows - 1) * g.strideHeight + g.kernelHeight - below)
     let band = DepthwiseBand(
         validRows: validRows,
-        input: image + (oy * g.strideHeight - g.padTop + above - imageFirstRow) * g.inputWidth * channels
-            + group.lowerBound,
+        input: image + (oy * g.strideHeight - g.padTop + above - imageFirstRow) * g.inputWidth * channels,
         inputRowStep: g.inputWidth * channels, inputWidth: g.inputWidth, padLeft: g.padLeft, rows: rows,
         columns: g.outputWidth, weights: weights.taps(row: 0, column: 0) + group.lowerBound,
         weightTapStep: weights.channelStride, bias: weights.bias + group.lowerBound,
-        output: output + group.lowerBound, outputRowStep: g.outputWidth * channels, channels: group.count,
+        output: output, outputRowStep: g.outputWidth * channels, channels: group.count,
         pixelStep: channels, lower: lower, upper: upper)
     kernels.depthwiseBand(g.kernelWidth, g.strideWidth, band)
 }
 
 /// Channels `group` of one output row `oy` of one image: the interior, then the border pixels,
 /// with `kernels`, the microkernels of `weights.instructionSet`. `group` is all the channels
-/// unless the filter is one the interior kernels take (`DepthwiseChannelGroups`). `image` is the
-/// image's input row `imageFirstRow`, at or above the first row the output row reads.
+/// unless the filter is one the interior kernels take (`DepthwiseChannelGroups`,
+/// `depthwiseF32Image`). `image` is channel `group.lowerBound` of the image's input row
+/// `imageFirstRow`, at or above the first row the output row reads, and `outputRow` that channel
+/// of the output row; pixels are `pixelStep` floats apart, as in `depthwiseF32Band`.
 private func depthwiseF32Row(
     geometry g: ConvolutionGeometry, weights: PackedDepthwiseWeights, kernels: MicrokernelTable,
     image: UnsafePointer<Float>, imageFirstRow: Int, outputRow: UnsafeMutablePointer<Float>,
-    oy: Int, interior: Range<Int>, channels group: Range<Int>, lower: Float, upper: Float
+    oy: Int, interior: Range<Int>, channels group: Range<Int>, pixelStep channels: Int, lower: Float, upper: Float
 ) {
-    let channels = weights.channels, kernelWidth = g.kernelWidth
+    let kernelWidth = g.kernelWidth
     let kernelRows = g.validKernelRows(outputRow: oy)
     // With no valid filter row the walk is empty and only the bias is read;
     // anchor the pointers at `image` so they stay inside their buffers.
@@ -359,16 +400,18 @@ private func depthwiseF32Row(
     if g.hasSpecialisedDepthwiseKernels {
         if !interior.isEmpty {
             let row = DepthwiseInteriorRow(
-                input: inputRow + (interior.lowerBound * g.strideWidth - g.padLeft) * channels + group.lowerBound,
+                input: inputRow + (interior.lowerBound * g.strideWidth - g.padLeft) * channels,
                 inputRowStep: walk.inputRowStep, kernelRows: walk.kernelRows, pixels: interior.count,
                 weights: weights.taps(row: firstKernelRow, column: 0) + group.lowerBound,
                 weightTapStep: walk.weightTapStep, bias: bias + group.lowerBound,
-                output: outputRow + interior.lowerBound * channels + group.lowerBound, channels: group.count,
+                output: outputRow + interior.lowerBound * channels, channels: group.count,
                 pixelStep: channels, lower: lower, upper: upper)
             kernels.depthwiseInterior(kernelWidth, g.strideWidth, row)
         }
     } else {
-        precondition(group.count == channels, "only the specialised filters split their channels")
+        precondition(
+            group.count == channels && channels == weights.channels,
+            "only the specialised filters split their channels")
         var ox = interior.lowerBound
         while ox < interior.upperBound {
             depthwiseF32Block4x16(
@@ -387,9 +430,9 @@ private func depthwiseF32Row(
         let firstInputColumn = kernelColumns.isEmpty ? 0 : ox * g.strideWidth - g.padLeft
             + firstKernelColumn * g.dilationWidth
         walk.kernelColumns = kernelColumns.count
-        let input = inputRow + firstInputColumn * channels + chunk.lowerBound
+        let input = inputRow + firstInputColumn * channels + (chunk.lowerBound - group.lowerBound)
         let taps = weights.taps(row: firstKernelRow, column: firstKernelColumn) + chunk.lowerBound
-        let output = outputRow + ox * channels + chunk.lowerBound
+        let output = outputRow + ox * channels + (chunk.lowerBound - group.lowerBound)
         kernels.depthwisePixel(
             walk, input, taps, bias + chunk.lowerBound, output, chunk.count, lower, upper)
     }

@@ -1,0 +1,107 @@
+import KernelTemplates
+
+/// The work items of `DepthwiseConv2DCHW.run` on small planes: item `i` is the
+/// `tileChannels` channels of group `i % groups` of image `i / groups`. Each
+/// item copies its channels' input planes into a channel-last tile in the
+/// thread's scratch (`[H·W][tileChannels]`), runs the channel-last depthwise
+/// kernels over the tile (`depthwiseF32Image`: the same sums as
+/// `DepthwiseConv2D`, bit for bit), and copies the output tile back into the
+/// channels' output planes.
+///
+/// On planes of a few hundred pixels the channel-last kernels, whose vectors
+/// hold channels, run 1.5–2× faster than the plane kernels, whose vectors hold
+/// a row's pixels (a 14-pixel row fills 14 lanes of 16, and each tap is a
+/// load at another offset); the two copies cost far less than that
+/// (`Benchmarks/JOURNAL.md`, "Small channel-major planes through the
+/// channel-last kernels").
+struct DepthwiseCHWTiles: ParallelWork {
+    /// Channels a tile holds: a 64-byte line a pixel.
+    static let tileChannels = 16
+
+    let geometry: ConvolutionGeometry
+    let weights: PackedDepthwiseWeights
+    /// `weights.instructionSet.microkernels`, looked up once per call.
+    let kernels: MicrokernelTable
+    let channels: Int
+    /// Tiles an image: `channels` in groups of `tileChannels`, the last one possibly fewer
+    /// (at least `depthwiseBandMinimumChannels`).
+    let groups: Int
+    /// `[N][C][H·W]` and `[N][C][OH·OW]`.
+    let input: UnsafePointer<Float>
+    let output: UnsafeMutablePointer<Float>
+    let clamp: (lower: Float, upper: Float)
+    /// `scratchPerThread` floats a thread.
+    let scratch: UnsafeMutablePointer<Float>
+    let scratchPerThread: Int
+
+    /// Floats of scratch a thread needs for `geometry`: an input tile and an output tile.
+    static func scratchFloats(_ geometry: ConvolutionGeometry) -> Int {
+        // Tensor dimensions: no overflow.
+        (geometry.inputHeight * geometry.inputWidth + geometry.outputHeight * geometry.outputWidth) * tileChannels
+    }
+
+    func run(_ items: Range<Int>, thread: Int) {
+        let g = geometry, tileChannels = Self.tileChannels
+        let inputPixels = g.inputHeight * g.inputWidth, outputPixels = g.outputHeight * g.outputWidth
+        let inputTile = scratch + thread * scratchPerThread
+        let outputTile = inputTile + inputPixels * tileChannels
+        for item in items {
+            let n = item / groups, first = item % groups * tileChannels
+            let count = min(tileChannels, channels - first)
+            gatherPixels(
+                from: input + (n * channels + first) * inputPixels, planeSize: inputPixels, planes: count,
+                into: inputTile)
+            depthwiseF32Image(
+                geometry: g, weights: weights, kernels: kernels, image: inputTile, output: outputTile,
+                pixelStep: tileChannels, channels: first..<(first + count), clamp: clamp)
+            scatterPixels(
+                from: outputTile, planeSize: outputPixels, planes: count,
+                into: output + (n * channels + first) * outputPixels)
+        }
+    }
+
+    /// Writes `planes` planes of `planeSize` floats (consecutive) into `tile` as
+    /// `[planeSize][tileChannels]`: pixel `p` of plane `j` at `p·tileChannels + j`.
+    @inline(__always)
+    private func gatherPixels(
+        from planesStart: UnsafePointer<Float>, planeSize: Int, planes: Int, into tile: UnsafeMutablePointer<Float>
+    ) {
+        let tileChannels = Self.tileChannels
+        let wholePixels = planeSize / 8 * 8
+        // `planes` is a multiple of 8 (the op takes only such channel counts).
+        for j in stride(from: 0, to: planes, by: 8) {
+            var p = 0
+            while p < wholePixels {
+                transposeSquare8x8(
+                    planesStart + j * planeSize + p, sourceStride: planeSize,
+                    into: tile + p * tileChannels + j, targetStride: tileChannels)
+                p += 8
+            }
+            for p in wholePixels..<planeSize {
+                for k in j..<(j + 8) { tile[p * tileChannels + k] = planesStart[k * planeSize + p] }
+            }
+        }
+    }
+
+    /// The inverse of `gatherPixels`: `tile`'s `[planeSize][tileChannels]` back into `planes`
+    /// consecutive planes of `planeSize` floats.
+    @inline(__always)
+    private func scatterPixels(
+        from tile: UnsafePointer<Float>, planeSize: Int, planes: Int, into planesStart: UnsafeMutablePointer<Float>
+    ) {
+        let tileChannels = Self.tileChannels
+        let wholePixels = planeSize / 8 * 8
+        for j in stride(from: 0, to: planes, by: 8) {
+            var p = 0
+            while p < wholePixels {
+                transposeSquare8x8(
+                    tile + p * tileChannels + j, sourceStride: tileChannels,
+                    into: planesStart + j * planeSize + p, targetStride: planeSize)
+                p += 8
+            }
+            for p in wholePixels..<planeSize {
+                for k in j..<(j + 8) { planesStart[k * planeSize + p] = tile[p * tileChannels + k] }
+            }
+        }
+    }
+}
