@@ -8,12 +8,12 @@ import KernelTemplates
 /// `DepthwiseConv2D`, bit for bit), and copies the output tile back into the
 /// channels' output planes.
 ///
-/// On planes of a few hundred pixels the channel-last kernels, whose vectors
-/// hold channels, run 1.5–2× faster than the plane kernels, whose vectors hold
-/// a row's pixels (a 14-pixel row fills 14 lanes of 16, and each tap is a
-/// load at another offset); the two copies cost far less than that
-/// (`Benchmarks/JOURNAL.md`, "Small channel-major planes through the
-/// channel-last kernels").
+/// On planes of at most a few hundred pixels the channel-last kernels, whose
+/// vectors hold channels, run a 5 × 5 filter 1.5–1.9× faster than the plane
+/// kernels, whose vectors hold a row's pixels (a 14-pixel row fills 14 lanes
+/// of 16, and each tap is a load at another offset); the two copies cost
+/// less than that, but more than a 3 × 3 filter gains (`Benchmarks/JOURNAL.md`,
+/// "Small channel-major planes through the channel-last kernels").
 struct DepthwiseCHWTiles: ParallelWork {
     /// Channels a tile holds: a 64-byte line a pixel.
     static let tileChannels = 16

@@ -60,9 +60,10 @@ public struct DepthwiseConv2DCHW: PreparedKernel {
     /// filters on planes of at most `channelLastTileMaximumPixels` output
     /// pixels, with a multiple of 8 channels (so that every tile has a whole
     /// number of 8-lane vectors); nil where the plane kernels run. On a
-    /// Zen 4 pose_detection's such layers ran 1.2–1.5× faster in tiles (both
-    /// families), its 3 × 3 ones on those planes 1.15–1.3× slower and its
-    /// 28 × 28 ones up to 1.6× slower (AVX-512).
+    /// Zen 4 pose_detection's such layers ran 1.1–1.5× faster in tiles with
+    /// the AVX-512 kernels and 1.06–1.2× with the AVX2 ones; in tiles its
+    /// 3 × 3 layers ran 1.15–1.6× slower and its 28 × 28 5 × 5 ones within
+    /// 7 % either way (AVX-512).
     let channelLastWeights: PackedDepthwiseWeights?
     /// Floats of scratch one thread uses, rounded up to a multiple of 16:
     /// one band's rows and 16 floats of slack, with `flatPlanes`
