@@ -48,60 +48,17 @@ struct DepthwiseCHWTiles: ParallelWork {
         for item in items {
             let n = item / groups, first = item % groups * tileChannels
             let count = min(tileChannels, channels - first)
-            gatherPixels(
-                from: input + (n * channels + first) * inputPixels, planeSize: inputPixels, planes: count,
-                into: inputTile)
+            // The channels' input planes, `[count][inputPixels]`, as the tile's `[inputPixels][tileChannels]`.
+            transposeMatrix(
+                input + (n * channels + first) * inputPixels, rows: count, columns: inputPixels,
+                sourceStride: inputPixels, into: inputTile, targetStride: tileChannels)
             depthwiseF32Image(
                 geometry: g, weights: weights, kernels: kernels, image: inputTile, output: outputTile,
                 pixelStep: tileChannels, channels: first..<(first + count), clamp: clamp)
-            scatterPixels(
-                from: outputTile, planeSize: outputPixels, planes: count,
-                into: output + (n * channels + first) * outputPixels)
-        }
-    }
-
-    /// Writes `planes` planes of `planeSize` floats (consecutive) into `tile` as
-    /// `[planeSize][tileChannels]`: pixel `p` of plane `j` at `p·tileChannels + j`.
-    @inline(__always)
-    private func gatherPixels(
-        from planesStart: UnsafePointer<Float>, planeSize: Int, planes: Int, into tile: UnsafeMutablePointer<Float>
-    ) {
-        let tileChannels = Self.tileChannels
-        let wholePixels = planeSize / 8 * 8
-        // `planes` is a multiple of 8 (the op takes only such channel counts).
-        for j in stride(from: 0, to: planes, by: 8) {
-            var p = 0
-            while p < wholePixels {
-                transposeSquare8x8(
-                    planesStart + j * planeSize + p, sourceStride: planeSize,
-                    into: tile + p * tileChannels + j, targetStride: tileChannels)
-                p += 8
-            }
-            for p in wholePixels..<planeSize {
-                for k in j..<(j + 8) { tile[p * tileChannels + k] = planesStart[k * planeSize + p] }
-            }
-        }
-    }
-
-    /// The inverse of `gatherPixels`: `tile`'s `[planeSize][tileChannels]` back into `planes`
-    /// consecutive planes of `planeSize` floats.
-    @inline(__always)
-    private func scatterPixels(
-        from tile: UnsafePointer<Float>, planeSize: Int, planes: Int, into planesStart: UnsafeMutablePointer<Float>
-    ) {
-        let tileChannels = Self.tileChannels
-        let wholePixels = planeSize / 8 * 8
-        for j in stride(from: 0, to: planes, by: 8) {
-            var p = 0
-            while p < wholePixels {
-                transposeSquare8x8(
-                    tile + p * tileChannels + j, sourceStride: tileChannels,
-                    into: planesStart + j * planeSize + p, targetStride: planeSize)
-                p += 8
-            }
-            for p in wholePixels..<planeSize {
-                for k in j..<(j + 8) { planesStart[k * planeSize + p] = tile[p * tileChannels + k] }
-            }
+            // And the output tile back into the channels' planes.
+            transposeMatrix(
+                outputTile, rows: outputPixels, columns: count, sourceStride: tileChannels,
+                into: output + (n * channels + first) * outputPixels, targetStride: outputPixels)
         }
     }
 }

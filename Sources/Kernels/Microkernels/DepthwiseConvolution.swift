@@ -109,8 +109,7 @@ struct DepthwiseRows: ParallelWork {
                 depthwiseF32Row(
                     geometry: g, weights: weights, kernels: kernels, image: image + group.lowerBound,
                     imageFirstRow: firstInputRow, outputRow: out + group.lowerBound, oy: oy, interior: interior,
-                    channels: group, pixelStep: channels,
-                    lower: clamp.lower, upper: clamp.upper)
+                    channels: group, pixelStep: channels, lower: clamp.lower, upper: clamp.upper)
             }
         }
     }
