@@ -42,4 +42,39 @@ import Testing
             assertNoLiveOverlap(requests, MemoryPlan(requests: requests))
         }
     }
+
+    /// How far apart two starts are within a 4 KiB page, in floats (0 ... 512).
+    func pageDistance(_ a: Int, _ b: Int) -> Int {
+        let apart = (a - b) & (MemoryPlan.pageFloats - 1)
+        return min(apart, MemoryPlan.pageFloats - apart)
+    }
+
+    @Test func tensorsOfWholePagesLiveTogetherStartApartInAPage() {
+        // A chain of maps whose sizes are whole pages, each read by the next operator: placed
+        // back to back, every one would start at the same offset in a page as its neighbour.
+        let requests = (0..<6).map { Request(elementCount: 8 * MemoryPlan.pageFloats, firstUse: $0, lastUse: $0 + 1) }
+        let plan = MemoryPlan(requests: requests)
+        assertNoLiveOverlap(requests, plan)
+        for i in 1..<requests.count {
+            #expect(pageDistance(plan.offsets[i], plan.offsets[i - 1]) == MemoryPlan.pageFloats / 2)
+        }
+        // Two tensors still take turns: the arena holds two maps and the stagger, not six.
+        #expect(plan.arenaCount <= 2 * (8 + 1) * MemoryPlan.pageFloats)
+    }
+
+    @Test func staggeredStartTakesTheLowestFarthestPosition() {
+        let page = MemoryPlan.pageFloats, step = AlignedBuffer.paddingFloats
+        // Nothing to keep away from: the gap's start.
+        #expect(MemoryPlan.staggeredStart(in: 0..<Int.max, size: 100, from: []) == 0)
+        // One start at 0: half a page away.
+        #expect(MemoryPlan.staggeredStart(in: 0..<Int.max, size: 100, from: [0]) == page / 2)
+        #expect(MemoryPlan.staggeredStart(in: page..<Int.max, size: 100, from: [3 * page]) == page + page / 2)
+        // Starts a quarter page apart all round: the farthest positions are an eighth of a page
+        // from the nearest, and the lowest of them is taken.
+        let quarters = [0, page / 4, page / 2, 3 * page / 4]
+        #expect(MemoryPlan.staggeredStart(in: 0..<Int.max, size: 100, from: quarters) == page / 8)
+        // A gap too small for the tensor; a gap with room for two positions: the farther one.
+        #expect(MemoryPlan.staggeredStart(in: 0..<99, size: 100, from: [0]) == nil)
+        #expect(MemoryPlan.staggeredStart(in: 0..<(100 + step), size: 100, from: [0]) == step)
+    }
 }
