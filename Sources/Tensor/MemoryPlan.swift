@@ -26,24 +26,30 @@ public struct MemoryPlan: Sendable {
 
     /// Floats of a 4 KiB page.
     static let pageFloats = 1024
+    /// How far apart within a page `init` starts tensors whose lifetimes
+    /// overlap, where it can: three eighths of a page (1.5 KiB).
+    static let pageDistance = 384
 
     /// Greedy-by-size placement (as TFLite's arena planner does): the largest
     /// tensors are placed first, each in the lowest gap between already-placed
     /// tensors with overlapping lifetimes where it fits, or after the last.
     ///
-    /// Within its gap a tensor goes to the 64-byte position farthest, within a
-    /// 4 KiB page, from the starts of the placed tensors whose lifetimes
-    /// overlap (the lowest such; the gap after the last tensor takes at most a
-    /// page more): `staggeredStart`. Placed back to back, tensors whose sizes
-    /// are whole pages would start at the same offset in a page, an operator's
-    /// input and output among them. Where a map's rows are whole pages too
+    /// Within its gap a tensor goes to the lowest 64-byte position at least
+    /// `pageDistance` floats, within a 4 KiB page, from the start of every
+    /// placed tensor whose lifetime overlaps, or else to the one farthest from
+    /// them (the gap after the last tensor takes at most a page more):
+    /// `staggeredStart`. Placed back to back, tensors whose sizes are whole
+    /// pages would start at the same offset in a page, an operator's input and
+    /// output among them. Where a map's rows are whole pages too
     /// (96 × 96 × 32, 128 × 128 × 16 and × 24, 256 × 256 × 8), a depthwise
     /// layer then loads input at the same offset in a page as the output it
     /// has just stored (the addresses agree in their low 12 bits, so the load
     /// waits on the store) and reads and writes the same L1 sets: 20–55 %
-    /// longer on a Zen 4. Half a page apart clears the reach of a filter's
-    /// taps around the pixel it stores (`Benchmarks/JOURNAL.md`, "Tensors
-    /// staggered within a page").
+    /// longer on a Zen 4. Three eighths of a page clears the taps a filter
+    /// reads beside the pixel it stores (a pixel of 256 channels is 1 KiB),
+    /// and stays clear of half a page, where every other row of a map whose
+    /// rows are one and a half pages lies (96 × 16) (`Benchmarks/JOURNAL.md`,
+    /// "Tensors staggered within a page").
     public init(requests: [Request]) {
         let pad = AlignedBuffer.paddingFloats
         // Reserve one extra vector per tensor so a full-vector read past its end
@@ -84,19 +90,19 @@ public struct MemoryPlan: Sendable {
 
     /// Where in `gap` (its start a multiple of `AlignedBuffer.paddingFloats`) a tensor of `size`
     /// floats starts: of the positions in steps of `paddingFloats` within a page of the gap's
-    /// start where it fits, the lowest whose distance within a page from the nearest of `starts`
-    /// is largest (half a page at most); nil when it does not fit in `gap`.
+    /// start where it fits, the lowest at least `pageDistance` within a page from every one of
+    /// `starts`, or else the lowest of those farthest from the nearest of them; nil when the
+    /// tensor does not fit in `gap`.
     static func staggeredStart(in gap: Range<Int>, size: Int, from starts: [Int]) -> Int? {
-        let halfPage = pageFloats / 2
         var best: (start: Int, distance: Int)?
         var start = gap.lowerBound
         while start < gap.lowerBound + pageFloats, size <= gap.upperBound - start {
-            let distance = starts.reduce(halfPage) { nearest, other in
+            let distance = starts.reduce(pageDistance) { nearest, other in
                 let apart = (start - other) & (pageFloats - 1)
                 return min(nearest, apart, pageFloats - apart)
             }
             if distance > best?.distance ?? -1 { best = (start, distance) }
-            if distance == halfPage { break }
+            if distance == pageDistance { break }
             start += AlignedBuffer.paddingFloats
         }
         return best?.start
