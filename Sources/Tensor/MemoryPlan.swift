@@ -44,7 +44,7 @@ public struct MemoryPlan: Sendable {
     /// (96 × 96 × 32, 128 × 128 × 16 and × 24, 256 × 256 × 8), a depthwise
     /// layer then loads input at the same offset in a page as the output it
     /// has just stored (the addresses agree in their low 12 bits, so the load
-    /// waits on the store) and reads and writes the same L1 sets: 20–55 %
+    /// waits on the store) and reads and writes the same L1 sets: 30–60 %
     /// longer on a Zen 4. Three eighths of a page clears the taps a filter
     /// reads beside the pixel it stores (a pixel of 256 channels is 1 KiB),
     /// and stays clear of half a page, where every other row of a map whose
