@@ -79,6 +79,7 @@ public struct MemoryPlan: Sendable {
                 }
                 gapStart = max(gapStart, other.offset + other.size)
             }
+            // The open gap above every conflicting tensor always has room.
             let start = offset ?? Self.staggeredStart(in: gapStart..<Int.max, size: size, from: starts)!
             offsets[index] = start
             placed.append((start, size, request.firstUse, request.lastUse))
