@@ -119,34 +119,3 @@ private struct TransposeBlocks: ParallelWork {
             into: out + columnRange.lowerBound * rows + rowRange.lowerBound, targetStride: rows)
     }
 }
-
-/// Writes the `rows × columns` matrix at `source` (its rows `sourceStride` floats apart)
-/// transposed to `target` (the source's columns as rows, `targetStride` floats apart): whole
-/// 8 × 8 squares in registers (`transposeSquare8x8`), the edges element by element. Used by
-/// `LayoutConversion` and by the channel-last tiles of `DepthwiseCHWTiles`.
-@inline(__always)
-func transposeMatrix(
-    _ source: UnsafePointer<Float>, rows: Int, columns: Int, sourceStride: Int,
-    into target: UnsafeMutablePointer<Float>, targetStride: Int
-) {
-    let wholeRows = rows / 8 * 8, wholeColumns = columns / 8 * 8
-    var c = 0
-    while c < wholeColumns {
-        var r = 0
-        while r < wholeRows {
-            transposeSquare8x8(
-                source + r * sourceStride + c, sourceStride: sourceStride,
-                into: target + c * targetStride + r, targetStride: targetStride)
-            r += 8
-        }
-        c += 8
-    }
-    // The rows past the last whole square, for the whole squares' columns;
-    // then every row of the columns past them.
-    for c in 0..<wholeColumns {
-        for r in wholeRows..<rows { target[c * targetStride + r] = source[r * sourceStride + c] }
-    }
-    for c in wholeColumns..<columns {
-        for r in 0..<rows { target[c * targetStride + r] = source[r * sourceStride + c] }
-    }
-}
