@@ -387,8 +387,9 @@ public struct Conv2D: OperatorDescriptor {
 
     /// 1×1 convolutions run as one GEMM over all pixels; one with a single
     /// output channel with pixels across the vector lanes
-    /// (`runsOnPixelLanes`); others as im2col tiles (gathered only at the
-    /// borders) feeding the same GEMM microkernels. All three give the same bits.
+    /// (`runsOnPixelLanes`); others on the same GEMM microkernels, reading their
+    /// taps in place (`convolutionF32`: the borders from zero-padded copies of
+    /// the input rows). All three give the same bits.
     public func run(_ io: KernelIO, runner: ParallelRunner) {
         if isPointwise {
             gemmF32(

@@ -137,19 +137,22 @@ import Testing
         }
     }
 
-    /// A row whose gathered pixels fit in one tile (`convolutionTilePixels`) is
-    /// gathered once for all its panels; the first and last rows here, gathered
-    /// whole, are wider than a tile (24 pixels for K = 216) and are gathered a
-    /// tile at a time for each panel.
+    /// A row whose padded band does not fit the scratch of one gathered tile
+    /// (`convolutionTilePixels`) is gathered instead: the first and last rows
+    /// here, gathered whole, are wider than a tile (24 pixels for K = 216) and
+    /// are gathered a tile at a time for each panel; the rows between read
+    /// their borders from bands.
     @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
     func rowsWiderThanOneGatheredTile(
         _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
     ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
-        let inputs = 24, width = 31
-        #expect(convolutionTilePixels(kernelDepth: 9 * inputs) < width)
+        let inputs = 24, width = 80
+        let tilePixels = convolutionTilePixels(kernelDepth: 9 * inputs)
+        #expect(tilePixels < width)
         let g = try #require(Self.geometry(6, width, kernel: (3, 3)))
+        #expect(PaddedBand(geometry: g, channels: inputs, columns: 0..<width).floats > tilePixels * 9 * inputs)
         try check(
             Problem(inputChannels: inputs, outputChannels: 40, geometry: g, clamp: (-1, 1), precision: precision,
                     rng: &rng),
@@ -244,7 +247,7 @@ import Testing
 
     /// Layers with fewer rows than the threads share evenly cut each row's
     /// panels into groups: a 7×7 map, a 1×1 map with many outputs (a
-    /// model's head), a 5×5 map with gathered borders, one with a last
+    /// model's head), a 5×5 map with borders, one with a last
     /// panel of 8 and one in the dot-product layout.
     @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
     func panelGroupsGiveTheBitsOfWholeRows(
@@ -303,7 +306,7 @@ import Testing
     func float16PanelsGiveTheBitsOfFloat32Panels(_ instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
-        // Several panels (each widened once per output row), gathered borders and padded rows.
+        // Several panels (each widened once per output row), borders and padded rows.
         for (size, inputs, outputs, kernel, stride) in [(21, 3, 24, 3, 2), (12, 16, 40, 5, 1), (9, 8, 65, 3, 1)] {
             let g = try #require(Self.geometry(size, size, kernel: (kernel, kernel), stride: stride))
             let problem = Problem(

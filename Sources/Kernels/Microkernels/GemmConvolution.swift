@@ -10,11 +10,15 @@ import Tensor
 /// read as `KH` runs of `KW·Cin` floats (`GemmRows`). Where every tap of a
 /// pixel lies inside the input and the filter is not dilated across
 /// columns (the interior of most rows), those runs are read in place from
-/// the input, with no copy. The other pixels (borders, rows that overlap
-/// the padding) are first gathered (im2col) into the calling thread's slice
-/// of `workspace`, with zeros for the padding, in the same run layout: once
-/// per row for all its panels where they fit in one tile (every border of
-/// the models' stems does), else a tile at a time for each group of panels.
+/// the input, with no copy. A row's other pixels (its border, or the whole
+/// row where it overlaps the padding) are read in place from zero-padded
+/// copies of the input rows they need (`RowBands`, `PaddedBand`) in the
+/// calling thread's slice of `workspace`, the border rounded up to whole
+/// microkernel tiles, where those bands fit the slice (every row of the
+/// models' convolutions does); else they are gathered (im2col) there, with
+/// zeros for the padding, in the same run layout: once per row for all its
+/// panels where they fit in one tile, else a tile at a time for each group
+/// of panels.
 /// Output rows are split over threads, and when a layer has too few rows to
 /// share evenly (the 7×7 and 1×1 maps at the end of a network), each row's
 /// panels too (`convolutionPanelGroups`); a pixel's value never depends on
@@ -78,6 +82,7 @@ public func convolutionF32(
                 segmentStride: runLength)
             let interior = g.dilationWidth == 1 ? g.interiorColumns : 0..<0
             let scratch = self.scratch + thread * tilePixels * depth
+            let tileRows = weights.microkernels.gemmTileRows
             var widened = WidenedPanel(
                 weights: weights, workspace: self.scratch + threadCount * tilePixels * depth, thread: thread)
             let blocks = weights.columnBlockCount
@@ -93,9 +98,14 @@ public func convolutionF32(
                 let inPlace = validRows.count == g.kernelHeight ? interior : 0..<0
                 let left = 0..<(inPlace.isEmpty ? g.outputWidth : inPlace.lowerBound)
                 let right = (inPlace.isEmpty ? g.outputWidth : inPlace.upperBound)..<g.outputWidth
-                // The border is gathered once for every panel when it fits in one tile (the stems'
-                // rows do), else again for each group of panels.
-                let borderGatheredOnce = left.count + right.count <= tilePixels
+                // A row with a border reads it in place from padded bands where they fit the
+                // scratch, in whole microkernel tiles; else the border is gathered, once for every
+                // panel when it fits in one tile, else again for each group of panels.
+                let bands = left.isEmpty && right.isEmpty || g.dilationWidth != 1
+                    ? nil
+                    : RowBands(geometry: g, channels: inputChannels, inPlace: inPlace, tileRows: tileRows)
+                let readsBands = bands.map { $0.floats <= tilePixels * depth } ?? false
+                let borderGatheredOnce = !readsBands && left.count + right.count <= tilePixels
 
                 // Gathers the taps of columns `columns` into `tile`, one row of `depth` floats a pixel.
                 func gather(_ columns: Range<Int>, into tile: UnsafeMutablePointer<Float>) {
@@ -127,8 +137,38 @@ public func convolutionF32(
                     }
                 }
 
+                var bandsFilled = false
+                // The columns of `band`, panels `panels`, read in place from the band at `a`.
+                func multiplyBand(_ band: PaddedBand, at a: UnsafeMutablePointer<Float>, _ panels: Range<Int>) {
+                    guard !band.columns.isEmpty else { return }
+                    gemmF32Block(
+                        a: UnsafePointer(a), layout: band.runs, rows: band.columns.count, weights: weights,
+                        panels: panels, c: out + band.columns.lowerBound * outputs, cStride: outputs,
+                        lower: clamp.lower, upper: clamp.upper, epilogue: epilogue, widened: &widened)
+                }
+
                 // The whole row, panels `panels`.
                 func multiplyRow(_ panels: Range<Int>) {
+                    if readsBands, let bands {
+                        if !bands.middle.isEmpty {
+                            let iy0 = oy * g.strideHeight - g.padTop
+                            let ix0 = bands.middle.lowerBound * g.strideWidth - g.padLeft
+                            gemmF32Block(
+                                a: image + iy0 * inputRowSize + ix0 * inputChannels, layout: inPlaceRuns,
+                                rows: bands.middle.count, weights: weights, panels: panels,
+                                c: out + bands.middle.lowerBound * outputs, cStride: outputs,
+                                lower: clamp.lower, upper: clamp.upper, epilogue: epilogue, widened: &widened)
+                        }
+                        // Filled after the middle has brought the input rows into cache, once a row.
+                        if !bandsFilled {
+                            bands.left.fill(scratch, image: image, outputRow: oy)
+                            bands.right.fill(scratch + bands.left.floats, image: image, outputRow: oy)
+                            bandsFilled = true
+                        }
+                        multiplyBand(bands.left, at: scratch, panels)
+                        multiplyBand(bands.right, at: scratch + bands.left.floats, panels)
+                        return
+                    }
                     if !inPlace.isEmpty {
                         let iy0 = oy * g.strideHeight - g.padTop
                         let ix0 = inPlace.lowerBound * g.strideWidth - g.padLeft
@@ -227,6 +267,106 @@ public func convolutionF32WorkspaceSize(
 func convolutionTilePixels(kernelDepth: Int) -> Int {
     let budget = 8 * 1024
     return max(24, budget / kernelDepth / 24 * 24)
+}
+
+/// One output row's columns cut for a convolution whose filter is not dilated across
+/// (`dilationWidth == 1`): the middle read in place from the input, the columns on either side
+/// from padded bands (`PaddedBand`), each part whole microkernel tiles where the row allows, so
+/// that the row takes no more tiles than its width needs and its border pixels ride in them.
+/// Gathered, each border pixel was a block of its own, a tile of at least 4 rows' work, and a
+/// gather: face_detection_short_range's 5 × 5 stem (64-pixel rows, one border pixel each side)
+/// took a fifth longer so (Zen 4, `Benchmarks/JOURNAL.md`).
+struct RowBands {
+    /// The columns left of `middle`: the left border rounded up to whole tiles, or the whole row
+    /// where no column is read in place.
+    let left: PaddedBand
+    /// The columns read in place: whole tiles of the interior, up to the row's end where the row
+    /// has no right border.
+    let middle: Range<Int>
+    /// The columns right of `middle`.
+    let right: PaddedBand
+
+    /// Floats of scratch the two bands take, the left one first.
+    var floats: Int { left.floats + right.floats }
+
+    /// The row of `geometry` whose columns `inPlace` (`interiorColumns`, or empty where a filter
+    /// row falls outside the input) can be read in place, for tiles of `tileRows` rows.
+    init(geometry g: ConvolutionGeometry, channels: Int, inPlace: Range<Int>, tileRows: Int) {
+        let width = g.outputWidth
+        var middle = width..<width
+        if !inPlace.isEmpty {
+            let start = inPlace.lowerBound == 0
+                ? 0 : min(inPlace.upperBound, roundUp(inPlace.lowerBound, to: tileRows))
+            let end = inPlace.upperBound == width
+                ? width : start + (inPlace.upperBound - start) / tileRows * tileRows
+            if end > start { middle = start..<end }
+        }
+        self.middle = middle
+        let leftEnd = middle.isEmpty ? width : middle.lowerBound
+        let rightStart = middle.isEmpty ? width : middle.upperBound
+        left = PaddedBand(geometry: g, channels: channels, columns: 0..<leftEnd)
+        right = PaddedBand(geometry: g, channels: channels, columns: rightStart..<width)
+    }
+}
+
+/// The input rows that output columns `columns` of one output row read, zero-padded: `KH` rows
+/// of `width` pixels (`[KH, width, channels]`), row `ky` holding input row
+/// `oy·strideHeight − padTop + ky·dilationHeight` from input column
+/// `columns.lowerBound·strideWidth − padLeft` on, zeros where that lies outside the input. Each
+/// column's taps are then read in place (`runs`), in the order `im2colGatherF32` writes them,
+/// with the same zeros: the products and sums are those of the gathered taps, bit for bit. For
+/// filters not dilated across (`dilationWidth == 1`).
+struct PaddedBand {
+    let geometry: ConvolutionGeometry
+    let channels: Int
+    /// The output columns the band serves.
+    let columns: Range<Int>
+    /// Pixels of a band row: those the columns' first to last taps span.
+    let width: Int
+    /// Floats of the band, one `SIMD16<Float>` more, which the microkernels may read past the last
+    /// tap; 0 for no columns.
+    let floats: Int
+    /// How the columns' taps lie in the band, for the microkernels.
+    let runs: GemmRows
+
+    init(geometry g: ConvolutionGeometry, channels: Int, columns: Range<Int>) {
+        geometry = g
+        self.channels = channels
+        self.columns = columns
+        // Validated shapes: these are at most a few times a padded input row.
+        width = columns.isEmpty ? 0 : (columns.count - 1) * g.strideWidth + g.kernelWidth
+        floats = columns.isEmpty ? 0 : g.kernelHeight * width * channels + SIMD16<Float>.scalarCount
+        runs = GemmRows(
+            rowStride: g.strideWidth * channels, segmentCount: g.kernelHeight,
+            segmentLength: g.kernelWidth * channels, segmentStride: width * channels)
+    }
+
+    /// Writes output row `oy`'s band of `image` (one `[H, W, channels]` input image) to `band`.
+    func fill(_ band: UnsafeMutablePointer<Float>, image: UnsafePointer<Float>, outputRow oy: Int) {
+        guard !columns.isEmpty else { return }
+        let g = geometry, rowFloats = width * channels
+        // Band pixel `p` is input column `firstColumn + p`; those inside the input are copied.
+        let firstColumn = columns.lowerBound * g.strideWidth - g.padLeft
+        let copiedPixels = max(0, min(width, g.inputWidth - firstColumn) - max(0, -firstColumn))
+        let lead = min(width, max(0, -firstColumn)) * channels, copied = copiedPixels * channels
+        for ky in 0..<g.kernelHeight {
+            let row = band + ky * rowFloats
+            let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight
+            guard (0..<g.inputHeight).contains(iy), copied > 0 else {
+                row.update(repeating: 0, count: rowFloats)
+                continue
+            }
+            row.update(repeating: 0, count: lead)
+            copyFloats(
+                from: image + (iy * g.inputWidth + firstColumn) * channels + lead, to: row + lead, count: copied)
+            (row + lead + copied).update(repeating: 0, count: rowFloats - lead - copied)
+        }
+    }
+}
+
+/// `value` rounded up to a multiple of `multiple` (at least 1).
+private func roundUp(_ value: Int, to multiple: Int) -> Int {
+    (value + multiple - 1) / multiple * multiple
 }
 
 /// Writes the `KH·KW·channels` taps of output pixel `(oy, ox)` to `row`,
