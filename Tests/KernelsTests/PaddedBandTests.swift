@@ -96,26 +96,20 @@ import Testing
     ) throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
+        let sameGeometry = MicrokernelConvolutionTests.geometry(_:_:kernel:stride:dilation:padding:)
         let cases: [(geometry: ConvolutionGeometry?, channels: Int, outputs: Int)] = [
             // face_detection_short_range's and palm_detection's 5 × 5 stems, narrower.
-            (ConvolutionGeometry(
-                inputHeight: 11, inputWidth: 64, kernelHeight: 5, kernelWidth: 5, strideHeight: 2, strideWidth: 2,
-                dilationHeight: 1, dilationWidth: 1, padding: .same), 3, 24),
-            (ConvolutionGeometry(
-                inputHeight: 9, inputWidth: 37, kernelHeight: 5, kernelWidth: 5, strideHeight: 2, strideWidth: 2,
-                dilationHeight: 1, dilationWidth: 1, padding: .same), 3, 32),
+            (sameGeometry(11, 64, (5, 5), 2, 1, .same), 3, 24),
+            (sameGeometry(9, 37, (5, 5), 2, 1, .same), 3, 32),
             // pose_landmark_full's 3 × 3 stem after its folded PAD of 1: a left border only.
             (ConvolutionGeometry(
                 inputHeight: 10, inputWidth: 50, outputHeight: 5, outputWidth: 25, kernelHeight: 3, kernelWidth: 3,
                 strideHeight: 2, strideWidth: 2, dilationHeight: 1, dilationWidth: 1, padTop: 1, padLeft: 1), 3, 24),
             // A right border only (SAME at stride 2 on an even width), 16 outputs.
-            (ConvolutionGeometry(
-                inputHeight: 8, inputWidth: 46, kernelHeight: 3, kernelWidth: 3, strideHeight: 2, strideWidth: 2,
-                dilationHeight: 1, dilationWidth: 1, padding: .same), 3, 16),
+            (sameGeometry(8, 46, (3, 3), 2, 1, .same), 3, 16),
             // Every pixel a border pixel, and a map narrower than a tile.
-            (ConvolutionGeometry(
-                inputHeight: 3, inputWidth: 3, kernelHeight: 3, kernelWidth: 3, strideHeight: 1, strideWidth: 1,
-                dilationHeight: 1, dilationWidth: 1, padding: .same), 40, 24),
+            (sameGeometry(3, 3, (3, 3), 1, 1, .same), 40, 24),
+            // Rows dilated (taps two input rows apart), columns not.
             (ConvolutionGeometry(
                 inputHeight: 6, inputWidth: 5, kernelHeight: 3, kernelWidth: 3, strideHeight: 1, strideWidth: 1,
                 dilationHeight: 2, dilationWidth: 1, padding: .same), 8, 8),
