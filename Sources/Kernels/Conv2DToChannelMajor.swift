@@ -264,22 +264,6 @@ private struct PhaseRowSplit: ParallelWork {
     }
 }
 
-/// Copies `count` floats (at most a tile's 64), 16 at a time: short copies
-/// like these cost several times more as calls to `memmove`.
-@inline(__always)
-private func copyFloats(from source: UnsafePointer<Float>, to target: UnsafeMutablePointer<Float>, count: Int) {
-    var i = 0
-    while i + 16 <= count {
-        UnsafeMutableRawPointer(target + i).storeBytes(
-            of: UnsafeRawPointer(source + i).loadUnaligned(as: SIMD16<Float>.self), as: SIMD16<Float>.self)
-        i += 16
-    }
-    while i < count {
-        target[i] = source[i]
-        i += 1
-    }
-}
-
 /// Item `t` of `Conv2DToChannelMajor.run`'s second phase: output pixels
 /// `64·t ..< 64·t + 64` (fewer in the last tile) of one image.
 private struct ChannelMajorOutputTiles: ParallelWork {
@@ -326,7 +310,7 @@ private struct ChannelMajorOutputTiles: ParallelWork {
                     let block = rows + (inside ? iy * rowBlock : 0)
                     for tap in 0..<(g.filterWidth * inputChannels) {
                         let source = inside ? block + tapOffsets[tap] : zeroRow
-                        copyFloats(
+                        copyShortFloats(
                             from: source + ox, to: taps + (ky * g.filterWidth * inputChannels + tap) * tile + column, count: run)
                     }
                 }

@@ -13,25 +13,3 @@ let memoryBoundTaskGrain = 4_096
 func minimumRowsPerTask(rowLength: Int) -> Int {
     max(1, memoryBoundTaskGrain / max(1, rowLength))
 }
-
-/// Sets the floats of `destination` that the items own to +0, for
-/// `ParallelRunner.forEach` over its element count.
-struct ZeroFloatsWork: ParallelWork {
-    let destination: UnsafeMutablePointer<Float>
-
-    func run(_ items: Range<Int>, thread: Int) {
-        zeroFloats(destination + items.lowerBound, count: items.count)
-    }
-}
-
-/// Copies `count` floats from `source` to `destination` (non-overlapping).
-@inline(__always)
-func copyFloats(_ source: UnsafePointer<Float>, to destination: UnsafeMutablePointer<Float>, count: Int) {
-    destination.update(from: source, count: count)
-}
-
-/// Sets `count` floats at `destination` to +0.
-@inline(__always)
-func zeroFloats(_ destination: UnsafeMutablePointer<Float>, count: Int) {
-    destination.update(repeating: 0, count: count)
-}
