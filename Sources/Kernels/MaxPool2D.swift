@@ -135,7 +135,7 @@ public struct MaxPool2D: OperatorDescriptor {
             let taps = max(0, -originY)..<min(g.filterHeight, g.inputHeight &- originY)
             // The window's first valid input row, channel 0.
             let firstRow = input + (n &* g.inputHeight &+ originY &+ taps.lowerBound) &* inputRowLength
-            var destination = output + row &* rowLength
+            let rowStart = output + row &* rowLength
             // The models' 2 × 2 windows: those wholly inside the input go through
             // `writeTwoByTwoWindows`, the others (at a SAME padding's edges) through the loops below.
             var unrolled = 0..<0
@@ -144,13 +144,17 @@ public struct MaxPool2D: OperatorDescriptor {
                 writeTwoByTwoWindows(
                     unrolled.count, from: firstRow + (unrolled.lowerBound &* g.strideW &- g.padLeft) &* channels,
                     rowStride: inputRowLength, pixelStride: g.strideW &* channels, channels: channels,
-                    to: destination + unrolled.lowerBound &* channels, lower: lower, upper: upper)
+                    to: rowStart + unrolled.lowerBound &* channels, lower: lower, upper: upper)
             }
-            for ox in 0..<g.outputWidth {
-                if unrolled.contains(ox) {
-                    destination += channels
+            // The other columns, jumping over the unrolled ones.
+            var ox = 0
+            while ox < g.outputWidth {
+                if ox == unrolled.lowerBound && !unrolled.isEmpty {
+                    ox = unrolled.upperBound
                     continue
                 }
+                defer { ox &+= 1 }
+                let destination = rowStart + ox &* channels
                 let originX = ox &* g.strideW &- g.padLeft
                 let columns = max(0, -originX)..<min(g.filterWidth, g.inputWidth &- originX)
                 // The window's first valid tap, channel 0.
@@ -203,7 +207,6 @@ public struct MaxPool2D: OperatorDescriptor {
                     destination[c] = clamp(largest, lower: range.lower, upper: range.upper)
                     c &+= 1
                 }
-                destination += channels
             }
         }
     }
