@@ -185,44 +185,51 @@ public struct ResizeBilinear: OperatorDescriptor {
                     let b = row / outputHeight, rowBlend = rowBlends[row % outputHeight]
                     let top = x + b * imageStride + rowBlend.lower * rowStride
                     let bottom = x + b * imageStride + rowBlend.upper * rowStride
-                    let ay = rowBlend.fraction, ayLanes = SIMD8<Float>(repeating: ay)
+                    let ay = rowBlend.fraction
                     var destination = y + row * outputRowLength
                     if channels == 8 {
-                        // One vector a pixel (pose_landmark_full's 8-channel maps): the loop over
-                        // channels and its tail cost a third of the time there.
+                        // One vector a pixel (pose_landmark_full's 8-channel maps): with the
+                        // channel count a constant, the loop over channels and its tail go.
                         for columnBlend in columnBlends {
-                            let left = columnBlend.lower &* 8, right = columnBlend.upper &* 8
-                            let axLanes = SIMD8<Float>(repeating: columnBlend.fraction)
-                            let topLeft = loadVector8(top + left), bottomLeft = loadVector8(bottom + left)
-                            let upper = topLeft + (loadVector8(top + right) - topLeft) * axLanes
-                            let lower = bottomLeft + (loadVector8(bottom + right) - bottomLeft) * axLanes
-                            storeVector8(upper + (lower - upper) * ayLanes, destination)
+                            blendPixel(columnBlend, channels: 8, top: top, bottom: bottom, ay: ay, into: destination)
                             destination += 8
                         }
-                        continue
-                    }
-                    for columnBlend in columnBlends {
-                        let left = columnBlend.lower * channels, right = columnBlend.upper * channels
-                        let ax = columnBlend.fraction, axLanes = SIMD8<Float>(repeating: ax)
-                        var c = 0
-                        while c + 8 <= channels {
-                            let topLeft = loadVector8(top + left + c), bottomLeft = loadVector8(bottom + left + c)
-                            let upper = topLeft + (loadVector8(top + right + c) - topLeft) * axLanes
-                            let lower = bottomLeft + (loadVector8(bottom + right + c) - bottomLeft) * axLanes
-                            storeVector8(upper + (lower - upper) * ayLanes, destination + c)
-                            c += 8
+                    } else {
+                        for columnBlend in columnBlends {
+                            blendPixel(columnBlend, channels: channels, top: top, bottom: bottom, ay: ay, into: destination)
+                            destination += channels
                         }
-                        while c < channels {
-                            let topLeft = top[left + c], bottomLeft = bottom[left + c]
-                            let upper: Float = topLeft + (top[right + c] - topLeft) * ax
-                            let lower: Float = bottomLeft + (bottom[right + c] - bottomLeft) * ax
-                            destination[c] = upper + (lower - upper) * ay
-                            c += 1
-                        }
-                        destination += channels
                     }
                 }
             }
+        }
+    }
+
+    /// XNNPACK's blend of the `channels` values of one output pixel from the
+    /// source rows `top` and `bottom` (each `inputWidth × channels` floats):
+    /// across between the columns of `columnBlend`, then down by `ay`, without
+    /// fused multiply-add; eight channels at a time, then one by one.
+    @inline(__always)
+    private func blendPixel(
+        _ columnBlend: LinearBlend, channels: Int, top: UnsafePointer<Float>, bottom: UnsafePointer<Float>,
+        ay: Float, into destination: UnsafeMutablePointer<Float>
+    ) {
+        let left = columnBlend.lower &* channels, right = columnBlend.upper &* channels
+        let ax = columnBlend.fraction, axLanes = SIMD8<Float>(repeating: ax), ayLanes = SIMD8<Float>(repeating: ay)
+        var c = 0
+        while c + 8 <= channels {
+            let topLeft = loadVector8(top + left + c), bottomLeft = loadVector8(bottom + left + c)
+            let upper = topLeft + (loadVector8(top + right + c) - topLeft) * axLanes
+            let lower = bottomLeft + (loadVector8(bottom + right + c) - bottomLeft) * axLanes
+            storeVector8(upper + (lower - upper) * ayLanes, destination + c)
+            c += 8
+        }
+        while c < channels {
+            let topLeft = top[left + c], bottomLeft = bottom[left + c]
+            let upper: Float = topLeft + (top[right + c] - topLeft) * ax
+            let lower: Float = bottomLeft + (bottom[right + c] - bottomLeft) * ax
+            destination[c] = upper + (lower - upper) * ay
+            c += 1
         }
     }
 
