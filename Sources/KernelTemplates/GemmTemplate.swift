@@ -6,8 +6,8 @@
 // the family or the thread that computed it. Rows past `rows` reuse the last valid row's
 // pointer (the extra lanes are computed and dropped), so one kernel covers every row
 // remainder without branches in the k loop. A lone row (a one-pixel convolution, a
-// FULLY_CONNECTED of batch 1) has a tile of its own, `gemmRowTile`, over up to four panels,
-// with the same sums.
+// FULLY_CONNECTED of batch 1) has a tile of its own, `gemmRowTile`, over up to four panels of
+// either precision, with the same sums.
 
 /// Where the GEMM kernels read the K values of each row of A: row `r` is `segmentCount`
 /// runs of `segmentLength` contiguous floats, run `s` starting at
@@ -409,7 +409,8 @@ public struct GemmPanelOperands {
 /// rows of A are read once and each row of C is written whole; otherwise for each panel every
 /// tile of rows in turn, so that the panel stays in L1 while the rows of A stream from L2. The
 /// order never changes what is computed. A single row (a convolution with one output pixel, a
-/// FULLY_CONNECTED of batch 1) goes through `gemmRowTile`, up to four whole panels at a time.
+/// FULLY_CONNECTED of batch 1) goes through `gemmRowTiles`, and the half-width panel through a
+/// `gemmRowTile` of its own.
 @inlinable @inline(__always)
 public func gemmPanels<Full: KernelVectors, Half: KernelVectors, Rows: GemmTileRows, ShortRows: GemmTileRows>(
     _ full: Full.Type, _ half: Half.Type, _ tileRows: Rows.Type, _ shortTileRows: ShortRows.Type,
@@ -457,19 +458,17 @@ func gemmPanelTiles<
         }
     }
     if g.rows == 1 {
-        // One row: up to four whole panels a tile, so that its sums are independent enough to
-        // keep the multiply-adds busy, then the rest panel by panel.
-        var p = g.panels.lowerBound
-        let wholeEnd = min(g.panels.upperBound, g.fullPanelCount, g.outputs / width)
-        while p < wholeEnd {
-            let count = min(4, wholeEnd - p)
+        let fullEnd = max(g.panels.lowerBound, min(g.panels.upperBound, g.fullPanelCount))
+        gemmRowTiles(Full.self, GemmFloat32Panel.self, Output.self, panels: g.panels.lowerBound..<fullEnd, g)
+        if fullEnd < g.panels.upperBound {
+            // The half-width panel, alone.
+            let column = fullEnd * width
             gemmRowTile(
-                Full.self, Output.self, panelCount: count, a: g.a, runs: g.runs, panel: packed + p * width * depth,
-                bias: g.bias + p * width, c: g.c + p * width, bounds: g.bounds, epilogue: g.epilogue,
-                channel: g.channel + p * width)
-            p += count
+                Half.self, GemmFloat32Panel.self, Output.self, panelCount: 1,
+                lastColumns: min(halfWidth, g.outputs - column), a: g.a, runs: g.runs,
+                panel: g.packed + GemmFloat32Panel.size * column * depth, bias: g.bias + column, c: g.c + column,
+                bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column)
         }
-        for q in p..<g.panels.upperBound { tile(of: ShortRows.self, row: 0, rows: 1, panel: q) }
         return
     }
     // `depth` and `panels.count` are at most the packed buffer's float count: no overflow.
@@ -486,35 +485,61 @@ func gemmPanelTiles<
     }
 }
 
-/// One row of C over `panelCount` (1...4) consecutive whole panels of `Vectors.count` vectors
-/// each: a 6- or 8-row tile would compute its one row six or eight times over, and one panel
-/// alone gives only `Vectors.count` independent sums, each waiting on its last multiply-add.
-/// Every element is its bias plus one multiply-add per k in ascending k order, as in
-/// `gemmTile`, so the same bits.
+/// One row of C over the full panels `panels` of `g` (a convolution with one output pixel, a
+/// FULLY_CONNECTED of batch 1), up to four panels a `gemmRowTile`, so that its sums are
+/// independent enough to keep the multiply-adds busy; the last panel may end past N.
+/// `g.packed` holds `Panel` elements.
+@inlinable @inline(__always)
+public func gemmRowTiles<Full: KernelVectors, Panel: GemmPanelElements, Output: GemmTileOutput>(
+    _ full: Full.Type, _ panelElements: Panel.Type, _ output: Output.Type, panels: Range<Int>, _ g: GemmPanelOperands
+) {
+    let width = Full.count * Full.Vector.scalarCount
+    let depth = g.runs.segmentCount * g.runs.segmentLength
+    var p = panels.lowerBound
+    while p < panels.upperBound {
+        let count = min(4, panels.upperBound - p), column = p * width
+        gemmRowTile(
+            Full.self, Panel.self, Output.self, panelCount: count,
+            lastColumns: min(width, g.outputs - (p + count - 1) * width), a: g.a, runs: g.runs,
+            panel: g.packed + Panel.size * column * depth, bias: g.bias + column, c: g.c + column,
+            bounds: g.bounds, epilogue: g.epilogue, channel: g.channel + column)
+        p += count
+    }
+}
+
+/// One row of C over `panelCount` (1...4) consecutive panels of `Vectors.count` vectors each:
+/// a 6- or 8-row tile would compute its one row six or eight times over, and one panel alone
+/// gives only `Vectors.count` independent sums, each waiting on its last multiply-add. Every
+/// element is its bias plus one multiply-add per k in ascending k order, as in `gemmTile`, so
+/// the same bits, whether the weights are float32 or float16 widened as they are loaded.
 ///
 /// - Parameters:
+///   - lastColumns: the columns of the last panel to store (1 ... its width): a panel that
+///     ends past N is computed whole (its weights past N are zeros) and stored in part.
 ///   - a: the row of A, laid out as `runs` says.
-///   - panel: the first panel, K-major, `Vectors.count` vectors of floats per k; the next
-///     ones follow it, K of those apart.
+///   - panel: the first panel, K-major, `Vectors.count` vectors of `Panel` elements per k;
+///     the next ones follow it, K of those apart.
 ///   - bias: the first panel's biases; the next panels' follow.
 ///   - c: the row's column 0 of the first panel.
 ///   - epilogue: applied after the clamp when `Output` applies one, to what was stored
 ///     (`channel` is the output channel of `c`).
 @inlinable @inline(never)
-public func gemmRowTile<Vectors: KernelVectors, Output: GemmTileOutput>(
-    _ vectors: Vectors.Type, _ output: Output.Type, panelCount n: Int,
-    a: UnsafePointer<Float>, runs: GemmRowRuns, panel: UnsafePointer<Float>, bias: UnsafePointer<Float>,
-    c: UnsafeMutablePointer<Float>, bounds: UnsafePointer<ClampBounds>,
+public func gemmRowTile<Vectors: KernelVectors, Panel: GemmPanelElements, Output: GemmTileOutput>(
+    _ vectors: Vectors.Type, _ panelElements: Panel.Type, _ output: Output.Type, panelCount n: Int,
+    lastColumns: Int, a: UnsafePointer<Float>, runs: GemmRowRuns, panel: UnsafeRawPointer,
+    bias: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>, bounds: UnsafePointer<ClampBounds>,
     epilogue: UnsafePointer<EpilogueOperands>?, channel: Int
 ) {
     typealias V = Vectors.Vector
     let two = Vectors.count == 2, width = V.scalarCount
     let panelStep = two ? 2 * width : width
-    let panelFloats = panelStep * runs.segmentCount * runs.segmentLength
+    // Bytes of one k's weights of a panel, of its second vector's offset, and of a whole panel.
+    let stepBytes = panelStep * Panel.size, secondBytes = width * Panel.size
+    let panelBytes = stepBytes * runs.segmentCount * runs.segmentLength
     var b0 = panel
-    var b1 = n > 1 ? b0 + panelFloats : b0
-    var b2 = n > 2 ? b1 + panelFloats : b1
-    var b3 = n > 3 ? b2 + panelFloats : b2
+    var b1 = n > 1 ? b0 + panelBytes : b0
+    var b2 = n > 2 ? b1 + panelBytes : b1
+    var b3 = n > 3 ? b2 + panelBytes : b2
     var c00 = loadVector(bias, as: V.self)
     var c01 = two ? loadVector(bias + width, as: V.self) : c00
     var c10 = n > 1 ? loadVector(bias + panelStep, as: V.self) : c00
@@ -527,45 +552,51 @@ public func gemmRowTile<Vectors: KernelVectors, Output: GemmTileOutput>(
     for _ in 0..<runs.segmentCount {
         for k in 0..<runs.segmentLength {
             let x = Vectors.broadcast(row[k])
-            c00 = Vectors.multiplyAdd(x, loadVector(b0, as: V.self), c00)
-            if two { c01 = Vectors.multiplyAdd(x, loadVector(b0 + width, as: V.self), c01) }
-            b0 += panelStep
+            c00 = Vectors.multiplyAdd(x, Panel.load(Vectors.self, b0), c00)
+            if two { c01 = Vectors.multiplyAdd(x, Panel.load(Vectors.self, b0 + secondBytes), c01) }
+            b0 += stepBytes
             if n > 1 {
-                c10 = Vectors.multiplyAdd(x, loadVector(b1, as: V.self), c10)
-                if two { c11 = Vectors.multiplyAdd(x, loadVector(b1 + width, as: V.self), c11) }
-                b1 += panelStep
+                c10 = Vectors.multiplyAdd(x, Panel.load(Vectors.self, b1), c10)
+                if two { c11 = Vectors.multiplyAdd(x, Panel.load(Vectors.self, b1 + secondBytes), c11) }
+                b1 += stepBytes
             }
             if n > 2 {
-                c20 = Vectors.multiplyAdd(x, loadVector(b2, as: V.self), c20)
-                if two { c21 = Vectors.multiplyAdd(x, loadVector(b2 + width, as: V.self), c21) }
-                b2 += panelStep
+                c20 = Vectors.multiplyAdd(x, Panel.load(Vectors.self, b2), c20)
+                if two { c21 = Vectors.multiplyAdd(x, Panel.load(Vectors.self, b2 + secondBytes), c21) }
+                b2 += stepBytes
             }
             if n > 3 {
-                c30 = Vectors.multiplyAdd(x, loadVector(b3, as: V.self), c30)
-                if two { c31 = Vectors.multiplyAdd(x, loadVector(b3 + width, as: V.self), c31) }
-                b3 += panelStep
+                c30 = Vectors.multiplyAdd(x, Panel.load(Vectors.self, b3), c30)
+                if two { c31 = Vectors.multiplyAdd(x, Panel.load(Vectors.self, b3 + secondBytes), c31) }
+                b3 += stepBytes
             }
         }
         row += runs.segmentStride
     }
     let (lo, hi) = ClampBounds.load(bounds, as: V.self)
-    storeVector(Vectors.clamp(c00, lower: lo, upper: hi), c)
-    if two { storeVector(Vectors.clamp(c01, lower: lo, upper: hi), c + width) }
-    if n > 1 {
-        storeVector(Vectors.clamp(c10, lower: lo, upper: hi), c + panelStep)
-        if two { storeVector(Vectors.clamp(c11, lower: lo, upper: hi), c + panelStep + width) }
+    /// Panel `index`'s sums, clamped, at its columns of `c`: all of them, or the last panel's
+    /// first `lastColumns`.
+    @inline(__always)
+    func store(_ first: V, _ second: V, panel index: Int) {
+        let clamped = (Vectors.clamp(first, lower: lo, upper: hi), Vectors.clamp(second, lower: lo, upper: hi))
+        let destination = c + index * panelStep
+        if index < n - 1 || lastColumns == panelStep {
+            storeVector(clamped.0, destination)
+            if two { storeVector(clamped.1, destination + width) }
+        } else {
+            withUnsafeBytes(of: clamped) { spilled in
+                Vectors.storePartialTile(
+                    spilled, rowWidth: panelStep, rows: 1, columns: lastColumns, c: destination, cStride: 0)
+            }
+        }
     }
-    if n > 2 {
-        storeVector(Vectors.clamp(c20, lower: lo, upper: hi), c + 2 * panelStep)
-        if two { storeVector(Vectors.clamp(c21, lower: lo, upper: hi), c + 2 * panelStep + width) }
-    }
-    if n > 3 {
-        storeVector(Vectors.clamp(c30, lower: lo, upper: hi), c + 3 * panelStep)
-        if two { storeVector(Vectors.clamp(c31, lower: lo, upper: hi), c + 3 * panelStep + width) }
-    }
+    store(c00, c01, panel: 0)
+    if n > 1 { store(c10, c11, panel: 1) }
+    if n > 2 { store(c20, c21, panel: 2) }
+    if n > 3 { store(c30, c31, panel: 3) }
     if Output.appliesEpilogue, let epilogue {
         epilogue.pointee.apply(
             Vectors.self, Vectors.self, c: c - channel, cStride: 0, rows: 1, column: channel,
-            columns: n * panelStep)
+            columns: (n - 1) * panelStep + lastColumns)
     }
 }

@@ -7,7 +7,9 @@
 // element is still its bias plus one multiply-add per k in ascending k order, with each weight
 // widened exactly, so the sums are those of the float32 panels, bit for bit. Longer blocks
 // start with the widening tile (`gemmWideningTile`): their first 4 rows read a panel the same
-// way and leave its float32 copy behind for the other rows.
+// way and leave its float32 copy behind for the other rows. A lone row goes through
+// `gemmRowTiles`, four panels at a time, reading the float16 panels in place too: half the bytes
+// of float32 panels, which a layer of one row (a model's head) streams from L3 in every run.
 
 /// The tiles of `g` over whole panels of float16 weights (`g.panels` within
 /// `0 ..< g.fullPanelCount`; `g.packed` holds the panels' bit patterns, panel `p` at byte offset
@@ -27,11 +29,15 @@ public func gemmHalfPanels<Full: KernelVectors, Rows: GemmTileRows>(
 /// `gemmHalfPanels` with tiles that apply the epilogue or not, as `Output` says. The block's
 /// rows go to tiles of `Rows.count` rows and of 4 as `GemmRowTiles` cuts them, so that a 2×2
 /// map's 4 rows, or the 4 left of a block of 12 in AVX-512's 8-row tiles, are not computed as
-/// 8.
+/// 8; a single row to `gemmRowTiles`.
 @inlinable @inline(__always)
 func gemmHalfPanelTiles<Full: KernelVectors, Rows: GemmTileRows, Output: GemmTileOutput>(
     _ full: Full.Type, _ tileRows: Rows.Type, _ output: Output.Type, _ g: GemmPanelOperands
 ) {
+    if g.rows == 1 {
+        gemmRowTiles(Full.self, GemmFloat16Panel.self, Output.self, panels: g.panels, g)
+        return
+    }
     let width = Full.count * Full.Vector.scalarCount
     let depth = g.runs.segmentCount * g.runs.segmentLength
     /// Rows `row ..< row + rows` of every panel through tiles of `TileRows.count` rows.

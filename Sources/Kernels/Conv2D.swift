@@ -187,9 +187,7 @@ public struct Conv2D: OperatorDescriptor {
         } else {
             weights = .packed(try inputs[1].packedGemmWeights(
                 op: checked.op, role: "filter", outputChannels: checked.outputChannels,
-                inputChannels: checked.patchSize, bias: bias,
-                rowsPerRun: checked.window.batch * checked.window.outputHeight * checked.window.outputWidth,
-                instructionSet: instructionSet))
+                inputChannels: checked.patchSize, bias: bias, instructionSet: instructionSet))
         }
         return Conv2D(
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,

@@ -87,7 +87,7 @@ public struct FullyConnected: OperatorDescriptor {
         let bias = try optionalConstantBias(op: checked.op, inputs: inputs, channels: checked.outputDepth)
         let packed = try inputs[1].packedGemmWeights(
             op: checked.op, role: "weights", outputChannels: checked.outputDepth,
-            inputChannels: checked.inputDepth, bias: bias, rowsPerRun: checked.batch, instructionSet: instructionSet)
+            inputChannels: checked.inputDepth, bias: bias, instructionSet: instructionSet)
         return FullyConnected(
             outputShapes: [checked.outputShape], multiplyAccumulates: checked.multiplyAccumulates,
             batch: checked.batch, inputDepth: checked.inputDepth, outputDepth: checked.outputDepth,

@@ -155,24 +155,21 @@ extension Operand {
     }
 
     /// This weights operand (`[N, K]` row-major once flattened) and `bias`
-    /// packed for the GEMM microkernels of `instructionSet`, for a layer that
-    /// multiplies `rowsPerRun` rows of A per run: float16 weights straight from
-    /// their halves (widened into float32 panels for layers of at most
-    /// `PackedGemmWeights.maxRowsForFloat32Panels` rows or at most
-    /// `maxWeightsForFloat32Panels` weights), compressed rows from
+    /// packed for the GEMM microkernels of `instructionSet`: float16 weights
+    /// straight from their halves (widened into float32 panels for layers of
+    /// at most `PackedGemmWeights.maxWeightsForFloat32Panels` weights), compressed rows from
     /// their stored values, float32 ones as they are. Checked as
     /// `requireConstantFloats` checks.
     func packedGemmWeights(
         op: String, role: String, outputChannels: Int, inputChannels: Int, bias: [Float]?,
-        rowsPerRun: Int, instructionSet: KernelInstructionSet
+        instructionSet: KernelInstructionSet
     ) throws -> PackedGemmWeights {
         try requireConstantFloatCount(op: op, role: role)
         if case .float16(let halves)? = constant {
             return try PackedGemmWeights(
                 outputChannels: outputChannels, inputChannels: inputChannels, float16Weights: halves,
                 bias: bias, instructionSet: instructionSet,
-                float32Panels: rowsPerRun <= PackedGemmWeights.maxRowsForFloat32Panels
-                    || outputChannels * inputChannels <= PackedGemmWeights.maxWeightsForFloat32Panels)
+                float32Panels: outputChannels * inputChannels <= PackedGemmWeights.maxWeightsForFloat32Panels)
         }
         if case .compressedRows(let filter)? = constant, inputChannels.isMultiple(of: filter.columns) {
             return try PackedGemmWeights(

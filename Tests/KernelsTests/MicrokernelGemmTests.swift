@@ -341,14 +341,13 @@ import Testing
         }
     }
 
-    /// Float16 weights of a layer that multiplies one row per run (a FULLY_CONNECTED of batch 1,
-    /// a convolution with one output pixel), or of a layer with few weights (a stem), are packed
-    /// as float32 panels; those of a layer of more rows and more weights stay float16 where this
-    /// build packs float16 panels.
-    @Test func oneRowAndSmallLayersKeepFloat32Panels() throws {
-        func expectedPrecision(rows: Int, weights: Int) -> PackedGemmWeights.Precision {
-            rows <= PackedGemmWeights.maxRowsForFloat32Panels
-                || weights <= PackedGemmWeights.maxWeightsForFloat32Panels
+    /// Float16 weights of a layer with few weights (a stem) are packed as float32 panels; those
+    /// of a layer of more weights stay float16 where this build packs float16 panels, whatever
+    /// rows it multiplies per run (a FULLY_CONNECTED of batch 1 and a convolution with one
+    /// output pixel read them in place).
+    @Test func smallLayersKeepFloat32Panels() throws {
+        func expectedPrecision(weights: Int) -> PackedGemmWeights.Precision {
+            weights <= PackedGemmWeights.maxWeightsForFloat32Panels
                 || !PackedGemmWeights.packsFloat16Panels ? .float32 : .float16
         }
         #expect(24 * 27 <= PackedGemmWeights.maxWeightsForFloat32Panels, "a 3×3 stem of 24 channels")
@@ -365,7 +364,7 @@ import Testing
                     let input = Operand(shape: TensorShape(validated: [batch, 40]))
                     let layer = try FullyConnected.prepare(inputs: [input, weights], options: .init())
                     #expect(
-                        layer.packed.panelPrecision == expectedPrecision(rows: batch, weights: outputs * 40),
+                        layer.packed.panelPrecision == expectedPrecision(weights: outputs * 40),
                         "\(outputs) outputs, batch \(batch)")
                 }
             }
@@ -382,7 +381,7 @@ import Testing
                 #expect(conv.outputShapes[0].elementCount == outputs * expectedRows)
                 #expect(
                     conv.packed.panelPrecision
-                        == expectedPrecision(rows: expectedRows, weights: filter.shape.elementCount),
+                        == expectedPrecision(weights: filter.shape.elementCount),
                     "\(outputs) outputs, \(side)×\(side) input")
             }
         }

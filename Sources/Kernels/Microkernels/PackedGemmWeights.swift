@@ -24,9 +24,10 @@ import Tensor
 ///   models that store their weights as float16 and DEQUANTIZE them: half
 ///   the memory. `gemmF32Block` widens such a panel (exactly) into a thread's
 ///   float32 scratch of `widenedPanelFloats` before the unchanged float32
-///   microkernels read it, so the sums are the same bits. Otherwise, in
-///   the portable build (`packsFloat16Panels`), for layers of one row per
-///   run (`maxRowsForFloat32Panels`) and for layers of few weights
+///   microkernels read it, so the sums are the same bits (blocks of few
+///   rows, a lone row among them, read the float16 panels in place instead,
+///   widening each k's weights as they load them). Otherwise, in the
+///   portable build (`packsFloat16Panels`) and for layers of few weights
 ///   (`maxWeightsForFloat32Panels`), float32.
 /// - **Bias.** `N` float32 values at float offset `biasOffset`, zero-padded
 ///   to a multiple of `w` (all zeros when there is no bias).
@@ -52,17 +53,10 @@ public struct PackedGemmWeights: Sendable {
     /// Up to this many output channels, the weights stay row-major and each
     /// output is a dot product over `K`.
     public static let maxDotOutputs = 2
-    /// Layers that multiply at most this many rows of A per run (a convolution
-    /// with one output pixel, a FULLY_CONNECTED of batch 1) keep float32 panels
-    /// even for float16 weights (`OperandValidation`'s `packedGemmWeights`): a
-    /// float16 panel would be widened every run for that one row, and only one
-    /// at a time, which leaves the one-row tile (`gemmRowTile`) too few
-    /// independent sums; from float32 panels it reads four at once. Twice the
-    /// memory for those weights (0.7 MB for pose_landmark_full's heads).
-    public static let maxRowsForFloat32Panels = 1
     /// Layers with at most this many weights (16 KiB as float32: the stems,
     /// expansions from 16 or 24 channels, the detectors' small heads) keep
-    /// float32 panels too: a convolution with float16 panels widens each
+    /// float32 panels even for float16 weights (`OperandValidation`'s
+    /// `packedGemmWeights`): a convolution with float16 panels widens each
     /// panel once per output row and computes the row a panel at a time,
     /// which costs such a layer more than its 2 more bytes a weight (53 KB
     /// at most in one of the models; palm_detection_full's 5×5 stem 7 %
@@ -158,8 +152,8 @@ public struct PackedGemmWeights: Sendable {
     /// `init(outputChannels:inputChannels:weights:bias:instructionSet:)`
     /// packs the same values widened, with the same panels: float16 ones
     /// take the halves as they are, straight from `halves`; with
-    /// `float32Panels` (the caller's choice: `maxRowsForFloat32Panels`,
-    /// `maxWeightsForFloat32Panels`) they are widened as they are packed. Neither makes another copy of the
+    /// `float32Panels` (the caller's choice: `maxWeightsForFloat32Panels`)
+    /// they are widened as they are packed. Neither makes another copy of the
     /// weights. Where this build or the dot-product layout keeps float32
     /// anyway, the halves are widened first. The microkernels read the same
     /// float32 values every way.
