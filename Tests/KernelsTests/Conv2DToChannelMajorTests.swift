@@ -125,8 +125,9 @@ import Testing
 
     /// Stems and other small-channel convolutions: every kernel size, stride,
     /// dilation and padding, outputs of fewer and more than one 64-pixel
-    /// tile, one and two output channels (which `Conv2D` sums as dot products
-    /// or with pixels across the lanes), and in and past groups of six.
+    /// tile, one output channel (which `Conv2D` sums as dot products or with
+    /// pixels across the lanes) and two (an 8-wide panel), and in and past
+    /// groups of six.
     @Test(arguments: [1, 2, 3, 4], KernelInstructionSet.supported)
     func sweepMatchesTheChannelLastConvolution(inputChannels: Int, instructionSet: KernelInstructionSet) throws {
         let seed = SeededGenerator.seed()

@@ -175,8 +175,8 @@ import Testing
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
         // Large enough that every thread count really splits the work, with
-        // row and column remainders; the last case uses dot products.
-        for (rows, depth, outputs) in [(301, 64, 72), (49, 288, 200), (5, 400, 600), (3000, 200, 2)] {
+        // row and column remainders; the last two cases take an 8-wide panel and dot products.
+        for (rows, depth, outputs) in [(301, 64, 72), (49, 288, 200), (5, 400, 600), (3000, 200, 2), (3000, 200, 1)] {
             let problem = Problem(
                 rows: rows, depth: depth, outputs: outputs, clamp: (0, 6), precision: precision, rng: &rng)
             let context = "\(problem.description) \(instructionSet) seed \(seed)"
@@ -337,6 +337,37 @@ import Testing
                     output.values.map(\.bitPattern) == Array(together[row * outputs ..< (row + 1) * outputs]),
                     "row \(row) of \(problem.description) \(instructionSet) seed \(seed)")
                 #expect(output.guardIntact && workspace.guardIntact, "\(problem.description)")
+            }
+        }
+    }
+
+    /// Every output is its bias plus one fused multiply-add per k in ascending order, then the
+    /// clamp (XNNPACK's order), bit for bit, whichever kernel computes it: the dot-product rows
+    /// (one channel), the 8-wide panel (two channels), the half-width and full panels, in tiles
+    /// of every row count, at one and two threads.
+    @Test(arguments: KernelInstructionSet.supported, PackedGemmWeights.Precision.allCases)
+    func everyOutputIsItsBiasThenOneMultiplyAddPerK(
+        _ instructionSet: KernelInstructionSet, _ precision: PackedGemmWeights.Precision
+    ) throws {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        for (rows, depth, outputs) in [
+            (49, 128, 1), (49, 128, 2), (17, 33, 2), (1, 300, 2), (23, 9, 3), (13, 70, 24), (9, 40, 65),
+        ] {
+            let problem = Problem(
+                rows: rows, depth: depth, outputs: outputs, clamp: (-1, 6), precision: precision, rng: &rng)
+            var expected: [UInt32] = []
+            for p in 0..<rows {
+                for n in 0..<outputs {
+                    var sum = problem.bias?[n] ?? 0
+                    for k in 0..<depth { sum = sum.addingProduct(problem.a[p * depth + k], problem.w[n * depth + k]) }
+                    expected.append(min(max(sum, problem.clamp.lower), problem.clamp.upper).bitPattern)
+                }
+            }
+            for runner in [ParallelRunner.serial, ParallelRunner(threadCount: 2)] {
+                #expect(
+                    try problem.run(runner: runner, instructionSet).values.map(\.bitPattern) == expected,
+                    "\(problem.description) \(instructionSet) \(runner.threadCount) threads seed \(seed)")
             }
         }
     }

@@ -31,10 +31,10 @@ import Tensor
 ///   (`maxWeightsForFloat32Panels`), float32.
 /// - **Bias.** `N` float32 values at float offset `biasOffset`, zero-padded
 ///   to a multiple of `w` (all zeros when there is no bias).
-/// - **Rows.** When `N ≤ PackedGemmWeights.maxDotOutputs`, a panel would be
-///   mostly padding, so the weights are kept row-major `[N, K]`, float32, at
-///   offset 0 instead and read by a dot-product kernel (the same for both
-///   families).
+/// - **Rows.** When `N ≤ PackedGemmWeights.maxDotOutputs` (one channel), a
+///   panel would be mostly padding, so the weights are kept row-major
+///   `[N, K]`, float32, at offset 0 instead and read by a dot-product kernel
+///   (the same for both families).
 public struct PackedGemmWeights: Sendable {
     /// How the panels hold their weights.
     public enum Precision: Sendable, CaseIterable {
@@ -51,8 +51,13 @@ public struct PackedGemmWeights: Sendable {
     /// `SIMD16<Float>` vectors).
     public static let avx512PanelWidth = 32
     /// Up to this many output channels, the weights stay row-major and each
-    /// output is a dot product over `K`.
-    public static let maxDotOutputs = 2
+    /// output is a dot product over `K` (`gemmF32DotMicrokernel8x1`, or
+    /// `singleChannelConvolutionF32`'s pixels across the lanes). Two channels
+    /// take an 8-wide panel instead: its tiles run one chain of multiply-adds
+    /// per row, where the dot-product kernel ran one per eight rows and
+    /// channel, each waiting on the last (palm_detection_full's 24 × 24 × 2
+    /// head 24.6 → 14.8 µs, one thread, Zen 4).
+    public static let maxDotOutputs = 1
     /// Layers with at most this many weights (16 KiB as float32: the stems,
     /// expansions from 16 or 24 channels, the detectors' small heads) keep
     /// float32 panels even for float16 weights (`OperandValidation`'s
