@@ -50,6 +50,7 @@ public struct HardSwish: OperatorDescriptor {
 
 /// `x · min(max(x + 3, 0), 6) / 6` per lane, with the reference's comparisons.
 private struct HardSwishLanes: LaneFunction {
+    @inline(__always)
     func callAsFunction(_ x: SIMD8<Float>) -> SIMD8<Float> {
         let zero = SIMD8<Float>(repeating: 0), six = SIMD8<Float>(repeating: 6)
         let shifted = x + 3

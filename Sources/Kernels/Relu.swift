@@ -42,6 +42,7 @@ public struct Relu: OperatorDescriptor {
 
 /// `0 < x ? x : 0` per lane.
 private struct ReluLanes: LaneFunction {
+    @inline(__always)
     func callAsFunction(_ x: SIMD8<Float>) -> SIMD8<Float> {
         let zero = SIMD8<Float>(repeating: 0)
         return select(zero .< x, x, zero)

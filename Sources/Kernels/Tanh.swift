@@ -50,6 +50,7 @@ public struct Tanh: OperatorDescriptor {
 }
 
 private struct TanhLanes: LaneFunction {
+    @inline(__always)
     func callAsFunction(_ x: SIMD8<Float>) -> SIMD8<Float> { tanhLanes(x) }
 }
 

@@ -1,7 +1,9 @@
 import KernelTemplates
 
 /// A float function applied to eight lanes at once, the body of an element-wise unary op's
-/// fast kernel (`runLanes`).
+/// fast kernel (`runLanes`). Mark a conformance's `callAsFunction` `@inline(__always)`:
+/// specialised but not inlined, RELU's was a call for every eight elements, and a
+/// 64 × 64 × 24 RELU took 23 µs rather than 10 (one thread, Zen 4).
 protocol LaneFunction {
     func callAsFunction(_ x: SIMD8<Float>) -> SIMD8<Float>
 }
