@@ -6,7 +6,9 @@
 #     and answers a missing, malformed or peakless report and out-of-range
 #     options with a one-line message and a non-zero exit, never a traceback;
 #   - check_speed.py refuses bad options the same way, and its verdicts on made-up
-#     rounds fail a family or a runtime 1.5x too slow and pass a few per cent of noise.
+#     rounds fail a family or a runtime 1.5x too slow and pass a few per cent of noise;
+#   - thread_scaling.py refuses bad options the same way, and on a made-up binary's
+#     layer times gives each layer's ratio and excess and the model's speed-up.
 # Usage: scripts/check_peer_scripts.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -20,7 +22,7 @@ fail() {
   failures=$((failures + 1))
 }
 
-for script in check_speed compare_layers compare_litert compare_mediapipe layer_summary xnnpack_divergence; do
+for script in check_speed compare_layers compare_litert compare_mediapipe layer_summary thread_scaling xnnpack_divergence; do
   if ! "$python" "Benchmarks/peer/$script.py" --help > "$work/help.txt" 2>&1; then
     fail "$script.py --help exited with $?: $(tail -1 "$work/help.txt")"
   elif ! grep -q '^usage:' "$work/help.txt"; then
@@ -118,8 +120,49 @@ assert recorded_path(REPO_ROOT / ".build" / "release" / "landmarker") == ".build
 print("-- check_speed.py: verdicts on made-up rounds as expected; recorded paths name no machine folder")
 EOF
 
+scaling=Benchmarks/peer/thread_scaling.py
+expect_script_refusal "$scaling" "a missing landmarker" hand_recrop --landmarker "$work/missing-landmarker"
+expect_script_refusal "$scaling" "--threads 1" hand_recrop --threads 1
+# A made-up binary: at one thread a 100 µs convolution and a 10 µs PAD, at two 60 µs and 10 µs;
+# invokes of 0.2 ms and 0.125 ms.
+mkdir -p "$work/models"
+touch "$work/models/hand_recrop.tflite"
+cat > "$work/fake-landmarker" <<'EOF'
+#!/usr/bin/env bash
+threads=1
+while [[ $# -gt 0 ]]; do [[ $1 == --threads ]] && threads=$2; shift; done
+if [[ $threads == 1 ]]; then conv=0.100 median=0.2; else conv=0.060 median=0.125; fi
+cat <<JSON
+{"medianMs": $median, "perLayer": [
+ {"index": 0, "op": "CONV_2D", "outputShape": "[1, 8, 8, 16]", "multiplyAccumulates": 1000, "ms": $conv, "fastestMs": $conv},
+ {"index": 1, "op": "PAD", "outputShape": "[1, 9, 9, 16]", "multiplyAccumulates": 0, "ms": 0.011, "fastestMs": 0.010}]}
+JSON
+EOF
+chmod +x "$work/fake-landmarker"
+expect_script_refusal "$scaling" "an unknown model" no_such_model --landmarker "$work/fake-landmarker"
+# No model named: all ten, of which the folder holds one.
+expect_script_refusal "$scaling" "models missing from the folder" --landmarker "$work/fake-landmarker" \
+  --models-dir "$work/models"
+if ! "$python" "$scaling" hand_recrop --landmarker "$work/fake-landmarker" --models-dir "$work/models" --rounds 2 \
+    --runs 1 --json-file "$work/scaling.json" > "$work/scaling.txt" 2>&1; then
+  fail "thread_scaling.py on a made-up binary: $(tail -1 "$work/scaling.txt")"
+else
+  # The convolution: 60 µs at two threads against 100 at one, a ratio of 0.6 and 10 µs of excess;
+  # the PAD, 10 against 10: ratio 1, excess 5; the model's speed-up 0.2 / 0.125 = 1.6.
+  "$python" - "$work/scaling.json" <<'EOF' || fail "thread_scaling.py's ratios and excess on a made-up binary"
+import json, sys
+result = json.load(open(sys.argv[1]))["results"][0]
+conv, pad = result["layers"]
+assert (conv["ratio"], conv["excessUs"]) == (0.6, 10.0), conv
+assert (pad["ratio"], pad["excessUs"]) == (1.0, 5.0), pad
+assert result["speedUp"] == 1.6, result["speedUp"]
+print("-- thread_scaling.py: ratios, excess and speed-up of a made-up binary as expected")
+EOF
+  grep -q '^  by operator: CONV_2D 10, PAD 5' "$work/scaling.txt" || fail "thread_scaling.py: no excess by operator"
+fi
+
 if [[ $failures -gt 0 ]]; then
   echo "check_peer_scripts: $failures failure(s)" >&2
   exit 1
 fi
-echo "check_peer_scripts: every --help, layer_summary.py's table and refusals, check_speed.py's refusals and verdicts, as expected"
+echo "check_peer_scripts: every --help, layer_summary.py's table and refusals, check_speed.py's refusals and verdicts, thread_scaling.py's refusals and figures, as expected"
