@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 from compare_litert import INSTRUCTION_SETS, MODELS, import_litert, measure_peaks, time_litert, time_ours
-from peer_common import REPO_ROOT, emit_report, fastest_state_ms, machine_description
+from peer_common import REPO_ROOT, add_binary_options, add_report_options, emit_report, fastest_state_ms, machine_description
 import model_slices
 
 
@@ -89,15 +89,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds K (default: 5)")
     parser.add_argument("--runs", type=int, default=200, help="timed invocations per round and side (default: 200)")
     parser.add_argument("--warmup", type=int, default=10, help="untimed invocations per round and side (default: 10)")
-    parser.add_argument("--instruction-set", choices=sorted(INSTRUCTION_SETS), default="detected",
-                        help="our kernel family: detected (AVX-512 where present) or avx2 (default: detected)")
-    parser.add_argument("--landmarker", type=Path, default=REPO_ROOT / ".build" / "release" / "landmarker",
-                        help="the landmarker binary (default: .build/release/landmarker)")
-    parser.add_argument("--models-dir", type=Path, default=REPO_ROOT / "models", help="folder of the .tflite files")
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    output.add_argument("--markdown", action="store_true", help="print a Markdown table with the machine description")
-    parser.add_argument("--json-file", type=Path, help="also write the JSON report to this file")
+    add_binary_options(parser, INSTRUCTION_SETS)
+    add_report_options(parser)
     arguments = parser.parse_args()
     if arguments.threads < 1 or arguments.rounds < 1 or arguments.runs < 1 or arguments.warmup < 0:
         parser.error("--threads, --rounds and --runs must be at least 1, --warmup at least 0")

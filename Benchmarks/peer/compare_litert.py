@@ -40,7 +40,7 @@ import sys
 import time
 from pathlib import Path
 
-from peer_common import REPO_ROOT, emit_report, fastest_state_ms, machine_description
+from peer_common import REPO_ROOT, add_binary_options, add_report_options, emit_report, fastest_state_ms, machine_description
 VENV = REPO_ROOT / "Benchmarks" / ".venv"
 VENV_PYTHON = VENV / "bin" / "python"
 MODELS = [
@@ -253,18 +253,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds K (default: 3)")
     parser.add_argument("--runs", type=int, default=50, help="timed invocations per round and side (default: 50)")
     parser.add_argument("--warmup", type=int, default=5, help="untimed invocations per round and side (default: 5)")
-    parser.add_argument("--instruction-set", choices=sorted(INSTRUCTION_SETS), default="detected",
-                        help="our kernels: the family this CPU chooses (default), or avx2 "
-                             "(LANDMARKER_NO_AVX512=1) even where the CPU has AVX-512")
-    parser.add_argument("--landmarker", type=Path, default=REPO_ROOT / ".build" / "release" / "landmarker",
-                        help="the landmarker executable (default: .build/release/landmarker)")
-    parser.add_argument("--models-dir", type=Path, default=REPO_ROOT / "models", help="folder of the .tflite files")
+    add_binary_options(parser, INSTRUCTION_SETS)
     parser.add_argument("--build", action="store_true",
                         help="run `swift build -c release --product landmarker` at the repository root first")
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    output.add_argument("--markdown", action="store_true", help="print a Markdown table with the machine description")
-    parser.add_argument("--json-file", type=Path, help="also write the JSON report to this file")
+    add_report_options(parser)
     args = parser.parse_args()
     for name, value in (("--rounds", args.rounds), ("--runs", args.runs)):
         if value < 1:

@@ -66,6 +66,25 @@ def machine_description(packages):
     }
 
 
+def add_binary_options(parser, instruction_sets):
+    """The options of every script that times our binary: `--instruction-set` (a key of
+    `instruction_sets`), `--landmarker` and `--models-dir`."""
+    parser.add_argument("--instruction-set", choices=sorted(instruction_sets), default="detected",
+                        help="our kernels: the family this CPU chooses (default), or avx2 "
+                             "(LANDMARKER_NO_AVX512=1) even where the CPU has AVX-512")
+    parser.add_argument("--landmarker", type=Path, default=REPO_ROOT / ".build" / "release" / "landmarker",
+                        help="the landmarker executable (default: .build/release/landmarker)")
+    parser.add_argument("--models-dir", type=Path, default=REPO_ROOT / "models", help="folder of the .tflite files")
+
+
+def add_report_options(parser):
+    """`--json` or `--markdown` (one of them), and `--json-file`: what `emit_report` reads."""
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    output.add_argument("--markdown", action="store_true", help="print Markdown with the machine description")
+    parser.add_argument("--json-file", type=Path, help="also write the JSON report to this file")
+
+
 def emit_report(report, arguments, print_markdown, print_table):
     """Writes `report` (a JSON-serialisable dict) to `arguments.json_file` when given, then prints
     it as `arguments.json` or `arguments.markdown` ask, or calls `print_table()`."""

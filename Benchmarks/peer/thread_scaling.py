@@ -25,11 +25,10 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 from check_speed import binary_commit, recorded_path
 from compare_litert import INSTRUCTION_SETS, MODELS
-from peer_common import REPO_ROOT, emit_report, machine_description
+from peer_common import REPO_ROOT, add_binary_options, add_report_options, emit_report, machine_description
 
 
 def whole_number(minimum):
@@ -137,15 +136,8 @@ def main():
     parser.add_argument("--runs", type=whole_number(1), default=60, help="profiled invocations per round and thread count (default: 60)")
     parser.add_argument("--warmup", type=whole_number(0), default=5, help="untimed invocations before them (default: 5)")
     parser.add_argument("--top", type=whole_number(1), default=10, help="layers of largest excess listed per model (default: 10)")
-    parser.add_argument("--instruction-set", choices=sorted(INSTRUCTION_SETS), default="detected",
-                        help="our kernel family: detected (AVX-512 where the CPU has it) or avx2")
-    parser.add_argument("--landmarker", type=Path, default=REPO_ROOT / ".build" / "release" / "landmarker",
-                        help="the landmarker binary")
-    parser.add_argument("--models-dir", type=Path, default=REPO_ROOT / "models", help="folder of the .tflite files")
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    output.add_argument("--markdown", action="store_true", help="print Markdown tables with the machine description")
-    parser.add_argument("--json-file", type=Path, help="also write the JSON report to this file")
+    add_binary_options(parser, INSTRUCTION_SETS)
+    add_report_options(parser)
     arguments = parser.parse_args()
     unknown = [model for model in arguments.models if model not in MODELS]
     if unknown:
