@@ -7,7 +7,8 @@ import Tensor
 /// one prepared operator per node that runs at invoke time (output counts,
 /// types and shapes checked against the file; the operators prepared on up to
 /// `threadCount` threads, the same kernels and the same first error for any
-/// count), graph input types, and the activation memory plan. Nothing here
+/// count), graph input types, and the activation memory plan for operators
+/// that run on `threadCount` threads (`MemoryPlan`). Nothing here
 /// allocates tensor memory; float constants are decoded operator by operator,
 /// each held only while its kernel is prepared (see `ConstantTensors`).
 ///
@@ -195,11 +196,13 @@ struct LoadPlan {
         }
         let planned = lifetimes.keys.sorted()
         self.plannedTensors = planned
-        self.memoryPlan = MemoryPlan(requests: planned.map { tensorIndex in
-            MemoryPlan.Request(
-                elementCount: shapes[tensorIndex].elementCount,
-                firstUse: lifetimes[tensorIndex]!.first, lastUse: lifetimes[tensorIndex]!.last)
-        })
+        self.memoryPlan = MemoryPlan(
+            requests: planned.map { tensorIndex in
+                MemoryPlan.Request(
+                    elementCount: shapes[tensorIndex].elementCount,
+                    firstUse: lifetimes[tensorIndex]!.first, lastUse: lifetimes[tensorIndex]!.last)
+            },
+            threadCount: threadCount)
     }
 
     /// The positions in `subgraph.operators` of the operators that `outputs` (tensor indices)

@@ -30,9 +30,17 @@ public struct MemoryPlan: Sendable {
     /// overlap, where it can: three eighths of a page (1.5 KiB).
     static let pageDistance = 384
 
-    /// Greedy-by-size placement (as TFLite's arena planner does): the largest
-    /// tensors are placed first, each in the lowest gap between already-placed
-    /// tensors with overlapping lifetimes where it fits, or after the last.
+    /// Places `requests` for operators that run on `threadCount` threads: at
+    /// two threads with each tensor's halves in place for the two threads
+    /// (`halvesAligned`), at any other count greedy by size (`greedyBySize`).
+    public init(requests: [Request], threadCount: Int = 1) {
+        (offsets, arenaCount) = threadCount == 2 ? Self.halvesAligned(requests) : Self.greedyBySize(requests)
+    }
+
+    /// The placement at any thread count but two: greedy by size, as TFLite's
+    /// arena planner places tensors. The largest tensors are placed first,
+    /// each in the lowest gap between already-placed tensors with overlapping
+    /// lifetimes where it fits, or after the last.
     ///
     /// Within its gap a tensor goes to the lowest 64-byte position at least
     /// `pageDistance` floats, within a 4 KiB page, from the start of every
@@ -50,12 +58,7 @@ public struct MemoryPlan: Sendable {
     /// and stays clear of half a page, where every other row of a map whose
     /// rows are one and a half pages lies (96 × 16) (`Benchmarks/JOURNAL.md`,
     /// "Tensors staggered within a page").
-    public init(requests: [Request]) {
-        let pad = AlignedBuffer.paddingFloats
-        // Reserve one extra vector per tensor so a full-vector read past its end
-        // never touches a live neighbour.
-        func paddedSize(_ n: Int) -> Int { (n + pad - 1) / pad * pad + pad }
-
+    static func greedyBySize(_ requests: [Request]) -> (offsets: [Int], arenaCount: Int) {
         let order = requests.indices.sorted { a, b in
             let sa = requests[a].elementCount, sb = requests[b].elementCount
             return sa != sb ? sa > sb : a < b
@@ -85,8 +88,98 @@ public struct MemoryPlan: Sendable {
             placed.append((start, size, request.firstUse, request.lastUse))
             arena = max(arena, start + size)
         }
-        self.offsets = offsets
-        self.arenaCount = arena
+        return (offsets, arena)
+    }
+
+    /// The placement at two threads, where most operators cut their output
+    /// in two halves by rows (or by channel-major planes), the first half for
+    /// the first thread: every tensor's first half ends at the same address,
+    /// its slot's midpoint, as the first halves of every other tensor placed
+    /// in its memory do, so a thread writes lines that the same thread wrote
+    /// last rather than lines the other core holds. Placed by size, a
+    /// tensor's halves fall across the halves of the tensors that used its
+    /// memory before, and at two threads the stores that take those lines
+    /// from the other core are a good part of a small depthwise layer's time.
+    /// On a 2-core Xeon (AVX-512) at two threads, the bundled models' layers
+    /// summed 0.4–6 % less placed this way (pose_detection, whose large
+    /// channel-major planes split by rows within each plane, least), some of
+    /// hand_landmark_lite's 14 × 14 depthwise layers 25–30 % less; with the
+    /// AVX2 kernels about 1 % (`Benchmarks/JOURNAL.md`, "Each tensor's halves
+    /// where the same thread wrote them last").
+    ///
+    /// Tensors go to slots in order of first use, each to the slot that grows
+    /// least of those whose tensors' lifetimes all end before its own starts
+    /// (as many slots as tensors live at once); within a slot a tensor's first
+    /// `firstHalf(_:)` floats lie below the slot's midpoint and the rest (its
+    /// padding included) above. Slots lie one after another, each midpoint
+    /// at least its largest first half above the slot's start and staggered
+    /// within a page from the midpoints of the slots whose tensors live at the
+    /// same time as its own (`staggeredStart`): a depthwise layer's input and
+    /// output, of one size, then start as far apart within a page as
+    /// `greedyBySize` would start them. The arena is larger than by size:
+    /// pose_detection's 4.7 → 8.5 MiB, pose_landmark_full's 7.7 → 9.8, the
+    /// other bundled models' at most 1.3 MiB more (a landmarker's two models
+    /// share one arena, `Interpreter.sharingMemory`).
+    static func halvesAligned(_ requests: [Request]) -> (offsets: [Int], arenaCount: Int) {
+        let order = requests.indices.sorted { a, b in
+            let fa = requests[a].firstUse, fb = requests[b].firstUse
+            return fa != fb ? fa < fb : a < b
+        }
+        var slots: [[Int]] = []
+        /// Per slot: the latest last use of its tensors, and their largest first half and rest.
+        var slotEnds: [Int] = [], below: [Int] = [], above: [Int] = []
+        for index in order {
+            let request = requests[index]
+            let low = firstHalf(request.elementCount), high = paddedSize(request.elementCount) - low
+            // Of the free slots, the one that grows least.
+            let free = slotEnds.indices.filter { slotEnds[$0] < request.firstUse }
+            if let slot = free.min(by: { a, b in
+                max(0, low - below[a]) + max(0, high - above[a]) < max(0, low - below[b]) + max(0, high - above[b])
+            }) {
+                slots[slot].append(index)
+                slotEnds[slot] = max(slotEnds[slot], request.lastUse)
+                below[slot] = max(below[slot], low)
+                above[slot] = max(above[slot], high)
+            } else {
+                slots.append([index])
+                slotEnds.append(request.lastUse)
+                below.append(low)
+                above.append(high)
+            }
+        }
+        func livesAlongside(_ a: [Int], _ b: [Int]) -> Bool {
+            a.contains { i in
+                b.contains { j in requests[i].firstUse <= requests[j].lastUse && requests[j].firstUse <= requests[i].lastUse }
+            }
+        }
+        var offsets = [Int](repeating: 0, count: requests.count)
+        var midpoints: [Int] = []
+        var arena = 0
+        for (slot, members) in slots.enumerated() {
+            let neighbours = midpoints.indices.filter { livesAlongside(slots[$0], members) }.map { midpoints[$0] }
+            // The open gap always has room: `staggeredStart` finds a position within its first page.
+            let midpoint = staggeredStart(in: (arena + below[slot])..<Int.max, size: 0, from: neighbours)!
+            for member in members { offsets[member] = midpoint - firstHalf(requests[member].elementCount) }
+            midpoints.append(midpoint)
+            arena = midpoint + above[slot]
+        }
+        return (offsets, arena)
+    }
+
+    /// Floats of a tensor of `elementCount` floats below its slot's midpoint
+    /// in `halvesAligned`: half of them, rounded up to a multiple of
+    /// `AlignedBuffer.paddingFloats` (so that the tensor starts on 64 bytes).
+    static func firstHalf(_ elementCount: Int) -> Int {
+        let pad = AlignedBuffer.paddingFloats
+        return (elementCount / 2 + pad - 1) / pad * pad
+    }
+
+    /// Floats a tensor of `elementCount` floats takes: rounded up to a
+    /// multiple of `AlignedBuffer.paddingFloats`, and one vector more, so that
+    /// a full-vector read past its end never touches a live neighbour.
+    static func paddedSize(_ elementCount: Int) -> Int {
+        let pad = AlignedBuffer.paddingFloats
+        return (elementCount + pad - 1) / pad * pad + pad
     }
 
     /// Where in `gap` (its start a multiple of `AlignedBuffer.paddingFloats`) a tensor of `size`

@@ -43,6 +43,53 @@ import Testing
         }
     }
 
+    @Test func randomLifetimesNeverOverlapAtTwoThreads() {
+        var generator = SeededGenerator.announced("randomLifetimesNeverOverlapAtTwoThreads")
+        for _ in 0..<50 {
+            let requests = (0..<30).map { _ -> Request in
+                let first = Int(generator.next() % 40)
+                return Request(
+                    elementCount: Int(generator.next() % 5000),
+                    firstUse: first, lastUse: first + Int(generator.next() % 10))
+            }
+            let plan = MemoryPlan(requests: requests, threadCount: 2)
+            assertNoLiveOverlap(requests, plan)
+            // Each tensor's first half ends at one of as many midpoints as tensors live at once.
+            let midpoints = Set(requests.indices.map { plan.offsets[$0] + MemoryPlan.firstHalf(requests[$0].elementCount) })
+            let mostLive = (0..<50).map { use in requests.filter { $0.firstUse <= use && use <= $0.lastUse }.count }.max()!
+            #expect(midpoints.count <= mostLive)
+        }
+    }
+
+    @Test func twoThreadsPutEveryHalfWhereTheSameHalvesWentBefore() {
+        // A chain of maps of three sizes, each read by the next operator and one residual
+        // read two operators on: at any other count they go by size; at two threads every
+        // tensor placed in a memory range ends its first half at that range's midpoint.
+        let sizes = [6 * 1024, 1024, 6 * 1024, 1024 + 48, 6 * 1024 + 16, 1024]
+        var requests = sizes.enumerated().map { Request(elementCount: $0.element, firstUse: $0.offset, lastUse: $0.offset + 1) }
+        requests.append(Request(elementCount: 1024, firstUse: 1, lastUse: 3))
+        let plan = MemoryPlan(requests: requests, threadCount: 2)
+        assertNoLiveOverlap(requests, plan)
+        let ends = requests.indices.map { plan.offsets[$0] + MemoryPlan.firstHalf(requests[$0].elementCount) }
+        // Tensors 0, 2 and 4 take turns with each other, 1, 3 and 5 likewise; the residual
+        // lives alongside 1 to 3, so it needs a third range.
+        #expect(ends[0] == ends[2] && ends[2] == ends[4])
+        #expect(ends[1] == ends[3] && ends[3] == ends[5])
+        #expect(Set([ends[0], ends[1], ends[6]]).count == 3)
+        // Ranges whose tensors live together have their midpoints apart within a page, so that
+        // an operator's input and output of one size start apart too: three eighths of a page
+        // for the first two; three cannot all be that far apart, the third is over a quarter.
+        #expect(pageDistance(ends[0], ends[1]) >= 3 * MemoryPlan.pageFloats / 8)
+        #expect(pageDistance(ends[0], ends[6]) > MemoryPlan.pageFloats / 4)
+        #expect(pageDistance(ends[1], ends[6]) > MemoryPlan.pageFloats / 4)
+        // Other thread counts keep the placement by size, which is smaller here.
+        for threads in [1, 3, 4] {
+            let bySize = MemoryPlan(requests: requests, threadCount: threads)
+            #expect(bySize.offsets == MemoryPlan(requests: requests).offsets)
+            #expect(bySize.arenaCount <= plan.arenaCount)
+        }
+    }
+
     /// How far apart two starts are within a 4 KiB page, in floats (0 ... 512).
     func pageDistance(_ a: Int, _ b: Int) -> Int {
         let apart = (a - b) & (MemoryPlan.pageFloats - 1)
