@@ -93,10 +93,10 @@ public struct MemoryPlan: Sendable {
 
     /// The placement at two threads, where most operators cut their output
     /// in two halves by rows (or by channel-major planes), the first half for
-    /// the first thread: every tensor's first half ends at the same address,
-    /// its slot's midpoint, as the first halves of every other tensor placed
-    /// in its memory do, so a thread writes lines that the same thread wrote
-    /// last rather than lines the other core holds. Placed by size, a
+    /// the first thread: every tensor's first half ends at its slot's
+    /// midpoint, where the first halves of the tensors that hold the slot
+    /// before and after it end too, so a thread mostly writes lines that the
+    /// same thread wrote last rather than lines the other core holds. Placed by size, a
     /// tensor's halves fall across the halves of the tensors that used its
     /// memory before, and at two threads the stores that take those lines
     /// from the other core are a good part of a small depthwise layer's time.
@@ -111,15 +111,17 @@ public struct MemoryPlan: Sendable {
     /// least of those whose tensors' lifetimes all end before its own starts
     /// (as many slots as tensors live at once); within a slot a tensor's first
     /// `firstHalf(_:)` floats lie below the slot's midpoint and the rest (its
-    /// padding included) above. Slots lie one after another, each midpoint
-    /// at least its largest first half above the slot's start and staggered
-    /// within a page from the midpoints of the slots whose tensors live at the
-    /// same time as its own (`staggeredStart`): a depthwise layer's input and
-    /// output, of one size, then start as far apart within a page as
+    /// padding included) above. Slots are then placed largest first, each at
+    /// the lowest midpoint where none of its tensors meets a tensor it lives
+    /// alongside (slots whose tensors never live together may share memory),
+    /// staggered within a page from the midpoints of the slots whose tensors
+    /// do live alongside its own (`allowedMidpoint`): a depthwise layer's input
+    /// and output, of one size, then start as far apart within a page as
     /// `greedyBySize` would start them. The arena is larger than by size:
-    /// pose_detection's 4.7 → 8.5 MiB, pose_landmark_full's 7.7 → 9.8, the
-    /// other bundled models' at most 1.3 MiB more (a landmarker's two models
-    /// share one arena, `Interpreter.sharingMemory`).
+    /// pose_detection's 4.7 → 6.6 MiB, pose_landmark_full's 7.7 → 8.5,
+    /// hand_landmark_full's 2.9 → 3.7, the other bundled models' within
+    /// 0.6 MiB (a landmarker's two models share one arena,
+    /// `Interpreter.sharingMemory`).
     static func halvesAligned(_ requests: [Request]) -> (offsets: [Int], arenaCount: Int) {
         let order = requests.indices.sorted { a, b in
             let fa = requests[a].firstUse, fb = requests[b].firstUse
@@ -147,23 +149,69 @@ public struct MemoryPlan: Sendable {
                 above.append(high)
             }
         }
-        func livesAlongside(_ a: [Int], _ b: [Int]) -> Bool {
-            a.contains { i in
-                b.contains { j in requests[i].firstUse <= requests[j].lastUse && requests[j].firstUse <= requests[i].lastUse }
-            }
+        func livesAlongside(_ a: Int, _ b: Int) -> Bool {
+            requests[a].firstUse <= requests[b].lastUse && requests[b].firstUse <= requests[a].lastUse
+        }
+        // Slots placed largest first, each at the lowest midpoint where none of its tensors
+        // meets a tensor it lives alongside, staggered within a page where it can be.
+        let placement = slots.indices.sorted { a, b in
+            let ea = below[a] + above[a], eb = below[b] + above[b]
+            return ea != eb ? ea > eb : a < b
         }
         var offsets = [Int](repeating: 0, count: requests.count)
-        var midpoints: [Int] = []
+        var midpoints = [Int?](repeating: nil, count: slots.count)
         var arena = 0
-        for (slot, members) in slots.enumerated() {
-            let neighbours = midpoints.indices.filter { livesAlongside(slots[$0], members) }.map { midpoints[$0] }
-            // The open gap always has room: `staggeredStart` finds a position within its first page.
-            let midpoint = staggeredStart(in: (arena + below[slot])..<Int.max, size: 0, from: neighbours)!
-            for member in members { offsets[member] = midpoint - firstHalf(requests[member].elementCount) }
-            midpoints.append(midpoint)
-            arena = midpoint + above[slot]
+        for slot in placement {
+            // Midpoints in `forbidden` (open ranges) would make one of the slot's tensors meet one
+            // that lives alongside it; `neighbours`, those of the slots such tensors are in.
+            var forbidden: [(lower: Int, upper: Int)] = [], neighbours: [Int] = []
+            for other in slots.indices {
+                guard let midpoint = midpoints[other] else { continue }
+                var alongside = false
+                for a in slots[slot] {
+                    for b in slots[other] where livesAlongside(a, b) {
+                        alongside = true
+                        let low = firstHalf(requests[a].elementCount), lowOther = firstHalf(requests[b].elementCount)
+                        forbidden.append((
+                            midpoint - lowOther - (paddedSize(requests[a].elementCount) - low),
+                            midpoint + paddedSize(requests[b].elementCount) - lowOther + low))
+                    }
+                }
+                if alongside { neighbours.append(midpoint) }
+            }
+            let midpoint = Self.allowedMidpoint(from: below[slot], forbidden: forbidden, staggeredFrom: neighbours)
+            midpoints[slot] = midpoint
+            for member in slots[slot] {
+                offsets[member] = midpoint - firstHalf(requests[member].elementCount)
+                arena = max(arena, offsets[member] + paddedSize(requests[member].elementCount))
+            }
         }
         return (offsets, arena)
+    }
+
+    /// The midpoint `halvesAligned` gives a slot: of the multiples of `AlignedBuffer.paddingFloats`
+    /// from `lowest` up that lie in none of the open ranges `forbidden`, the lowest at least
+    /// `pageDistance` within a page from every one of `neighbours`; where none of the first
+    /// page's worth of them is, the lowest of those farthest from the nearest.
+    static func allowedMidpoint(from lowest: Int, forbidden: [(lower: Int, upper: Int)], staggeredFrom neighbours: [Int]) -> Int {
+        var best: (midpoint: Int, distance: Int)?
+        var candidate = lowest, tried = 0
+        while tried < pageFloats / AlignedBuffer.paddingFloats {
+            // Past every range that holds the candidate (each range's ends are multiples of the padding).
+            if let range = forbidden.first(where: { $0.lower < candidate && candidate < $0.upper }) {
+                candidate = range.upper
+                continue
+            }
+            let distance = neighbours.reduce(pageDistance) { nearest, other in
+                let apart = (candidate - other) & (pageFloats - 1)
+                return min(nearest, apart, pageFloats - apart)
+            }
+            if distance > best?.distance ?? -1 { best = (candidate, distance) }
+            if distance == pageDistance { break }
+            candidate += AlignedBuffer.paddingFloats
+            tried += 1
+        }
+        return best!.midpoint
     }
 
     /// Floats of a tensor of `elementCount` floats below its slot's midpoint

@@ -109,6 +109,21 @@ import Testing
         #expect(plan.arenaCount <= 2 * (8 + 1) * MemoryPlan.pageFloats)
     }
 
+    @Test func allowedMidpointSkipsForbiddenRangesThenStaggers() {
+        let page = MemoryPlan.pageFloats, step = AlignedBuffer.paddingFloats
+        // Nothing in the way: the lowest position.
+        #expect(MemoryPlan.allowedMidpoint(from: 32, forbidden: [], staggeredFrom: []) == 32)
+        // Open ranges: their ends are allowed, what lies strictly inside is not.
+        #expect(MemoryPlan.allowedMidpoint(from: 32, forbidden: [(16, 112)], staggeredFrom: []) == 112)
+        #expect(MemoryPlan.allowedMidpoint(from: 32, forbidden: [(32, 112)], staggeredFrom: []) == 32)
+        // Two ranges one after the other are both skipped.
+        #expect(MemoryPlan.allowedMidpoint(from: 0, forbidden: [(200, 400), (-8, 208)], staggeredFrom: []) == 400)
+        // A neighbour at 0: the first allowed position three eighths of a page from it.
+        #expect(MemoryPlan.allowedMidpoint(from: 0, forbidden: [], staggeredFrom: [0]) == 3 * page / 8)
+        #expect(MemoryPlan.allowedMidpoint(from: 0, forbidden: [(0, 3 * page / 8 + step)], staggeredFrom: [0])
+            == 3 * page / 8 + step)
+    }
+
     @Test func staggeredStartTakesTheLowestPositionFarEnough() {
         let page = MemoryPlan.pageFloats, step = AlignedBuffer.paddingFloats
         // Nothing to keep away from: the gap's start.
