@@ -194,12 +194,23 @@ public struct MemoryPlan: Sendable {
     /// `pageDistance` within a page from every one of `neighbours`; where none of the first
     /// page's worth of them is, the lowest of those farthest from the nearest.
     static func allowedMidpoint(from lowest: Int, forbidden: [(lower: Int, upper: Int)], staggeredFrom neighbours: [Int]) -> Int {
+        // The ranges joined where they overlap (two that only touch leave their common end allowed),
+        // in order: the candidates only grow, so one pass over them skips every range.
+        var joined: [(lower: Int, upper: Int)] = []
+        for range in forbidden.sorted(by: { $0.lower < $1.lower }) {
+            if let last = joined.last, range.lower < last.upper {
+                joined[joined.count - 1].upper = max(last.upper, range.upper)
+            } else {
+                joined.append(range)
+            }
+        }
         var best: (midpoint: Int, distance: Int)?
-        var candidate = lowest, tried = 0
+        var candidate = lowest, tried = 0, next = 0
         while tried < pageFloats / AlignedBuffer.paddingFloats {
-            // Past every range that holds the candidate (each range's ends are multiples of the padding).
-            if let range = forbidden.first(where: { $0.lower < candidate && candidate < $0.upper }) {
-                candidate = range.upper
+            while next < joined.count && joined[next].upper <= candidate { next += 1 }
+            // Past the range that holds the candidate (each range's ends are multiples of the padding).
+            if next < joined.count && joined[next].lower < candidate {
+                candidate = joined[next].upper
                 continue
             }
             let distance = neighbours.reduce(pageDistance) { nearest, other in
