@@ -17,6 +17,11 @@ public struct MemoryPlan: Sendable {
             self.firstUse = firstUse
             self.lastUse = lastUse
         }
+
+        /// Whether the two tensors' lifetimes overlap, so that they may not share memory.
+        func livesAlongside(_ other: Request) -> Bool {
+            firstUse <= other.lastUse && other.firstUse <= lastUse
+        }
     }
 
     /// Offset in floats of each request, in request order.
@@ -64,13 +69,13 @@ public struct MemoryPlan: Sendable {
             return sa != sb ? sa > sb : a < b
         }
         var offsets = [Int](repeating: 0, count: requests.count)
-        var placed: [(offset: Int, size: Int, first: Int, last: Int)] = []
+        var placed: [(offset: Int, size: Int, request: Request)] = []
         var arena = 0
         for index in order {
             let request = requests[index]
             let size = paddedSize(request.elementCount)
             let conflicts = placed
-                .filter { $0.first <= request.lastUse && request.firstUse <= $0.last }
+                .filter { $0.request.livesAlongside(request) }
                 .sorted { $0.offset < $1.offset }
             let starts = conflicts.map(\.offset)
             var offset: Int?
@@ -85,7 +90,7 @@ public struct MemoryPlan: Sendable {
             // The open gap above every conflicting tensor always has room.
             let start = offset ?? Self.staggeredStart(in: gapStart..<Int.max, size: size, from: starts)!
             offsets[index] = start
-            placed.append((start, size, request.firstUse, request.lastUse))
+            placed.append((start, size, request))
             arena = max(arena, start + size)
         }
         return (offsets, arena)
@@ -123,39 +128,41 @@ public struct MemoryPlan: Sendable {
     /// 0.6 MiB (a landmarker's two models share one arena,
     /// `Interpreter.sharingMemory`).
     static func halvesAligned(_ requests: [Request]) -> (offsets: [Int], arenaCount: Int) {
+        /// Tensors that take turns in one memory range, and the most floats any of them puts
+        /// below and above the range's midpoint.
+        struct Slot {
+            var members: [Int]
+            /// The latest last use of the members.
+            var lastUse: Int
+            var below: Int
+            var above: Int
+            /// Floats the slot's range grows by to take a tensor with `low` floats below the
+            /// midpoint and `high` above.
+            func growth(low: Int, high: Int) -> Int { max(0, low - below) + max(0, high - above) }
+        }
         let order = requests.indices.sorted { a, b in
             let fa = requests[a].firstUse, fb = requests[b].firstUse
             return fa != fb ? fa < fb : a < b
         }
-        var slots: [[Int]] = []
-        /// Per slot: the latest last use of its tensors, and their largest first half and rest.
-        var slotEnds: [Int] = [], below: [Int] = [], above: [Int] = []
+        var slots: [Slot] = []
         for index in order {
             let request = requests[index]
             let low = firstHalf(request.elementCount), high = paddedSize(request.elementCount) - low
             // Of the free slots, the one that grows least.
-            let free = slotEnds.indices.filter { slotEnds[$0] < request.firstUse }
-            if let slot = free.min(by: { a, b in
-                max(0, low - below[a]) + max(0, high - above[a]) < max(0, low - below[b]) + max(0, high - above[b])
-            }) {
-                slots[slot].append(index)
-                slotEnds[slot] = max(slotEnds[slot], request.lastUse)
-                below[slot] = max(below[slot], low)
-                above[slot] = max(above[slot], high)
+            let free = slots.indices.filter { slots[$0].lastUse < request.firstUse }
+            if let slot = free.min(by: { slots[$0].growth(low: low, high: high) < slots[$1].growth(low: low, high: high) }) {
+                slots[slot].members.append(index)
+                slots[slot].lastUse = max(slots[slot].lastUse, request.lastUse)
+                slots[slot].below = max(slots[slot].below, low)
+                slots[slot].above = max(slots[slot].above, high)
             } else {
-                slots.append([index])
-                slotEnds.append(request.lastUse)
-                below.append(low)
-                above.append(high)
+                slots.append(Slot(members: [index], lastUse: request.lastUse, below: low, above: high))
             }
-        }
-        func livesAlongside(_ a: Int, _ b: Int) -> Bool {
-            requests[a].firstUse <= requests[b].lastUse && requests[b].firstUse <= requests[a].lastUse
         }
         // Slots placed largest first, each at the lowest midpoint where none of its tensors
         // meets a tensor it lives alongside, staggered within a page where it can be.
         let placement = slots.indices.sorted { a, b in
-            let ea = below[a] + above[a], eb = below[b] + above[b]
+            let ea = slots[a].below + slots[a].above, eb = slots[b].below + slots[b].above
             return ea != eb ? ea > eb : a < b
         }
         var offsets = [Int](repeating: 0, count: requests.count)
@@ -168,8 +175,8 @@ public struct MemoryPlan: Sendable {
             for other in slots.indices {
                 guard let midpoint = midpoints[other] else { continue }
                 var alongside = false
-                for a in slots[slot] {
-                    for b in slots[other] where livesAlongside(a, b) {
+                for a in slots[slot].members {
+                    for b in slots[other].members where requests[a].livesAlongside(requests[b]) {
                         alongside = true
                         let low = firstHalf(requests[a].elementCount), lowOther = firstHalf(requests[b].elementCount)
                         forbidden.append((
@@ -179,9 +186,9 @@ public struct MemoryPlan: Sendable {
                 }
                 if alongside { neighbours.append(midpoint) }
             }
-            let midpoint = Self.allowedMidpoint(from: below[slot], forbidden: forbidden, staggeredFrom: neighbours)
+            let midpoint = Self.allowedMidpoint(from: slots[slot].below, forbidden: forbidden, staggeredFrom: neighbours)
             midpoints[slot] = midpoint
-            for member in slots[slot] {
+            for member in slots[slot].members {
                 offsets[member] = midpoint - firstHalf(requests[member].elementCount)
                 arena = max(arena, offsets[member] + paddedSize(requests[member].elementCount))
             }
@@ -213,10 +220,7 @@ public struct MemoryPlan: Sendable {
                 candidate = joined[next].upper
                 continue
             }
-            let distance = neighbours.reduce(pageDistance) { nearest, other in
-                let apart = (candidate - other) & (pageFloats - 1)
-                return min(nearest, apart, pageFloats - apart)
-            }
+            let distance = distanceWithinPage(of: candidate, from: neighbours)
             if distance > best?.distance ?? -1 { best = (candidate, distance) }
             if distance == pageDistance { break }
             candidate += AlignedBuffer.paddingFloats
@@ -250,14 +254,20 @@ public struct MemoryPlan: Sendable {
         var best: (start: Int, distance: Int)?
         var start = gap.lowerBound
         while start < gap.lowerBound + pageFloats, size <= gap.upperBound - start {
-            let distance = starts.reduce(pageDistance) { nearest, other in
-                let apart = (start - other) & (pageFloats - 1)
-                return min(nearest, apart, pageFloats - apart)
-            }
+            let distance = distanceWithinPage(of: start, from: starts)
             if distance > best?.distance ?? -1 { best = (start, distance) }
             if distance == pageDistance { break }
             start += AlignedBuffer.paddingFloats
         }
         return best?.start
+    }
+
+    /// How far `position` lies within a 4 KiB page from the nearest of `others`, in floats, at
+    /// most `pageDistance` (far enough: `pageDistance` when `others` is empty).
+    static func distanceWithinPage(of position: Int, from others: [Int]) -> Int {
+        others.reduce(pageDistance) { nearest, other in
+            let apart = (position - other) & (pageFloats - 1)
+            return min(nearest, apart, pageFloats - apart)
+        }
     }
 }

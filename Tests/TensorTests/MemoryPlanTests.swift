@@ -30,15 +30,20 @@ import Testing
         #expect(plan.arenaCount < 4 * 1000)
     }
 
+    /// 30 tensors of up to 5000 floats, first used at operators 0–39, each living up to 10 more.
+    func randomRequests(_ generator: inout SeededGenerator) -> [Request] {
+        (0..<30).map { _ -> Request in
+            let first = Int(generator.next() % 40)
+            return Request(
+                elementCount: Int(generator.next() % 5000),
+                firstUse: first, lastUse: first + Int(generator.next() % 10))
+        }
+    }
+
     @Test func randomLifetimesNeverOverlap() {
         var generator = SeededGenerator.announced("randomLifetimesNeverOverlap")
         for _ in 0..<50 {
-            let requests = (0..<30).map { _ -> Request in
-                let first = Int(generator.next() % 40)
-                return Request(
-                    elementCount: Int(generator.next() % 5000),
-                    firstUse: first, lastUse: first + Int(generator.next() % 10))
-            }
+            let requests = randomRequests(&generator)
             assertNoLiveOverlap(requests, MemoryPlan(requests: requests))
         }
     }
@@ -46,12 +51,7 @@ import Testing
     @Test func randomLifetimesNeverOverlapAtTwoThreads() {
         var generator = SeededGenerator.announced("randomLifetimesNeverOverlapAtTwoThreads")
         for _ in 0..<50 {
-            let requests = (0..<30).map { _ -> Request in
-                let first = Int(generator.next() % 40)
-                return Request(
-                    elementCount: Int(generator.next() % 5000),
-                    firstUse: first, lastUse: first + Int(generator.next() % 10))
-            }
+            let requests = randomRequests(&generator)
             let plan = MemoryPlan(requests: requests, threadCount: 2)
             assertNoLiveOverlap(requests, plan)
             // Each tensor's first half ends at one of as many midpoints as tensors live at once.
